@@ -1,0 +1,24 @@
+/**
+ * The published identifiers of the tiny-harness extensions. These strings are part of the wire
+ * contract with every A2A client: never change one without a new version of the extension.
+ */
+export const TASK_EXTENSION_URI = 'https://madarauchiha-314.github.io/tiny-harness/a2a/ext/task/v1';
+export const TASK_SCHEMA_ID =
+  'https://madarauchiha-314.github.io/tiny-harness/a2a/ext/task/v1/schema.json';
+
+/** `Task.metadata` key holding the task extension (goal, participants, plan, ...). */
+export const TASK_METADATA_KEY = 'io.github.madarauchiha-314.tiny-harness/task';
+
+/**
+ * `Task.metadata` key holding the status extension (the sub-state while parked). The reference
+ * never published this string; it is ours, chosen by analogy with the task key.
+ */
+export const STATUS_METADATA_KEY = 'io.github.madarauchiha-314.tiny-harness/status';
+
+export const TASK_MEDIA_TYPE = 'application/vnd.tiny-harness.task+json';
+
+/** Media type of the data part that carries an event envelope in a message. */
+export const EVENT_MEDIA_TYPE = 'application/vnd.tiny-harness.event+json';
+
+/** The agent's own participant id when configuration names none. */
+export const DEFAULT_AGENT_ID = 'tiny-harness';

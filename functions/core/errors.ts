@@ -1,0 +1,181 @@
+/**
+ * The domain's typed errors. Every failure the core reports is a `HarnessError` with a stable
+ * `code` (what clients and the model see) and a literal `name` (what Step Functions `Retry` and
+ * `Catch` match, and what survives minification). Edges map codes through exhaustive tables.
+ */
+
+export const ERROR_CODES = [
+  'plan.cycle',
+  'plan.missing',
+  'plan.unknown_step',
+  'tool.invalid_arguments',
+  'tool.not_found',
+  'tool.not_retried',
+  'channel.not_a_member',
+  'envelope.invalid',
+  'envelope.refused',
+  'envelope.server_controlled',
+  'envelope.admin_required',
+  'task.not_found',
+  'task.closed',
+  'task.invalid',
+  'task.turn_limit',
+  'store.conflict',
+  'store.exists',
+  'model.script_exhausted',
+  'model.failed',
+  'model.retryable',
+  'hook.abort',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export abstract class HarnessError extends Error {
+  abstract readonly code: ErrorCode;
+  /** Whether a retry of the same operation may succeed (Step Functions `Retry` matches these). */
+  readonly retryable: boolean = false;
+}
+
+/** A plan that is not a DAG: duplicate ids, a dangling dependency, or a cycle (with its path). */
+export class PlanCycleError extends HarnessError {
+  override readonly name = 'PlanCycleError';
+  readonly code = 'plan.cycle';
+  /** The cycle as step ids, first id repeated at the end (`a -> b -> a`); empty for other faults. */
+  readonly path: readonly string[];
+  constructor(message: string, path: readonly string[] = [], options?: ErrorOptions) {
+    super(message, options);
+    this.path = path;
+  }
+}
+
+export class PlanMissingError extends HarnessError {
+  override readonly name = 'PlanMissingError';
+  readonly code = 'plan.missing';
+  constructor(options?: ErrorOptions) {
+    super('no plan; call create_plan first', options);
+  }
+}
+
+export class UnknownStepError extends HarnessError {
+  override readonly name = 'UnknownStepError';
+  readonly code = 'plan.unknown_step';
+  readonly step: string;
+  constructor(step: string, options?: ErrorOptions) {
+    super(`no step with id or name ${JSON.stringify(step)}`, options);
+    this.step = step;
+  }
+}
+
+/** A task envelope or task extension that does not parse; nothing in it is applied. */
+export class InvalidEnvelopeError extends HarnessError {
+  override readonly name = 'InvalidEnvelopeError';
+  readonly code = 'envelope.invalid';
+}
+
+/** A task envelope naming keys no participant may change (`plan`, `sub_tasks`, ...). */
+export class EnvelopeRefusedError extends HarnessError {
+  override readonly name = 'EnvelopeRefusedError';
+  readonly code = 'envelope.refused';
+  readonly keys: readonly string[];
+  constructor(keys: readonly string[], options?: ErrorOptions) {
+    super(`task envelope cannot change ${keys.join(', ')}`, options);
+    this.keys = keys;
+  }
+}
+
+/** An envelope carrying `lifecycle`, `model` or `reasoning_effort`: refused whole, from anyone. */
+export class ServerControlledFieldError extends HarnessError {
+  override readonly name = 'ServerControlledFieldError';
+  readonly code = 'envelope.server_controlled';
+  readonly keys: readonly string[];
+  constructor(keys: readonly string[], options?: ErrorOptions) {
+    super(`server-controlled fields cannot be set by a participant: ${keys.join(', ')}`, options);
+    this.keys = keys;
+  }
+}
+
+export class AdminRequiredError extends HarnessError {
+  override readonly name = 'AdminRequiredError';
+  readonly code = 'envelope.admin_required';
+}
+
+export class NotAParticipantError extends HarnessError {
+  override readonly name = 'NotAParticipantError';
+  readonly code = 'channel.not_a_member';
+}
+
+export class TaskNotFoundError extends HarnessError {
+  override readonly name = 'TaskNotFoundError';
+  readonly code = 'task.not_found';
+  readonly taskId: string;
+  constructor(taskId: string, options?: ErrorOptions) {
+    super(`task ${taskId} not found`, options);
+    this.taskId = taskId;
+  }
+}
+
+/** A message or control for a task already in a terminal state. */
+export class TaskClosedError extends HarnessError {
+  override readonly name = 'TaskClosedError';
+  readonly code = 'task.closed';
+  readonly taskId: string;
+  constructor(taskId: string, options?: ErrorOptions) {
+    super(`task ${taskId} is closed`, options);
+    this.taskId = taskId;
+  }
+}
+
+/** A stored record that no longer parses: persisted data is untrusted input too. */
+export class InvalidTaskRecordError extends HarnessError {
+  override readonly name = 'InvalidTaskRecordError';
+  readonly code = 'task.invalid';
+}
+
+export class TurnLimitError extends HarnessError {
+  override readonly name = 'TurnLimitError';
+  readonly code = 'task.turn_limit';
+  constructor(maxTurns: number, options?: ErrorOptions) {
+    super(`turn limit reached (${maxTurns})`, options);
+  }
+}
+
+/** A write whose expected version no longer matches: someone else wrote first. */
+export class ConcurrencyConflictError extends HarnessError {
+  override readonly name = 'ConcurrencyConflictError';
+  readonly code = 'store.conflict';
+  override readonly retryable = true;
+}
+
+export class AlreadyExistsError extends HarnessError {
+  override readonly name = 'AlreadyExistsError';
+  readonly code = 'store.exists';
+}
+
+/** The scripted model was asked for more replies than its script holds. */
+export class ScriptExhaustedError extends HarnessError {
+  override readonly name = 'ScriptExhaustedError';
+  readonly code = 'model.script_exhausted';
+}
+
+export class ModelFailedError extends HarnessError {
+  override readonly name = 'ModelFailedError';
+  readonly code = 'model.failed';
+}
+
+export class ModelRetryableError extends HarnessError {
+  override readonly name = 'ModelRetryableError';
+  readonly code = 'model.retryable';
+  override readonly retryable = true;
+}
+
+/** A hook executor aborted the operation; the operation fails or is refused with this reason. */
+export class HookAbortError extends HarnessError {
+  override readonly name = 'HookAbortError';
+  readonly code = 'hook.abort';
+}
+
+/** Error names the state machine retries (transient) — `cdk/` reads this list. */
+export const RETRYABLE_ERROR_NAMES = ['ConcurrencyConflictError', 'ModelRetryableError'] as const;
+
+export const isHarnessError = (error: unknown): error is HarnessError =>
+  error instanceof HarnessError;

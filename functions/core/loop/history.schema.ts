@@ -1,0 +1,47 @@
+import { z } from 'zod';
+
+/**
+ * The transcript: many small entries, never one big item. `seq` is the entry's position in the
+ * task's transcript (1, 2, ...); compaction names the entries it summarised by seq.
+ */
+const base = { seq: z.int().min(1) };
+
+export const HistoryEntrySchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    ...base,
+    kind: z.literal('participant_message'),
+    participantId: z.string(),
+    /** Agents' words are data to the model, never instructions: they are framed as untrusted. */
+    source: z.enum(['human', 'agent']),
+    text: z.string(),
+  }),
+  z.strictObject({ ...base, kind: z.literal('assistant_message'), text: z.string() }),
+  z.strictObject({
+    ...base,
+    kind: z.literal('tool_call'),
+    callId: z.string(),
+    name: z.string(),
+    arguments: z.string(),
+  }),
+  z.strictObject({
+    ...base,
+    kind: z.literal('tool_result'),
+    callId: z.string(),
+    name: z.string(),
+    output: z.string(),
+    isError: z.boolean(),
+  }),
+  z.strictObject({
+    ...base,
+    kind: z.literal('note'),
+    /** The child task the news is about. */
+    fromTaskId: z.string(),
+    text: z.string(),
+  }),
+]);
+export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
+export type HistoryEntryDraft = HistoryEntry extends infer E
+  ? E extends HistoryEntry
+    ? Omit<E, 'seq'>
+    : never
+  : never;

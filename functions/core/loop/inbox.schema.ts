@@ -1,0 +1,33 @@
+import { z } from 'zod';
+
+/**
+ * What waits for a task's next drain: accepted participant messages and notes from children.
+ * `seq` is the arrival order the store assigns; the loop keeps a cursor, so a retried drain never
+ * folds an item twice.
+ */
+export const InboxItemSchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    seq: z.int().min(1),
+    kind: z.literal('message'),
+    /** The A2A message id: the store deduplicates on it. */
+    id: z.string(),
+    participantId: z.string(),
+    source: z.enum(['human', 'agent']),
+    text: z.string(),
+  }),
+  z.strictObject({
+    seq: z.int().min(1),
+    kind: z.literal('note'),
+    id: z.string(),
+    fromTaskId: z.string(),
+    text: z.string(),
+    /** A child result the parent's model has not read yet (an ending or a remote turn). */
+    result: z.boolean(),
+  }),
+]);
+export type InboxItem = z.infer<typeof InboxItemSchema>;
+export type InboxItemDraft = InboxItem extends infer I
+  ? I extends InboxItem
+    ? Omit<I, 'seq'>
+    : never
+  : never;

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { ModelResponseSchema } from './model-response.schema.js';
+
+export const PendingQuestionSchema = z.strictObject({
+  participantId: z.string(),
+  question: z.string(),
+  options: z.array(z.string()),
+  callId: z.string(),
+});
+export type PendingQuestion = z.infer<typeof PendingQuestionSchema>;
+
+export const CompletionRequestSchema = z.strictObject({
+  requestedBy: z.string(),
+  reason: z.string().nullable(),
+});
+
+/**
+ * Everything the loop must remember between states. It lives on the task record, never in a
+ * Lambda's memory or a state payload, so renewal and restarts lose nothing.
+ */
+export const LoopStateSchema = z.strictObject({
+  schemaVersion: z.literal(1),
+  /** The execution generation (renewal starts the next one). */
+  generation: z.int().min(1),
+  /** Model turns taken so far. */
+  turn: z.int().min(0),
+  /** Seq of the last transcript entry written. */
+  historySeq: z.int().min(0),
+  /** Seq of the last inbox item folded into the transcript. */
+  inboxCursor: z.int().min(0),
+  /** Transcript entries up to this seq are replaced by `summary`. */
+  compactedThrough: z.int().min(0),
+  summary: z.string().nullable(),
+  /** Input tokens the model reported last turn and the transcript size then, for the estimate. */
+  lastInputTokens: z.int().min(0).nullable(),
+  lastHistoryChars: z.int().min(0),
+  /** The participant of the last accepted message: intrinsics check admin rights against it. */
+  actor: z.string().nullable(),
+  pendingQuestion: PendingQuestionSchema.nullable(),
+  /** Child results folded into the transcript since the model last ran. */
+  unreadResults: z.int().min(0),
+  /** The current turn's model response, recorded before routing so a retry reuses it. */
+  response: ModelResponseSchema.nullable(),
+  /** A participant's completion request waiting for `decide_completion`. */
+  completionRequest: CompletionRequestSchema.nullable(),
+  /** The task token of the parked execution; claimed (cleared) by whoever wakes it. */
+  parkToken: z.string().nullable(),
+});
+export type LoopState = z.infer<typeof LoopStateSchema>;
+
+export const initialLoopState = (): LoopState => ({
+  schemaVersion: 1,
+  generation: 1,
+  turn: 0,
+  historySeq: 0,
+  inboxCursor: 0,
+  compactedThrough: 0,
+  summary: null,
+  lastInputTokens: null,
+  lastHistoryChars: 0,
+  actor: null,
+  pendingQuestion: null,
+  unreadResults: 0,
+  response: null,
+  completionRequest: null,
+  parkToken: null,
+});

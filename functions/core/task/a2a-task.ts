@@ -1,0 +1,92 @@
+import {
+  type Message,
+  type Task,
+  TaskState,
+  taskStateFromJSON,
+  taskStateToJSON,
+} from '@a2a-js/sdk';
+import { STATUS_METADATA_KEY, TASK_METADATA_KEY } from '../a2a/identifiers.js';
+import { InvalidTaskRecordError } from '../errors.js';
+import {
+  type Lifecycle,
+  type StatusExtension,
+  StatusExtensionSchema,
+  type SubState,
+  type TaskExtension,
+  TaskExtensionSchema,
+  type TaskStateName,
+} from './extension.schema.js';
+
+/** The four states a task never leaves. */
+const TERMINAL_STATES: ReadonlySet<TaskState> = new Set([
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_REJECTED,
+]);
+
+export const isTerminalState = (state: TaskState): boolean => TERMINAL_STATES.has(state);
+
+export const stateName = (state: TaskState): TaskStateName =>
+  taskStateToJSON(state) as TaskStateName;
+
+export const stateFromName = (name: TaskStateName): TaskState => taskStateFromJSON(name);
+
+/** The authoritative A2A state (`Task.status.state`). */
+export const stateOf = (task: Task): TaskState =>
+  task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
+
+/** The task extension of a task; a task without a valid one is a corrupt record. */
+export const readExtension = (task: Task): TaskExtension => {
+  const parsed = TaskExtensionSchema.safeParse(task.metadata?.[TASK_METADATA_KEY]);
+  if (!parsed.success) {
+    throw new InvalidTaskRecordError(
+      `task ${task.id} has no valid task extension: ${parsed.error.issues.length} issue(s)`,
+      { cause: parsed.error }
+    );
+  }
+  return parsed.data;
+};
+
+export const withExtension = (task: Task, extension: TaskExtension): Task => ({
+  ...task,
+  metadata: { ...task.metadata, [TASK_METADATA_KEY]: extension },
+});
+
+/**
+ * The task's lifecycle. A task stored before the field existed reads as delegated when it has a
+ * parent (it was someone's sub-task) and as a conversation otherwise.
+ */
+export const lifecycleOf = (extension: TaskExtension): Lifecycle =>
+  extension.lifecycle ?? (extension.parent_tasks.length > 0 ? 'delegated' : 'conversation');
+
+export const readStatusExtension = (task: Task): StatusExtension => {
+  const parsed = StatusExtensionSchema.safeParse(task.metadata?.[STATUS_METADATA_KEY] ?? {});
+  return parsed.success ? parsed.data : {};
+};
+
+export const subStateOf = (task: Task): SubState | undefined => readStatusExtension(task).sub_state;
+
+export interface StatusChange {
+  state: TaskState;
+  /** Set only with INPUT_REQUIRED; any other state clears it. */
+  subState?: SubState | undefined;
+  message?: Message | undefined;
+  timestamp: string;
+}
+
+/**
+ * The task with a new status. The sub-state lives in the status extension in `Task.metadata`
+ * (so the store, the event log and GetTask all carry it) and exists only while parked.
+ */
+export const withStatus = (task: Task, change: StatusChange): Task => {
+  const { [STATUS_METADATA_KEY]: _previous, ...rest } = task.metadata ?? {};
+  const subState =
+    change.state === TaskState.TASK_STATE_INPUT_REQUIRED ? change.subState : undefined;
+  return {
+    ...task,
+    status: { state: change.state, message: change.message, timestamp: change.timestamp },
+    metadata:
+      subState === undefined ? rest : { ...rest, [STATUS_METADATA_KEY]: { sub_state: subState } },
+  };
+};

@@ -1,0 +1,174 @@
+import { z } from 'zod';
+
+/**
+ * The task extension: what A2A lacks, carried in `Task.metadata` under TASK_METADATA_KEY.
+ * These zod schemas are the single source of `docs/a2a/ext/task.json` and `schemas/`.
+ *
+ * Every object is strict (unknown keys refused), not only the top level as in the reference:
+ * everything the reference emits still parses, and a typo never vanishes silently.
+ */
+
+export const ROLES = ['assignee', 'reporter', 'watcher', 'admin'] as const;
+export const RoleSchema = z.enum(ROLES).describe('What a participant is to the task.');
+export type Role = z.infer<typeof RoleSchema>;
+
+export const ParticipantSchema = z
+  .strictObject({
+    id: z.string().min(1),
+    kind: z.enum(['human', 'agent']),
+    role: RoleSchema,
+    display_name: z.string().default(''),
+  })
+  .describe('Someone taking part in the task: a person or an agent.');
+export type Participant = z.infer<typeof ParticipantSchema>;
+
+export const AcceptanceCriterionSchema = z
+  .strictObject({
+    text: z.string().min(1),
+    met: z.boolean().default(false),
+  })
+  .describe('A condition the result must satisfy.');
+export type AcceptanceCriterion = z.infer<typeof AcceptanceCriterionSchema>;
+
+export const ENTITY_KINDS = [
+  'prompt',
+  'skill',
+  'tool',
+  'llm',
+  'system_one',
+  'hook',
+  'channel',
+  'renderer',
+  'surface',
+  'store',
+  'agent',
+] as const;
+
+export const EntityRefSchema = z
+  .strictObject({
+    kind: z.enum(ENTITY_KINDS),
+    id: z.string().min(1),
+    version: z.string().nullable().default(null),
+  })
+  .describe('A reference to a registered entity; for a remote agent, kind "agent".');
+export type EntityRef = z.infer<typeof EntityRefSchema>;
+
+export const TaskRefSchema = z
+  .strictObject({
+    task_id: z.string().min(1),
+    agent: EntityRefSchema.nullable()
+      .default(null)
+      .describe('The agent the task lives on; null for a task on this harness.'),
+  })
+  .describe('A link to another A2A task.');
+export type TaskRef = z.infer<typeof TaskRefSchema>;
+
+/** The A2A 1.0 state names, as they appear on the wire. */
+export const TASK_STATE_NAMES = [
+  'TASK_STATE_SUBMITTED',
+  'TASK_STATE_WORKING',
+  'TASK_STATE_INPUT_REQUIRED',
+  'TASK_STATE_AUTH_REQUIRED',
+  'TASK_STATE_COMPLETED',
+  'TASK_STATE_FAILED',
+  'TASK_STATE_CANCELED',
+  'TASK_STATE_REJECTED',
+] as const;
+export const TaskStateNameSchema = z.enum(TASK_STATE_NAMES);
+export type TaskStateName = z.infer<typeof TaskStateNameSchema>;
+
+export const SUB_STATES = ['awaiting-next-message', 'awaiting-answer'] as const;
+export const SubStateSchema = z
+  .enum(SUB_STATES)
+  .describe('Why a task waits in TASK_STATE_INPUT_REQUIRED; absent while it works.');
+export type SubState = z.infer<typeof SubStateSchema>;
+
+export const SubTaskRowSchema = TaskRefSchema.extend({
+  state: TaskStateNameSchema.default('TASK_STATE_SUBMITTED').describe(
+    "The child's last known A2A state."
+  ),
+  sub_state: SubStateSchema.nullable().default(null),
+}).describe("A child task as its parent sees it: the child's own task id and its state.");
+export type SubTaskRow = z.infer<typeof SubTaskRowSchema>;
+
+export const STEP_STATES = ['pending', 'active', 'done', 'failed'] as const;
+export const StepStateSchema = z.enum(STEP_STATES);
+export type StepState = z.infer<typeof StepStateSchema>;
+
+export const StepSchema = z
+  .strictObject({
+    id: z.string().min(1).describe('The slug of the name.'),
+    name: z.string().min(1),
+    description: z.string().default(''),
+    depends_on: z.array(z.string()).default([]).describe('Ids of the steps this one follows.'),
+    output: z.string().nullable().default(null),
+    linked_tasks: z.array(TaskRefSchema).default([]),
+    state: StepStateSchema.default('pending'),
+  })
+  .describe('One step of the plan.');
+export type Step = z.infer<typeof StepSchema>;
+
+export const PlanRevisionSchema = z
+  .strictObject({
+    revision: z.int().min(2),
+    added: z.array(z.string()).describe('Ids of the steps the revision introduced.'),
+    kept: z.array(z.string()).describe('Ids that survived, with their state, output and links.'),
+    removed: z
+      .array(StepSchema)
+      .describe('Steps the revision dropped, recorded whole so no progress is lost silently.'),
+  })
+  .describe('What one create_plan over an existing plan changed.');
+export type PlanRevision = z.infer<typeof PlanRevisionSchema>;
+
+export const PlanSchema = z
+  .strictObject({
+    steps: z.array(StepSchema),
+    revision: z.int().min(1).default(1),
+    revisions: z.array(PlanRevisionSchema).default([]),
+  })
+  .describe(
+    'A directed acyclic graph of steps. A cycle, a duplicate id or a dangling dependency is a PlanCycleError (plan.cycle).'
+  );
+export type Plan = z.infer<typeof PlanSchema>;
+
+export const LIFECYCLES = ['conversation', 'delegated'] as const;
+export const LifecycleSchema = z
+  .enum(LIFECYCLES)
+  .describe('Server-controlled. A conversation parks when idle; a delegated task runs to an end.');
+export type Lifecycle = z.infer<typeof LifecycleSchema>;
+
+/**
+ * The reasoning effort a task's model runs with. Ours (the reference's values were not
+ * recoverable): the four levels OpenAI reasoning models share, mapped per provider by the model
+ * adapters (Anthropic: a thinking budget; Bedrock: the model's own field).
+ */
+export const REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
+export const ReasoningEffortSchema = z.enum(REASONING_EFFORTS).describe('Server-controlled.');
+export type ReasoningEffort = z.infer<typeof ReasoningEffortSchema>;
+
+/** Fields no participant may set, admins included; an envelope carrying one is refused whole. */
+export const SERVER_CONTROLLED_FIELDS = ['lifecycle', 'model', 'reasoning_effort'] as const;
+
+export const TaskExtensionSchema = z
+  .strictObject({
+    name: z.string().min(1),
+    type: z.string().nullable().default(null),
+    goal: z.string().min(1),
+    description: z.string().default(''),
+    acceptance_criteria: z.array(AcceptanceCriterionSchema).default([]),
+    participants: z.array(ParticipantSchema).default([]),
+    parent_tasks: z.array(TaskRefSchema).default([]),
+    sub_tasks: z.array(SubTaskRowSchema).default([]),
+    plan: PlanSchema.nullable().default(null),
+    lifecycle: LifecycleSchema.optional(),
+    model: z.string().min(1).optional().describe('Server-controlled: the model id for this task.'),
+    reasoning_effort: ReasoningEffortSchema.optional(),
+  })
+  .describe('tiny-harness task extension data, under Task.metadata[TASK_METADATA_KEY].');
+export type TaskExtension = z.infer<typeof TaskExtensionSchema>;
+export type TaskExtensionInput = z.input<typeof TaskExtensionSchema>;
+
+export const StatusExtensionSchema = z
+  .strictObject({ sub_state: SubStateSchema.optional() })
+  .describe('tiny-harness status extension, under Task.metadata[STATUS_METADATA_KEY].');
+export type StatusExtension = z.infer<typeof StatusExtensionSchema>;
