@@ -11,11 +11,13 @@ export const ERROR_CODES = [
   'tool.invalid_arguments',
   'tool.not_found',
   'tool.not_retried',
+  'tool.refused',
   'channel.not_a_member',
   'envelope.invalid',
   'envelope.refused',
   'envelope.server_controlled',
   'envelope.admin_required',
+  'message.invalid',
   'task.not_found',
   'task.closed',
   'task.invalid',
@@ -97,6 +99,12 @@ export class ServerControlledFieldError extends HarnessError {
 export class AdminRequiredError extends HarnessError {
   override readonly name = 'AdminRequiredError';
   readonly code = 'envelope.admin_required';
+}
+
+/** A message whose text is a harness command that does not parse (`/sub-task` with nothing after). */
+export class InvalidMessageError extends HarnessError {
+  override readonly name = 'InvalidMessageError';
+  readonly code = 'message.invalid';
 }
 
 export class NotAParticipantError extends HarnessError {

@@ -24,6 +24,10 @@ export const LoopStateSchema = z.strictObject({
   generation: z.int().min(1),
   /** Model turns taken so far. */
   turn: z.int().min(0),
+  /** `turn` when the current generation began: renewal counts from here. */
+  generationStartTurn: z.int().min(0),
+  /** Something the model has not seen yet (a message, a child's result, a tool result). */
+  needsModel: z.boolean(),
   /** Seq of the last transcript entry written. */
   historySeq: z.int().min(0),
   /** Seq of the last inbox item folded into the transcript. */
@@ -33,7 +37,9 @@ export const LoopStateSchema = z.strictObject({
   summary: z.string().nullable(),
   /** Input tokens the model reported last turn and the transcript size then, for the estimate. */
   lastInputTokens: z.int().min(0).nullable(),
-  lastHistoryChars: z.int().min(0),
+  lastRequestChars: z.int().min(0),
+  /** Sections that survived the last compaction (`compaction.keep`); null before any. */
+  keptSections: z.array(z.string()).nullable(),
   /** The participant of the last accepted message: intrinsics check admin rights against it. */
   actor: z.string().nullable(),
   pendingQuestion: PendingQuestionSchema.nullable(),
@@ -41,6 +47,14 @@ export const LoopStateSchema = z.strictObject({
   unreadResults: z.int().min(0),
   /** The current turn's model response, recorded before routing so a retry reuses it. */
   response: ModelResponseSchema.nullable(),
+  /** Tool calls of the current turn whose results are applied: a retried state skips them. */
+  appliedCalls: z.array(z.string()),
+  /** Tokens used by every model call of the task so far. */
+  usage: z.strictObject({
+    inputTokens: z.int().min(0),
+    cachedInputTokens: z.int().min(0),
+    outputTokens: z.int().min(0),
+  }),
   /** A participant's completion request waiting for `decide_completion`. */
   completionRequest: CompletionRequestSchema.nullable(),
   /** The task token of the parked execution; claimed (cleared) by whoever wakes it. */
@@ -52,16 +66,21 @@ export const initialLoopState = (): LoopState => ({
   schemaVersion: 1,
   generation: 1,
   turn: 0,
+  generationStartTurn: 0,
+  needsModel: false,
   historySeq: 0,
   inboxCursor: 0,
   compactedThrough: 0,
   summary: null,
   lastInputTokens: null,
-  lastHistoryChars: 0,
+  lastRequestChars: 0,
+  keptSections: null,
   actor: null,
   pendingQuestion: null,
   unreadResults: 0,
   response: null,
+  appliedCalls: [],
+  usage: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 },
   completionRequest: null,
   parkToken: null,
 });

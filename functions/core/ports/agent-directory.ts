@@ -1,4 +1,5 @@
-import type { Message, Task } from '@a2a-js/sdk';
+import type { Message, TaskState } from '@a2a-js/sdk';
+import type { Lifecycle, ReasoningEffort, SubState } from '../task/extension.schema.js';
 
 export interface RegisteredAgent {
   id: string;
@@ -6,15 +7,41 @@ export interface RegisteredAgent {
 }
 
 /**
- * Where children live: remote A2A agents by registered id, and this harness itself
- * (`agentId` null). Every child — self included — is created with an A2A SendMessage.
+ * Settings a child on this harness inherits through its brief. They are server-controlled, so
+ * they travel beside the message on the harness's own trusted path, never in a task envelope
+ * (which would be refused whole). A remote agent never receives them.
+ */
+export interface InheritedSettings {
+  lifecycle: Lifecycle;
+  model?: string | undefined;
+  reasoning_effort?: ReasoningEffort | undefined;
+}
+
+export interface ChildRequest {
+  /** A registered remote agent id, or null for this harness. */
+  agent: string | null;
+  /** The brief: the first message of the child task. */
+  message: Message;
+  inherited: InheritedSettings;
+}
+
+export interface ChildCreated {
+  /** The child's own task id, as its agent assigned it. */
+  taskId: string;
+  state: TaskState;
+  subState: SubState | undefined;
+}
+
+/**
+ * Where children live: remote A2A agents by registered id, and this harness itself (agent null).
+ * Every child, self included, is an A2A task created by SendMessage carrying its brief.
  */
 export interface AgentDirectory {
   /** The remote agents a task may delegate to. */
   agents(): readonly RegisteredAgent[];
   /**
-   * Sends a child's brief (the first message of a new task) and returns the task the agent
-   * created. MUST be idempotent on `message.messageId`: a retried send returns the same task.
+   * Creates the child. MUST be idempotent on `message.messageId`: a retried request returns the
+   * task the first one created.
    */
-  sendMessage(agentId: string | null, message: Message): Promise<Task>;
+  createChild(request: ChildRequest): Promise<ChildCreated>;
 }

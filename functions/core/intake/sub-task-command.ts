@@ -1,0 +1,102 @@
+import { type Message, Role } from '@a2a-js/sdk';
+import { EVENT_MEDIA_TYPE } from '../a2a/identifiers.js';
+import { InvalidMessageError } from '../errors.js';
+import { childRow } from '../loop/apply-command.js';
+import type { LoopDeps } from '../loop/deps.js';
+import { emitTask, mutateRecord } from '../loop/records.js';
+import type { TaskRecord } from '../ports/task-store.js';
+import { readExtension, withExtension } from '../task/a2a-task.js';
+import type { TaskExtensionInput } from '../task/extension.schema.js';
+
+const PREFIX = '/sub-task';
+const NAME_LENGTH = 60;
+
+/**
+ * The description of a `/sub-task <description>` message, or undefined for any other text. Ours
+ * (the reference's parsing was not recoverable): the command must open the text, and an empty
+ * description is refused.
+ */
+export const parseSubTaskCommand = (text: string): string | undefined => {
+  const trimmed = text.trimStart();
+  if (
+    trimmed !== PREFIX &&
+    !trimmed.startsWith(`${PREFIX} `) &&
+    !trimmed.startsWith(`${PREFIX}\n`)
+  ) {
+    return undefined;
+  }
+  const description = trimmed.slice(PREFIX.length).trim();
+  if (description === '') throw new InvalidMessageError('/sub-task needs a description');
+  return description;
+};
+
+/**
+ * `/sub-task <description>`: a conversation child in the parent's context, with the sender as
+ * reporter and the agent as assignee. Its brief carries no text, so it starts parked without a
+ * model call. The parent notes it without waking (no model turn) and shows the new row.
+ */
+export const createSubTaskFromCommand = async (
+  deps: LoopDeps,
+  options: { parent: TaskRecord; sender: string; description: string; messageId: string }
+): Promise<string> => {
+  const { parent, sender, description } = options;
+  const { agentId } = deps.config;
+  const extension = readExtension(parent.task);
+  const payload: TaskExtensionInput = {
+    name: description.split('\n', 1)[0]?.slice(0, NAME_LENGTH) ?? description,
+    goal: description,
+    participants: [
+      { id: sender, kind: 'human', role: 'reporter' },
+      { id: agentId, kind: 'agent', role: 'assignee' },
+    ],
+    parent_tasks: [{ task_id: parent.task.id, agent: null }],
+  };
+  const brief: Message = {
+    messageId: `${parent.task.id}:sub-task:${options.messageId}`,
+    contextId: parent.task.contextId,
+    taskId: '',
+    role: Role.ROLE_USER,
+    parts: [
+      {
+        content: { $case: 'data', value: { kind: 'task', payload } },
+        metadata: undefined,
+        filename: '',
+        mediaType: EVENT_MEDIA_TYPE,
+      },
+    ],
+    metadata: { participant_id: sender },
+    extensions: [],
+    referenceTaskIds: [parent.task.id],
+  };
+  const created = await deps.agents.createChild({
+    agent: null,
+    message: brief,
+    inherited: {
+      lifecycle: 'conversation',
+      model: extension.model,
+      reasoning_effort: extension.reasoning_effort,
+    },
+  });
+  const row = childRow(null, created);
+  const updated = await mutateRecord(deps, parent.task.id, (current) => {
+    const currentExtension = readExtension(current.task);
+    if (currentExtension.sub_tasks.some((existing) => existing.task_id === row.task_id))
+      return undefined;
+    return {
+      ...current,
+      task: withExtension(current.task, {
+        ...currentExtension,
+        sub_tasks: [...currentExtension.sub_tasks, row],
+      }),
+    };
+  });
+  await deps.store.enqueue(parent.task.id, {
+    kind: 'note',
+    id: `sub-task:${created.taskId}`,
+    fromTaskId: created.taskId,
+    text: `${sender} opened sub-task ${created.taskId}: ${description}`,
+    result: false,
+  });
+  await emitTask(deps, updated, `sub-task:${created.taskId}`);
+  return created.taskId;
+};

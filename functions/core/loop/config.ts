@@ -1,0 +1,30 @@
+import { DEFAULT_AGENT_ID } from '../a2a/identifiers.js';
+
+export interface LoopConfig {
+  /** This harness's participant id. */
+  agentId: string;
+  /** A task that takes more model turns than this fails ("turn limit reached"). */
+  maxTurns: number;
+  /** Compaction budget: the smaller of this and the context window, times `compactionFraction`. */
+  turnBudgetTokens: number;
+  contextWindowTokens: number;
+  compactionFraction: number;
+  maxOutputTokens: number;
+  /**
+   * Turns one execution runs before it renews into a new one (continue-as-new), well below the
+   * Standard workflow's 25,000-event history limit.
+   */
+  turnsPerGeneration: number;
+  /** The model a task runs with when the server assigns none. */
+  defaultModel?: string | undefined;
+}
+
+export const DEFAULT_LOOP_CONFIG: LoopConfig = {
+  agentId: DEFAULT_AGENT_ID,
+  maxTurns: 50,
+  turnBudgetTokens: 12_000,
+  contextWindowTokens: 400_000,
+  compactionFraction: 0.75,
+  maxOutputTokens: 2_000,
+  turnsPerGeneration: 200,
+};

@@ -1,0 +1,146 @@
+import { renderPlanForModel } from '../plan/plan.js';
+import type { ModelInputItem, ModelRequest } from '../ports/model.js';
+import type { TaskRecord } from '../ports/task-store.js';
+import { lifecycleOf, readExtension, stateName, stateOf } from '../task/a2a-task.js';
+import type { TaskExtension } from '../task/extension.schema.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import type { LoopConfig } from './config.js';
+import { frameUntrusted } from './framing.js';
+import type { HistoryEntry } from './history.schema.js';
+import { DEFAULT_SYSTEM_PROMPT } from './system-prompt.js';
+
+/**
+ * Context sections in their declared order, grouped by stability. The static ones form the
+ * provider's `instructions` (with the tool definitions, the cached prefix) and must be
+ * byte-identical from turn to turn; the rest open the first user message as tagged blocks.
+ */
+export const STATIC_SECTIONS = ['system_prompt', 'participants'] as const;
+export const PER_TASK_SECTIONS = ['task', 'plan'] as const;
+export const PER_TURN_SECTIONS = ['state_summary'] as const;
+/** Sections compaction never removes (the `compaction.keep` default). */
+export const NEVER_COMPACT = ['system_prompt', 'participants', 'task', 'plan'] as const;
+
+const block = (name: string, body: string): string => `<${name}>\n${body}\n</${name}>`;
+
+const renderParticipants = (extension: TaskExtension): string =>
+  extension.participants.length === 0
+    ? '(no participants)'
+    : extension.participants
+        .map((p) => `- ${p.id} (${p.kind}, ${p.role})${p.display_name ? ` ${p.display_name}` : ''}`)
+        .join('\n');
+
+const renderTask = (record: TaskRecord, extension: TaskExtension): string => {
+  const lines = [
+    `name: ${extension.name}`,
+    `state: ${stateName(stateOf(record.task))}`,
+    `lifecycle: ${lifecycleOf(extension)}`,
+    `goal: ${extension.goal}`,
+  ];
+  if (extension.description) lines.push(`description: ${extension.description}`);
+  if (extension.acceptance_criteria.length > 0) {
+    lines.push('acceptance criteria:');
+    for (const criterion of extension.acceptance_criteria) {
+      lines.push(`- [${criterion.met ? 'x' : ' '}] ${criterion.text}`);
+    }
+  }
+  if (extension.sub_tasks.length > 0) {
+    lines.push('sub-tasks:');
+    for (const row of extension.sub_tasks) {
+      const where = row.agent === null ? '' : `${row.agent.id}/`;
+      lines.push(
+        `- ${where}${row.task_id}: ${row.state}${row.sub_state ? ` (${row.sub_state})` : ''}`
+      );
+    }
+  }
+  return lines.join('\n');
+};
+
+export const renderInstructions = (extension: TaskExtension): string =>
+  [
+    block('system_prompt', DEFAULT_SYSTEM_PROMPT),
+    block('participants', renderParticipants(extension)),
+  ].join('\n');
+
+const entryToInput = (entry: HistoryEntry): ModelInputItem => {
+  switch (entry.kind) {
+    case 'participant_message': {
+      const text = `[${entry.participantId}] ${entry.text}`;
+      return {
+        type: 'message',
+        role: 'user',
+        text: entry.source === 'agent' ? frameUntrusted('agent', text) : text,
+      };
+    }
+    case 'assistant_message':
+      return { type: 'message', role: 'assistant', text: entry.text };
+    case 'tool_call':
+      return {
+        type: 'tool_call',
+        callId: entry.callId,
+        name: entry.name,
+        arguments: entry.arguments,
+      };
+    case 'tool_result':
+      return {
+        type: 'tool_result',
+        callId: entry.callId,
+        output: frameUntrusted('tool', entry.output),
+      };
+    case 'note':
+      return { type: 'message', role: 'user', text: frameUntrusted('agent', entry.text) };
+  }
+};
+
+/** The transcript as model input items, framing what is untrusted. */
+export const historyToInput = (entries: readonly HistoryEntry[]): ModelInputItem[] =>
+  entries.map(entryToInput);
+
+export interface AssembledContext {
+  request: ModelRequest;
+  /** Characters of the whole request, for the token estimate. */
+  characters: number;
+}
+
+/** Builds the model request for the next turn from the record and the live transcript. */
+export const assembleContext = (options: {
+  record: TaskRecord;
+  history: readonly HistoryEntry[];
+  tools: ToolRegistry;
+  config: LoopConfig;
+}): AssembledContext => {
+  const { record, history, tools, config } = options;
+  const extension = readExtension(record.task);
+  const instructions = renderInstructions(extension);
+  const kept = record.loop.keptSections;
+  const opening = [
+    block('task', renderTask(record, extension)),
+    block('plan', renderPlanForModel(extension.plan)),
+  ].filter((_, index) => kept === null || kept.includes(PER_TASK_SECTIONS[index] ?? ''));
+  if (record.loop.summary !== null) opening.push(block('state_summary', record.loop.summary));
+  const input: ModelInputItem[] = [
+    { type: 'message', role: 'user', text: opening.join('\n') },
+    ...historyToInput(history.filter((entry) => entry.seq > record.loop.compactedThrough)),
+  ];
+  const definitions = tools.definitions();
+  const request: ModelRequest = {
+    instructions,
+    input,
+    tools: definitions,
+    cacheKey: record.task.id,
+    maxOutputTokens: config.maxOutputTokens,
+    model: extension.model ?? config.defaultModel,
+    reasoningEffort: extension.reasoning_effort,
+  };
+  const characters = JSON.stringify(request).length;
+  return { request, characters };
+};
+
+/**
+ * Token estimate, no tokenizer: the input tokens the provider measured last turn plus a quarter
+ * of the characters added since; on the first turn, characters / 4.
+ */
+export const estimateTokens = (record: TaskRecord, characters: number): number =>
+  record.loop.lastInputTokens === null
+    ? Math.ceil(characters / 4)
+    : record.loop.lastInputTokens +
+      Math.ceil(Math.max(0, characters - record.loop.lastRequestChars) / 4);

@@ -1,0 +1,65 @@
+import type { SubState, TaskStateName } from '../task/extension.schema.js';
+import { assemble } from './assemble.js';
+import type { LoopDeps } from './deps.js';
+import { drain } from './drain.js';
+import { executeTool } from './execute-tool.js';
+import { finish } from './finish.js';
+import { invokeModel } from './invoke-model.js';
+import { park } from './park.js';
+import { loadRecord } from './records.js';
+import { renew } from './renew.js';
+import type { StepResult, TurnRef } from './route.schema.js';
+
+export type RunOutcome =
+  | { kind: 'parked'; subState: SubState | null; ref: TurnRef; token: string }
+  | { kind: 'ended'; state: TaskStateName }
+  | { kind: 'superseded' };
+
+/**
+ * The in-process driver: the same operations the state machine calls one state at a time,
+ * looped here for tests and for measuring the orchestration's overhead. Runs the task's current
+ * generation until it parks or ends.
+ */
+export const runTask = async (deps: LoopDeps, taskId: string): Promise<RunOutcome> => {
+  const record = await loadRecord(deps, taskId);
+  let step: StepResult = await drain(deps, {
+    taskId,
+    generation: record.loop.generation,
+    turn: record.loop.turn,
+  });
+  for (;;) {
+    const { ref, route } = step;
+    switch (route.next) {
+      case 'assemble':
+        step = await assemble(deps, ref);
+        break;
+      case 'invoke_model':
+        step = await invokeModel(deps, ref);
+        break;
+      case 'execute_tools':
+        for (const call of route.calls) await executeTool(deps, call);
+        step = await drain(deps, ref);
+        break;
+      case 'drain':
+        step = await drain(deps, ref);
+        break;
+      case 'finish':
+        step = await finish(deps, ref);
+        break;
+      case 'park': {
+        const token = deps.ids.next('token');
+        const { wakeNow } = await park(deps, ref, token);
+        if (!wakeNow) return { kind: 'parked', subState: route.subState, ref, token };
+        step = await drain(deps, ref);
+        break;
+      }
+      case 'renew':
+        step = await drain(deps, await renew(deps, ref));
+        break;
+      case 'end':
+        return { kind: 'ended', state: route.state };
+      case 'superseded':
+        return { kind: 'superseded' };
+    }
+  }
+};

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { SubStateSchema, TaskStateNameSchema } from '../task/extension.schema.js';
+
+/**
+ * What travels between states of the turn state machine: references only, never transcripts
+ * (a state payload is capped at 256 KiB; the task, plan and tool results live in the store).
+ */
+export const TurnRefSchema = z.strictObject({
+  taskId: z.string().min(1),
+  generation: z.int().min(1),
+  /** Model turns completed when this state began. */
+  turn: z.int().min(0),
+});
+export type TurnRef = z.infer<typeof TurnRefSchema>;
+
+export const ToolCallRefSchema = z.strictObject({ ref: TurnRefSchema, callId: z.string().min(1) });
+export type ToolCallRef = z.infer<typeof ToolCallRefSchema>;
+
+export const RouteSchema = z.discriminatedUnion('next', [
+  z.strictObject({ next: z.literal('assemble') }),
+  z.strictObject({ next: z.literal('invoke_model') }),
+  z.strictObject({ next: z.literal('execute_tools'), calls: z.array(ToolCallRefSchema).min(1) }),
+  z.strictObject({ next: z.literal('drain') }),
+  z.strictObject({ next: z.literal('finish') }),
+  /** Wait on a task token: INPUT_REQUIRED with a sub-state, or WORKING while children run. */
+  z.strictObject({ next: z.literal('park'), subState: SubStateSchema.nullable() }),
+  /** Continue as new: the next generation's execution takes over. */
+  z.strictObject({ next: z.literal('renew') }),
+  z.strictObject({ next: z.literal('end'), state: TaskStateNameSchema }),
+  /** A newer generation owns the task (renewal or a cut turn): this execution stops quietly. */
+  z.strictObject({ next: z.literal('superseded') }),
+]);
+export type Route = z.infer<typeof RouteSchema>;
+export type RouteName = Route['next'];
+
+export interface StepResult {
+  ref: TurnRef;
+  route: Route;
+}

@@ -1,0 +1,171 @@
+import { UnknownStepError } from '../errors.js';
+import type {
+  Plan,
+  PlanRevision,
+  Step,
+  StepState,
+  TaskRef,
+  TaskStateName,
+} from '../task/extension.schema.js';
+import { assertDag } from './plan-graph.js';
+import { slugify } from './slug.js';
+
+/**
+ * The plan: a DAG of steps the model builds with create_plan and advances with complete_step.
+ * Every function is pure and immutable: inputs are never mutated, changes return new objects.
+ */
+
+export { assertDag, findCycle } from './plan-graph.js';
+
+/** One step as create_plan receives it: dependencies are step names. */
+export interface PlanStepInput {
+  name: string;
+  description: string;
+  depends_on: readonly string[];
+}
+
+/** A fresh plan (revision 1) from create_plan's steps; PlanCycleError unless it is a DAG. */
+export const buildPlan = (steps: readonly PlanStepInput[]): Plan => {
+  const built: Step[] = steps.map((input) => ({
+    id: slugify(input.name),
+    name: input.name,
+    description: input.description,
+    depends_on: [...new Set(input.depends_on.map(slugify))],
+    output: null,
+    linked_tasks: [],
+    state: 'pending',
+  }));
+  assertDag(built);
+  return { steps: built, revision: 1, revisions: [] };
+};
+
+/** The step with this exact id, else the step whose id is the slug of the given string. */
+export const resolveStep = (plan: Plan, idOrName: string): Step | undefined =>
+  plan.steps.find((step) => step.id === idOrName) ??
+  plan.steps.find((step) => step.id === slugify(idOrName));
+
+const withStep = (plan: Plan, idOrName: string, change: (step: Step) => Step): Plan => {
+  const target = resolveStep(plan, idOrName);
+  if (target === undefined) throw new UnknownStepError(idOrName);
+  return { ...plan, steps: plan.steps.map((step) => (step === target ? change(step) : step)) };
+};
+
+/** The step becomes `done` with this output; re-completing a done step overwrites its output. */
+export const completeStep = (plan: Plan, idOrName: string, output: string): Plan =>
+  withStep(plan, idOrName, (step) => ({ ...step, state: 'done', output }));
+
+/** Links a task to the step; a task already linked (same task_id) leaves the plan as it is. */
+export const linkTask = (plan: Plan, idOrName: string, ref: TaskRef): Plan => {
+  const target = resolveStep(plan, idOrName);
+  if (target === undefined) throw new UnknownStepError(idOrName);
+  if (target.linked_tasks.some((linked) => linked.task_id === ref.task_id)) return plan;
+  return withStep(plan, target.id, (step) => ({
+    ...step,
+    linked_tasks: [...step.linked_tasks, ref],
+  }));
+};
+
+const RUNNING_CHILD: ReadonlySet<TaskStateName> = new Set([
+  'TASK_STATE_SUBMITTED',
+  'TASK_STATE_WORKING',
+  'TASK_STATE_INPUT_REQUIRED',
+  'TASK_STATE_AUTH_REQUIRED',
+]);
+const FAILED_CHILD: ReadonlySet<TaskStateName> = new Set([
+  'TASK_STATE_FAILED',
+  'TASK_STATE_CANCELED',
+  'TASK_STATE_REJECTED',
+]);
+
+const stepStateFor = (current: StepState, child: TaskStateName): StepState => {
+  if (current === 'pending' && RUNNING_CHILD.has(child)) return 'active';
+  if ((current === 'pending' || current === 'active') && FAILED_CHILD.has(child)) return 'failed';
+  return current;
+};
+
+/**
+ * Moves every step linking the task along with the child's A2A state: a pending step turns
+ * active while the child runs, a pending or active step fails when the child fails, is
+ * cancelled or rejected. A completed child changes nothing (complete_step records the output);
+ * a done step never changes. Returns the same plan when nothing changed.
+ */
+export const applyLinkedTaskState = (plan: Plan, taskId: string, state: TaskStateName): Plan => {
+  let changed = false;
+  const steps = plan.steps.map((step) => {
+    if (!step.linked_tasks.some((linked) => linked.task_id === taskId)) return step;
+    const next = stepStateFor(step.state, state);
+    if (next === step.state) return step;
+    changed = true;
+    return { ...step, state: next };
+  });
+  return changed ? { ...plan, steps } : plan;
+};
+
+/**
+ * Replaces the current plan by the next one without losing progress: a step whose id survives
+ * keeps its state, output and links; the revision records the ids added and kept, and the
+ * dropped steps whole. PlanCycleError (current untouched) unless the next plan is a DAG.
+ */
+export const revisePlan = (current: Plan | null, next: Plan): Plan => {
+  assertDag(next.steps);
+  if (current === null) return next;
+  const before = new Map(current.steps.map((step) => [step.id, step] as const));
+  const after = new Set(next.steps.map((step) => step.id));
+  const added: string[] = [];
+  const kept: string[] = [];
+  const steps = next.steps.map((step): Step => {
+    const previous = before.get(step.id);
+    if (previous === undefined) {
+      added.push(step.id);
+      return step;
+    }
+    kept.push(step.id);
+    return {
+      ...step,
+      state: previous.state,
+      output: previous.output,
+      linked_tasks: previous.linked_tasks,
+    };
+  });
+  const revision = current.revision + 1;
+  const record: PlanRevision = {
+    revision,
+    added,
+    kept,
+    removed: current.steps.filter((step) => !after.has(step.id)),
+  };
+  // Ids and dependencies all come from `next`, so the merged plan is the DAG checked above.
+  return { steps, revision, revisions: [...current.revisions, record] };
+};
+
+/** Pending steps whose dependencies are all done. */
+export const readySteps = (plan: Plan): Step[] => {
+  const done = new Set(plan.steps.filter((step) => step.state === 'done').map((step) => step.id));
+  return plan.steps.filter(
+    (step) => step.state === 'pending' && step.depends_on.every((dep) => done.has(dep))
+  );
+};
+
+/** Steps still to resolve: pending or active. */
+export const unresolvedSteps = (plan: Plan): Step[] =>
+  plan.steps.filter((step) => step.state === 'pending' || step.state === 'active');
+
+const MARKS: Readonly<Record<StepState, string>> = {
+  done: 'x',
+  active: '>',
+  failed: '!',
+  pending: ' ',
+};
+
+/** The plan section of the model's context: one line per step. */
+export const renderPlanForModel = (plan: Plan | null): string => {
+  if (plan === null) return '(no plan yet; create one with create_plan)';
+  if (plan.steps.length === 0) return '(the plan has no steps)';
+  return plan.steps
+    .map((step) => {
+      const after = step.depends_on.length > 0 ? ` (after ${step.depends_on.join(', ')})` : '';
+      const output = step.output ? ` → ${step.output}` : '';
+      return `- [${MARKS[step.state]}] ${step.id}: ${step.name}${after}${output}`;
+    })
+    .join('\n');
+};

@@ -1,0 +1,172 @@
+import type { Message } from '@a2a-js/sdk';
+import { Hooks } from '../hooks/hooks.js';
+import { childChangeFromRecords } from '../intake/child-change-from-records.js';
+import { type ChildChange, recordChildChange } from '../intake/child-changed.js';
+import { cancelTask, requestCompletion } from '../intake/control.js';
+import { type Receipt, receiveMessage } from '../intake/receive-message.js';
+import { startTask } from '../intake/start-task.js';
+import type { Wake } from '../intake/wake.js';
+import { DEFAULT_LOOP_CONFIG, type LoopConfig } from '../loop/config.js';
+import type { LoopDeps } from '../loop/deps.js';
+import { type RunOutcome, runTask } from '../loop/driver.js';
+import type { HarnessHookPoints } from '../loop/hook-points.js';
+import type { RegisteredAgent } from '../ports/agent-directory.js';
+import type { Model } from '../ports/model.js';
+import type { TaskRecord } from '../ports/task-store.js';
+import type { ToolRunner } from '../ports/tool-runner.js';
+import { stateOf, subStateOf } from '../task/a2a-task.js';
+import { ToolRegistry } from '../tools/registry.js';
+import { FixedClock } from './fixed-clock.js';
+import { InMemoryAgentDirectory } from './in-memory-agent-directory.js';
+import { InMemoryEventLog } from './in-memory-event-log.js';
+import { InMemoryTaskStore } from './in-memory-task-store.js';
+import { ObservedTaskStore } from './observed-task-store.js';
+import { ScriptedModel } from './scripted-model.js';
+import { SequentialIds } from './sequential-ids.js';
+
+export interface InProcessHarnessOptions {
+  model?: Model;
+  config?: Partial<LoopConfig>;
+  remoteAgents?: readonly RegisteredAgent[];
+  runner?: ToolRunner;
+}
+
+/**
+ * The whole harness in one process, on in-memory ports: the core's operations driven by the
+ * in-process driver, and the stream handler's part (a child's state change reaching its parent)
+ * played by a store listener. What the state machine and DynamoDB stream do in the cloud, this
+ * does with plain loops, so scenario tests exercise the same core end to end.
+ */
+export class InProcessHarness {
+  readonly deps: LoopDeps;
+  readonly store: ObservedTaskStore;
+  readonly events = new InMemoryEventLog();
+  readonly agents: InMemoryAgentDirectory;
+  readonly hooks = new Hooks<HarnessHookPoints>();
+  /** Every run's outcome, in order: what the state machine's executions would have ended with. */
+  readonly outcomes: Array<{ taskId: string; outcome: RunOutcome }> = [];
+  readonly #runnable: string[] = [];
+  readonly #changes: ChildChange[] = [];
+
+  constructor(options: InProcessHarnessOptions = {}) {
+    this.store = new ObservedTaskStore(new InMemoryTaskStore());
+    this.agents = new InMemoryAgentDirectory(options.remoteAgents ?? []);
+    const config = { ...DEFAULT_LOOP_CONFIG, ...options.config };
+    this.deps = {
+      store: this.store,
+      events: this.events,
+      model: options.model ?? new ScriptedModel(),
+      tools: new ToolRegistry(options.runner?.tools() ?? []),
+      runner: options.runner,
+      agents: this.agents,
+      clock: new FixedClock(),
+      ids: new SequentialIds(),
+      hooks: this.hooks,
+      config,
+    };
+    this.agents.bindSelf(async (request) => {
+      const sender = request.message.metadata?.participant_id;
+      const record = await startTask(this.deps, {
+        message: request.message,
+        sender: typeof sender === 'string' ? sender : config.agentId,
+        settings: request.inherited,
+      });
+      this.#runnable.push(record.task.id);
+      return {
+        taskId: record.task.id,
+        state: stateOf(record.task),
+        subState: subStateOf(record.task),
+      };
+    });
+    this.store.onChange((before, after) => {
+      const change = childChangeFromRecords(before, after, config.agentId);
+      if (change !== undefined) this.#changes.push(change);
+    });
+  }
+
+  /** A client's first message: creates the task and starts its execution. */
+  async start(message: Message, sender: string): Promise<TaskRecord> {
+    const record = await startTask(this.deps, { message, sender });
+    this.#runnable.push(record.task.id);
+    await this.settle();
+    return this.task(record.task.id);
+  }
+
+  /** A client's message to an existing task. */
+  async send(taskId: string, message: Message, sender: string): Promise<Receipt> {
+    const receipt = await receiveMessage(this.deps, { taskId, message, sender });
+    if (receipt.accepted) this.#follow(receipt.wake);
+    await this.settle();
+    return receipt;
+  }
+
+  async complete(
+    taskId: string,
+    participantId: string,
+    reason: string | null = null
+  ): Promise<void> {
+    this.#follow(await requestCompletion(this.deps, { taskId, participantId, reason }));
+    await this.settle();
+  }
+
+  async cancel(taskId: string, requestedBy: string | null): Promise<void> {
+    const outcome = await cancelTask(this.deps, { taskId, requestedBy });
+    for (const child of outcome.unresolvedChildren) {
+      if (child.agent === null)
+        await cancelTask(this.deps, { taskId: child.task_id, requestedBy: null });
+    }
+    await this.settle();
+  }
+
+  async task(taskId: string): Promise<TaskRecord> {
+    const record = await this.store.get(taskId);
+    if (record === undefined) throw new Error(`no task ${taskId}`);
+    return record;
+  }
+
+  #follow(wake: Wake): void {
+    if (wake.action === 'resume') this.#runnable.push(this.#taskOfToken(wake.token));
+    if (wake.action === 'cut') this.#runnable.push(wake.taskId);
+  }
+
+  /** Tokens are minted as `token-<n>`; the harness remembers which task parked on which. */
+  readonly #parkedOn = new Map<string, string>();
+  #taskOfToken(token: string): string {
+    const taskId = this.#parkedOn.get(token);
+    if (taskId === undefined) throw new Error(`unknown task token ${token}`);
+    return taskId;
+  }
+
+  #settling = false;
+
+  /**
+   * Runs until nothing is runnable and every child change has reached its parent. Re-entrant
+   * calls (from a hook, mid-turn) only queue work: like the real runtime, a wake never runs
+   * inside the turn that caused it.
+   */
+  async settle(): Promise<void> {
+    if (this.#settling) return;
+    this.#settling = true;
+    try {
+      await this.#drainQueues();
+    } finally {
+      this.#settling = false;
+    }
+  }
+
+  async #drainQueues(): Promise<void> {
+    for (let guard = 0; guard < 10_000; guard++) {
+      const change = this.#changes.shift();
+      if (change !== undefined) {
+        this.#follow(await recordChildChange(this.deps, change));
+        continue;
+      }
+      const taskId = this.#runnable.shift();
+      if (taskId === undefined) return;
+      const outcome = await runTask(this.deps, taskId);
+      if (outcome.kind === 'parked') this.#parkedOn.set(outcome.token, taskId);
+      this.outcomes.push({ taskId, outcome });
+    }
+    throw new Error('the harness did not settle in 10,000 steps');
+  }
+}
