@@ -100,6 +100,15 @@ export const extensionFromEnvelope = (
 };
 
 const DEFAULT_NAME_LENGTH = 60;
+/**
+ * The goal of a task made from plain text is the text, cut to this length: the goal sits in the
+ * never-compacted task section, so an oversized first message must not live there whole (it stays
+ * whole in the transcript, where compaction can summarise it).
+ */
+const DEFAULT_GOAL_LENGTH = 1_000;
+
+const truncate = (text: string, length: number): string =>
+  text.length <= length ? text : `${text.slice(0, length - 1)}…`;
 
 /** The extension of a task created by a plain text message. */
 export const extensionFromText = (text: string, settings: NewTaskSettings): TaskExtension => {
@@ -111,7 +120,7 @@ export const extensionFromText = (text: string, settings: NewTaskSettings): Task
   participants.push({ id: settings.agentId, kind: 'agent', role: 'assignee', display_name: '' });
   return TaskExtensionSchema.parse({
     name: firstLine.slice(0, DEFAULT_NAME_LENGTH) || 'task',
-    goal: text.trim() || 'task',
+    goal: truncate(text.trim(), DEFAULT_GOAL_LENGTH) || 'task',
     participants,
   });
 };

@@ -10,7 +10,7 @@ import { DEFAULT_LOOP_CONFIG, type LoopConfig } from '../loop/config.js';
 import type { LoopDeps } from '../loop/deps.js';
 import { type RunOutcome, runTask } from '../loop/driver.js';
 import type { HarnessHookPoints } from '../loop/hook-points.js';
-import type { RegisteredAgent } from '../ports/agent-directory.js';
+import type { InheritedSettings, RegisteredAgent } from '../ports/agent-directory.js';
 import type { Model } from '../ports/model.js';
 import type { TaskRecord } from '../ports/task-store.js';
 import type { ToolRunner } from '../ports/tool-runner.js';
@@ -84,9 +84,12 @@ export class InProcessHarness {
     });
   }
 
-  /** A client's first message: creates the task and starts its execution. */
-  async start(message: Message, sender: string): Promise<TaskRecord> {
-    const record = await startTask(this.deps, { message, sender });
+  /**
+   * A client's first message: creates the task and starts its execution. `settings` is the
+   * server's own path (a deployment's per-task model), never a client's.
+   */
+  async start(message: Message, sender: string, settings?: InheritedSettings): Promise<TaskRecord> {
+    const record = await startTask(this.deps, { message, sender, settings });
     this.#runnable.push(record.task.id);
     await this.settle();
     return this.task(record.task.id);

@@ -1,0 +1,354 @@
+import { TaskState } from '@a2a-js/sdk';
+import { describe, expect, it } from 'vitest';
+import { recordChildChange } from '../../../functions/core/intake/child-changed.js';
+import { ALICE, BOB, harnessWith, STATES, view } from '../../support/harness.js';
+import { envelopeMessage, textMessage } from '../../support/messages.js';
+
+const spawn = (args: Record<string, unknown>) => ({
+  toolCalls: [{ name: 'spawn_subtask', arguments: args }],
+});
+
+const taskEvents = async (harness: ReturnType<typeof harnessWith>['harness'], taskId: string) =>
+  (await harness.events.read(taskId)).flatMap((logged) =>
+    logged.event.kind === 'task' ? [logged.event.task] : []
+  );
+
+describe('children', () => {
+  it('creates a child on self as its own A2A task: the row names its id, agent null, and the child inherits model and reasoning effort', async () => {
+    const { harness } = harnessWith([
+      spawn({ name: 'Research', goal: 'Find three sources', acceptance_criteria: ['three links'] }),
+      { text: 'Waiting for the research.' },
+      { text: 'Found three sources.' },
+      { text: 'Here is the report.' },
+    ]);
+    const parent = await harness.start(textMessage('write a report'), ALICE, {
+      lifecycle: 'conversation',
+      model: 'model-a',
+      reasoning_effort: 'high',
+    });
+
+    const parentView = view(await harness.task(parent.task.id));
+    const row = parentView.extension.sub_tasks[0];
+    expect(row?.task_id).toBeDefined();
+    expect(row?.task_id).not.toBe(`${parent.task.id}.1`);
+    expect(row?.agent).toBeNull();
+    const child = view(await harness.task(row?.task_id ?? ''));
+    expect(child.extension.lifecycle).toBe('delegated');
+    expect(child.extension.model).toBe('model-a');
+    expect(child.extension.reasoning_effort).toBe('high');
+    expect(child.extension.parent_tasks).toEqual([{ task_id: parent.task.id, agent: null }]);
+    expect(child.extension.acceptance_criteria).toEqual([{ text: 'three links', met: false }]);
+    // The brief carried no server-controlled field in its envelope: they travel on the trusted path.
+    const brief = harness.agents.requests[0];
+    expect(JSON.stringify(brief?.message)).not.toContain('model-a');
+    expect(brief?.inherited).toEqual({
+      lifecycle: 'delegated',
+      model: 'model-a',
+      reasoning_effort: 'high',
+    });
+  });
+
+  it('runs the completion predicate on a delegated child, which completes, and its result wakes the parent', async () => {
+    const { harness, model } = harnessWith([
+      spawn({ name: 'Research', goal: 'Find three sources' }),
+      { text: 'Waiting for the research.' },
+      { text: 'Found three sources.' },
+      { text: 'Here is the report.' },
+    ]);
+    const parent = await harness.start(textMessage('write a report'), ALICE);
+
+    const parentView = view(await harness.task(parent.task.id));
+    const childId = parentView.extension.sub_tasks[0]?.task_id ?? '';
+    expect(view(await harness.task(childId)).state).toBe(STATES.COMPLETED);
+    expect(parentView.extension.sub_tasks[0]).toMatchObject({
+      state: STATES.COMPLETED,
+      sub_state: null,
+    });
+    expect(parentView.state).toBe(STATES.INPUT_REQUIRED);
+    expect(parentView.statusText).toBe('Here is the report.');
+    expect(model.requests).toHaveLength(4);
+    const note = model.requests[3]?.input.find(
+      (item) =>
+        item.type === 'message' &&
+        item.text.includes(`Sub-task ${childId} is TASK_STATE_COMPLETED: Found three sources.`)
+    );
+    expect(note?.type === 'message' && note.text.startsWith('<untrusted source="agent">')).toBe(
+      true
+    );
+  });
+
+  it("records the child's state on the parent's row at every change and emits the parent's updated Task", async () => {
+    const { harness } = harnessWith([
+      spawn({ name: 'Research', goal: 'Find sources' }),
+      { text: 'Waiting.' },
+      { text: 'Found them.' },
+      { text: 'Done.' },
+    ]);
+    const parent = await harness.start(textMessage('go'), ALICE);
+    const childId = view(await harness.task(parent.task.id)).extension.sub_tasks[0]?.task_id ?? '';
+
+    const rows = (await taskEvents(harness, parent.task.id)).map(
+      (task) =>
+        view({ task, loop: parent.loop, version: 0 }).extension.sub_tasks.find(
+          (r) => r.task_id === childId
+        )?.state
+    );
+    expect(rows.filter((state) => state !== undefined)).toEqual(
+      expect.arrayContaining([STATES.WORKING, STATES.COMPLETED])
+    );
+  });
+
+  it('takes one more turn when a child result arrives while a delegated task is ending its turn', async () => {
+    const { harness, model } = harnessWith(
+      [
+        spawn({ name: 'Lookup', goal: 'Look it up', agent: 'remote' }),
+        { text: 'Nothing more to do.' },
+        { text: 'Read the lookup result; finishing.' },
+      ],
+      { remoteAgents: [{ id: 'remote', description: 'a remote agent' }] }
+    );
+    // The remote child ends while the parent's second model call is being answered.
+    harness.hooks.register('tool_calls.extracted', {
+      phase: 'post',
+      priority: 1,
+      run: async (context, calls) => {
+        if (calls.length > 0) return;
+        const record = await harness.task(context.taskId);
+        const row = view(record).extension.sub_tasks[0];
+        if (row === undefined || row.state === STATES.COMPLETED) return;
+        await recordChildChange(harness.deps, {
+          parentId: context.taskId,
+          childId: row.task_id,
+          agent: row.agent,
+          state: TaskState.TASK_STATE_COMPLETED,
+          subState: undefined,
+          childLifecycle: 'delegated',
+          participantTask: false,
+          remoteTurn: false,
+          summary: 'the answer is 42',
+          changeKey: 'remote-1',
+        });
+      },
+    });
+    const parent = await harness.start(textMessage('delegate'), ALICE, { lifecycle: 'delegated' });
+    const taskId = parent.task.id;
+
+    expect(view(await harness.task(taskId)).state).toBe(STATES.COMPLETED);
+    expect(model.requests).toHaveLength(3);
+    expect(JSON.stringify(model.requests[2]?.input)).toContain('the answer is 42');
+    expect(view(await harness.task(taskId)).statusText).toBe('Read the lookup result; finishing.');
+  });
+
+  it('names a remote child by its remote task id and agent, and a delegated parent waits for it in WORKING', async () => {
+    const { harness, model } = harnessWith(
+      [spawn({ name: 'Lookup', goal: 'Look it up', agent: 'remote' }), { text: 'Waiting.' }],
+      { remoteAgents: [{ id: 'remote', description: 'a remote agent' }] }
+    );
+    const parent = await harness.start(textMessage('delegate'), ALICE, { lifecycle: 'delegated' });
+
+    const parked = view(await harness.task(parent.task.id));
+    expect(parked.extension.sub_tasks).toEqual([
+      {
+        task_id: 'remote-task-1',
+        agent: { kind: 'agent', id: 'remote', version: null },
+        state: 'TASK_STATE_SUBMITTED',
+        sub_state: null,
+      },
+    ]);
+    expect(parked.state).toBe(STATES.WORKING);
+    expect((await harness.task(parent.task.id)).loop.parkToken).not.toBeNull();
+    expect(model.requests).toHaveLength(2);
+  });
+
+  it("wakes the parent on a delegated child's question, which is news", async () => {
+    const { harness, model } = harnessWith([
+      spawn({ name: 'Clarify', goal: 'Ask Alice' }),
+      { text: 'Waiting.' },
+      {
+        toolCalls: [
+          { name: 'ask_participant', arguments: { participant_id: ALICE, question: 'Budget?' } },
+        ],
+      },
+      { text: 'The child asked Alice about the budget.' },
+    ]);
+    const parent = await harness.start(textMessage('plan the offsite'), ALICE);
+    const childId = view(await harness.task(parent.task.id)).extension.sub_tasks[0]?.task_id ?? '';
+
+    expect(view(await harness.task(childId)).subState).toBe('awaiting-answer');
+    expect(view(await harness.task(parent.task.id)).extension.sub_tasks[0]).toMatchObject({
+      state: STATES.INPUT_REQUIRED,
+      sub_state: 'awaiting-answer',
+    });
+    expect(model.requests).toHaveLength(4);
+    expect(JSON.stringify(model.requests[3]?.input)).toContain(`Sub-task ${childId} asks: Budget?`);
+  });
+
+  it('creates a parked conversation child on /sub-task without a model turn, and its completion wakes the parent', async () => {
+    const { harness, model } = harnessWith([
+      { text: 'Hello.' },
+      { text: 'I looked at the logs.' },
+      { text: 'Noted: the sub-task is done.' },
+    ]);
+    const parent = await harness.start(textMessage('hi'), ALICE, {
+      lifecycle: 'conversation',
+      model: 'model-b',
+    });
+    const requestsBefore = model.requests.length;
+
+    await harness.send(parent.task.id, textMessage('/sub-task investigate the logs'), ALICE);
+
+    const parentView = view(await harness.task(parent.task.id));
+    const childId = parentView.extension.sub_tasks[0]?.task_id ?? '';
+    const child = view(await harness.task(childId));
+    expect(child.state).toBe(STATES.INPUT_REQUIRED);
+    expect(child.subState).toBe('awaiting-next-message');
+    expect(child.extension.lifecycle).toBe('conversation');
+    expect(child.extension.goal).toBe('investigate the logs');
+    expect(child.extension.model).toBe('model-b');
+    expect(child.extension.participants).toEqual([
+      { id: ALICE, kind: 'human', role: 'reporter', display_name: '' },
+      { id: 'tiny-harness', kind: 'agent', role: 'assignee', display_name: '' },
+    ]);
+    expect((await harness.task(childId)).task.contextId).toBe(parent.task.contextId);
+    expect(model.requests.length).toBe(requestsBefore);
+    expect(parentView.extension.sub_tasks[0]).toMatchObject({
+      state: STATES.INPUT_REQUIRED,
+      sub_state: 'awaiting-next-message',
+    });
+
+    // Talking to the child parks it again: not news, the parent sleeps on.
+    await harness.send(childId, textMessage('look for errors'), ALICE);
+    expect(model.requests.length).toBe(requestsBefore + 1);
+    expect(view(await harness.task(parent.task.id)).state).toBe(STATES.INPUT_REQUIRED);
+
+    await harness.send(childId, envelopeMessage('control', { action: 'complete' }), ALICE);
+    expect(view(await harness.task(childId)).state).toBe(STATES.COMPLETED);
+    expect(model.requests.length).toBe(requestsBefore + 2);
+    const parentInput = JSON.stringify(model.requests.at(-1)?.input);
+    expect(parentInput).toContain(`opened sub-task ${childId}`);
+    expect(parentInput).toContain(`Sub-task ${childId} is TASK_STATE_COMPLETED`);
+  });
+
+  it("does not wake the parent when a participant task parks, and completes it with the assignee's answer", async () => {
+    const { harness, model } = harnessWith([
+      {
+        toolCalls: [
+          {
+            name: 'create_task_for_participant',
+            arguments: { participant_id: BOB, name: 'Approve', goal: 'Approve the budget' },
+          },
+        ],
+      },
+      { text: 'Waiting for Bob.' },
+      { text: 'Bob approved; done.' },
+    ]);
+    const parent = await harness.start(
+      envelopeMessage(
+        'task',
+        {
+          name: 'Budget',
+          goal: 'Get the budget approved',
+          participants: [
+            { id: ALICE, kind: 'human', role: 'reporter' },
+            { id: BOB, kind: 'human', role: 'watcher' },
+          ],
+        },
+        { text: 'please get it approved' }
+      ),
+      ALICE,
+      { lifecycle: 'delegated' }
+    );
+    const childId = view(await harness.task(parent.task.id)).extension.sub_tasks[0]?.task_id ?? '';
+    const child = view(await harness.task(childId));
+    expect(child.state).toBe(STATES.INPUT_REQUIRED);
+    expect(child.statusText).toBe('Approve the budget');
+    expect(child.extension.participants.find((p) => p.id === BOB)?.role).toBe('assignee');
+    expect(child.extension.participants.find((p) => p.id === 'tiny-harness')?.role).toBe('watcher');
+    expect(model.requests).toHaveLength(2);
+    expect(view(await harness.task(parent.task.id)).state).toBe(STATES.WORKING);
+
+    await harness.send(childId, textMessage('approved'), BOB);
+
+    expect(view(await harness.task(childId))).toMatchObject({
+      state: STATES.COMPLETED,
+      statusText: 'approved',
+    });
+    expect(view(await harness.task(parent.task.id)).state).toBe(STATES.COMPLETED);
+    expect(model.requests).toHaveLength(3);
+  });
+
+  it('marks a linked step active when its child starts and failed when the child fails', async () => {
+    const { harness } = harnessWith(
+      [
+        {
+          toolCalls: [
+            {
+              name: 'create_plan',
+              arguments: { steps: [{ name: 'Gather facts', description: 'd' }] },
+            },
+            {
+              name: 'spawn_subtask',
+              arguments: { name: 'Facts', goal: 'g', agent: 'remote', step: 'Gather facts' },
+            },
+          ],
+        },
+        { text: 'Waiting.' },
+        { text: 'The child failed.' },
+      ],
+      { remoteAgents: [{ id: 'remote', description: 'r' }] }
+    );
+    const parent = await harness.start(textMessage('go'), ALICE);
+    const started = view(await harness.task(parent.task.id)).extension.plan?.steps[0];
+    expect(started).toMatchObject({ id: 'gather-facts', state: 'active' });
+    expect(started?.linked_tasks).toEqual([
+      { task_id: 'remote-task-1', agent: { kind: 'agent', id: 'remote', version: null } },
+    ]);
+
+    const wake = await recordChildChange(harness.deps, {
+      parentId: parent.task.id,
+      childId: 'remote-task-1',
+      agent: { kind: 'agent', id: 'remote', version: null },
+      state: TaskState.TASK_STATE_FAILED,
+      subState: undefined,
+      childLifecycle: 'delegated',
+      participantTask: false,
+      remoteTurn: false,
+      summary: 'no data',
+      changeKey: 'r1',
+    });
+    expect(wake.action).toBe('resume');
+    expect(view(await harness.task(parent.task.id)).extension.plan?.steps[0]?.state).toBe('failed');
+  });
+
+  it('is safe to receive the same child change twice', async () => {
+    const { harness } = harnessWith(
+      [spawn({ name: 'L', goal: 'g', agent: 'remote' }), { text: 'Waiting.' }],
+      {
+        remoteAgents: [{ id: 'remote', description: 'r' }],
+      }
+    );
+    const parent = await harness.start(textMessage('go'), ALICE);
+    const change = {
+      parentId: parent.task.id,
+      childId: 'remote-task-1',
+      agent: { kind: 'agent' as const, id: 'remote', version: null },
+      state: TaskState.TASK_STATE_COMPLETED,
+      subState: undefined,
+      childLifecycle: 'delegated' as const,
+      participantTask: false,
+      remoteTurn: false,
+      summary: 'ok',
+      changeKey: 'same',
+    };
+
+    const first = await recordChildChange(harness.deps, change);
+    const eventsAfterFirst = (await harness.events.read(parent.task.id)).length;
+    const second = await recordChildChange(harness.deps, change);
+
+    expect(first.action).toBe('resume');
+    expect(second).toEqual({ action: 'none' });
+    expect((await harness.events.read(parent.task.id)).length).toBe(eventsAfterFirst);
+    const notes = await harness.store.readInbox(parent.task.id, 0);
+    expect(notes.filter((item) => item.kind === 'note')).toHaveLength(1);
+  });
+});
