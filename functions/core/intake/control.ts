@@ -2,8 +2,10 @@ import { TaskState } from '@a2a-js/sdk';
 import { NotAParticipantError, TaskClosedError } from '../errors.js';
 import { unresolvedSubTasks } from '../loop/completion.js';
 import type { LoopDeps } from '../loop/deps.js';
+import { agentMessage } from '../loop/messages.js';
 import { claimParkToken } from '../loop/park-token.js';
 import { changeStatus, loadRecord, mutateRecord } from '../loop/records.js';
+import type { TaskRecord } from '../ports/task-store.js';
 import { isTerminalState, readExtension, stateOf } from '../task/a2a-task.js';
 import type { SubTaskRow } from '../task/extension.schema.js';
 import { cutTurn } from './cut-turn.js';
@@ -46,17 +48,64 @@ export const requestCompletion = async (
   return wakeOrCut(deps, options.taskId, record.loop.parkToken !== null);
 };
 
-export interface CancelOutcome {
-  /** The parked execution's token to fail, if it was parked; otherwise the execution to stop. */
+/** One canceled task's execution: resume it with the token if parked, else stop it. */
+export interface CanceledExecution {
+  taskId: string;
   token: string | null;
   generation: number;
-  /** Children not yet terminal: the caller cancels them too (the cancel cascades). */
-  unresolvedChildren: SubTaskRow[];
 }
 
+export interface CancelOutcome {
+  /** The task and every unresolved child on this harness, canceled with it (the cascade). */
+  canceled: CanceledExecution[];
+  /** Unresolved children on remote agents: the caller cancels them through their agent. */
+  remoteChildren: SubTaskRow[];
+}
+
+const cancelOne = async (
+  deps: LoopDeps,
+  record: TaskRecord,
+  reason: string | undefined
+): Promise<CancelOutcome> => {
+  const token = record.loop.parkToken;
+  const message =
+    reason === undefined
+      ? undefined
+      : agentMessage({
+          messageId: `${record.task.id}:cancel:${record.loop.generation}`,
+          taskId: record.task.id,
+          contextId: record.task.contextId,
+          text: reason,
+        });
+  const canceled = await changeStatus(
+    deps,
+    record.task.id,
+    { state: TaskState.TASK_STATE_CANCELED, message },
+    `cancel:${record.loop.generation}`,
+    (current) => ({ ...current, loop: { ...current.loop, parkToken: null } })
+  );
+  const outcome: CancelOutcome = {
+    canceled: [{ taskId: record.task.id, token, generation: canceled.loop.generation }],
+    remoteChildren: [],
+  };
+  for (const row of unresolvedSubTasks(canceled)) {
+    if (row.agent !== null) {
+      outcome.remoteChildren.push(row);
+      continue;
+    }
+    const child = await deps.store.get(row.task_id);
+    if (child === undefined || isTerminalState(stateOf(child.task))) continue;
+    const cascaded = await cancelOne(deps, child, `parent ${record.task.id} was canceled`);
+    outcome.canceled.push(...cascaded.canceled);
+    outcome.remoteChildren.push(...cascaded.remoteChildren);
+  }
+  return outcome;
+};
+
 /**
- * Cancels the task: CANCELED is persisted and emitted at once. Idempotent on an already
- * canceled task; a task in another terminal state cannot be canceled.
+ * Cancels the task and, with it, every unresolved child on this harness: CANCELED is persisted
+ * and emitted at once for each. Idempotent on an already canceled task; a task in another
+ * terminal state cannot be canceled.
  */
 export const cancelTask = async (
   deps: LoopDeps,
@@ -67,21 +116,7 @@ export const cancelTask = async (
       ? await loadRecord(deps, options.taskId)
       : await requireParticipant(deps, options.taskId, options.requestedBy);
   const state = stateOf(record.task);
-  if (state === TaskState.TASK_STATE_CANCELED) {
-    return { token: null, generation: record.loop.generation, unresolvedChildren: [] };
-  }
+  if (state === TaskState.TASK_STATE_CANCELED) return { canceled: [], remoteChildren: [] };
   if (isTerminalState(state)) throw new TaskClosedError(options.taskId);
-  const token = record.loop.parkToken;
-  const canceled = await changeStatus(
-    deps,
-    options.taskId,
-    { state: TaskState.TASK_STATE_CANCELED },
-    `cancel:${record.loop.generation}`,
-    (current) => ({ ...current, loop: { ...current.loop, parkToken: null } })
-  );
-  return {
-    token,
-    generation: canceled.loop.generation,
-    unresolvedChildren: unresolvedSubTasks(canceled),
-  };
+  return cancelOne(deps, record, options.reason);
 };

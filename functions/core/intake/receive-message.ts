@@ -5,12 +5,14 @@ import { claimParkToken } from '../loop/park-token.js';
 import { emitTask, loadRecord, mutateRecord } from '../loop/records.js';
 import { isTerminalState, readExtension, stateOf, withExtension } from '../task/a2a-task.js';
 import { applyTaskEnvelope, findEnvelope, messageText, parseControl } from '../task/envelope.js';
+import type { ControlPayload } from '../task/envelope.schema.js';
 import { cancelTask, requestCompletion } from './control.js';
 import { createSubTaskFromCommand, parseSubTaskCommand } from './sub-task-command.js';
 import type { Wake } from './wake.js';
 
 export type Receipt =
-  | { accepted: true; duplicate: boolean; wake: Wake }
+  /** `seq`: the message's place in the inbox (0 when nothing was queued for the model). */
+  | { accepted: true; duplicate: boolean; wake: Wake; seq: number }
   | { accepted: false; reason: string };
 
 /** One row per message intake decided on: who, accepted or not, and why. */
@@ -41,47 +43,28 @@ export const receiveMessage = async (
   const { taskId, message, sender } = input;
   const record = await loadRecord(deps, taskId);
   if (isTerminalState(stateOf(record.task))) throw new TaskClosedError(taskId);
-  const extension = readExtension(record.task);
-  const participant = extension.participants.find((p) => p.id === sender);
-  if (participant === undefined) {
-    await audit(deps, taskId, {
+  const participant = readExtension(record.task).participants.find((p) => p.id === sender);
+  const decided = (accepted: boolean, reason: string | null) =>
+    audit(deps, taskId, {
       message_id: message.messageId,
       participant_id: sender,
-      accepted: false,
-      reason: 'not a participant',
+      accepted,
+      reason,
     });
+  if (participant === undefined) {
+    await decided(false, 'not a participant');
     return { accepted: false, reason: 'not a participant' };
   }
 
   const envelope = findEnvelope(message);
   if (envelope?.kind === 'control') {
     const control = parseControl(envelope);
-    await audit(deps, taskId, {
-      message_id: message.messageId,
-      participant_id: sender,
-      accepted: true,
-      reason: null,
-    });
-    if (control.action === 'complete') {
-      const wake = await requestCompletion(deps, {
-        taskId,
-        participantId: sender,
-        reason: control.reason ?? null,
-      });
-      return { accepted: true, duplicate: false, wake };
-    }
-    const canceled = await cancelTask(deps, {
-      taskId,
-      requestedBy: sender,
-      reason: control.reason,
-    });
+    await decided(true, null);
     return {
       accepted: true,
       duplicate: false,
-      wake:
-        canceled.token === null
-          ? { action: 'cut', taskId, generation: canceled.generation }
-          : { action: 'resume', token: canceled.token },
+      seq: 0,
+      wake: await applyControl(deps, taskId, sender, control),
     };
   }
   if (envelope?.kind === 'task') {
@@ -104,40 +87,45 @@ export const receiveMessage = async (
       description: subTask,
       messageId: message.messageId,
     });
-    await audit(deps, taskId, {
-      message_id: message.messageId,
-      participant_id: sender,
-      accepted: true,
-      reason: null,
-    });
-    return { accepted: true, duplicate: false, wake: { action: 'none' } };
   }
-  if (text.trim() === '') {
-    await audit(deps, taskId, {
-      message_id: message.messageId,
-      participant_id: sender,
-      accepted: true,
-      reason: null,
-    });
-    return { accepted: true, duplicate: false, wake: { action: 'none' } };
+  if (subTask !== undefined || text.trim() === '') {
+    await decided(true, null);
+    return { accepted: true, duplicate: false, seq: 0, wake: { action: 'none' } };
   }
-  const { duplicate } = await deps.store.enqueue(taskId, {
+  const { duplicate, seq } = await deps.store.enqueue(taskId, {
     kind: 'message',
     id: message.messageId,
     participantId: sender,
     source: participant.kind === 'agent' ? 'agent' : 'human',
     text,
   });
-  await audit(deps, taskId, {
-    message_id: message.messageId,
-    participant_id: sender,
-    accepted: true,
-    reason: null,
-  });
+  await decided(true, null);
   const token = duplicate ? null : await claimParkToken(deps, taskId);
   return {
     accepted: true,
     duplicate,
+    seq,
     wake: token === null ? { action: 'none' } : { action: 'resume', token },
   };
+};
+
+const applyControl = async (
+  deps: LoopDeps,
+  taskId: string,
+  sender: string,
+  control: ControlPayload
+): Promise<Wake> => {
+  if (control.action === 'complete') {
+    return requestCompletion(deps, {
+      taskId,
+      participantId: sender,
+      reason: control.reason ?? null,
+    });
+  }
+  const { canceled } = await cancelTask(deps, {
+    taskId,
+    requestedBy: sender,
+    reason: control.reason,
+  });
+  return { action: 'ended', executions: canceled };
 };

@@ -1,9 +1,9 @@
 import { type Message, type Task, TaskState } from '@a2a-js/sdk';
 import { TASK_METADATA_KEY } from '../a2a/identifiers.js';
-import { InvalidEnvelopeError } from '../errors.js';
+import { AlreadyExistsError, InvalidEnvelopeError } from '../errors.js';
 import type { LoopDeps } from '../loop/deps.js';
 import { initialLoopState } from '../loop/loop-state.schema.js';
-import { emitTask } from '../loop/records.js';
+import { emitTask, loadRecord } from '../loop/records.js';
 import type { InheritedSettings } from '../ports/agent-directory.js';
 import type { TaskRecord } from '../ports/task-store.js';
 import {
@@ -23,6 +23,8 @@ export interface StartTaskInput {
    * never a client. A client's task starts as a conversation with the deployment's model.
    */
   settings?: InheritedSettings | undefined;
+  /** A task id reserved by the caller (a child's creation is idempotent on it). */
+  taskId?: string | undefined;
 }
 
 const withSettings = (
@@ -33,6 +35,19 @@ const withSettings = (
   if (settings?.model !== undefined) next.model = settings.model;
   if (settings?.reasoning_effort !== undefined) next.reasoning_effort = settings.reasoning_effort;
   return next;
+};
+
+/**
+ * Creates the record; with a caller-reserved id a second call (a retried child creation) finds
+ * the first one's record and goes on, so the brief below is still queued exactly once.
+ */
+const createOnce = async (deps: LoopDeps, record: TaskRecord, reservedId: string | undefined) => {
+  try {
+    return await deps.store.create(record);
+  } catch (error) {
+    if (reservedId === undefined || !(error instanceof AlreadyExistsError)) throw error;
+    return loadRecord(deps, reservedId);
+  }
 };
 
 /**
@@ -54,7 +69,7 @@ export const startTask = async (deps: LoopDeps, input: StartTaskInput): Promise<
       : extensionFromEnvelope(envelope.payload, settings),
     input.settings
   );
-  const taskId = deps.ids.next('task');
+  const taskId = input.taskId ?? deps.ids.next('task');
   const contextId = message.contextId || deps.ids.next('ctx');
   const task: Task = {
     id: taskId,
@@ -69,7 +84,11 @@ export const startTask = async (deps: LoopDeps, input: StartTaskInput): Promise<
     history: [],
     metadata: { [TASK_METADATA_KEY]: extension },
   };
-  const record = await deps.store.create({ task, loop: initialLoopState(), version: 1 });
+  const record = await createOnce(
+    deps,
+    { task, loop: initialLoopState(), version: 1 },
+    input.taskId
+  );
   await emitTask(deps, record, 'created');
   if (text.trim() !== '') {
     const participant = extension.participants.find((p) => p.id === sender);

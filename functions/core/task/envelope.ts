@@ -107,8 +107,13 @@ const DEFAULT_NAME_LENGTH = 60;
  */
 const DEFAULT_GOAL_LENGTH = 1_000;
 
-const truncate = (text: string, length: number): string =>
-  text.length <= length ? text : `${text.slice(0, length - 1)}…`;
+/** Cuts by code point, so a character outside the BMP (an emoji) is never split in half. */
+const truncate = (text: string, length: number, ellipsis = '…'): string => {
+  const characters = Array.from(text);
+  return characters.length <= length
+    ? text
+    : `${characters.slice(0, length - ellipsis.length).join('')}${ellipsis}`;
+};
 
 /** The extension of a task created by a plain text message. */
 export const extensionFromText = (text: string, settings: NewTaskSettings): TaskExtension => {
@@ -119,7 +124,7 @@ export const extensionFromText = (text: string, settings: NewTaskSettings): Task
   }
   participants.push({ id: settings.agentId, kind: 'agent', role: 'assignee', display_name: '' });
   return TaskExtensionSchema.parse({
-    name: firstLine.slice(0, DEFAULT_NAME_LENGTH) || 'task',
+    name: truncate(firstLine, DEFAULT_NAME_LENGTH, '') || 'task',
     goal: truncate(text.trim(), DEFAULT_GOAL_LENGTH) || 'task',
     participants,
   });

@@ -114,10 +114,7 @@ export class InProcessHarness {
 
   async cancel(taskId: string, requestedBy: string | null): Promise<void> {
     const outcome = await cancelTask(this.deps, { taskId, requestedBy });
-    for (const child of outcome.unresolvedChildren) {
-      if (child.agent === null)
-        await cancelTask(this.deps, { taskId: child.task_id, requestedBy: null });
-    }
+    this.#follow({ action: 'ended', executions: outcome.canceled });
     await this.settle();
   }
 
@@ -130,6 +127,12 @@ export class InProcessHarness {
   #follow(wake: Wake): void {
     if (wake.action === 'resume') this.#runnable.push(this.#taskOfToken(wake.token));
     if (wake.action === 'cut') this.#runnable.push(wake.taskId);
+    // A parked execution resumes to see its end; a running one sees it at its next state.
+    if (wake.action === 'ended') {
+      for (const execution of wake.executions) {
+        if (execution.token !== null) this.#runnable.push(execution.taskId);
+      }
+    }
   }
 
   /** Tokens are minted as `token-<n>`; the harness remembers which task parked on which. */

@@ -351,4 +351,36 @@ describe('children', () => {
     const notes = await harness.store.readInbox(parent.task.id, 0);
     expect(notes.filter((item) => item.kind === 'note')).toHaveLength(1);
   });
+
+  it('cascades a cancel to unresolved children on this harness, from CancelTask or the control envelope', async () => {
+    for (const cancelBy of ['operation', 'envelope'] as const) {
+      const { harness } = harnessWith([
+        spawn({ name: 'Clarify', goal: 'Ask Alice' }),
+        { text: 'Waiting.' },
+        {
+          toolCalls: [
+            { name: 'ask_participant', arguments: { participant_id: ALICE, question: 'Budget?' } },
+          ],
+        },
+        { text: 'The child asked.' },
+      ]);
+      const parent = await harness.start(textMessage('plan'), ALICE);
+      const childId =
+        view(await harness.task(parent.task.id)).extension.sub_tasks[0]?.task_id ?? '';
+      expect(view(await harness.task(childId)).state).toBe(STATES.INPUT_REQUIRED);
+
+      if (cancelBy === 'operation') await harness.cancel(parent.task.id, ALICE);
+      else
+        await harness.send(
+          parent.task.id,
+          envelopeMessage('control', { action: 'cancel', reason: 'no longer needed' }),
+          ALICE
+        );
+
+      expect(view(await harness.task(parent.task.id)).state).toBe(STATES.CANCELED);
+      const child = view(await harness.task(childId));
+      expect(child.state).toBe(STATES.CANCELED);
+      expect(child.statusText).toBe(`parent ${parent.task.id} was canceled`);
+    }
+  });
 });

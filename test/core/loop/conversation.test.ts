@@ -212,7 +212,7 @@ describe('a conversation task', () => {
       phase: 'in',
       priority: BUILT_IN_PRIORITY - 1,
       run: (context) =>
-        context.requestedBy === ALICE ? { result: { decision: 'complete' } } : undefined,
+        context.requestedBy === ALICE ? { result: { decision: 'complete' as const } } : undefined,
     });
     const task = await harness.start(textMessage('write a report'), ALICE);
 
@@ -226,7 +226,7 @@ describe('a conversation task', () => {
     harness.hooks.register('task.complete', {
       phase: 'in',
       priority: 10,
-      run: () => ({ result: { decision: 'fail', reason: 'criteria not met' } }),
+      run: () => ({ result: { decision: 'fail' as const, reason: 'criteria not met' } }),
     });
     const task = await harness.start(textMessage('hi'), ALICE);
 

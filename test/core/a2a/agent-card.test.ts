@@ -1,0 +1,121 @@
+import { AgentCard, type AgentSkill } from '@a2a-js/sdk';
+import { describe, expect, it } from 'vitest';
+import { buildAgentCard, cardToJson } from '../../../functions/core/a2a/agent-card.js';
+import {
+  EVENT_MEDIA_TYPE,
+  TASK_EXTENSION_URI,
+  TASK_MEDIA_TYPE,
+} from '../../../functions/core/a2a/identifiers.js';
+
+const BASE_URL = 'https://agents.example.com/a2a';
+
+const served = (card: AgentCard) =>
+  // What goes over the wire: the JSON text, not the object.
+  JSON.parse(JSON.stringify(cardToJson(card))) as Record<string, unknown> & {
+    capabilities: { streaming?: boolean; pushNotifications?: boolean; extensions: unknown[] };
+    supportedInterfaces: Array<{ url: string; protocolBinding: string; protocolVersion: string }>;
+    skills: unknown[];
+  };
+
+const skill: AgentSkill = {
+  id: 'research',
+  name: 'Research',
+  description: 'Finds and summarises sources.',
+  tags: [],
+  examples: ['What changed in A2A 1.0?'],
+  inputModes: [],
+  outputModes: [],
+  securityRequirements: [],
+};
+
+describe('the agent card', () => {
+  it('identifies the harness by default', () => {
+    const json = served(buildAgentCard({ baseUrl: BASE_URL }));
+    expect(json.name).toBe('tiny-harness');
+    expect(json.description).toBe(
+      'A tiny agent harness: tasks, plans, participants, tools and skills over A2A'
+    );
+    expect(json.version).toBe('0.1.0');
+  });
+
+  it('advertises the task extension as optional, with a description', () => {
+    const json = served(buildAgentCard({ baseUrl: BASE_URL }));
+    expect(json.capabilities.extensions).toEqual([
+      {
+        uri: TASK_EXTENSION_URI,
+        description: expect.stringMatching(/\S/),
+        required: false,
+        params: { agent_id: 'tiny-harness' },
+      },
+    ]);
+  });
+
+  it('names the configured agent id in the extension params', () => {
+    const json = served(buildAgentCard({ baseUrl: BASE_URL, agentId: 'helper' }));
+    expect(json.capabilities.extensions[0]).toMatchObject({ params: { agent_id: 'helper' } });
+  });
+
+  it('serves JSON-RPC and HTTP+JSON at the base URL, both at protocol 1.0', () => {
+    const json = served(buildAgentCard({ baseUrl: BASE_URL }));
+    expect(json.supportedInterfaces).toEqual([
+      { url: BASE_URL, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: BASE_URL, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+    ]);
+    // A 1.0 card has no top-level url or protocolVersion.
+    expect(json).not.toHaveProperty('url');
+    expect(json).not.toHaveProperty('protocolVersion');
+  });
+
+  it('supports streaming and push notifications', () => {
+    const json = served(buildAgentCard({ baseUrl: BASE_URL }));
+    expect(json.capabilities.streaming).toBe(true);
+    expect(json.capabilities.pushNotifications).toBe(true);
+  });
+
+  it('accepts text, the task and the event envelope; answers with text and the task', () => {
+    const json = served(buildAgentCard({ baseUrl: BASE_URL }));
+    expect(json.defaultInputModes).toEqual(['text/plain', TASK_MEDIA_TYPE, EVENT_MEDIA_TYPE]);
+    expect(json.defaultOutputModes).toEqual(['text/plain', TASK_MEDIA_TYPE]);
+  });
+
+  it('declares no security scheme unless one is passed through', () => {
+    const json = served(buildAgentCard({ baseUrl: BASE_URL }));
+    expect(json).not.toHaveProperty('securitySchemes');
+    expect(json).not.toHaveProperty('securityRequirements');
+    const card = buildAgentCard({
+      baseUrl: BASE_URL,
+      securitySchemes: {
+        perimeter: {
+          scheme: {
+            $case: 'httpAuthSecurityScheme',
+            value: { description: '', scheme: 'Bearer', bearerFormat: 'JWT' },
+          },
+        },
+      },
+      securityRequirements: [{ schemes: { perimeter: { list: [] } } }],
+    });
+    expect(served(card)).toMatchObject({
+      securitySchemes: { perimeter: { httpAuthSecurityScheme: { scheme: 'Bearer' } } },
+      securityRequirements: [{ schemes: { perimeter: {} } }],
+    });
+  });
+
+  it('keeps the required skills list, empty or configured', () => {
+    expect(served(buildAgentCard({ baseUrl: BASE_URL })).skills).toEqual([]);
+    const json = served(buildAgentCard({ baseUrl: BASE_URL, skills: [skill] }));
+    expect(json.skills).toEqual([
+      {
+        id: 'research',
+        name: 'Research',
+        description: 'Finds and summarises sources.',
+        tags: [],
+        examples: ['What changed in A2A 1.0?'],
+      },
+    ]);
+  });
+
+  it('round-trips through the SDK codec unchanged', () => {
+    const card = buildAgentCard({ baseUrl: BASE_URL, skills: [skill], name: 'renamed' });
+    expect(AgentCard.fromJSON(served(card))).toEqual(card);
+  });
+});
