@@ -60,6 +60,8 @@ export class InMemoryEventLog implements EventLog {
   readonly #logs = new Map<string, TaskLog>();
 
   async append(taskId: string, event: TaskEvent, key?: string): Promise<number> {
+    // Encoded first, as the DynamoDB log does: an event that would not read back is refused.
+    const text = encodeEvent(event);
     let log = this.#logs.get(taskId);
     if (log === undefined) {
       log = { events: [], keys: new Map() };
@@ -69,7 +71,6 @@ export class InMemoryEventLog implements EventLog {
       const first = log.keys.get(key);
       if (first !== undefined) return first;
     }
-    const text = encodeEvent(event);
     log.events.push(text);
     const seq = log.events.length;
     if (key !== undefined) log.keys.set(key, seq);

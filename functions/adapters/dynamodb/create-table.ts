@@ -1,0 +1,96 @@
+/**
+ * Creates the task table from TABLE_DEFINITION against any endpoint (DynamoDB Local for tests and
+ * `npm start`; in AWS the CDK stack creates it from the same constants). Point-in-time recovery is
+ * a CDK concern: DynamoDB Local has no backups.
+ */
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DescribeTimeToLiveCommand,
+  type DynamoDBClient,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+import { TABLE_DEFINITION, type TableDefinition } from './table.js';
+
+export interface CreateTableOptions {
+  /** An existing table of that name is fine (it is assumed to have this design). Default false. */
+  ifNotExists?: boolean;
+  /** How long to wait for ACTIVE; default 60 s. */
+  timeoutMs?: number;
+  definition?: TableDefinition;
+}
+
+export interface CreatedTable {
+  tableName: string;
+  /** The table's stream ARN (`LatestStreamArn`). */
+  streamArn: string;
+}
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+export const createTable = async (
+  client: DynamoDBClient,
+  tableName: string,
+  options: CreateTableOptions = {}
+): Promise<CreatedTable> => {
+  const definition = options.definition ?? TABLE_DEFINITION;
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: definition.billingMode,
+        KeySchema: [
+          { AttributeName: definition.partitionKey.name, KeyType: 'HASH' },
+          { AttributeName: definition.sortKey.name, KeyType: 'RANGE' },
+        ],
+        AttributeDefinitions: definition.attributeDefinitions.map((attribute) => ({
+          AttributeName: attribute.name,
+          AttributeType: attribute.type,
+        })),
+        GlobalSecondaryIndexes: definition.globalSecondaryIndexes.map((index) => ({
+          IndexName: index.indexName,
+          KeySchema: [
+            { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
+            { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: index.projectionType },
+        })),
+        StreamSpecification: { StreamEnabled: true, StreamViewType: definition.streamViewType },
+      })
+    );
+  } catch (error) {
+    if (
+      !(options.ifNotExists && error instanceof Error && error.name === 'ResourceInUseException')
+    ) {
+      throw error;
+    }
+  }
+
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  for (;;) {
+    const { Table: table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const indexesActive = (table?.GlobalSecondaryIndexes ?? []).every(
+      (index) => index.IndexStatus === 'ACTIVE'
+    );
+    if (table?.TableStatus === 'ACTIVE' && indexesActive) {
+      if (!table.LatestStreamArn) throw new Error(`table ${tableName} has no stream`);
+      await enableTimeToLive(client, tableName, definition.timeToLiveAttribute);
+      return { tableName, streamArn: table.LatestStreamArn };
+    }
+    if (Date.now() > deadline) throw new Error(`table ${tableName} is not ACTIVE in time`);
+    await sleep(100);
+  }
+};
+
+const enableTimeToLive = async (client: DynamoDBClient, tableName: string, attribute: string) => {
+  const { TimeToLiveDescription: ttl } = await client.send(
+    new DescribeTimeToLiveCommand({ TableName: tableName })
+  );
+  if (ttl?.TimeToLiveStatus === 'ENABLED' || ttl?.TimeToLiveStatus === 'ENABLING') return;
+  await client.send(
+    new UpdateTimeToLiveCommand({
+      TableName: tableName,
+      TimeToLiveSpecification: { Enabled: true, AttributeName: attribute },
+    })
+  );
+};

@@ -1,0 +1,461 @@
+/**
+ * Items of the task table (see table.ts) to and from domain values. Payloads are stored as JSON
+ * strings, not DynamoDB maps: a string keeps the JSON exactly (maps drop `undefined`, refuse
+ * empty sets and cap numbers at 38 digits) and costs the same bytes. Everything read back is
+ * untrusted: it is validated with the core's zod schemas and a bad item is an
+ * `InvalidTaskRecordError`.
+ */
+import { createHash } from 'node:crypto';
+import {
+  Message,
+  Task,
+  TaskArtifactUpdateEvent,
+  TaskStatusUpdateEvent,
+  taskStateToJSON,
+} from '@a2a-js/sdk';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { z } from 'zod';
+import { TASK_METADATA_KEY } from '../../core/a2a/identifiers.js';
+import { InvalidTaskRecordError } from '../../core/errors.js';
+import { type HistoryEntry, HistoryEntrySchema } from '../../core/loop/history.schema.js';
+import { type InboxItem, InboxItemSchema } from '../../core/loop/inbox.schema.js';
+import { LoopStateSchema } from '../../core/loop/loop-state.schema.js';
+import type { LoggedEvent, TaskEvent } from '../../core/ports/event-log.js';
+import type { TaskRecord } from '../../core/ports/task-store.js';
+import { subStateOf } from '../../core/task/a2a-task.js';
+import { TASK_STATE_NAMES, TaskExtensionSchema } from '../../core/task/extension.schema.js';
+import {
+  ATTR,
+  ITEM_TYPE,
+  KEY_PREFIX,
+  MAX_SEQ,
+  PARTITION_KEY,
+  padSeq,
+  SORT_KEY,
+  SORT_KEY_VALUE,
+  taskPk,
+} from './table.js';
+
+export type Item = Record<string, AttributeValue>;
+
+/**
+ * An item image as DynamoDB, DynamoDB Streams (SDK) and `aws-lambda` stream events all shape it:
+ * the decoders accept any of them.
+ */
+export type ItemImage = Readonly<
+  Record<string, { S?: string | undefined; N?: string | undefined; NULL?: boolean | undefined }>
+>;
+
+// ---------------------------------------------------------------------------------------------
+// Keys
+
+/** DynamoDB's limits: 2048 bytes for a partition key, 1024 for a sort key. */
+const MAX_PARTITION_KEY_BYTES = 2048;
+const MAX_KEY_PART_BYTES = 512;
+const HASHED_PREFIX = '~sha256:';
+
+const utf8Bytes = (value: string) => new TextEncoder().encode(value).length;
+
+/**
+ * A caller-supplied string (message id, once key, participant id, context id) as a key part:
+ * itself when short, else its SHA-256. Strings that start with the hash prefix are hashed too,
+ * so the mapping stays one-to-one.
+ */
+export const keyPart = (value: string): string =>
+  utf8Bytes(value) <= MAX_KEY_PART_BYTES && !value.startsWith(HASHED_PREFIX)
+    ? value
+    : `${HASHED_PREFIX}${createHash('sha256').update(value, 'utf8').digest('hex')}`;
+
+/** Whether a task id fits a partition key (a longer one can name no stored task). */
+export const isStorableTaskId = (taskId: string): boolean =>
+  utf8Bytes(taskPk(taskId)) <= MAX_PARTITION_KEY_BYTES;
+
+export const key = (taskId: string, sk: string): Item => ({
+  [PARTITION_KEY]: { S: taskPk(taskId) },
+  [SORT_KEY]: { S: sk },
+});
+
+export const taskKey = (taskId: string) => key(taskId, SORT_KEY_VALUE.task);
+export const participantSk = (participantId: string) =>
+  `${KEY_PREFIX.participant}${keyPart(participantId)}`;
+export const historySk = (seq: number) => `${KEY_PREFIX.history}${padSeq(seq)}`;
+export const inboxSk = (seq: number) => `${KEY_PREFIX.inbox}${padSeq(seq)}`;
+export const inboxIdSk = (itemId: string) => `${KEY_PREFIX.inboxId}${keyPart(itemId)}`;
+export const onceSk = (onceKey: string) => `${KEY_PREFIX.once}${keyPart(onceKey)}`;
+export const eventSk = (seq: number) => `${KEY_PREFIX.event}${padSeq(seq)}`;
+export const eventKeySk = (eventKey: string) => `${KEY_PREFIX.eventKey}${keyPart(eventKey)}`;
+
+/**
+ * The first seq strictly after `afterSeq`, or `undefined` when no seq can follow it. Mirrors
+ * `seq > afterSeq` for any number (negative, fractional, NaN, Infinity).
+ */
+export const firstSeqAfter = (afterSeq: number): number | undefined => {
+  if (Number.isNaN(afterSeq)) return undefined;
+  const first = Math.max(1, Math.floor(afterSeq) + 1);
+  return first > MAX_SEQ ? undefined : first;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Reading attributes
+
+const invalid = (what: string, cause?: unknown): InvalidTaskRecordError =>
+  new InvalidTaskRecordError(`stored ${what} is invalid`, cause === undefined ? {} : { cause });
+
+const readString = (image: ItemImage, name: string, what: string): string => {
+  const value = image[name]?.S;
+  if (typeof value !== 'string') throw invalid(`${what} (attribute ${name} is not a string)`);
+  return value;
+};
+
+const readInt = (image: ItemImage, name: string, what: string, min: number): number => {
+  const raw = image[name]?.N;
+  const value = raw === undefined ? Number.NaN : Number(raw);
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw invalid(`${what} (attribute ${name} is not an integer >= ${min})`);
+  }
+  return value;
+};
+
+const readJson = (image: ItemImage, name: string, what: string): unknown => {
+  const text = readString(image, name, what);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw invalid(`${what} (attribute ${name} is not JSON)`, error);
+  }
+};
+
+const parseWith = <T>(schema: z.ZodType<T>, value: unknown, what: string): T => {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw invalid(`${what}: ${z.prettifyError(parsed.error)}`, parsed.error);
+  return parsed.data;
+};
+
+/** The JSON text of a value; `undefined`, functions and symbols have none. */
+export const toJsonText = (value: unknown): string => {
+  const text = JSON.stringify(value);
+  if (text === undefined) throw new TypeError('the value is not JSON-serialisable');
+  return text;
+};
+
+/** A value about to be written must read back: refuse it now rather than poison the store. */
+const refuseInvalid = <T>(schema: z.ZodType<T>, value: unknown, what: string): T => {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new InvalidTaskRecordError(
+      `refusing to store an invalid ${what}: ${z.prettifyError(parsed.error)}`,
+      { cause: parsed.error }
+    );
+  }
+  return parsed.data;
+};
+
+const nullable = (value: string | undefined): AttributeValue =>
+  value === undefined ? { NULL: true } : { S: value };
+
+// ---------------------------------------------------------------------------------------------
+// A2A payloads: stored in their ProtoJSON form (state names, base64 bytes), read back through the
+// SDK's own `fromJSON` after a structural check.
+
+/** The A2A state names a stored task may carry (the wire names plus the proto default). */
+const STORED_STATE_NAMES = ['TASK_STATE_UNSPECIFIED', ...TASK_STATE_NAMES] as const;
+
+const StoredTaskJsonSchema = z.looseObject({
+  id: z.string().min(1),
+  contextId: z.string().optional(),
+  status: z.looseObject({ state: z.enum(STORED_STATE_NAMES).optional() }).optional(),
+  artifacts: z.array(z.looseObject({})).optional(),
+  history: z.array(z.looseObject({})).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+
+const JsonObjectSchema = z.looseObject({});
+
+export const taskToJson = (task: Task): unknown => JSON.parse(JSON.stringify(Task.toJSON(task)));
+
+const fromJsonChecked = <T>(decode: (json: unknown) => T, json: unknown, what: string): T => {
+  try {
+    return decode(json);
+  } catch (error) {
+    throw invalid(what, error);
+  }
+};
+
+export const taskFromJson = (json: unknown, what = 'task'): Task =>
+  fromJsonChecked(Task.fromJSON, parseWith(StoredTaskJsonSchema, json, what), what);
+
+/** The A2A state name of a task (`TASK_STATE_UNSPECIFIED` without a status). */
+export const stateNameOf = (task: Task): string => taskStateToJSON(task.status?.state ?? 0);
+
+/**
+ * The participant ids of a task, from its extension (deduplicated, in order). A task without a
+ * valid extension has none: it is listed by no participant.
+ */
+export const participantIdsOf = (task: Task): string[] => {
+  const parsed = TaskExtensionSchema.safeParse(task.metadata?.[TASK_METADATA_KEY]);
+  if (!parsed.success) return [];
+  return [...new Set(parsed.data.participants.map((participant) => participant.id))];
+};
+
+/** The first parent task on this harness (`agent: null`): the one the stream Lambda notifies. */
+export const parentIdOf = (task: Task): string | undefined => {
+  const parsed = TaskExtensionSchema.safeParse(task.metadata?.[TASK_METADATA_KEY]);
+  if (!parsed.success) return undefined;
+  return parsed.data.parent_tasks.find((parent) => parent.agent === null)?.task_id;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Task records
+
+export interface TaskRecordAttributes {
+  /** Attributes to SET on the record item. */
+  set: Item;
+  /** Attributes to REMOVE from the record item (absent index keys). */
+  remove: string[];
+  participantIds: string[];
+}
+
+/** The record's attributes, the version aside (create and update write the same ones). */
+export const taskRecordAttributes = (record: Pick<TaskRecord, 'task' | 'loop'>) => {
+  const task = record.task;
+  const taskJson = refuseInvalid(StoredTaskJsonSchema, taskToJson(task), 'task');
+  const loop = refuseInvalid(LoopStateSchema, record.loop, 'loop state');
+  const participantIds = participantIdsOf(task);
+  const set: Item = {
+    [ATTR.type]: { S: ITEM_TYPE.task },
+    [ATTR.taskId]: { S: task.id },
+    [ATTR.task]: { S: toJsonText(taskJson) },
+    [ATTR.loop]: { S: toJsonText(loop) },
+    [ATTR.state]: { S: stateNameOf(task) },
+    [ATTR.subState]: nullable(subStateOf(task)),
+    [ATTR.parentId]: nullable(parentIdOf(task)),
+    [ATTR.contextId]: { S: task.contextId },
+    [ATTR.participants]: { S: toJsonText(participantIds) },
+  };
+  const remove: string[] = [];
+  // An index key may not be an empty string: a task without a context is not in `by_context`.
+  if (task.contextId === '') {
+    remove.push(ATTR.ctxPk, ATTR.ctxSk);
+  } else {
+    set[ATTR.ctxPk] = { S: keyPart(task.contextId) };
+    set[ATTR.ctxSk] = { S: task.id };
+  }
+  return { set, remove, participantIds } satisfies TaskRecordAttributes;
+};
+
+/** The whole record item, for a create. */
+export const encodeTaskRecord = (record: Pick<TaskRecord, 'task' | 'loop'>, version: number) => {
+  const attributes = taskRecordAttributes(record);
+  const item: Item = {
+    ...taskKey(record.task.id),
+    ...attributes.set,
+    [ATTR.version]: { N: String(version) },
+  };
+  return { item, participantIds: attributes.participantIds };
+};
+
+export const decodeVersion = (image: ItemImage): number =>
+  readInt(image, ATTR.version, 'task version', 1);
+
+/**
+ * Membership changes one record write may carry: a transaction holds at most 100 actions, one
+ * of them the record itself.
+ */
+export const MAX_TRANSACTION_PARTICIPANTS = 99;
+
+/** The stored participant ids of a record item (for diffing membership on update). */
+export const decodeParticipantIds = (image: ItemImage): string[] =>
+  parseWith(
+    z.array(z.string()),
+    readJson(image, ATTR.participants, 'task participants'),
+    'task participants'
+  );
+
+/**
+ * A record item (also a stream image) back to a `TaskRecord`. `taskId`, when given, must be the
+ * id the item was read under.
+ */
+export const decodeTaskRecord = (image: ItemImage, taskId?: string): TaskRecord => {
+  const task = taskFromJson(readJson(image, ATTR.task, 'task'), 'task');
+  if (taskId !== undefined && task.id !== taskId) {
+    throw invalid(`task (id ${JSON.stringify(task.id)} stored under ${JSON.stringify(taskId)})`);
+  }
+  const loop = parseWith(LoopStateSchema, readJson(image, ATTR.loop, 'loop state'), 'loop state');
+  return { task, loop, version: decodeVersion(image) };
+};
+
+export const membershipItem = (taskId: string, participantId: string): Item => ({
+  ...key(taskId, participantSk(participantId)),
+  [ATTR.type]: { S: ITEM_TYPE.participant },
+  [ATTR.taskId]: { S: taskId },
+  [ATTR.participantId]: { S: participantId },
+  [ATTR.partPk]: { S: keyPart(participantId) },
+  [ATTR.partSk]: { S: taskId },
+});
+
+/** The task id an index entry (or record key) points at: `pk` without its prefix. */
+export const taskIdOfKey = (image: ItemImage): string => {
+  const pk = readString(image, PARTITION_KEY, 'index entry');
+  if (!pk.startsWith(KEY_PREFIX.task)) throw invalid(`index entry (pk ${JSON.stringify(pk)})`);
+  return pk.slice(KEY_PREFIX.task.length);
+};
+
+// ---------------------------------------------------------------------------------------------
+// History and inbox
+
+const sequenced = (taskId: string, sk: string, type: string, seq: number, data: unknown): Item => ({
+  ...key(taskId, sk),
+  [ATTR.type]: { S: type },
+  [ATTR.seq]: { N: String(seq) },
+  [ATTR.data]: { S: toJsonText(data) },
+});
+
+/** The seq a sequenced item claims in its key, its `seq` attribute and its payload must agree. */
+const checkSeq = (image: ItemImage, prefix: string, payloadSeq: number, what: string) => {
+  const seq = readInt(image, ATTR.seq, what, 1);
+  const sk = readString(image, SORT_KEY, what);
+  if (sk !== `${prefix}${padSeq(seq)}` || payloadSeq !== seq) {
+    throw invalid(`${what} (seq ${payloadSeq} stored at ${sk})`);
+  }
+};
+
+export const encodeHistoryEntry = (taskId: string, entry: HistoryEntry): Item => {
+  const valid = refuseInvalid(HistoryEntrySchema, entry, 'history entry');
+  return sequenced(taskId, historySk(valid.seq), ITEM_TYPE.history, valid.seq, valid);
+};
+
+export const decodeHistoryEntry = (image: ItemImage): HistoryEntry => {
+  const entry = parseWith(
+    HistoryEntrySchema,
+    readJson(image, ATTR.data, 'history entry'),
+    'history entry'
+  );
+  checkSeq(image, KEY_PREFIX.history, entry.seq, 'history entry');
+  return entry;
+};
+
+export const encodeInboxItem = (taskId: string, item: InboxItem): Item => {
+  const valid = refuseInvalid(InboxItemSchema, item, 'inbox item');
+  return sequenced(taskId, inboxSk(valid.seq), ITEM_TYPE.inbox, valid.seq, valid);
+};
+
+export const decodeInboxItem = (image: ItemImage): InboxItem => {
+  const item = parseWith(InboxItemSchema, readJson(image, ATTR.data, 'inbox item'), 'inbox item');
+  checkSeq(image, KEY_PREFIX.inbox, item.seq, 'inbox item');
+  return item;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Markers (dedup) and counters
+
+/** A dedup marker: the original key and the seq of the first item written under it. */
+export const markerItem = (
+  taskId: string,
+  sk: string,
+  type: string,
+  markerKey: string,
+  seq: number
+) => ({
+  ...key(taskId, sk),
+  [ATTR.type]: { S: type },
+  [ATTR.key]: { S: markerKey },
+  [ATTR.seq]: { N: String(seq) },
+});
+
+export const decodeMarkerSeq = (image: ItemImage, what: string): number =>
+  readInt(image, ATTR.seq, what, 1);
+
+/** A counter's last seq (0 when the counter item does not exist yet). */
+export const decodeCounter = (image: ItemImage | undefined, what: string): number =>
+  image === undefined ? 0 : readInt(image, ATTR.seq, what, 0);
+
+// ---------------------------------------------------------------------------------------------
+// Once values
+
+export const encodeOnce = (taskId: string, onceKey: string, value: unknown): Item => ({
+  ...key(taskId, onceSk(onceKey)),
+  [ATTR.type]: { S: ITEM_TYPE.once },
+  [ATTR.key]: { S: onceKey },
+  [ATTR.data]: { S: toJsonText(value) },
+});
+
+/** A once value. Its type is the caller's: only its JSON form (and its key) can be checked. */
+export const decodeOnce = (image: ItemImage, onceKey: string): unknown => {
+  if (readString(image, ATTR.key, 'once value') !== onceKey) {
+    throw invalid(`once value (stored under another key than ${JSON.stringify(onceKey)})`);
+  }
+  return readJson(image, ATTR.data, 'once value');
+};
+
+// ---------------------------------------------------------------------------------------------
+// Events
+
+const StoredEventSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('task'), task: StoredTaskJsonSchema }),
+  z.strictObject({ kind: z.literal('status_update'), statusUpdate: JsonObjectSchema }),
+  z.strictObject({ kind: z.literal('artifact_update'), artifactUpdate: JsonObjectSchema }),
+  z.strictObject({ kind: z.literal('message'), message: JsonObjectSchema }),
+]);
+
+/** An event in its stored form: the payload in ProtoJSON. */
+export const eventToJson = (event: TaskEvent): unknown => {
+  const json = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
+  switch (event.kind) {
+    case 'task':
+      return { kind: event.kind, task: json(Task.toJSON(event.task)) };
+    case 'status_update':
+      return {
+        kind: event.kind,
+        statusUpdate: json(TaskStatusUpdateEvent.toJSON(event.statusUpdate)),
+      };
+    case 'artifact_update':
+      return {
+        kind: event.kind,
+        artifactUpdate: json(TaskArtifactUpdateEvent.toJSON(event.artifactUpdate)),
+      };
+    case 'message':
+      return { kind: event.kind, message: json(Message.toJSON(event.message)) };
+  }
+};
+
+export const eventFromJson = (json: unknown): TaskEvent => {
+  const stored = parseWith(StoredEventSchema, json, 'event');
+  switch (stored.kind) {
+    case 'task':
+      return { kind: 'task', task: fromJsonChecked(Task.fromJSON, stored.task, 'event') };
+    case 'status_update':
+      return {
+        kind: 'status_update',
+        statusUpdate: fromJsonChecked(TaskStatusUpdateEvent.fromJSON, stored.statusUpdate, 'event'),
+      };
+    case 'artifact_update':
+      return {
+        kind: 'artifact_update',
+        artifactUpdate: fromJsonChecked(
+          TaskArtifactUpdateEvent.fromJSON,
+          stored.artifactUpdate,
+          'event'
+        ),
+      };
+    case 'message':
+      return {
+        kind: 'message',
+        message: fromJsonChecked(Message.fromJSON, stored.message, 'event'),
+      };
+  }
+};
+
+export const encodeEvent = (taskId: string, seq: number, event: TaskEvent): Item =>
+  sequenced(
+    taskId,
+    eventSk(seq),
+    ITEM_TYPE.event,
+    seq,
+    refuseInvalid(StoredEventSchema, eventToJson(event), 'event')
+  );
+
+export const decodeEvent = (image: ItemImage): LoggedEvent => {
+  const seq = readInt(image, ATTR.seq, 'event', 1);
+  checkSeq(image, KEY_PREFIX.event, seq, 'event');
+  return { seq, event: eventFromJson(readJson(image, ATTR.data, 'event')) };
+};

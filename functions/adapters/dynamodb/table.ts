@@ -1,0 +1,189 @@
+/**
+ * The single-table design (DESIGN §4). The CDK stack, `create-table.ts` and the adapters all read
+ * these constants, so this file stays free of SDK (and Node) imports.
+ *
+ * Everything is keyed by task: `pk = TASK#<taskId>`, and the sort key says what the item is.
+ *
+ * | item                      | sk                       | notes                                     |
+ * | ------------------------- | ------------------------ | ----------------------------------------- |
+ * | task record               | `TASK`                   | task + loop JSON, `version`, `state`, ... |
+ * | participant membership    | `PART#<participantId>`   | one per participant (`by_participant`)    |
+ * | history entry             | `HIST#<seq padded>`      | put-if-absent                             |
+ * | inbox counter             | `INBOXSEQ`               | last inbox seq                            |
+ * | inbox item                | `INBOX#<seq padded>`     | written with its marker and the counter   |
+ * | inbox dedup marker        | `INBOXID#<item id>`      | holds the seq of the first item           |
+ * | once value                | `ONCE#<key>`             | put-if-absent                             |
+ * | event-log counter         | `EVTSEQ`                 | last event seq                            |
+ * | event                     | `EVT#<seq padded>`       | written with the counter                  |
+ * | keyed-append marker       | `EVTKEY#<key>`           | holds the seq of the first append         |
+ *
+ * Seqs are zero-padded to SEQ_WIDTH digits so the string order of sort keys is the numeric order
+ * and "seq > n" is one key-range Query. Caller-supplied strings in keys (item ids, once and event
+ * keys, participant and context ids) are used as they are up to 512 UTF-8 bytes and replaced by
+ * `~sha256:<hex>` beyond (item-codec.ts `keyPart`): DynamoDB caps a sort key at 1024 bytes.
+ *
+ * Listing:
+ * - by context: GSI `by_context` on the task record (`ctx_pk = <contextId>`, `ctx_sk = <taskId>`).
+ * - by participant: GSI `by_participant` on the membership items (`part_pk = <participantId>`,
+ *   `part_sk = <taskId>`). A participant list cannot be a GSI key, so each participant gets an
+ *   item in the task's own partition, written in the same transaction as the record whenever the
+ *   set changes. Keeping them in the task's partition (rather than `pk = PART#<id>` items) keeps
+ *   "everything about a task" one Query and one stream partition key.
+ * Both GSIs project KEYS_ONLY: the adapter reads the records themselves with a strongly
+ * consistent BatchGetItem, so a list never returns a stale version and the (large) task JSON is
+ * not written twice on every update. GSIs are eventually consistent in AWS (DynamoDB Local updates
+ * them at once): a task created a moment ago may be missing from a list for that moment, while an
+ * index entry lagging a removal is dropped by re-checking the filter on the record read.
+ *
+ * Top-level attributes of the task record exist for stream consumers (filter criteria and the
+ * stream Lambda compare old and new images without parsing JSON): `state` (A2A state name),
+ * `sub_state` and `parent_id` (NULL when absent, so they are always present).
+ */
+
+export const PARTITION_KEY = 'pk';
+export const SORT_KEY = 'sk';
+
+/** Width of zero-padded seqs in sort keys: up to 999,999,999,999 per task. */
+export const SEQ_WIDTH = 12;
+export const MAX_SEQ = 10 ** SEQ_WIDTH - 1;
+
+export const KEY_PREFIX = {
+  task: 'TASK#',
+  participant: 'PART#',
+  history: 'HIST#',
+  inbox: 'INBOX#',
+  inboxId: 'INBOXID#',
+  once: 'ONCE#',
+  event: 'EVT#',
+  eventKey: 'EVTKEY#',
+} as const;
+
+/** Sort keys of the singleton items of a task's partition. */
+export const SORT_KEY_VALUE = {
+  task: 'TASK',
+  inboxCounter: 'INBOXSEQ',
+  eventCounter: 'EVTSEQ',
+} as const;
+
+/** Attribute names. */
+export const ATTR = {
+  /** Item kind, for humans and stream filters: `task`, `participant`, `history`, ... */
+  type: 'type',
+  taskId: 'task_id',
+  /** Optimistic concurrency version of the task record. */
+  version: 'version',
+  /** The A2A task in its ProtoJSON form, as a JSON string. */
+  task: 'task',
+  /** The loop state, as a JSON string. */
+  loop: 'loop',
+  /** A2A state name of the task (`TASK_STATE_WORKING`, ...). */
+  state: 'state',
+  /** The sub-state while parked, else NULL. */
+  subState: 'sub_state',
+  /** The first parent task on this harness, else NULL. */
+  parentId: 'parent_id',
+  contextId: 'context_id',
+  /** The participant ids of the task, as a JSON array string (for diffing membership items). */
+  participants: 'participants',
+  participantId: 'participant_id',
+  /** Seq of a history entry / inbox item / event, and of counters (their last seq). */
+  seq: 'seq',
+  /** JSON payload of history entries, inbox items, once values and events. */
+  data: 'data',
+  /** The original (unhashed) key of a marker or once item. */
+  key: 'key',
+  /** Epoch seconds after which DynamoDB TTL may delete the item (unused for now). */
+  expiresAt: 'expires_at',
+  ctxPk: 'ctx_pk',
+  ctxSk: 'ctx_sk',
+  partPk: 'part_pk',
+  partSk: 'part_sk',
+} as const;
+
+export const ITEM_TYPE = {
+  task: 'task',
+  participant: 'participant',
+  history: 'history',
+  inbox: 'inbox',
+  inboxId: 'inbox_id',
+  inboxCounter: 'inbox_counter',
+  once: 'once',
+  event: 'event',
+  eventKey: 'event_key',
+  eventCounter: 'event_counter',
+} as const;
+
+export const INDEX_BY_CONTEXT = 'by_context';
+export const INDEX_BY_PARTICIPANT = 'by_participant';
+
+export const TTL_ATTRIBUTE = ATTR.expiresAt;
+
+export type KeyType = 'S' | 'N' | 'B';
+
+export interface KeyAttribute {
+  readonly name: string;
+  readonly type: KeyType;
+}
+
+export interface GlobalIndexDefinition {
+  readonly indexName: string;
+  readonly partitionKey: KeyAttribute;
+  readonly sortKey: KeyAttribute;
+  readonly projectionType: 'KEYS_ONLY' | 'ALL';
+}
+
+export interface TableDefinition {
+  /** Key schema (names as CDK's TableV2 `partitionKey` / `sortKey` take them). */
+  readonly partitionKey: KeyAttribute;
+  readonly sortKey: KeyAttribute;
+  /** Every key attribute of the table and its indexes (CreateTable's `AttributeDefinitions`). */
+  readonly attributeDefinitions: readonly KeyAttribute[];
+  readonly globalSecondaryIndexes: readonly GlobalIndexDefinition[];
+  readonly billingMode: 'PAY_PER_REQUEST';
+  readonly streamViewType: 'NEW_AND_OLD_IMAGES';
+  readonly timeToLiveAttribute: string;
+  readonly pointInTimeRecovery: boolean;
+}
+
+const TABLE_KEY: KeyAttribute = { name: PARTITION_KEY, type: 'S' };
+const TABLE_SORT_KEY: KeyAttribute = { name: SORT_KEY, type: 'S' };
+
+const GLOBAL_SECONDARY_INDEXES: readonly GlobalIndexDefinition[] = [
+  {
+    indexName: INDEX_BY_CONTEXT,
+    partitionKey: { name: ATTR.ctxPk, type: 'S' },
+    sortKey: { name: ATTR.ctxSk, type: 'S' },
+    projectionType: 'KEYS_ONLY',
+  },
+  {
+    indexName: INDEX_BY_PARTICIPANT,
+    partitionKey: { name: ATTR.partPk, type: 'S' },
+    sortKey: { name: ATTR.partSk, type: 'S' },
+    projectionType: 'KEYS_ONLY',
+  },
+];
+
+export const TABLE_DEFINITION: TableDefinition = {
+  partitionKey: TABLE_KEY,
+  sortKey: TABLE_SORT_KEY,
+  attributeDefinitions: [
+    TABLE_KEY,
+    TABLE_SORT_KEY,
+    ...GLOBAL_SECONDARY_INDEXES.flatMap((index) => [index.partitionKey, index.sortKey]),
+  ],
+  globalSecondaryIndexes: GLOBAL_SECONDARY_INDEXES,
+  billingMode: 'PAY_PER_REQUEST',
+  streamViewType: 'NEW_AND_OLD_IMAGES',
+  timeToLiveAttribute: TTL_ATTRIBUTE,
+  pointInTimeRecovery: true,
+};
+
+/** `seq` zero-padded to SEQ_WIDTH digits; throws for anything but an integer in [0, MAX_SEQ]. */
+export const padSeq = (seq: number): string => {
+  if (!Number.isSafeInteger(seq) || seq < 0 || seq > MAX_SEQ) {
+    throw new RangeError(`seq must be an integer in [0, ${MAX_SEQ}], got ${seq}`);
+  }
+  return String(seq).padStart(SEQ_WIDTH, '0');
+};
+
+export const taskPk = (taskId: string): string => `${KEY_PREFIX.task}${taskId}`;

@@ -1,0 +1,258 @@
+/**
+ * One execution: an interpreter run with our Task overrides and a context object, its status,
+ * and its history (built from the interpreter's `eventLogs` plus what the handler wrappers see).
+ */
+import type { HistoryEvent } from '@aws-sdk/client-sfn';
+import type { RunOptions, StateMachine } from 'aws-local-stepfunctions';
+import type { AslState, TaskStateInfo } from './asl-walk.js';
+import { deferred } from './deferred.js';
+import { ExecutionHistory } from './history.js';
+import { type ExecutionEnd, HistoryTranslator } from './history-translator.js';
+import { abortedError } from './sfn-errors.js';
+import {
+  buildTaskOverrides,
+  type CallbackPark,
+  type DispatchRun,
+  type ResumedPark,
+} from './task-dispatch.js';
+import { TaskAttempts, TaskTickets } from './task-tickets.js';
+import type { ParkOptions, TokenRegistry } from './token-registry.js';
+import type { ExecutionStatus, ParkedRecord, TaskHandler } from './types.js';
+
+export interface ExecutionSpec {
+  executionArn: string;
+  stateMachineArn: string;
+  stateMachineName: string;
+  name: string;
+  /** The execution input as given (JSON text). */
+  input: string;
+  startDate: Date;
+  roleArn: string;
+  /** The interpreter machine to run (for rehydration: the one starting at the parked state). */
+  machine: StateMachine;
+  /** What that machine starts with: the parsed input, or the parked state's raw input. */
+  runInput: unknown;
+  tasks: readonly TaskStateInfo[];
+  states: ReadonlyMap<string, AslState>;
+  handlers: Readonly<Record<string, TaskHandler>>;
+  overrides: Pick<
+    NonNullable<RunOptions['overrides']>,
+    'retryIntervalOverrides' | 'waitTimeOverrides'
+  >;
+  /** Rehydration: the history saved at the park and the park to restore. */
+  savedHistory?: readonly HistoryEvent[];
+  resume?: ResumedPark & { stateName: string };
+}
+
+export interface ExecutionEnv {
+  registry: TokenRegistry;
+  mintToken(): string;
+  /** The engine is shutting down: parked records stay in the store for the next process. */
+  isClosing(): boolean;
+  persist(record: ParkedRecord): Promise<void>;
+  forget(token: string): Promise<void>;
+}
+
+type Overrides = NonNullable<RunOptions['overrides']>;
+
+export class LocalExecution implements DispatchRun {
+  readonly spec: ExecutionSpec;
+  readonly history: ExecutionHistory;
+  readonly tickets = new TaskTickets();
+  readonly attempts = new TaskAttempts();
+  status: ExecutionStatus = 'RUNNING';
+  stopDate: Date | undefined;
+  output: string | undefined;
+  error: string | undefined;
+  cause: string | undefined;
+  readonly #env: ExecutionEnv;
+  readonly #settled = deferred<void>();
+  #minted: string | undefined;
+  #resume: ExecutionSpec['resume'];
+  #abort: (() => void) | undefined;
+
+  constructor(spec: ExecutionSpec, env: ExecutionEnv) {
+    this.spec = spec;
+    this.#env = env;
+    this.#resume = spec.resume;
+    this.history = new ExecutionHistory(spec.savedHistory ?? []);
+  }
+
+  get executionArn(): string {
+    return this.spec.executionArn;
+  }
+
+  /** Resolves once the execution has ended (or was stopped). */
+  get settled(): Promise<void> {
+    return this.#settled.promise;
+  }
+
+  start(): void {
+    const { spec } = this;
+    const translator = new HistoryTranslator({
+      history: this.history,
+      tickets: this.tickets,
+      attempts: this.attempts,
+      tasks: new Map(spec.tasks.map((info) => [info.stateName, info])),
+      states: spec.states,
+      ...(spec.resume ? { resumedState: spec.resume.stateName } : {}),
+      onEnd: (end) => this.#finish(end),
+    });
+    if (!spec.resume) {
+      this.history.append('ExecutionStarted', {
+        executionStartedEventDetails: {
+          input: spec.input,
+          inputDetails: { truncated: false },
+          roleArn: spec.roleArn,
+        },
+      });
+    }
+    const handlers = buildTaskOverrides(this, spec.tasks, spec.handlers);
+    const run = spec.machine.run(spec.runInput as never, {
+      overrides: {
+        ...spec.overrides,
+        taskResourceLocalHandlers: handlers as Overrides['taskResourceLocalHandlers'],
+      },
+      context: this.#context(),
+      noThrowOnAbort: true,
+    });
+    this.#abort = run.abort;
+    // The outcome arrives as an event; this only keeps a rejection from going unhandled.
+    run.result.catch(() => {});
+    void (async () => {
+      try {
+        for await (const event of run.eventLogs) translator.handle(event);
+        this.#finish({
+          status: 'FAILED',
+          error: 'States.Runtime',
+          cause: 'The run ended without a result',
+        });
+      } catch (error) {
+        this.#finish({ status: 'FAILED', error: 'States.Runtime', cause: String(error) });
+      }
+    })();
+  }
+
+  /** StopExecution: ends the execution now and rejects whatever it has parked. */
+  stop(error?: string, cause?: string): Date {
+    if (this.status !== 'RUNNING') return this.stopDate ?? new Date();
+    this.status = 'ABORTED';
+    this.stopDate = new Date();
+    this.error = error;
+    this.cause = cause;
+    this.history.append('ExecutionAborted', {
+      executionAbortedEventDetails: {
+        ...(error === undefined ? {} : { error }),
+        ...(cause === undefined ? {} : { cause }),
+      },
+    });
+    this.history.close();
+    this.#env.registry.cancelExecution(
+      this.executionArn,
+      abortedError('The execution was stopped')
+    );
+    this.#abort?.();
+    this.#settled.resolve();
+    return this.stopDate;
+  }
+
+  /** Engine shutdown: stop the interpreter without recording an end (the store keeps the park). */
+  halt(): void {
+    this.#abort?.();
+    this.#settled.resolve();
+  }
+
+  // DispatchRun, used by the Task wrappers.
+
+  isStopped(): boolean {
+    return this.status !== 'RUNNING' || this.#env.isClosing();
+  }
+
+  claimMintedToken(): string | undefined {
+    const token = this.#minted;
+    this.#minted = undefined;
+    return token;
+  }
+
+  mintToken(): string {
+    return this.#env.mintToken();
+  }
+
+  takeResumedPark(stateName: string): ResumedPark | undefined {
+    if (this.#resume?.stateName !== stateName) return undefined;
+    const resumed = this.#resume;
+    this.#resume = undefined;
+    return resumed;
+  }
+
+  park(token: string, options: ParkOptions): Promise<unknown> {
+    return this.#env.registry.park(token, options);
+  }
+
+  discardPark(token: string): void {
+    this.#env.registry.discard(token);
+  }
+
+  persistPark(park: CallbackPark): Promise<void> {
+    const { spec } = this;
+    return this.#env.persist({
+      executionArn: spec.executionArn,
+      stateMachineArn: spec.stateMachineArn,
+      name: spec.name,
+      stateName: park.stateName,
+      rawInput: park.rawInput,
+      token: park.token,
+      startedAt: spec.startDate.toISOString(),
+      input: spec.input,
+      parkedAt: park.parkedAt.toISOString(),
+      ...(park.timeoutSeconds === undefined ? {} : { timeoutSeconds: park.timeoutSeconds }),
+      ...(park.heartbeatSeconds === undefined ? {} : { heartbeatSeconds: park.heartbeatSeconds }),
+      history: [...this.history.events],
+    });
+  }
+
+  async forgetPark(token: string): Promise<void> {
+    if (!this.#env.isClosing()) await this.#env.forget(token);
+  }
+
+  /**
+   * The context object. The interpreter overwrites `Execution.Input`/`StartTime` with the
+   * run's own, but copies `Task` by reference, so this getter stays live: reading
+   * `$$.Task.Token` mints a token, which the callback wrapper claims right after.
+   */
+  #context(): NonNullable<RunOptions['context']> {
+    const { spec } = this;
+    const execution = this;
+    return {
+      Execution: {
+        Id: spec.executionArn,
+        Name: spec.name,
+        StartTime: spec.startDate.toISOString(),
+        RoleArn: spec.roleArn,
+      },
+      StateMachine: { Id: spec.stateMachineArn, Name: spec.stateMachineName },
+      Task: {
+        get Token() {
+          execution.#minted ??= execution.#env.mintToken();
+          return execution.#minted;
+        },
+      },
+    };
+  }
+
+  #finish(end: ExecutionEnd): void {
+    if (this.status !== 'RUNNING' || this.#env.isClosing()) return;
+    this.status = end.status;
+    this.stopDate = new Date();
+    if (end.status === 'SUCCEEDED') this.output = end.output;
+    else {
+      this.error = end.error;
+      this.cause = end.cause;
+    }
+    this.history.close();
+    // Tokens still parked here belong to work the execution no longer waits for (a Map
+    // iteration aborted because a sibling failed); release them with their timers.
+    this.#env.registry.cancelExecution(this.executionArn, abortedError('The execution has ended'));
+    this.#settled.resolve();
+  }
+}

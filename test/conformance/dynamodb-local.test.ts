@@ -1,0 +1,227 @@
+import { randomUUID } from 'node:crypto';
+import {
+  DescribeTableCommand,
+  DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record as StreamRecord,
+} from '@aws-sdk/client-dynamodb-streams';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTable } from '../../functions/adapters/dynamodb/create-table.js';
+import { DynamoDbEventLog } from '../../functions/adapters/dynamodb/dynamodb-event-log.js';
+import { DynamoDbTaskStore } from '../../functions/adapters/dynamodb/dynamodb-task-store.js';
+import { decodeTaskRecord, taskKey } from '../../functions/adapters/dynamodb/item-codec.js';
+import { ATTR, TABLE_DEFINITION } from '../../functions/adapters/dynamodb/table.js';
+import { InvalidTaskRecordError } from '../../functions/core/errors.js';
+import {
+  type DynamoDbLocal,
+  localDynamoDbClientConfig,
+  startDynamoDbLocal,
+} from '../../functions/local/dynamodb-local.js';
+import { describeEventLogContract } from './event-log.contract.js';
+import { changed, makeRecord, uid } from './fixtures.js';
+import { describeTaskStoreContract } from './task-store.contract.js';
+
+let local: DynamoDbLocal;
+let client: DynamoDBClient;
+
+/** A fresh table per suite, so no run (or suite) sees another's items. */
+const freshTable = async () => {
+  const tableName = `tasks-${randomUUID()}`;
+  return createTable(client, tableName);
+};
+
+beforeAll(async () => {
+  const started = Date.now();
+  local = await startDynamoDbLocal();
+  client = new DynamoDBClient(localDynamoDbClientConfig(local.endpoint));
+  console.info(`DynamoDB Local ready at ${local.endpoint} in ${Date.now() - started} ms`);
+});
+
+afterAll(async () => {
+  client?.destroy();
+  await local?.stop();
+});
+
+describeTaskStoreContract('DynamoDbTaskStore', async () => {
+  const { tableName } = await freshTable();
+  return { store: new DynamoDbTaskStore({ client, tableName }) };
+});
+
+describeEventLogContract('DynamoDbEventLog', async () => {
+  const { tableName } = await freshTable();
+  return { log: new DynamoDbEventLog({ client, tableName }) };
+});
+
+describe('DynamoDB table and items', () => {
+  let tableName: string;
+  let streamArn: string;
+  let store: DynamoDbTaskStore;
+  let streams: DynamoDBStreamsClient;
+
+  beforeAll(async () => {
+    ({ tableName, streamArn } = await freshTable());
+    store = new DynamoDbTaskStore({ client, tableName });
+    streams = new DynamoDBStreamsClient(localDynamoDbClientConfig(local.endpoint));
+  });
+
+  afterAll(() => streams?.destroy());
+
+  const rawTaskItem = async (taskId: string) =>
+    (await client.send(new GetItemCommand({ TableName: tableName, Key: taskKey(taskId) }))).Item;
+
+  it('is created from TABLE_DEFINITION with a NEW_AND_OLD_IMAGES stream and both indexes', async () => {
+    const { Table: table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    expect(table?.StreamSpecification).toEqual({
+      StreamEnabled: true,
+      StreamViewType: 'NEW_AND_OLD_IMAGES',
+    });
+    expect(table?.LatestStreamArn).toBe(streamArn);
+    expect(table?.GlobalSecondaryIndexes?.map((index) => index.IndexName).sort()).toEqual(
+      TABLE_DEFINITION.globalSecondaryIndexes.map((index) => index.indexName).sort()
+    );
+    expect(table?.BillingModeSummary?.BillingMode).toBe('PAY_PER_REQUEST');
+  });
+
+  it('puts state, sub_state and parent_id on the task item', async () => {
+    const parent = uid('parent');
+    const child = makeRecord(uid('task'), {
+      state: 'TASK_STATE_INPUT_REQUIRED',
+      subState: 'awaiting-answer',
+      parentId: parent,
+    });
+    await store.create(child);
+    const item = await rawTaskItem(child.task.id);
+    expect(item?.[ATTR.state]).toEqual({ S: 'TASK_STATE_INPUT_REQUIRED' });
+    expect(item?.[ATTR.subState]).toEqual({ S: 'awaiting-answer' });
+    expect(item?.[ATTR.parentId]).toEqual({ S: parent });
+    expect(item?.[ATTR.version]).toEqual({ N: '1' });
+
+    const orphan = makeRecord(uid('task'));
+    await store.create(orphan);
+    const plain = await rawTaskItem(orphan.task.id);
+    expect(plain?.[ATTR.subState]).toEqual({ NULL: true });
+    expect(plain?.[ATTR.parentId]).toEqual({ NULL: true });
+  });
+
+  it('streams a task-record update with the old and the new state', async () => {
+    const created = await store.create(makeRecord(uid('task')));
+    await store.update(changed(created, { state: 'TASK_STATE_WORKING' }));
+
+    const { StreamDescription: description } = await streams.send(
+      new DescribeStreamCommand({ StreamArn: streamArn })
+    );
+    expect(description?.StreamViewType).toBe('NEW_AND_OLD_IMAGES');
+    const shardId = description?.Shards?.[0]?.ShardId;
+    expect(shardId).toBeDefined();
+    let iterator = (
+      await streams.send(
+        new GetShardIteratorCommand({
+          StreamArn: streamArn,
+          ShardId: shardId,
+          ShardIteratorType: 'TRIM_HORIZON',
+        })
+      )
+    ).ShardIterator;
+
+    const isOurModify = (record: StreamRecord) =>
+      record.eventName === 'MODIFY' &&
+      record.dynamodb?.Keys?.pk?.S === `TASK#${created.task.id}` &&
+      record.dynamodb?.Keys?.sk?.S === 'TASK';
+    let found: StreamRecord | undefined;
+    const deadline = Date.now() + 10_000;
+    while (!found && iterator && Date.now() < deadline) {
+      const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
+      found = page.Records?.find(isOurModify);
+      iterator = page.NextShardIterator;
+      if (!found && (page.Records?.length ?? 0) === 0) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(found).toBeDefined();
+    const images = found!.dynamodb!;
+    expect(images.OldImage?.[ATTR.state]?.S).toBe('TASK_STATE_SUBMITTED');
+    expect(images.NewImage?.[ATTR.state]?.S).toBe('TASK_STATE_WORKING');
+    expect(images.OldImage?.[ATTR.version]?.N).toBe('1');
+    expect(images.NewImage?.[ATTR.version]?.N).toBe('2');
+    // A stream consumer decodes an image with the same codec as the store.
+    expect(decodeTaskRecord(images.NewImage!, created.task.id)).toEqual(
+      await store.get(created.task.id)
+    );
+  });
+
+  it('refuses corrupt stored records with InvalidTaskRecordError', async () => {
+    const created = await store.create(makeRecord(uid('task')));
+    const corrupt = async (attribute: string, value: Record<string, unknown>) => {
+      await client.send(
+        new UpdateItemCommand({
+          TableName: tableName,
+          Key: taskKey(created.task.id),
+          UpdateExpression: 'SET #a = :v',
+          ExpressionAttributeNames: { '#a': attribute },
+          ExpressionAttributeValues: { ':v': value as never },
+        })
+      );
+      await expect(store.get(created.task.id)).rejects.toBeInstanceOf(InvalidTaskRecordError);
+    };
+    const original = await rawTaskItem(created.task.id);
+    await corrupt(ATTR.task, { S: '{not json' });
+    await corrupt(ATTR.task, {
+      S: JSON.stringify({ id: created.task.id, status: { state: 'X' } }),
+    });
+    await corrupt(ATTR.task, { S: JSON.stringify({ id: 'someone-else' }) });
+    await client.send(new PutItemCommand({ TableName: tableName, Item: original! }));
+    await corrupt(ATTR.loop, { S: JSON.stringify({ schemaVersion: 2 }) });
+    await client.send(new PutItemCommand({ TableName: tableName, Item: original! }));
+    await corrupt(ATTR.version, { S: 'one' });
+    await client.send(new PutItemCommand({ TableName: tableName, Item: original! }));
+    expect(await store.get(created.task.id)).toEqual(created);
+  });
+
+  it('refuses corrupt history, inbox and once items with InvalidTaskRecordError', async () => {
+    const taskId = uid('task');
+    await store.appendHistory(taskId, [{ seq: 1, kind: 'assistant_message', text: 'ok' }]);
+    await client.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: {
+          pk: { S: `TASK#${taskId}` },
+          sk: { S: 'HIST#000000000002' },
+          seq: { N: '2' },
+          data: { S: JSON.stringify({ seq: 3, kind: 'assistant_message', text: 'misplaced' }) },
+        },
+      })
+    );
+    await expect(store.readHistory(taskId)).rejects.toBeInstanceOf(InvalidTaskRecordError);
+    await client.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: {
+          pk: { S: `TASK#${taskId}` },
+          sk: { S: 'INBOX#000000000001' },
+          seq: { N: '1' },
+          data: { S: JSON.stringify({ seq: 1, kind: 'message', id: 'm' }) },
+        },
+      })
+    );
+    await expect(store.readInbox(taskId, 0)).rejects.toBeInstanceOf(InvalidTaskRecordError);
+    await client.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: {
+          pk: { S: `TASK#${taskId}` },
+          sk: { S: 'ONCE#k' },
+          key: { S: 'k' },
+          data: { S: '{not json' },
+        },
+      })
+    );
+    await expect(store.getOnce(taskId, 'k')).rejects.toBeInstanceOf(InvalidTaskRecordError);
+    await expect(store.putOnce(taskId, 'k', 1)).rejects.toBeInstanceOf(InvalidTaskRecordError);
+  });
+});

@@ -1,0 +1,7 @@
+import { InMemoryEventLog } from '../../functions/core/testing/in-memory-event-log.js';
+import { InMemoryTaskStore } from '../../functions/core/testing/in-memory-task-store.js';
+import { describeEventLogContract } from './event-log.contract.js';
+import { describeTaskStoreContract } from './task-store.contract.js';
+
+describeTaskStoreContract('InMemoryTaskStore', async () => ({ store: new InMemoryTaskStore() }));
+describeEventLogContract('InMemoryEventLog', async () => ({ log: new InMemoryEventLog() }));

@@ -1,0 +1,140 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  GetExecutionHistoryCommand,
+  SendTaskSuccessCommand,
+  StartExecutionCommand,
+} from '@aws-sdk/client-sfn';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FileParkedStore } from '../../../functions/local/stepfunctions/file-parked-store.js';
+import type { TaskHandler } from '../../../functions/local/stepfunctions/types.js';
+import { type Harness, loadFixture, ParkRecorder, startHarness, waitForEnd } from './harness.js';
+
+const dirs: string[] = [];
+const harnesses: Harness[] = [];
+
+afterEach(async () => {
+  for (const h of harnesses.splice(0)) await h.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const storePath = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'parked-'));
+  dirs.push(dir);
+  return join(dir, 'state', 'parked.json');
+};
+
+const agentStep: TaskHandler = (input) => {
+  const turn = input as { taskId: string; turn: number; lastInput: string | null };
+  const next = turn.turn + 1;
+  return {
+    taskId: turn.taskId,
+    turn: next,
+    next: next >= 2 ? 'done' : 'park',
+    lastInput: turn.lastInput,
+  };
+};
+
+const boot = async (path: string, parks: ParkRecorder) => {
+  const h = await startHarness({ store: new FileParkedStore(path) });
+  harnesses.push(h);
+  const { stateMachineArn } = h.engine.createStateMachine({
+    name: 'turn',
+    definition: loadFixture('turn-loop.asl.json'),
+    taskHandlers: { AgentStep: agentStep, ParkForInput: parks.handler },
+  });
+  return { h, stateMachineArn };
+};
+
+describe('rehydration from the file store', () => {
+  it('resumes a parked execution in a new engine on the same token', async () => {
+    const path = storePath();
+    const parksBefore = new ParkRecorder();
+    const before = await boot(path, parksBefore);
+    const { executionArn } = await before.h.client.send(
+      new StartExecutionCommand({
+        stateMachineArn: before.stateMachineArn,
+        name: 'task-9',
+        input: JSON.stringify({ taskId: 't-9', turn: 0, lastInput: null }),
+      })
+    );
+    const { token } = await parksBefore.next();
+    await before.h.close();
+    harnesses.splice(harnesses.indexOf(before.h), 1);
+
+    const saved = JSON.parse(readFileSync(path, 'utf8'));
+    expect(saved.version).toBe(1);
+    expect(saved.parked[token]).toMatchObject({
+      executionArn,
+      name: 'task-9',
+      stateName: 'ParkForInput',
+      rawInput: { taskId: 't-9', turn: 1, next: 'park', lastInput: null },
+      timeoutSeconds: 3600,
+      heartbeatSeconds: 600,
+    });
+
+    const parksAfter = new ParkRecorder();
+    const after = await boot(path, parksAfter);
+    expect(await after.h.engine.rehydrate()).toEqual({ rehydrated: [executionArn], failed: [] });
+    await after.h.client.send(
+      new SendTaskSuccessCommand({ taskToken: token, output: '{"text":"after restart"}' })
+    );
+    const done = await waitForEnd(after.h.client, executionArn);
+    expect(done.status).toBe('SUCCEEDED');
+    expect(JSON.parse(done.output!)).toEqual({
+      taskId: 't-9',
+      turn: 2,
+      next: 'done',
+      lastInput: 'after restart',
+    });
+    expect(done.input).toBe(JSON.stringify({ taskId: 't-9', turn: 0, lastInput: null }));
+    // The park handler ran once, before the restart; rehydration re-parks without calling it.
+    expect(parksAfter.calls).toHaveLength(0);
+
+    const { events = [] } = await after.h.client.send(
+      new GetExecutionHistoryCommand({ executionArn })
+    );
+    const types = events.map((e) => e.type);
+    expect(types.filter((t) => t === 'ExecutionStarted')).toHaveLength(1);
+    expect(types.filter((t) => t === 'TaskSubmitted')).toHaveLength(1);
+    expect(types.slice(-6)).toEqual([
+      'TaskStateExited',
+      'ChoiceStateEntered',
+      'ChoiceStateExited',
+      'SucceedStateEntered',
+      'SucceedStateExited',
+      'ExecutionSucceeded',
+    ]);
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
+    const submitted = events.find((e) => e.type === 'TaskSubmitted')!;
+    const resumed = events.find((e) => e.type === 'TaskSucceeded' && e.id! > submitted.id!);
+    expect(resumed?.previousEventId).toBe(submitted.id);
+    expect(resumed?.taskSucceededEventDetails?.output).toBe('{"text":"after restart"}');
+    expect(JSON.parse(readFileSync(path, 'utf8')).parked).toEqual({});
+  });
+
+  it('reports what it cannot rehydrate and leaves it in the store', async () => {
+    const path = storePath();
+    const parks = new ParkRecorder();
+    const before = await boot(path, parks);
+    await before.h.client.send(
+      new StartExecutionCommand({
+        stateMachineArn: before.stateMachineArn,
+        input: JSON.stringify({ taskId: 't-1', turn: 0, lastInput: null }),
+      })
+    );
+    const { token } = await parks.next();
+    await before.h.close();
+    harnesses.splice(harnesses.indexOf(before.h), 1);
+
+    const h = await startHarness({ store: new FileParkedStore(path) });
+    harnesses.push(h);
+    const result = await h.engine.rehydrate();
+    expect(result.rehydrated).toEqual([]);
+    expect(result.failed).toEqual([
+      expect.objectContaining({ token, reason: expect.stringMatching(/not created/) }),
+    ]);
+    expect(Object.keys(JSON.parse(readFileSync(path, 'utf8')).parked)).toEqual([token]);
+  });
+});
