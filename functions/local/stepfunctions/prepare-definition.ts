@@ -5,6 +5,10 @@
  * Callback states get the longest safe interpreter timeout; their real `TimeoutSeconds`/
  * `HeartbeatSeconds` (and `...Path` forms) are enforced by the token registry from the
  * original definition. The caller keeps the original for describing the states.
+ *
+ * It also fixes one more difference (measured): the interpreter takes `ResultPath: "$"` as a key
+ * named "$" and merges the result under it, where AWS replaces the whole input with the result.
+ * `"$"` is the default, so dropping it gives AWS's meaning.
  */
 import { type AslMachine, visitStates } from './asl-walk.js';
 import { MAX_TIMER_SECONDS } from './timers.js';
@@ -18,6 +22,7 @@ export function prepareDefinition(original: AslMachine): AslMachine {
     machine.TimeoutSeconds = clampSeconds(machine.TimeoutSeconds);
   }
   for (const { state } of visitStates(machine)) {
+    if (state.ResultPath === '$') delete state.ResultPath;
     if (state.Type !== 'Task') continue;
     const callback =
       typeof state.Resource === 'string' && state.Resource.endsWith('.waitForTaskToken');

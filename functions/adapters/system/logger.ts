@@ -1,0 +1,45 @@
+/**
+ * Structured logs: one JSON object per line, with the task id and execution id in every entry
+ * of a handler invocation so CloudWatch Logs Insights (or `grep` locally) can follow one task.
+ */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+  child(fields: Record<string, unknown>): Logger;
+}
+
+export const createLogger = (options: {
+  level: LogLevel;
+  fields?: Record<string, unknown>;
+  write?: (line: string) => void;
+}): Logger => {
+  const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const base = options.fields ?? {};
+  const emit = (level: LogLevel, message: string, fields: Record<string, unknown> = {}) => {
+    if (ORDER[level] < ORDER[options.level]) return;
+    write(JSON.stringify({ time: new Date().toISOString(), level, message, ...base, ...fields }));
+  };
+  return {
+    debug: (message, fields) => emit('debug', message, fields),
+    info: (message, fields) => emit('info', message, fields),
+    warn: (message, fields) => emit('warn', message, fields),
+    error: (message, fields) => emit('error', message, fields),
+    child: (fields) => createLogger({ ...options, fields: { ...base, ...fields } }),
+  };
+};
+
+/** The fields of an error worth logging: never its payload, never a secret. */
+export const errorFields = (error: unknown): Record<string, unknown> =>
+  error instanceof Error
+    ? {
+        errorName: error.name,
+        errorMessage: error.message,
+        code: (error as { code?: unknown }).code,
+      }
+    : { errorMessage: String(error) };

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { DEFAULT_AGENT_ID } from '../core/a2a/identifiers.js';
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/**
+ * The runtime's configuration, from the environment (the CDK stack sets it on every Lambda; the
+ * local runtime sets it for its in-process handlers). Validated once per cold start: a bad value
+ * fails the start with a message naming it, never a request later.
+ */
+export const RuntimeConfigSchema = z.object({
+  TINY_HARNESS_TABLE: z.string().min(1),
+  TINY_HARNESS_STATE_MACHINE_ARN: z.string().startsWith('arn:'),
+  TINY_HARNESS_AGENT_ID: z.string().min(1).default(DEFAULT_AGENT_ID),
+  TINY_HARNESS_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  /** `demo` (built in, no network), `scripted` (replies from TINY_HARNESS_MODEL_SCRIPT). */
+  TINY_HARNESS_MODEL_PROVIDER: z.enum(['demo', 'scripted']).default('demo'),
+  TINY_HARNESS_MODEL: z.string().default(''),
+  TINY_HARNESS_MODEL_SCRIPT: z.string().optional(),
+  TINY_HARNESS_TURNS_PER_GENERATION: positiveInt(200),
+  TINY_HARNESS_MAX_TURNS: positiveInt(50),
+  TINY_HARNESS_BASE_URL: z.string().url().optional(),
+  /** Local endpoints (DynamoDB Local, the local Step Functions service); unset in the cloud. */
+  TINY_HARNESS_DYNAMODB_ENDPOINT: z.string().url().optional(),
+  TINY_HARNESS_SFN_ENDPOINT: z.string().url().optional(),
+  AWS_REGION: z.string().default('us-east-1'),
+});
+export type RuntimeConfig = z.infer<typeof RuntimeConfigSchema>;
+
+export const readRuntimeConfig = (
+  env: Record<string, string | undefined> = process.env
+): RuntimeConfig => {
+  const parsed = RuntimeConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new Error(`invalid tiny-harness configuration: ${z.prettifyError(parsed.error)}`);
+  }
+  if (
+    parsed.data.TINY_HARNESS_MODEL_PROVIDER === 'scripted' &&
+    !parsed.data.TINY_HARNESS_MODEL_SCRIPT
+  ) {
+    throw new Error(
+      'TINY_HARNESS_MODEL_PROVIDER=scripted needs TINY_HARNESS_MODEL_SCRIPT (a JSON file)'
+    );
+  }
+  return parsed.data;
+};

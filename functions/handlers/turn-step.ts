@@ -1,0 +1,107 @@
+import middy from '@middy/core';
+import { z } from 'zod';
+import { executionName } from '../adapters/stepfunctions/turn-executions.js';
+import { errorFields } from '../adapters/system/logger.js';
+import { lambdaRuntime, type Runtime } from '../composition/runtime.js';
+import { assemble } from '../core/loop/assemble.js';
+import { drain } from '../core/loop/drain.js';
+import { executeTool } from '../core/loop/execute-tool.js';
+import { failTask } from '../core/loop/fail-task.js';
+import { finish } from '../core/loop/finish.js';
+import { invokeModel } from '../core/loop/invoke-model.js';
+import { park } from '../core/loop/park.js';
+import { renew } from '../core/loop/renew.js';
+import { ToolCallRefSchema, TurnRefSchema } from '../core/loop/route.schema.js';
+import { SubStateSchema } from '../core/task/extension.schema.js';
+
+/** What a Task state of the turn state machine sends: an operation and references only. */
+export const TurnStepEventSchema = z.discriminatedUnion('op', [
+  z.strictObject({ op: z.literal('drain'), ref: TurnRefSchema }),
+  z.strictObject({ op: z.literal('assemble'), ref: TurnRefSchema }),
+  z.strictObject({ op: z.literal('invoke_model'), ref: TurnRefSchema }),
+  z.strictObject({ op: z.literal('execute_tool'), call: ToolCallRefSchema }),
+  z.strictObject({ op: z.literal('finish'), ref: TurnRefSchema }),
+  z.strictObject({
+    op: z.literal('park'),
+    ref: TurnRefSchema,
+    subState: SubStateSchema.nullable(),
+    token: z.string().min(1),
+  }),
+  z.strictObject({ op: z.literal('renew'), ref: TurnRefSchema }),
+  z.strictObject({
+    op: z.literal('fail'),
+    ref: TurnRefSchema,
+    error: z.object({ Error: z.string().optional(), Cause: z.string().optional() }),
+  }),
+]);
+export type TurnStepEvent = z.infer<typeof TurnStepEventSchema>;
+
+/** The readable reason of a failure Step Functions caught (its Cause is the Lambda's error JSON). */
+export const failureReason = (error: {
+  Error?: string | undefined;
+  Cause?: string | undefined;
+}): string => {
+  try {
+    const cause = JSON.parse(error.Cause ?? '') as { errorMessage?: unknown };
+    if (typeof cause.errorMessage === 'string')
+      return `${error.Error ?? 'Error'}: ${cause.errorMessage}`;
+  } catch {
+    // The cause is not the Lambda error JSON: use it as it is.
+  }
+  return [error.Error, error.Cause].filter(Boolean).join(': ') || 'the turn failed';
+};
+
+/** One core operation per state; the state machine routes on the result. */
+export const runTurnStep = async (runtime: Runtime, event: TurnStepEvent): Promise<unknown> => {
+  const { loop, executions } = runtime;
+  switch (event.op) {
+    case 'drain':
+      return drain(loop, event.ref);
+    case 'assemble':
+      return assemble(loop, event.ref);
+    case 'invoke_model':
+      return invokeModel(loop, event.ref);
+    case 'execute_tool':
+      await executeTool(loop, event.call);
+      return {};
+    case 'finish':
+      return finish(loop, event.ref);
+    case 'park': {
+      const { wakeNow } = await park(loop, event.ref, event.token);
+      if (wakeNow) await executions.resume(event.token);
+      return { wakeNow };
+    }
+    case 'renew': {
+      const next = await renew(loop, event.ref);
+      await executions.start(next);
+      return { ref: next, route: { next: 'superseded' } };
+    }
+    case 'fail':
+      return failTask(loop, event.ref, failureReason(event.error));
+  }
+};
+
+const refOf = (event: TurnStepEvent) => (event.op === 'execute_tool' ? event.call.ref : event.ref);
+
+export const createTurnStepHandler = (runtime: () => Runtime) =>
+  middy(async (raw: unknown) => {
+    const { logger } = runtime();
+    const event = TurnStepEventSchema.parse(raw);
+    const ref = refOf(event);
+    const log = logger.child({
+      taskId: ref.taskId,
+      execution: executionName(ref.taskId, ref.generation),
+      turn: ref.turn,
+      op: event.op,
+    });
+    try {
+      const result = await runTurnStep(runtime(), event);
+      log.info('turn step done', { route: (result as { route?: { next?: string } }).route?.next });
+      return result;
+    } catch (error) {
+      log.error('turn step failed', errorFields(error));
+      throw error;
+    }
+  });
+
+export const handler = createTurnStepHandler(lambdaRuntime);

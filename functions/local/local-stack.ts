@@ -1,0 +1,173 @@
+import './polyfill.js';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import type { Handler } from 'aws-lambda';
+import { buildApp } from '../../cdk/app.js';
+import { createTable } from '../adapters/dynamodb/create-table.js';
+import { buildRuntime, type Runtime } from '../composition/runtime.js';
+import { readRuntimeConfig } from '../composition/runtime-config.js';
+import type { Model } from '../core/ports/model.js';
+import { createA2aHandler } from '../handlers/a2a.js';
+import { createStreamHandler } from '../handlers/stream.js';
+import { createTurnStepHandler } from '../handlers/turn-step.js';
+import { A2aService } from '../service/a2a-service.js';
+import { localDynamoDbClientConfig, startDynamoDbLocal } from './dynamodb-local.js';
+import { startHttpShim } from './http-shim.js';
+import { localLambdaContext } from './lambda-context.js';
+import {
+  type CloudFormationTemplate,
+  extractStateMachines,
+  FileParkedStore,
+  LocalStepFunctions,
+  listTaskStates,
+  startSfnHttpFacade,
+} from './stepfunctions/index.js';
+import { StreamPoller } from './stream-poller.js';
+import { type FunctionId, functionsByLogicalId, streamEventSource } from './template-reader.js';
+
+export interface LocalStackOptions {
+  /** HTTP port of the A2A endpoint; 0 picks a free one. */
+  port: number;
+  /** Keep tables and parked executions here, across restarts; omitted: in memory. */
+  dataDir?: string | undefined;
+  /** Extra runtime environment (TINY_HARNESS_* variables). */
+  env?: Record<string, string | undefined>;
+  /** A model object instead of the configured provider (tests). */
+  model?: Model | undefined;
+}
+
+export interface LocalStack {
+  url: string;
+  runtime: Runtime;
+  engine: LocalStepFunctions;
+  poller: StreamPoller;
+  stateMachineArn: string;
+  close(): Promise<void>;
+}
+
+const TABLE_NAME = 'tiny-harness-local';
+
+/** The template the cloud deploys, synthesized in-process without bundling (a few seconds). */
+const synthesizeTemplate = (): CloudFormationTemplate => {
+  const outdir = mkdtempSync(join(tmpdir(), 'tiny-harness-synth-'));
+  try {
+    const { app, stack } = buildApp({ outdir, bundle: false });
+    return app.synth().getStackByName(stack.stackName).template as CloudFormationTemplate;
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+};
+
+/**
+ * The whole system on loopback, one process plus DynamoDB Local: the synthesized state machine in
+ * aws-local-stepfunctions behind a Step Functions endpoint, the same Lambda handlers called
+ * in-process, the stream read by a poller that plays the event source mapping, and an HTTP shim
+ * in front of the A2A handler. Handlers reach DynamoDB and Step Functions through the real SDK
+ * clients with local endpoints: no separate code path.
+ */
+export const startLocalStack = async (options: LocalStackOptions): Promise<LocalStack> => {
+  const closers: Array<() => Promise<void> | void> = [];
+  const close = async () => {
+    for (const closer of closers.reverse()) await closer();
+  };
+  try {
+    if (options.dataDir !== undefined) mkdirSync(options.dataDir, { recursive: true });
+    const dynamo = await startDynamoDbLocal(
+      options.dataDir === undefined ? {} : { dataDir: join(options.dataDir, 'dynamodb') }
+    );
+    closers.push(() => dynamo.stop());
+
+    const template = synthesizeTemplate();
+    const [machine] = extractStateMachines(template);
+    if (machine === undefined) throw new Error('the synthesized template has no state machine');
+    const functions = functionsByLogicalId(template);
+    const engine = new LocalStepFunctions(
+      options.dataDir === undefined
+        ? {}
+        : { store: new FileParkedStore(join(options.dataDir, 'parked.json')) }
+    );
+    closers.push(() => engine.close());
+    const facade = await startSfnHttpFacade(engine, { port: 0 });
+    closers.push(() => facade.close());
+    const stateMachineArn = `arn:aws:states:us-east-1:000000000000:stateMachine:${machine.name}`;
+
+    const config = readRuntimeConfig({
+      ...process.env,
+      TINY_HARNESS_TABLE: TABLE_NAME,
+      TINY_HARNESS_STATE_MACHINE_ARN: stateMachineArn,
+      TINY_HARNESS_DYNAMODB_ENDPOINT: dynamo.endpoint,
+      TINY_HARNESS_SFN_ENDPOINT: facade.endpoint,
+      AWS_REGION: 'us-east-1',
+      ...options.env,
+    });
+    const runtime = buildRuntime(
+      config,
+      options.model === undefined ? {} : { model: options.model }
+    );
+    const dynamodb = new DynamoDBClient(localDynamoDbClientConfig(dynamo.endpoint));
+    await createTable(dynamodb, TABLE_NAME, { ifNotExists: true });
+
+    const handlers: Record<FunctionId, Handler> = {
+      TurnStepFunction: createTurnStepHandler(() => runtime),
+      StreamFunction: createStreamHandler(() => runtime),
+      A2aFunction: createA2aHandler(
+        () => runtime,
+        () => service
+      ),
+    };
+    const service = new A2aService(runtime, { blockingTimeoutMs: 25_000, pollIntervalMs: 25 });
+    const invoke = (id: FunctionId, event: unknown) =>
+      (handlers[id] as (event: unknown, context: unknown) => Promise<unknown>)(
+        event,
+        localLambdaContext(id)
+      );
+
+    const taskHandlers = Object.fromEntries(
+      listTaskStates(machine.definition).map((task) => {
+        const logicalId = machine.lambdaRefs[task.functionName ?? ''] ?? task.functionName ?? '';
+        const id = functions.get(logicalId);
+        if (id === undefined)
+          throw new Error(`Task state ${task.stateName} calls no known function`);
+        return [task.stateName, (input: unknown) => invoke(id, input)];
+      })
+    );
+    engine.createStateMachine({ name: machine.name, definition: machine.definition, taskHandlers });
+
+    const poller = new StreamPoller({
+      dynamodb,
+      streams: new DynamoDBStreamsClient(localDynamoDbClientConfig(dynamo.endpoint)),
+      tableName: TABLE_NAME,
+      settings: streamEventSource(template),
+      handler: (event) => invoke('StreamFunction', event) as never,
+      logger: runtime.logger,
+      pollIntervalMs: 20,
+    });
+    await poller.start();
+    closers.push(() => poller.stop());
+
+    const shim = await startHttpShim({
+      handler: (event, context) =>
+        (handlers.A2aFunction as never as (e: unknown, c: unknown) => Promise<never>)(
+          event,
+          context
+        ),
+      port: options.port,
+      onError: (error) =>
+        runtime.logger.error('a2a handler threw', {
+          errorMessage: (error as Error).message,
+          stack: (error as Error).stack,
+        }),
+    });
+    closers.push(() => shim.close());
+    const rehydrated = await engine.rehydrate();
+    if (rehydrated.failed.length > 0)
+      runtime.logger.warn('parked executions not resumed', { failed: rehydrated.failed });
+    return { url: shim.url, runtime, engine, poller, stateMachineArn, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+};

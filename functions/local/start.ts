@@ -1,0 +1,70 @@
+import './polyfill.js';
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { startLocalStack } from './local-stack.js';
+
+/**
+ * `npm start`: the whole system on loopback. Data (tables and parked executions) lives in
+ * `.local/data`, so a parked conversation is still there after a restart; `--in-memory` forgets
+ * everything on exit.
+ */
+const main = async () => {
+  const java = spawnSync('java', ['-version'], { stdio: 'ignore' });
+  if (java.error !== undefined || java.status !== 0) {
+    console.error(
+      'tiny-harness needs Java 17+ for DynamoDB Local: install it (e.g. apt-get install openjdk-17-jre-headless) and run npm start again.'
+    );
+    process.exit(1);
+  }
+  const inMemory = process.argv.includes('--in-memory');
+  const port = Number(process.env.TINY_HARNESS_PORT ?? 8080);
+  const dataDir = inMemory
+    ? undefined
+    : resolve(process.env.TINY_HARNESS_DATA_DIR ?? '.local/data');
+  process.env.TINY_HARNESS_LOG_LEVEL ??= 'warn';
+  console.log('tiny-harness: starting DynamoDB Local, the state machine and the A2A endpoint…');
+  const started = Date.now();
+  const stack = await startLocalStack({ port, dataDir });
+  const provider = stack.runtime.config.TINY_HARNESS_MODEL_PROVIDER;
+  const model =
+    provider === 'demo'
+      ? 'the built-in demo model (no provider configured: it echoes what it receives)'
+      : `${provider}${provider === 'scripted' ? ` (${stack.runtime.config.TINY_HARNESS_MODEL_SCRIPT})` : ''}`;
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'SendMessage',
+    params: { message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'Hello!' }] } },
+  });
+  console.log(
+    [
+      `tiny-harness is up in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      `  A2A endpoint   ${stack.url}/  (JSON-RPC, A2A 1.0)`,
+      `  agent card     ${stack.url}/.well-known/agent-card.json`,
+      `  model          ${model}`,
+      `  state machine  ${stack.stateMachineArn}`,
+      `  data           ${dataDir ?? 'in memory (gone on exit)'}`,
+      '',
+      'Send a first message:',
+      `  curl -s ${stack.url}/ -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' -H 'X-Participant-Id: alice' \\`,
+      `    -d '${body}'`,
+      '',
+      'Ctrl-C stops everything.',
+    ].join('\n')
+  );
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    console.log('\ntiny-harness: stopping…');
+    await stack.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+};
+
+main().catch((error: unknown) => {
+  console.error(`tiny-harness could not start: ${(error as Error).message}`);
+  process.exit(1);
+});

@@ -1,0 +1,168 @@
+import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  type DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record as StreamRecord,
+} from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { Logger } from '../adapters/system/logger.js';
+import { type FilterPattern, passesFilters } from './event-filter.js';
+
+/** The event source mapping's settings, as the stack declares them. */
+export interface EventSourceSettings {
+  batchSize: number;
+  maximumRetryAttempts: number;
+  bisectBatchOnFunctionError: boolean;
+  filters: FilterPattern[];
+}
+
+export interface StreamPollerOptions {
+  dynamodb: DynamoDBClient;
+  streams: DynamoDBStreamsClient;
+  tableName: string;
+  settings: EventSourceSettings;
+  handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | undefined>;
+  logger: Logger;
+  pollIntervalMs?: number;
+}
+
+const toLambdaRecord = (record: StreamRecord, streamArn: string): DynamoDBRecord =>
+  ({
+    eventID: record.eventID,
+    eventName: record.eventName,
+    eventVersion: record.eventVersion,
+    eventSource: 'aws:dynamodb',
+    awsRegion: record.awsRegion,
+    eventSourceARN: streamArn,
+    dynamodb: {
+      ...record.dynamodb,
+      ApproximateCreationDateTime: record.dynamodb?.ApproximateCreationDateTime
+        ? record.dynamodb.ApproximateCreationDateTime.getTime() / 1000
+        : undefined,
+    },
+  }) as DynamoDBRecord;
+
+/**
+ * Plays the Lambda event source mapping on DynamoDB Local's stream: per shard, in order, batches
+ * of `batchSize` filtered records; a thrown error bisects the batch (if enabled) and retries up
+ * to `maximumRetryAttempts`; a partial batch failure retries from the failed record. A record
+ * that exhausts its retries goes to the on-failure destination (here: an error log line and the
+ * `failed` list), and the shard moves on, so a poisoned record never blocks it.
+ */
+export class StreamPoller {
+  readonly failed: DynamoDBRecord[] = [];
+  readonly #options: StreamPollerOptions;
+  #stopped = false;
+  #loop: Promise<void> | undefined;
+  readonly #iterators = new Map<string, string | undefined>();
+
+  constructor(options: StreamPollerOptions) {
+    this.#options = options;
+  }
+
+  async start(): Promise<void> {
+    const table = await this.#options.dynamodb.send(
+      new DescribeTableCommand({ TableName: this.#options.tableName })
+    );
+    const streamArn = table.Table?.LatestStreamArn;
+    if (streamArn === undefined) throw new Error(`table ${this.#options.tableName} has no stream`);
+    await this.#refreshShards(streamArn);
+    this.#loop = this.#run(streamArn);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.#loop;
+  }
+
+  async #refreshShards(streamArn: string): Promise<void> {
+    const stream = await this.#options.streams.send(
+      new DescribeStreamCommand({ StreamArn: streamArn })
+    );
+    for (const shard of stream.StreamDescription?.Shards ?? []) {
+      if (shard.ShardId === undefined || this.#iterators.has(shard.ShardId)) continue;
+      const iterator = await this.#options.streams.send(
+        new GetShardIteratorCommand({
+          StreamArn: streamArn,
+          ShardId: shard.ShardId,
+          // A shard that appeared after start-up is read whole; the first ones from now on.
+          ShardIteratorType: this.#loop === undefined ? 'LATEST' : 'TRIM_HORIZON',
+        })
+      );
+      this.#iterators.set(shard.ShardId, iterator.ShardIterator);
+    }
+  }
+
+  async #run(streamArn: string): Promise<void> {
+    const interval = this.#options.pollIntervalMs ?? 50;
+    let sinceRefresh = 0;
+    while (!this.#stopped) {
+      let received = 0;
+      for (const [shardId, iterator] of this.#iterators) {
+        if (iterator === undefined) continue;
+        try {
+          const page = await this.#options.streams.send(
+            new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 })
+          );
+          this.#iterators.set(shardId, page.NextShardIterator);
+          const records = (page.Records ?? []).map((record) => toLambdaRecord(record, streamArn));
+          received += records.length;
+          await this.#deliver(
+            records.filter((record) => passesFilters(record, this.#options.settings.filters))
+          );
+        } catch (error) {
+          this.#options.logger.error('stream poll failed', {
+            shardId,
+            errorMessage: (error as Error).message,
+          });
+        }
+      }
+      if (++sinceRefresh >= 100) {
+        sinceRefresh = 0;
+        await this.#refreshShards(streamArn).catch(() => undefined);
+      }
+      if (received === 0) await new Promise((resolve) => setTimeout(resolve, interval));
+    }
+  }
+
+  async #deliver(records: DynamoDBRecord[]): Promise<void> {
+    const { batchSize } = this.#options.settings;
+    for (let start = 0; start < records.length; start += batchSize) {
+      await this.#invoke(records.slice(start, start + batchSize), 0);
+    }
+  }
+
+  async #invoke(batch: DynamoDBRecord[], attempt: number): Promise<void> {
+    if (batch.length === 0) return;
+    const { maximumRetryAttempts, bisectBatchOnFunctionError } = this.#options.settings;
+    let remaining = batch;
+    try {
+      const response = await this.#options.handler({ Records: batch });
+      const failedId = response?.batchItemFailures[0]?.itemIdentifier;
+      if (failedId === undefined) return;
+      const index = batch.findIndex((record) => record.dynamodb?.SequenceNumber === failedId);
+      remaining = index < 0 ? batch : batch.slice(index);
+    } catch (error) {
+      if (bisectBatchOnFunctionError && batch.length > 1) {
+        const half = Math.ceil(batch.length / 2);
+        await this.#invoke(batch.slice(0, half), attempt + 1);
+        await this.#invoke(batch.slice(half), attempt + 1);
+        return;
+      }
+      this.#options.logger.warn('stream batch failed', {
+        attempt,
+        errorMessage: (error as Error).message,
+      });
+    }
+    if (attempt >= maximumRetryAttempts) {
+      this.failed.push(...remaining);
+      this.#options.logger.error('stream records sent to the on-failure destination', {
+        sequenceNumbers: remaining.map((record) => record.dynamodb?.SequenceNumber),
+      });
+      return;
+    }
+    await this.#invoke(remaining, attempt + 1);
+  }
+}

@@ -1,0 +1,59 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Message, Task } from '@a2a-js/sdk';
+import type { Client } from '@a2a-js/sdk/client';
+import { ClientFactory, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import type { Model } from '../../functions/core/ports/model.js';
+import { type LocalStack, startLocalStack } from '../../functions/local/local-stack.js';
+
+/** A fetch that asserts the participant, as a client of the interim identity does. */
+const fetchAs =
+  (participantId: string): typeof fetch =>
+  (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set('X-Participant-Id', participantId);
+    return fetch(input, { ...init, headers });
+  };
+
+/** The real @a2a-js/sdk client, over HTTP, for one participant. */
+export const clientFor = async (stack: LocalStack, participantId: string): Promise<Client> =>
+  new ClientFactory({
+    transports: [new JsonRpcTransportFactory({ fetchImpl: fetchAs(participantId) })],
+  }).createFromUrl(stack.url);
+
+export const startStack = async (options: {
+  model?: Model;
+  env?: Record<string, string>;
+  dataDir?: string;
+}): Promise<LocalStack> =>
+  startLocalStack({
+    port: 0,
+    dataDir: options.dataDir,
+    model: options.model,
+    env: { TINY_HARNESS_LOG_LEVEL: 'error', ...options.env },
+  });
+
+export const temporaryDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tiny-harness-e2e-'));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+};
+
+export const asTask = (result: Message | Task): Task => {
+  if (!('status' in result)) throw new Error('expected a Task, got a Message');
+  return result;
+};
+
+/** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
+export const eventually = async <T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 15_000
+): Promise<T> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+};
