@@ -74,7 +74,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     for (const closer of closers.reverse()) await closer();
   };
   try {
-    if (options.dataDir !== undefined) mkdirSync(options.dataDir, { recursive: true });
+    if (options.dataDir !== undefined) mkdirSync(join(options.dataDir, 'dynamodb'), { recursive: true });
     const dynamo = await startDynamoDbLocal(
       options.dataDir === undefined ? {} : { dataDir: join(options.dataDir, 'dynamodb') }
     );

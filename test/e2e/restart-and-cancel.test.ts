@@ -1,0 +1,150 @@
+import { type Message, Role, TaskState } from '@a2a-js/sdk';
+import { describe, expect, it } from 'vitest';
+import type { Model, ModelRequest, ModelResponse } from '../../functions/core/ports/model.js';
+import { ScriptedModel } from '../../functions/core/testing/scripted-model.js';
+import { asTask, clientFor, eventually, startStack, temporaryDir } from '../support/local-stack.js';
+
+let counter = 0;
+const userMessage = (text: string, taskId = ''): Message => ({
+  messageId: `e2e-rc-${Date.now()}-${++counter}`,
+  contextId: '',
+  taskId,
+  role: Role.ROLE_USER,
+  parts: [
+    {
+      content: { $case: 'text', value: text },
+      metadata: undefined,
+      filename: '',
+      mediaType: 'text/plain',
+    },
+  ],
+  metadata: undefined,
+  extensions: [],
+  referenceTaskIds: [],
+});
+const send = (message: Message, returnImmediately = false) => ({
+  tenant: '',
+  message,
+  configuration: returnImmediately
+    ? { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true }
+    : undefined,
+  metadata: undefined,
+});
+
+/** A model that holds each call until the test lets it answer: a turn that is still running. */
+class GatedModel implements Model {
+  readonly inner = new ScriptedModel();
+  #arrived: Array<() => void> = [];
+  #release: Array<() => void> = [];
+  calls = 0;
+
+  arrived(): Promise<void> {
+    return this.calls > 0
+      ? Promise.resolve()
+      : new Promise((resolve) => this.#arrived.push(resolve));
+  }
+  release(): void {
+    for (const release of this.#release.splice(0)) release();
+  }
+  async invoke(request: ModelRequest): Promise<ModelResponse> {
+    this.calls += 1;
+    for (const arrived of this.#arrived.splice(0)) arrived();
+    await new Promise<void>((resolve) => this.#release.push(resolve));
+    return this.inner.invoke(request);
+  }
+}
+
+describe('the local stack across a restart, and a cancel during a turn', () => {
+  it('resumes a task parked before a restart of the local stack with the next message', async () => {
+    const data = temporaryDir();
+    try {
+      const first = await startStack({
+        dataDir: data.dir,
+        model: new ScriptedModel([{ text: 'Before the restart.' }]),
+      });
+      let taskId: string;
+      let executionName: string | undefined;
+      try {
+        const alice = await clientFor(first, 'alice');
+        const parked = asTask(await alice.sendMessage(send(userMessage('hi'))));
+        expect(parked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+        taskId = parked.id;
+        const { executions } = await first.engine.listExecutions({
+          stateMachineArn: first.stateMachineArn,
+        });
+        executionName = executions?.find((execution) => execution.name?.startsWith(taskId))?.name;
+      } finally {
+        await first.close();
+      }
+
+      const second = await startStack({
+        dataDir: data.dir,
+        model: new ScriptedModel([{ text: 'After the restart.' }]),
+      });
+      try {
+        const alice = await clientFor(second, 'alice');
+        const resumed = asTask(await alice.sendMessage(send(userMessage('still there?', taskId))));
+        expect(resumed.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+        expect(resumed.status?.message?.parts[0]?.content).toEqual({
+          $case: 'text',
+          value: 'After the restart.',
+        });
+        const { executions } = await second.engine.listExecutions({
+          stateMachineArn: second.stateMachineArn,
+        });
+        const mine = executions?.filter((execution) => execution.name?.startsWith(taskId)) ?? [];
+        expect(mine.map((execution) => execution.name)).toEqual([executionName]);
+        const history = await second.runtime.loop.store.readHistory(taskId);
+        expect(history.map((entry) => entry.kind)).toEqual([
+          'participant_message',
+          'assistant_message',
+          'participant_message',
+          'assistant_message',
+        ]);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      data.remove();
+    }
+  });
+
+  it('cuts a running turn on cancel: CANCELED at once, the execution stopped, no further model call', async () => {
+    const model = new GatedModel();
+    model.inner.push({ text: 'too late' });
+    const stack = await startStack({ model });
+    try {
+      const alice = await clientFor(stack, 'alice');
+      const started = asTask(await alice.sendMessage(send(userMessage('take your time'), true)));
+      await model.arrived();
+
+      const canceled = await alice.cancelTask({ tenant: '', id: started.id, metadata: undefined });
+      expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+      const { executions } = await stack.engine.listExecutions({
+        stateMachineArn: stack.stateMachineArn,
+      });
+      const execution = executions?.find((candidate) => candidate.name?.startsWith(started.id));
+      const stopped = await eventually(async () => {
+        const described = await stack.engine.describeExecution({
+          executionArn: execution?.executionArn ?? '',
+        });
+        return described.status === 'ABORTED' ? described : undefined;
+      });
+      expect(stopped.status).toBe('ABORTED');
+
+      model.release();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const after = await alice.getTask({ tenant: '', id: started.id });
+      expect(after.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+      expect(model.calls).toBe(1);
+      await expect(
+        alice.cancelTask({ tenant: '', id: started.id, metadata: undefined })
+      ).resolves.toMatchObject({
+        status: { state: TaskState.TASK_STATE_CANCELED },
+      });
+    } finally {
+      model.release();
+      await stack.close();
+    }
+  });
+});
