@@ -7,7 +7,7 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { Handler } from 'aws-lambda';
 import { buildApp } from '../../cdk/app.js';
 import { createTable } from '../adapters/dynamodb/create-table.js';
-import { buildRuntime, type Runtime } from '../composition/runtime.js';
+import { buildRuntime, type Runtime, type RuntimeOverrides } from '../composition/runtime.js';
 import { readRuntimeConfig } from '../composition/runtime-config.js';
 import type { Model } from '../core/ports/model.js';
 import { createA2aHandler } from '../handlers/a2a.js';
@@ -37,6 +37,8 @@ export interface LocalStackOptions {
   env?: Record<string, string | undefined>;
   /** A model object instead of the configured provider (tests). */
   model?: Model | undefined;
+  /** Observe the runtime's DynamoDB commands (the benchmark); default off. */
+  onDynamoDbCommand?: RuntimeOverrides['onDynamoDbCommand'];
 }
 
 export interface LocalStack {
@@ -103,10 +105,12 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       AWS_REGION: 'us-east-1',
       ...options.env,
     });
-    const runtime = buildRuntime(
-      config,
-      options.model === undefined ? {} : { model: options.model }
-    );
+    const runtime = buildRuntime(config, {
+      ...(options.model === undefined ? {} : { model: options.model }),
+      ...(options.onDynamoDbCommand === undefined
+        ? {}
+        : { onDynamoDbCommand: options.onDynamoDbCommand }),
+    });
     const dynamodb = new DynamoDBClient(localDynamoDbClientConfig(dynamo.endpoint));
     await createTable(dynamodb, TABLE_NAME, { ifNotExists: true });
 

@@ -1,0 +1,58 @@
+/**
+ * The deployment's configuration, from CDK context (`cdk.json` defaults, `-c key=value` on the
+ * command line, or `buildApp({ context })` in-process). Validated at synthesis so a bad value
+ * fails `cdk synth`, not a Lambda cold start in the cloud.
+ */
+import type { Construct } from 'constructs';
+import { z } from 'zod';
+import { RuntimeConfigSchema } from '../functions/composition/runtime-config.js';
+
+/** The defaults `cdk.json` repeats (a test keeps the two equal). */
+export const DEFAULT_CONTEXT = {
+  stage: 'dev',
+  modelProvider: 'demo',
+  model: '',
+  logLevel: 'info',
+  turnsPerGeneration: 200,
+  parkTimeoutDays: 7,
+} as const;
+
+// `-c key=value` always arrives as a string: numbers are coerced.
+const positiveInt = z.coerce.number().int().positive();
+
+const HarnessConfigSchema = z.object({
+  /**
+   * The API Gateway stage and the stack-name suffix (`TinyHarness-<stage>`; the state machine is
+   * `<stack>-turns`, at most 80 characters): letters, digits and "-".
+   */
+  stage: z.string().regex(/^[A-Za-z0-9-]{1,40}$/, 'letters, digits and "-", at most 40'),
+  // The runtime's own schema is the source of truth for what a Lambda accepts at cold start.
+  modelProvider: RuntimeConfigSchema.shape.TINY_HARNESS_MODEL_PROVIDER,
+  model: z.string(),
+  logLevel: RuntimeConfigSchema.shape.TINY_HARNESS_LOG_LEVEL,
+  turnsPerGeneration: positiveInt,
+  /**
+   * How long a parked execution waits before it renews itself. The local interpreter's timers
+   * overflow past 24.8 days and a Standard execution lives at most a year, so keep it well
+   * inside both.
+   */
+  parkTimeoutDays: positiveInt.max(24),
+});
+
+export type HarnessConfig = z.infer<typeof HarnessConfigSchema>;
+
+export type ContextKey = keyof typeof DEFAULT_CONTEXT;
+
+export const readHarnessConfig = (scope: Construct): HarnessConfig => {
+  const raw = Object.fromEntries(
+    Object.entries(DEFAULT_CONTEXT).map(([key, fallback]) => [
+      key,
+      scope.node.tryGetContext(key) ?? fallback,
+    ])
+  );
+  const parsed = HarnessConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new Error(`invalid CDK context: ${z.prettifyError(parsed.error)}`);
+  }
+  return parsed.data;
+};

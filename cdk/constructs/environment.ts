@@ -1,0 +1,15 @@
+/**
+ * The environment variables the stack sets on every Lambda; `functions/composition/
+ * runtime-config.ts` reads (and validates) the same names at cold start.
+ */
+export const ENV = {
+  table: 'TINY_HARNESS_TABLE',
+  stateMachineArn: 'TINY_HARNESS_STATE_MACHINE_ARN',
+  logLevel: 'TINY_HARNESS_LOG_LEVEL',
+  modelProvider: 'TINY_HARNESS_MODEL_PROVIDER',
+  model: 'TINY_HARNESS_MODEL',
+  turnsPerGeneration: 'TINY_HARNESS_TURNS_PER_GENERATION',
+  stage: 'TINY_HARNESS_STAGE',
+  /** The public base URL the agent card advertises (A2A function only). */
+  baseUrl: 'TINY_HARNESS_BASE_URL',
+} as const;

@@ -1,0 +1,150 @@
+/**
+ * The one way this project makes a Lambda (conventions §5.11, after Powertools'
+ * function-with-logstream construct): Node 22 on ARM, an ESM bundle built by the local esbuild
+ * (never Docker), source maps on, X-Ray on, its own log group and a role that may write only to
+ * that log group until a `bind…` call grants more.
+ */
+import { fileURLToPath } from 'node:url';
+import type { Duration } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { ENV } from './environment.js';
+import { acknowledge, wildcardResourceFinding } from './nag.js';
+import type { TurnMachineArns } from './turn-machine-arns.js';
+
+const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** A handler module under functions/handlers, by path: CDK bundles it, we never import it. */
+export const handlerEntry = (name: string): string =>
+  fileURLToPath(new URL(`../../functions/handlers/${name}.ts`, import.meta.url));
+
+/**
+ * ESM bundles have no `require`; some dependencies still call it for Node built-ins. The alias
+ * keeps the banner's import from clashing with a bundled `createRequire` import.
+ */
+const ESM_REQUIRE_BANNER =
+  "import { createRequire as __thCreateRequire } from 'node:module'; const require = __thCreateRequire(import.meta.url);";
+
+export interface HarnessFunctionProps {
+  /** Absolute path of the handler module (see `handlerEntry`); it must export `handler`. */
+  readonly entry: string;
+  readonly description: string;
+  readonly timeout: Duration;
+  readonly environment?: Record<string, string>;
+  /** @default 512 */
+  readonly memorySize?: number;
+  /** @default one month */
+  readonly logRetention?: RetentionDays;
+}
+
+export class HarnessFunction extends NodejsFunction {
+  constructor(scope: Construct, id: string, props: HarnessFunctionProps) {
+    // Created beside the function (not inside it): the function's props need them first.
+    const logGroup = new LogGroup(scope, `${id}Logs`, {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+    });
+    // Our own role instead of AWSLambdaBasicExecutionRole, whose logs:* on every log group is
+    // more than a function with one known log group needs.
+    const role = new Role(scope, `${id}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `${props.description} (execution role)`,
+    });
+    super(scope, id, {
+      entry: props.entry,
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
+      description: props.description,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout,
+      tracing: Tracing.ACTIVE,
+      logGroup,
+      role,
+      environment: {
+        // Stack traces point at the TypeScript sources, through the bundle's source map.
+        NODE_OPTIONS: '--enable-source-maps',
+        ...props.environment,
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_BANNER,
+        minify: true,
+        sourceMap: true,
+        // Error names survive minification: Step Functions Retry/Catch match on them.
+        keepNames: true,
+        // Ship the SDK versions the tests ran against, not whatever the runtime carries.
+        bundleAwsSDK: true,
+        externalModules: [],
+        forceDockerBundling: false,
+      },
+    });
+    logGroup.grantWrite(role);
+    acknowledge(
+      this,
+      'AwsSolutions-L1',
+      'Node.js 22 is the runtime the project pins (esbuild target node22, the local runtime, CI); a newer runtime is a deliberate upgrade with its own test run, not a silent default.'
+    );
+    acknowledge(
+      role,
+      'AwsSolutions-IAM5[Resource::*]',
+      'The only "*" resource is X-Ray tracing (xray:PutTraceSegments, xray:PutTelemetryRecords), which supports no resource-level permissions; the harness-stack test fails on any other.'
+    );
+  }
+
+  /** Names the table in the environment and grants exactly the access asked for. */
+  bindTable(options: { table: ITableV2; access: 'read' | 'readWrite' }): void {
+    this.addEnvironment(ENV.table, options.table.tableName);
+    if (options.access === 'read') options.table.grantReadData(this);
+    else options.table.grantReadWriteData(this);
+    if (this.role) {
+      acknowledge(
+        this.role,
+        wildcardResourceFinding(this, `${options.table.tableArn}/index/*`),
+        "The table's own global secondary indexes (by_context, by_participant; KEYS_ONLY): index ARNs are <table ARN>/index/<name>, and the grant names no other table."
+      );
+    }
+  }
+
+  /**
+   * Names the turn state machine in the environment. `drive`: start executions and answer task
+   * tokens (every handler). `manage`: also stop and describe executions (cutting a turn).
+   */
+  bindTurnMachine(options: { arns: TurnMachineArns; access: 'drive' | 'manage' }): void {
+    const { arns } = options;
+    this.addEnvironment(ENV.stateMachineArn, arns.stateMachineArn);
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: [
+          'states:StartExecution',
+          'states:SendTaskSuccess',
+          'states:SendTaskFailure',
+          'states:SendTaskHeartbeat',
+        ],
+        resources: [arns.stateMachineArn],
+      })
+    );
+    if (options.access === 'manage') {
+      this.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['states:StopExecution', 'states:DescribeExecution'],
+          resources: [arns.executionArnPattern],
+        })
+      );
+      if (this.role) {
+        acknowledge(
+          this.role,
+          wildcardResourceFinding(this, arns.executionArnPattern),
+          "Execution names are per task and generation, known only at run time; the pattern covers executions of this stack's turn state machine and no other."
+        );
+      }
+    }
+  }
+}

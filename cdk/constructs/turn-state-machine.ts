@@ -1,0 +1,254 @@
+/**
+ * The turn loop as states (DESIGN §3): the machine routes, the core decides. Every Task calls
+ * TurnStepFunction with one operation and references only; the function answers
+ * `{ ref, route }` and "Route Turn" follows `route.next`.
+ *
+ * JSONPath on purpose (no JSONata, no variables): the local interpreter runs this very
+ * definition and cannot run JSONata.
+ */
+import { Duration } from 'aws-cdk-lib';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import {
+  Choice,
+  Condition,
+  DefinitionBody,
+  Fail,
+  IntegrationPattern,
+  JitterType,
+  JsonPath,
+  LogLevel,
+  Map as MapState,
+  type State,
+  StateMachine,
+  StateMachineType,
+  Succeed,
+  TaskInput,
+  Timeout,
+} from 'aws-cdk-lib/aws-stepfunctions';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import { Construct } from 'constructs';
+import { RETRYABLE_ERROR_NAMES } from '../../functions/core/errors.js';
+import type { RouteName } from '../../functions/core/loop/route.schema.js';
+import { acknowledge, wildcardResourceFinding } from './nag.js';
+
+export const STATE_NAMES = {
+  drainInbox: 'Drain Inbox',
+  routeTurn: 'Route Turn',
+  assembleContext: 'Assemble Context',
+  invokeModel: 'Invoke Model',
+  executeToolCalls: 'Execute Tool Calls',
+  executeToolCall: 'Execute Tool Call',
+  finishTurn: 'Finish Turn',
+  park: 'Park',
+  renewExecution: 'Renew Execution',
+  renewed: 'Renewed',
+  taskEnded: 'Task Ended',
+  superseded: 'Superseded',
+  unknownRoute: 'Unknown Route',
+  failTask: 'Fail Task',
+  failed: 'Failed',
+} as const;
+
+/** The error the execution fails with when a step failed for good. */
+export const TASK_FAILED_ERROR = 'TaskFailed';
+
+const ERROR_PATH = '$.error';
+const ref = () => JsonPath.objectAt('$.ref');
+
+export interface TurnStateMachineProps {
+  /** TurnStepFunction: every Task state invokes it. */
+  readonly handler: IFunction;
+  /** Fixed, so the functions can know the ARN without a reference (see turn-machine-arns.ts). */
+  readonly stateMachineName: string;
+  /** How long "Park" waits for a token before the execution renews itself. */
+  readonly parkTimeout: Duration;
+  /** @default one month */
+  readonly logRetention?: RetentionDays;
+}
+
+export class TurnStateMachine extends Construct {
+  readonly stateMachine: StateMachine;
+  readonly logGroup: LogGroup;
+
+  readonly #handler: IFunction;
+
+  constructor(scope: Construct, id: string, props: TurnStateMachineProps) {
+    super(scope, id);
+    this.#handler = props.handler;
+
+    const failTask = this.#failTask();
+    const renewExecution = this.#step(STATE_NAMES.renewExecution, { op: 'renew', ref: ref() });
+    renewExecution.next(new Succeed(this, STATE_NAMES.renewed));
+
+    const drainInbox = this.#step(STATE_NAMES.drainInbox, { op: 'drain', ref: ref() });
+    const routeTurn = new Choice(this, STATE_NAMES.routeTurn);
+    const assemble = this.#step(STATE_NAMES.assembleContext, { op: 'assemble', ref: ref() });
+    const invokeModel = this.#step(STATE_NAMES.invokeModel, { op: 'invoke_model', ref: ref() });
+    const finish = this.#step(STATE_NAMES.finishTurn, { op: 'finish', ref: ref() });
+    const executeTools = this.#executeToolCalls();
+    const park = this.#park(props.parkTimeout, renewExecution);
+
+    for (const task of [drainInbox, assemble, invokeModel, finish, park, renewExecution]) {
+      task.addCatch(failTask, { errors: ['States.ALL'], resultPath: ERROR_PATH });
+    }
+    executeTools.addCatch(failTask, { errors: ['States.ALL'], resultPath: ERROR_PATH });
+
+    drainInbox.next(routeTurn);
+    assemble.next(routeTurn);
+    invokeModel.next(routeTurn);
+    finish.next(routeTurn);
+    executeTools.next(drainInbox);
+    park.next(drainInbox);
+
+    const targets: Record<RouteName, State> = {
+      assemble,
+      invoke_model: invokeModel,
+      execute_tools: executeTools,
+      drain: drainInbox,
+      finish,
+      park,
+      renew: renewExecution,
+      end: new Succeed(this, STATE_NAMES.taskEnded),
+      superseded: new Succeed(this, STATE_NAMES.superseded, {
+        comment: 'A newer generation owns the task; this execution stops quietly.',
+      }),
+    };
+    for (const [route, target] of Object.entries(targets)) {
+      routeTurn.when(Condition.stringEquals('$.route.next', route), target);
+    }
+    routeTurn.otherwise(
+      new Fail(this, STATE_NAMES.unknownRoute, {
+        error: 'UnknownRoute',
+        cause: 'The turn step returned a route.next this state machine does not know.',
+      })
+    );
+
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+    });
+    this.stateMachine = new StateMachine(this, 'StateMachine', {
+      stateMachineName: props.stateMachineName,
+      stateMachineType: StateMachineType.STANDARD,
+      definitionBody: DefinitionBody.fromChainable(drainInbox),
+      // Execution data stays out of the logs: the history already has it, and payloads are
+      // references anyway. Auditors read the execution history (docs/deploy.md).
+      logs: { destination: this.logGroup, level: LogLevel.ALL, includeExecutionData: false },
+      tracingEnabled: true,
+    });
+    this.#acknowledgeFindings();
+  }
+
+  #acknowledgeFindings(): void {
+    const role = this.stateMachine.role;
+    acknowledge(
+      role,
+      wildcardResourceFinding(this, `${this.#handler.functionArn}:*`),
+      "CDK's LambdaInvoke grants the turn-step function and its versions and aliases (<function ARN>:*); the state machine invokes no other function."
+    );
+    acknowledge(
+      role,
+      'AwsSolutions-IAM5[Resource::*]',
+      'Step Functions log delivery (logs:CreateLogDelivery and related) and X-Ray tracing support no resource-level permissions; AWS documents "*" for both.'
+    );
+  }
+
+  /** A routing step: one operation on TurnStepFunction whose `{ ref, route }` replaces the state. */
+  #step(name: string, payload: Record<string, unknown>): LambdaInvoke {
+    return withRetries(
+      new LambdaInvoke(this, name, {
+        lambdaFunction: this.#handler,
+        payload: TaskInput.fromObject(payload),
+        payloadResponseOnly: true,
+        resultPath: JsonPath.entirePayload,
+      })
+    );
+  }
+
+  /**
+   * One Map iteration per tool call, one at a time (calls apply in order), so each call is its
+   * own entry in the execution history. The iterations' results live in the store: discarded.
+   */
+  #executeToolCalls(): MapState {
+    const executeToolCall = withRetries(
+      new LambdaInvoke(this, STATE_NAMES.executeToolCall, {
+        lambdaFunction: this.#handler,
+        payload: TaskInput.fromObject({ op: 'execute_tool', call: JsonPath.objectAt('$') }),
+        payloadResponseOnly: true,
+      })
+    );
+    // A failing iteration fails the Map; the Map's Catch (not the iteration's) reaches Fail Task.
+    return new MapState(this, STATE_NAMES.executeToolCalls, {
+      itemsPath: JsonPath.stringAt('$.route.calls'),
+      maxConcurrency: 1,
+      resultPath: JsonPath.DISCARD,
+    }).itemProcessor(executeToolCall);
+  }
+
+  /**
+   * Waits on a task token: the Lambda stores the token on the task; whoever wakes the task
+   * answers it. Nobody heartbeats a person, so HeartbeatSeconds only bounds the wait like the
+   * timeout does: ASL requires it strictly smaller than TimeoutSeconds, so it is one minute
+   * less, and it is the one that fires. Either expiry renews the execution, so a long wait
+   * continues in a fresh one (and a fresh 25,000-event history).
+   */
+  #park(timeout: Duration, renewExecution: LambdaInvoke): LambdaInvoke {
+    const park = withRetries(
+      new LambdaInvoke(this, STATE_NAMES.park, {
+        lambdaFunction: this.#handler,
+        integrationPattern: IntegrationPattern.WAIT_FOR_TASK_TOKEN,
+        payload: TaskInput.fromObject({
+          op: 'park',
+          ref: ref(),
+          subState: JsonPath.stringAt('$.route.subState'),
+          token: JsonPath.taskToken,
+        }),
+        resultPath: JsonPath.DISCARD,
+        taskTimeout: Timeout.duration(timeout),
+        heartbeatTimeout: Timeout.duration(timeout.minus(Duration.minutes(1))),
+      })
+    );
+    park.addCatch(renewExecution, {
+      errors: ['States.Timeout', 'States.HeartbeatTimeout'],
+      resultPath: ERROR_PATH,
+    });
+    return park;
+  }
+
+  /** Records the failure on the task, then fails the execution. It has no Catch of its own. */
+  #failTask(): LambdaInvoke {
+    const failTask = withRetries(
+      new LambdaInvoke(this, STATE_NAMES.failTask, {
+        lambdaFunction: this.#handler,
+        payload: TaskInput.fromObject({
+          op: 'fail',
+          ref: ref(),
+          error: JsonPath.objectAt(ERROR_PATH),
+        }),
+        payloadResponseOnly: true,
+        // Keep `$.error` for the Fail state's cause.
+        resultPath: JsonPath.DISCARD,
+      })
+    );
+    failTask.next(
+      new Fail(this, STATE_NAMES.failed, { error: TASK_FAILED_ERROR, causePath: '$.error.Cause' })
+    );
+    return failTask;
+  }
+}
+
+/**
+ * Transient core errors (a lost optimistic write, a throttled model) retry with capped, jittered
+ * backoff; CDK has already added the Lambda service-exception retry.
+ */
+const withRetries = (task: LambdaInvoke): LambdaInvoke => {
+  task.addRetry({
+    errors: [...RETRYABLE_ERROR_NAMES],
+    interval: Duration.seconds(1),
+    backoffRate: 2,
+    maxAttempts: 5,
+    jitterStrategy: JitterType.FULL,
+    maxDelay: Duration.seconds(60),
+  });
+  return task;
+};

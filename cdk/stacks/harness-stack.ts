@@ -1,0 +1,129 @@
+/**
+ * Everything one deployment of tiny-harness is: the task table, the three Lambdas, the turn
+ * state machine, the stream consumer, the A2A API and the alarms.
+ *
+ * Construct ids of the table and the functions are fixed: the local runtime finds the
+ * functions in the synthesized template by them (`TaskTable`, `TurnStepFunction`,
+ * `StreamFunction`, `A2aFunction`).
+ */
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { type HarnessConfig, readHarnessConfig } from '../config.js';
+import { A2aApi } from '../constructs/a2a-api.js';
+import { HarnessAlarms } from '../constructs/alarms.js';
+import { ENV } from '../constructs/environment.js';
+import { HarnessFunction, handlerEntry } from '../constructs/harness-function.js';
+import { StreamConsumer } from '../constructs/stream-consumer.js';
+import { TaskTable } from '../constructs/task-table.js';
+import { turnMachineArns, turnMachineName } from '../constructs/turn-machine-arns.js';
+import { TurnStateMachine } from '../constructs/turn-state-machine.js';
+
+export const CONSTRUCT_IDS = {
+  table: 'TaskTable',
+  turnStepFunction: 'TurnStepFunction',
+  streamFunction: 'StreamFunction',
+  a2aFunction: 'A2aFunction',
+  turnStateMachine: 'TurnStateMachine',
+  api: 'A2aApi',
+  streamConsumer: 'StreamConsumer',
+  alarms: 'Alarms',
+} as const;
+
+export interface HarnessStackProps extends StackProps {
+  /** @default read from CDK context (see cdk/config.ts) */
+  readonly config?: HarnessConfig;
+}
+
+export class HarnessStack extends Stack {
+  readonly config: HarnessConfig;
+  readonly table: TaskTable;
+  readonly turnStepFunction: HarnessFunction;
+  readonly streamFunction: HarnessFunction;
+  readonly a2aFunction: HarnessFunction;
+  readonly turnMachine: TurnStateMachine;
+  readonly api: A2aApi;
+  readonly alarms: HarnessAlarms;
+
+  constructor(scope: Construct, id: string, props: HarnessStackProps = {}) {
+    super(scope, id, props);
+    const config = props.config ?? readHarnessConfig(this);
+    this.config = config;
+
+    this.table = new TaskTable(this, CONSTRUCT_IDS.table, {
+      deletionProtection: config.stage === 'prod',
+    });
+    const arns = turnMachineArns(this, turnMachineName(this));
+    const environment = {
+      [ENV.logLevel]: config.logLevel,
+      [ENV.modelProvider]: config.modelProvider,
+      [ENV.model]: config.model,
+      [ENV.turnsPerGeneration]: String(config.turnsPerGeneration),
+      [ENV.stage]: config.stage,
+    };
+
+    this.turnStepFunction = new HarnessFunction(this, CONSTRUCT_IDS.turnStepFunction, {
+      entry: handlerEntry('turn-step'),
+      description: 'tiny-harness: one step of a turn (the turn state machine calls it)',
+      // A model call is the longest step.
+      timeout: Duration.minutes(5),
+      environment,
+    });
+    this.streamFunction = new HarnessFunction(this, CONSTRUCT_IDS.streamFunction, {
+      entry: handlerEntry('stream'),
+      description: "tiny-harness: tells a parent task of its children's changes",
+      timeout: Duration.minutes(1),
+      environment,
+    });
+    this.a2aFunction = new HarnessFunction(this, CONSTRUCT_IDS.a2aFunction, {
+      entry: handlerEntry('a2a'),
+      description: 'tiny-harness: the A2A endpoint',
+      // API Gateway's own integration timeout is 29 s.
+      timeout: Duration.seconds(30),
+      environment,
+    });
+
+    for (const fn of [this.turnStepFunction, this.streamFunction, this.a2aFunction]) {
+      fn.bindTable({ table: this.table, access: 'readWrite' });
+    }
+    // The turn step renews (starts the next generation) and starts sub-tasks; the stream
+    // function wakes parents; the A2A function starts tasks, wakes them, and cuts turns.
+    this.turnStepFunction.bindTurnMachine({ arns, access: 'drive' });
+    this.streamFunction.bindTurnMachine({ arns, access: 'drive' });
+    this.a2aFunction.bindTurnMachine({ arns, access: 'manage' });
+
+    this.turnMachine = new TurnStateMachine(this, CONSTRUCT_IDS.turnStateMachine, {
+      handler: this.turnStepFunction,
+      stateMachineName: arns.stateMachineName,
+      parkTimeout: Duration.days(config.parkTimeoutDays),
+    });
+
+    const consumer = new StreamConsumer(this, CONSTRUCT_IDS.streamConsumer, {
+      table: this.table,
+      handler: this.streamFunction,
+    });
+
+    this.api = new A2aApi(this, CONSTRUCT_IDS.api, {
+      handler: this.a2aFunction,
+      stageName: config.stage,
+    });
+    this.a2aFunction.addEnvironment(ENV.baseUrl, this.api.baseUrl);
+
+    this.alarms = new HarnessAlarms(this, CONSTRUCT_IDS.alarms, {
+      stateMachine: this.turnMachine.stateMachine,
+      streamFailureQueue: consumer.failureQueue,
+    });
+
+    new CfnOutput(this, 'ApiUrl', {
+      value: this.api.restApi.url,
+      description: 'A2A endpoint (JSON-RPC at /, agent card at /.well-known/agent-card.json)',
+    });
+    new CfnOutput(this, 'TableName', { value: this.table.tableName });
+    new CfnOutput(this, 'StateMachineArn', {
+      value: this.turnMachine.stateMachine.stateMachineArn,
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.alarms.topic.topicArn,
+      description: 'Subscribe to hear of failed executions and stream batches that gave up',
+    });
+  }
+}

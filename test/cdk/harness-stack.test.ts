@@ -1,0 +1,439 @@
+import { readFileSync } from 'node:fs';
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { buildApp } from '../../cdk/app.js';
+import { DEFAULT_CONTEXT } from '../../cdk/config.js';
+import { ENV } from '../../cdk/constructs/environment.js';
+import {
+  ATTR,
+  INDEX_BY_CONTEXT,
+  INDEX_BY_PARTICIPANT,
+  SORT_KEY_VALUE,
+} from '../../functions/adapters/dynamodb/table.js';
+import {
+  flatten,
+  logicalIdAt,
+  resourceAt,
+  statementsOfRole,
+  synthHarness,
+  TEST_STACK_NAME,
+  TEST_STAGE,
+} from './support/synth.js';
+
+const { template } = synthHarness();
+
+const STATE_MACHINE_NAME = `${TEST_STACK_NAME}-turns`;
+const STATE_MACHINE_ARN = `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:stateMachine:${STATE_MACHINE_NAME}`;
+const EXECUTION_ARNS = `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${STATE_MACHINE_NAME}:*`;
+
+const tableId = logicalIdAt(template, 'TaskTable');
+const functionIds = {
+  turnStep: logicalIdAt(template, 'TurnStepFunction'),
+  stream: logicalIdAt(template, 'StreamFunction'),
+  a2a: logicalIdAt(template, 'A2aFunction'),
+};
+const queueId = logicalIdAt(template, 'StreamConsumer/FailureQueue');
+
+describe('configuration', () => {
+  it('cdk.json carries the same context defaults as cdk/config.ts', () => {
+    const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8'));
+    expect(cdkJson.app).toBe('npx tsx cdk/bin/app.ts');
+    expect(cdkJson.context).toMatchObject(DEFAULT_CONTEXT);
+  });
+
+  it('refuses a bad context value at synthesis', () => {
+    expect(() => buildApp({ bundle: false, context: { stage: 'no spaces' } })).toThrow(/stage/);
+    expect(() => buildApp({ bundle: false, context: { modelProvider: 'nope' } })).toThrow(
+      /modelProvider/
+    );
+    expect(() => buildApp({ bundle: false, context: { turnsPerGeneration: '0' } })).toThrow(
+      /turnsPerGeneration/
+    );
+  });
+
+  it('takes -c values as the strings the CLI passes', () => {
+    const { stack } = buildApp({
+      bundle: false,
+      context: { stage: 'prod', turnsPerGeneration: '300', parkTimeoutDays: '3' },
+    });
+    expect(stack.stackName).toBe('TinyHarness-prod');
+    expect(stack.config).toMatchObject({ turnsPerGeneration: 300, parkTimeoutDays: 3 });
+  });
+});
+
+describe('task table', () => {
+  it('is on-demand, with point-in-time recovery, TTL and a NEW_AND_OLD_IMAGES stream', () => {
+    template.hasResource('AWS::DynamoDB::GlobalTable', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({
+        BillingMode: 'PAY_PER_REQUEST',
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+        TimeToLiveSpecification: { AttributeName: ATTR.expiresAt, Enabled: true },
+        Replicas: [
+          Match.objectLike({
+            PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          }),
+        ],
+      }),
+    });
+    expect(tableId).toMatch(/^TaskTable/);
+  });
+
+  it('has the by_context and by_participant indexes (KEYS_ONLY)', () => {
+    const indexes = resourceAt(template, 'TaskTable').Properties?.GlobalSecondaryIndexes;
+    expect(indexes).toEqual([
+      {
+        IndexName: INDEX_BY_CONTEXT,
+        KeySchema: [
+          { AttributeName: ATTR.ctxPk, KeyType: 'HASH' },
+          { AttributeName: ATTR.ctxSk, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'KEYS_ONLY' },
+      },
+      {
+        IndexName: INDEX_BY_PARTICIPANT,
+        KeySchema: [
+          { AttributeName: ATTR.partPk, KeyType: 'HASH' },
+          { AttributeName: ATTR.partSk, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'KEYS_ONLY' },
+      },
+    ]);
+  });
+});
+
+describe('stream consumer', () => {
+  const mapping = () => {
+    const mappings = template.findResources('AWS::Lambda::EventSourceMapping');
+    expect(Object.keys(mappings)).toHaveLength(1);
+    return Object.values(mappings)[0]!.Properties as Record<string, unknown>;
+  };
+
+  it('reads the table stream into StreamFunction with bounded retries and bisection', () => {
+    expect(mapping()).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': [tableId, 'StreamArn'] },
+      FunctionName: { Ref: functionIds.stream },
+      StartingPosition: 'LATEST',
+      BatchSize: 10,
+      MaximumRetryAttempts: 3,
+      BisectBatchOnFunctionError: true,
+      MaximumRecordAgeInSeconds: 3600,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } } },
+    });
+  });
+
+  it('passes only inserted or modified task records of tasks with a parent', () => {
+    const filters = (mapping().FilterCriteria as { Filters: { Pattern: string }[] }).Filters;
+    expect(filters.map((filter) => JSON.parse(filter.Pattern))).toEqual([
+      {
+        eventName: ['INSERT', 'MODIFY'],
+        dynamodb: {
+          NewImage: {
+            sk: { S: [SORT_KEY_VALUE.task] },
+            [ATTR.parentId]: { S: [{ exists: true }] },
+          },
+        },
+      },
+    ]);
+  });
+
+  it('sends failed batches to an encrypted, TLS-only queue', () => {
+    expect(resourceAt(template, 'StreamConsumer/FailureQueue').Properties).toMatchObject({
+      SqsManagedSseEnabled: true,
+    });
+    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: queueId }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Deny',
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          }),
+        ]),
+      },
+    });
+  });
+});
+
+describe('functions', () => {
+  const cases = [
+    { id: 'TurnStepFunction', logicalId: functionIds.turnStep, timeout: 300 },
+    { id: 'StreamFunction', logicalId: functionIds.stream, timeout: 60 },
+    { id: 'A2aFunction', logicalId: functionIds.a2a, timeout: 30 },
+  ];
+
+  it.each(cases)('$id: Node 22 on arm64, ESM, traced, 512 MB, its own log group', (c) => {
+    const properties = resourceAt(template, c.id).Properties!;
+    expect(properties).toMatchObject({
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      MemorySize: 512,
+      Timeout: c.timeout,
+      TracingConfig: { Mode: 'Active' },
+      LoggingConfig: { LogGroup: { Ref: logicalIdAt(template, `${c.id}Logs`) } },
+      Role: { 'Fn::GetAtt': [logicalIdAt(template, `${c.id}Role`), 'Arn'] },
+    });
+    template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+  });
+
+  it.each(cases)('$id: configured through the environment', (c) => {
+    const variables = (
+      resourceAt(template, c.id).Properties!.Environment as { Variables: Record<string, unknown> }
+    ).Variables;
+    expect(variables).toMatchObject({
+      NODE_OPTIONS: '--enable-source-maps',
+      [ENV.table]: { Ref: tableId },
+      [ENV.logLevel]: DEFAULT_CONTEXT.logLevel,
+      [ENV.modelProvider]: DEFAULT_CONTEXT.modelProvider,
+      [ENV.model]: DEFAULT_CONTEXT.model,
+      [ENV.turnsPerGeneration]: String(DEFAULT_CONTEXT.turnsPerGeneration),
+      [ENV.stage]: TEST_STAGE,
+    });
+    // Computed from the fixed name: a reference to the state machine would be a cycle.
+    expect(flatten(variables[ENV.stateMachineArn])).toBe(STATE_MACHINE_ARN);
+  });
+
+  it('tells the A2A function its public base URL without a reference cycle', () => {
+    const variables = (
+      resourceAt(template, 'A2aFunction').Properties!.Environment as {
+        Variables: Record<string, unknown>;
+      }
+    ).Variables;
+    expect(flatten(variables[ENV.baseUrl])).toBe(
+      `https://<${logicalIdAt(template, 'A2aApi/RestApi')}>.execute-api.<AWS::Region>.<AWS::URLSuffix>/${TEST_STAGE}`
+    );
+  });
+});
+
+describe('IAM (least privilege)', () => {
+  const TABLE = `<${tableId}.Arn>`;
+  const TABLE_INDEXES = `<${tableId}.Arn>/index/*`;
+  const XRAY = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
+
+  const roleOf = (id: string) => logicalIdAt(template, `${id}Role`);
+
+  /** What every function may do: write its logs, trace, use the table, drive the machine. */
+  const common = (id: string) => [
+    { effect: 'Allow', actions: XRAY, resources: ['*'] },
+    {
+      effect: 'Allow',
+      actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      resources: [`<${logicalIdAt(template, `${id}Logs`)}.Arn>`],
+    },
+    {
+      effect: 'Allow',
+      actions: expect.arrayContaining([
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:Query',
+        'dynamodb:BatchGetItem',
+        'dynamodb:ConditionCheckItem',
+      ]),
+      resources: [TABLE, TABLE_INDEXES],
+    },
+    {
+      effect: 'Allow',
+      actions: [
+        'states:SendTaskFailure',
+        'states:SendTaskHeartbeat',
+        'states:SendTaskSuccess',
+        'states:StartExecution',
+      ],
+      resources: [STATE_MACHINE_ARN],
+    },
+  ];
+
+  it('turn step: table, its logs, X-Ray, start and answer executions', () => {
+    const statements = statementsOfRole(template, roleOf('TurnStepFunction'));
+    expect(statements).toEqual(expect.arrayContaining(common('TurnStepFunction')));
+    expect(statements.flatMap((s) => s.actions)).not.toContain('states:StopExecution');
+  });
+
+  it('stream: also reads the stream and writes its failure queue', () => {
+    const statements = statementsOfRole(template, roleOf('StreamFunction'));
+    expect(statements).toEqual(
+      expect.arrayContaining([
+        ...common('StreamFunction'),
+        {
+          effect: 'Allow',
+          actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
+          resources: [`<${tableId}.StreamArn>`],
+        },
+        {
+          effect: 'Allow',
+          actions: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'],
+          resources: [`<${queueId}.Arn>`],
+        },
+      ])
+    );
+  });
+
+  it('A2A: also stops and describes executions of this machine only', () => {
+    const statements = statementsOfRole(template, roleOf('A2aFunction'));
+    expect(statements).toEqual(
+      expect.arrayContaining([
+        ...common('A2aFunction'),
+        {
+          effect: 'Allow',
+          actions: ['states:DescribeExecution', 'states:StopExecution'],
+          resources: [EXECUTION_ARNS],
+        },
+      ])
+    );
+  });
+
+  it('grants "*" only for X-Ray and Step Functions log delivery, which have no resource ARNs', () => {
+    const roles = Object.keys(template.findResources('AWS::IAM::Role'));
+    const wildcard = roles
+      .flatMap((role) => statementsOfRole(template, role))
+      .filter((statement) => statement.resources.includes('*'));
+    expect(wildcard.length).toBeGreaterThan(0);
+    for (const statement of wildcard) {
+      for (const action of statement.actions) {
+        expect(action).toMatch(
+          /^(xray:(PutTraceSegments|PutTelemetryRecords|GetSamplingRules|GetSamplingTargets)|logs:(CreateLogDelivery|GetLogDelivery|UpdateLogDelivery|DeleteLogDelivery|ListLogDeliveries|PutResourcePolicy|DescribeResourcePolicies|DescribeLogGroups))$/
+        );
+      }
+    }
+  });
+
+  it('the state machine invokes only TurnStepFunction', () => {
+    const role = logicalIdAt(template, 'TurnStateMachine/StateMachine/Role');
+    const invoke = statementsOfRole(template, role).filter((s) =>
+      s.actions.includes('lambda:InvokeFunction')
+    );
+    expect(invoke).toEqual([
+      {
+        effect: 'Allow',
+        actions: ['lambda:InvokeFunction'],
+        resources: [`<${functionIds.turnStep}.Arn>`, `<${functionIds.turnStep}.Arn>:*`],
+      },
+    ]);
+  });
+
+  it('uses no AWS managed policy but the API Gateway logging role', () => {
+    const withManaged = Object.entries(template.findResources('AWS::IAM::Role')).filter(
+      ([, role]) => role.Properties?.ManagedPolicyArns !== undefined
+    );
+    expect(withManaged.map(([id]) => id)).toEqual([
+      logicalIdAt(template, 'A2aApi/RestApi/CloudWatchRole'),
+    ]);
+  });
+});
+
+describe('turn state machine', () => {
+  it('is a Standard machine with a fixed name, full logging without data, and tracing', () => {
+    const properties = resourceAt(template, 'TurnStateMachine/StateMachine').Properties!;
+    expect(properties).toMatchObject({
+      StateMachineName: STATE_MACHINE_NAME,
+      StateMachineType: 'STANDARD',
+      LoggingConfiguration: {
+        Level: 'ALL',
+        IncludeExecutionData: false,
+        Destinations: [
+          {
+            CloudWatchLogsLogGroup: {
+              LogGroupArn: {
+                'Fn::GetAtt': [logicalIdAt(template, 'TurnStateMachine/Logs'), 'Arn'],
+              },
+            },
+          },
+        ],
+      },
+      TracingConfiguration: { Enabled: true },
+    });
+  });
+});
+
+describe('A2A API', () => {
+  const apiId = logicalIdAt(template, 'A2aApi/RestApi');
+
+  it('serves the agent card, JSON-RPC and HTTP+JSON through A2aFunction (proxy)', () => {
+    const methods = Object.values(template.findResources('AWS::ApiGateway::Method'));
+    expect(methods).toHaveLength(3);
+    for (const method of methods) {
+      expect(method.Properties.Integration).toMatchObject({
+        Type: 'AWS_PROXY',
+        IntegrationHttpMethod: 'POST',
+      });
+      expect(JSON.stringify(method.Properties.Integration.Uri)).toContain(functionIds.a2a);
+    }
+    const pathOf = (method: (typeof methods)[number]) => {
+      const resource = method.Properties.ResourceId;
+      if ('Fn::GetAtt' in resource) return '/';
+      return template.toJSON().Resources[resource.Ref].Properties.PathPart as string;
+    };
+    expect(
+      methods.map((method) => `${method.Properties.HttpMethod} ${pathOf(method)}`).sort()
+    ).toEqual(['ANY {proxy+}', 'GET agent-card.json', 'POST /']);
+    template.hasResourceProperties('AWS::ApiGateway::Resource', { PathPart: '.well-known' });
+  });
+
+  it('has a stage named after the deployment stage, access logs, tracing and throttling', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      RestApiId: { Ref: apiId },
+      StageName: TEST_STAGE,
+      TracingEnabled: true,
+      AccessLogSetting: {
+        DestinationArn: { 'Fn::GetAtt': [logicalIdAt(template, 'A2aApi/AccessLogs'), 'Arn'] },
+      },
+      MethodSettings: [
+        Match.objectLike({
+          HttpMethod: '*',
+          ResourcePath: '/*',
+          LoggingLevel: 'ERROR',
+          DataTraceEnabled: false,
+          ThrottlingRateLimit: 50,
+          ThrottlingBurstLimit: 100,
+        }),
+      ],
+    });
+    template.resourceCountIs('AWS::ApiGateway::Account', 1);
+  });
+});
+
+describe('alarms and outputs', () => {
+  const topicId = logicalIdAt(template, 'Alarms/Topic');
+
+  it('alarms on a failed execution and on a stream batch that gave up, to one encrypted topic', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/States',
+      MetricName: 'ExecutionsFailed',
+      Dimensions: [{ Name: 'StateMachineArn', Value: Match.anyValue() }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmActions: [{ Ref: topicId }],
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmActions: [{ Ref: topicId }],
+    });
+    expect(resourceAt(template, 'Alarms/Topic').Properties).toMatchObject({
+      KmsMasterKeyId: { 'Fn::GetAtt': [logicalIdAt(template, 'Alarms/TopicKey'), 'Arn'] },
+    });
+    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+  });
+
+  it('outputs the API URL, table name, state machine ARN and alarm topic ARN', () => {
+    const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(Object.keys(outputs)).toEqual(
+      expect.arrayContaining(['ApiUrl', 'TableName', 'StateMachineArn', 'AlarmTopicArn'])
+    );
+    expect(outputs.TableName!.Value).toEqual({ Ref: tableId });
+    expect(outputs.AlarmTopicArn!.Value).toEqual({ Ref: topicId });
+  });
+});

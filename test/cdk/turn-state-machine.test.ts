@@ -1,0 +1,243 @@
+import aslValidator from 'asl-validator';
+import { describe, expect, it } from 'vitest';
+import { STATE_NAMES, TASK_FAILED_ERROR } from '../../cdk/constructs/turn-state-machine.js';
+import { RETRYABLE_ERROR_NAMES } from '../../functions/core/errors.js';
+import { extractStateMachines } from '../../functions/local/stepfunctions/asl-extractor.js';
+import { logicalIdAt, resourceAt, synthHarness } from './support/synth.js';
+
+interface AslState {
+  Type: string;
+  Resource?: string;
+  Parameters?: Record<string, unknown>;
+  Retry?: { ErrorEquals: string[]; [field: string]: unknown }[];
+  Catch?: { ErrorEquals: string[]; Next: string; ResultPath?: string | null }[];
+  Choices?: { Variable: string; StringEquals: string; Next: string }[];
+  Default?: string;
+  ItemProcessor?: { StartAt: string; States: Record<string, AslState> };
+  [field: string]: unknown;
+}
+interface AslMachine {
+  StartAt: string;
+  States: Record<string, AslState>;
+}
+
+const { template } = synthHarness();
+const machines = extractStateMachines(template.toJSON());
+const turnStepId = logicalIdAt(template, 'TurnStepFunction');
+const definition = machines[0]!.definition as AslMachine;
+const states = definition.States;
+const TURN_STEP_ARN = Object.entries(machines[0]!.lambdaRefs).find(
+  ([, id]) => id === turnStepId
+)?.[0];
+
+/** Every state, including those inside Map item processors, with the machine it belongs to. */
+const allStates = (machine: AslMachine, nested = false): [string, AslState, boolean][] =>
+  Object.entries(machine.States).flatMap(([name, state]) => [
+    [name, state, nested] as [string, AslState, boolean],
+    ...(state.ItemProcessor ? allStates(state.ItemProcessor, true) : []),
+  ]);
+const tasks = allStates(definition).filter(([, state]) => state.Type === 'Task');
+
+/** What "Route Turn" must do with each route.next the core can return (route.schema.ts). */
+const EXPECTED_ROUTES = {
+  assemble: 'Assemble Context',
+  invoke_model: 'Invoke Model',
+  execute_tools: 'Execute Tool Calls',
+  drain: 'Drain Inbox',
+  finish: 'Finish Turn',
+  park: 'Park',
+  renew: 'Renew Execution',
+  end: 'Task Ended',
+  superseded: 'Superseded',
+};
+
+describe('turn state machine definition', () => {
+  it('is the one state machine in the template, and calls TurnStepFunction only', () => {
+    expect(machines).toHaveLength(1);
+    expect(Object.values(machines[0]!.lambdaRefs)).toEqual([turnStepId]);
+    expect(TURN_STEP_ARN).toBeDefined();
+  });
+
+  it('has exactly the named states and starts by draining the inbox', () => {
+    expect(
+      allStates(definition)
+        .map(([name]) => name)
+        .sort()
+    ).toEqual(Object.values(STATE_NAMES).sort());
+    expect(definition.StartAt).toBe('Drain Inbox');
+  });
+
+  it('routes exactly the nine route names, and anything else to "Unknown Route"', () => {
+    const route = states['Route Turn']!;
+    expect(route.Type).toBe('Choice');
+    expect(route.Choices).toHaveLength(9);
+    expect(
+      Object.fromEntries(
+        route.Choices!.map((choice) => {
+          expect(choice.Variable).toBe('$.route.next');
+          return [choice.StringEquals, choice.Next];
+        })
+      )
+    ).toEqual(EXPECTED_ROUTES);
+    expect(route.Default).toBe('Unknown Route');
+    expect(states['Unknown Route']).toMatchObject({ Type: 'Fail' });
+    for (const end of ['Task Ended', 'Superseded', 'Renewed']) {
+      expect(states[end]).toMatchObject({ Type: 'Succeed' });
+    }
+  });
+
+  it('sends one operation and references only to each step, and loops back to "Route Turn"', () => {
+    const steps = {
+      'Drain Inbox': { op: 'drain', 'ref.$': '$.ref' },
+      'Assemble Context': { op: 'assemble', 'ref.$': '$.ref' },
+      'Invoke Model': { op: 'invoke_model', 'ref.$': '$.ref' },
+      'Finish Turn': { op: 'finish', 'ref.$': '$.ref' },
+    };
+    for (const [name, payload] of Object.entries(steps)) {
+      expect(states[name], name).toMatchObject({
+        Type: 'Task',
+        Resource: TURN_STEP_ARN,
+        Parameters: payload,
+        ResultPath: '$',
+        Next: 'Route Turn',
+      });
+    }
+    expect(states['Renew Execution']).toMatchObject({
+      Resource: TURN_STEP_ARN,
+      Parameters: { op: 'renew', 'ref.$': '$.ref' },
+      Next: 'Renewed',
+    });
+  });
+
+  it('executes tool calls one at a time in a Map, then drains again', () => {
+    const map = states['Execute Tool Calls']!;
+    expect(map).toMatchObject({
+      Type: 'Map',
+      ItemsPath: '$.route.calls',
+      MaxConcurrency: 1,
+      ResultPath: null,
+      Next: 'Drain Inbox',
+    });
+    expect(map.ItemProcessor!.StartAt).toBe('Execute Tool Call');
+    expect(map.ItemProcessor!.States['Execute Tool Call']).toMatchObject({
+      Type: 'Task',
+      Resource: TURN_STEP_ARN,
+      Parameters: { op: 'execute_tool', 'call.$': '$' },
+      End: true,
+    });
+  });
+
+  it('parks on a task token with a timeout, and renews when the wait expires', () => {
+    const park = states.Park!;
+    expect(park).toMatchObject({
+      Type: 'Task',
+      Resource: 'arn:aws:states:::lambda:invoke.waitForTaskToken',
+      Parameters: {
+        FunctionName: TURN_STEP_ARN,
+        Payload: {
+          op: 'park',
+          'ref.$': '$.ref',
+          'subState.$': '$.route.subState',
+          'token.$': '$$.Task.Token',
+        },
+      },
+      ResultPath: null,
+      TimeoutSeconds: 7 * 24 * 3600,
+      Next: 'Drain Inbox',
+    });
+    // ASL: HeartbeatSeconds MUST be smaller than TimeoutSeconds.
+    expect(park.HeartbeatSeconds).toBeGreaterThan(0);
+    expect(park.HeartbeatSeconds).toBeLessThan(park.TimeoutSeconds as number);
+    expect(park.Catch![0]).toEqual({
+      ErrorEquals: ['States.Timeout', 'States.HeartbeatTimeout'],
+      ResultPath: '$.error',
+      Next: 'Renew Execution',
+    });
+  });
+
+  it.each(tasks)(
+    '"%s" retries the retryable core errors and the Lambda service errors',
+    (_, state) => {
+      expect(state.Retry).toEqual(
+        expect.arrayContaining([
+          {
+            ErrorEquals: [...RETRYABLE_ERROR_NAMES],
+            IntervalSeconds: 1,
+            BackoffRate: 2,
+            MaxAttempts: 5,
+            JitterStrategy: 'FULL',
+            MaxDelaySeconds: 60,
+          },
+          expect.objectContaining({
+            ErrorEquals: expect.arrayContaining(['Lambda.ServiceException']),
+          }),
+        ])
+      );
+    }
+  );
+
+  it.each(tasks)(
+    '"%s" catches everything into "Fail Task" (except Fail Task itself)',
+    (name, state, nested) => {
+      if (name === 'Fail Task' || nested) {
+        // A Map iteration cannot reach a state outside the Map: the Map catches (below).
+        expect(state.Catch).toBeUndefined();
+        return;
+      }
+      expect(state.Catch!.at(-1)).toEqual({
+        ErrorEquals: ['States.ALL'],
+        ResultPath: '$.error',
+        Next: 'Fail Task',
+      });
+    }
+  );
+
+  it('catches a failed tool call at the Map', () => {
+    expect(states['Execute Tool Calls']!.Catch).toEqual([
+      { ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'Fail Task' },
+    ]);
+  });
+
+  it('records a failure on the task, then fails with its cause', () => {
+    expect(states['Fail Task']).toMatchObject({
+      Resource: TURN_STEP_ARN,
+      Parameters: { op: 'fail', 'ref.$': '$.ref', 'error.$': '$.error' },
+      ResultPath: null,
+      Next: 'Failed',
+    });
+    expect(states.Failed).toEqual({
+      Type: 'Fail',
+      Error: TASK_FAILED_ERROR,
+      CausePath: '$.error.Cause',
+    });
+  });
+
+  it('uses JSONPath only: no QueryLanguage, JSONata, Arguments, Output or Assign anywhere', () => {
+    const forbiddenKeys = ['QueryLanguage', 'Arguments', 'Output', 'Assign'];
+    const visit = (node: unknown, at: string): void => {
+      if (Array.isArray(node)) {
+        for (const [index, item] of node.entries()) visit(item, `${at}[${index}]`);
+      } else if (typeof node === 'object' && node !== null) {
+        for (const [key, value] of Object.entries(node)) {
+          expect(forbiddenKeys, `${at}.${key}`).not.toContain(key);
+          visit(value, `${at}.${key}`);
+        }
+      } else if (typeof node === 'string') {
+        expect(node, at).not.toMatch(/jsonata|\{%/i);
+      }
+    };
+    visit(definition, '$');
+    // The raw template text too, before any resolution.
+    const raw = JSON.stringify(
+      resourceAt(template, 'TurnStateMachine/StateMachine').Properties?.DefinitionString
+    );
+    expect(raw).not.toMatch(/QueryLanguage|JSONata|\{%|"Arguments"|"Output"|"Assign"/i);
+  });
+
+  it('is valid ASL (asl-validator)', () => {
+    // The validator writes a default QueryLanguage into the states it is given: hand it a copy.
+    const result = aslValidator(structuredClone(definition));
+    expect(result.errorsText('\n')).toBe('');
+    expect(result.isValid).toBe(true);
+  });
+});
