@@ -171,6 +171,32 @@ describe('one turn of the loop', () => {
   });
 });
 
+describe('the task.state_changed hook', () => {
+  it('sees every state change of a task, with its sub-state, once each', async () => {
+    const { harness } = harnessWith([{ text: 'Hello.' }, { text: 'Bye.' }]);
+    const seen: string[] = [];
+    harness.hooks.register('task.state_changed', {
+      phase: 'post',
+      priority: 1,
+      run: (context) => {
+        seen.push(`${context.from}->${context.to}${context.subState ? `:${context.subState}` : ''}`);
+      },
+    });
+    const task = await harness.start(textMessage('hi'), ALICE);
+    await harness.send(task.task.id, textMessage('again'), ALICE);
+    await harness.complete(task.task.id, ALICE);
+
+    // SUBMITTED=1, WORKING=2, COMPLETED=3, INPUT_REQUIRED=6 (A2A 1.0 TaskState numbers)
+    expect(seen).toEqual([
+      '1->2',
+      '2->6:awaiting-next-message',
+      '6->2',
+      '2->6:awaiting-next-message',
+      '6->3',
+    ]);
+  });
+});
+
 describe('retried states never act twice', () => {
   it('reuses the recorded model response and skips an applied tool call', async () => {
     const { harness, model } = harnessWith([
