@@ -95,7 +95,9 @@ export class TurnStateMachine extends Construct {
     executeTools.addCatch(failTask, { errors: ['States.ALL'], resultPath: ERROR_PATH });
 
     drainInbox.next(routeTurn);
-    assemble.next(routeTurn);
+    // Assembling always leads to the model call (which itself stops a superseded generation), so
+    // it skips the Choice: one state transition less per turn (docs/benchmark.md).
+    assemble.next(invokeModel);
     invokeModel.next(routeTurn);
     finish.next(routeTurn);
     executeTools.next(drainInbox);

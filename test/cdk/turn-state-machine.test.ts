@@ -88,18 +88,19 @@ describe('turn state machine definition', () => {
 
   it('sends one operation and references only to each step, and loops back to "Route Turn"', () => {
     const steps = {
-      'Drain Inbox': { op: 'drain', 'ref.$': '$.ref' },
-      'Assemble Context': { op: 'assemble', 'ref.$': '$.ref' },
-      'Invoke Model': { op: 'invoke_model', 'ref.$': '$.ref' },
-      'Finish Turn': { op: 'finish', 'ref.$': '$.ref' },
-    };
-    for (const [name, payload] of Object.entries(steps)) {
+      'Drain Inbox': [{ op: 'drain', 'ref.$': '$.ref' }, 'Route Turn'],
+      // Assembling always leads to the model call: no Choice in between.
+      'Assemble Context': [{ op: 'assemble', 'ref.$': '$.ref' }, 'Invoke Model'],
+      'Invoke Model': [{ op: 'invoke_model', 'ref.$': '$.ref' }, 'Route Turn'],
+      'Finish Turn': [{ op: 'finish', 'ref.$': '$.ref' }, 'Route Turn'],
+    } as const;
+    for (const [name, [payload, next]] of Object.entries(steps)) {
       expect(states[name], name).toMatchObject({
         Type: 'Task',
         Resource: TURN_STEP_ARN,
         Parameters: payload,
         ResultPath: '$',
-        Next: 'Route Turn',
+        Next: next,
       });
     }
     expect(states['Renew Execution']).toMatchObject({

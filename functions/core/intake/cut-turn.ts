@@ -34,6 +34,7 @@ export const cutTurn = async (deps: LoopDeps, taskId: string): Promise<TurnRef> 
             ...current.loop,
             generation: current.loop.generation + 1,
             generationStartTurn: current.loop.turn,
+            generationStartToolCalls: current.loop.toolCalls,
             historySeq: seq,
             appliedCalls: [...current.loop.appliedCalls, ...unanswered.map((call) => call.id)],
             parkToken: null,

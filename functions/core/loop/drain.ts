@@ -4,6 +4,7 @@ import { agentIsAssignee, assigneeOf } from './assignee.js';
 import type { LoopDeps } from './deps.js';
 import type { HistoryEntry } from './history.schema.js';
 import { loadRecord, mutateRecord } from './records.js';
+import { shouldRenew } from './renewal-policy.js';
 import type { StepResult, TurnRef } from './route.schema.js';
 import { markWorking, parkWaitingForInput } from './status.js';
 
@@ -79,9 +80,7 @@ export const drain = async (deps: LoopDeps, ref: TurnRef): Promise<StepResult> =
   const state = stateOf(loaded.task);
   if (isTerminalState(state)) return { ref, route: { next: 'end', state: stateName(state) } };
   if (loaded.loop.generation !== ref.generation) return { ref, route: { next: 'superseded' } };
-  if (loaded.loop.turn - loaded.loop.generationStartTurn >= deps.config.turnsPerGeneration) {
-    return { ref, route: { next: 'renew' } };
-  }
+  if (shouldRenew(loaded.loop, deps.config)) return { ref, route: { next: 'renew' } };
 
   const record = await foldInbox(deps, loaded);
   const current = { ...ref, turn: record.loop.turn };

@@ -76,6 +76,7 @@ export const invokeModel = async (deps: LoopDeps, ref: TurnRef): Promise<StepRes
       loop: {
         ...current.loop,
         turn: next.turn,
+        toolCalls: current.loop.toolCalls + toolCalls.length,
         historySeq: seq,
         response,
         appliedCalls: [],

@@ -26,6 +26,9 @@ export const LoopStateSchema = z.strictObject({
   turn: z.int().min(0),
   /** `turn` when the current generation began: renewal counts from here. */
   generationStartTurn: z.int().min(0),
+  /** Tool calls the model has made so far, and how many when this generation began. */
+  toolCalls: z.int().min(0),
+  generationStartToolCalls: z.int().min(0),
   /** Something the model has not seen yet (a message, a child's result, a tool result). */
   needsModel: z.boolean(),
   /** Seq of the last transcript entry written. */
@@ -67,6 +70,8 @@ export const initialLoopState = (): LoopState => ({
   generation: 1,
   turn: 0,
   generationStartTurn: 0,
+  toolCalls: 0,
+  generationStartToolCalls: 0,
   needsModel: false,
   historySeq: 0,
   inboxCursor: 0,

@@ -16,6 +16,7 @@ export const renew = async (deps: LoopDeps, ref: TurnRef): Promise<TurnRef> => {
             ...current.loop,
             generation: ref.generation + 1,
             generationStartTurn: current.loop.turn,
+            generationStartToolCalls: current.loop.toolCalls,
             parkToken: null,
           },
         }

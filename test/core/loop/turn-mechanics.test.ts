@@ -179,7 +179,9 @@ describe('the task.state_changed hook', () => {
       phase: 'post',
       priority: 1,
       run: (context) => {
-        seen.push(`${context.from}->${context.to}${context.subState ? `:${context.subState}` : ''}`);
+        seen.push(
+          `${context.from}->${context.to}${context.subState ? `:${context.subState}` : ''}`
+        );
       },
     });
     const task = await harness.start(textMessage('hi'), ALICE);
