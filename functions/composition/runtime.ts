@@ -1,4 +1,4 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type ConsumedCapacity, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDbEventLog } from '../adapters/dynamodb/dynamodb-event-log.js';
 import { DynamoDbTaskStore } from '../adapters/dynamodb/dynamodb-task-store.js';
@@ -15,13 +15,14 @@ import type { LoopDeps } from '../core/loop/deps.js';
 import type { HarnessHookPoints } from '../core/loop/hook-points.js';
 import type { Model } from '../core/ports/model.js';
 import { ToolRegistry } from '../core/tools/registry.js';
+import type { Executions } from '../service/executions.js';
 import { type RuntimeConfig, readRuntimeConfig } from './runtime-config.js';
 
 /** What every handler needs, built once per cold start (or once per local process). */
 export interface Runtime {
   config: RuntimeConfig;
   loop: LoopDeps;
-  executions: TurnExecutions;
+  executions: Executions;
   logger: Logger;
 }
 
@@ -34,10 +35,68 @@ const buildModel = (config: RuntimeConfig): Model => {
   }
 };
 
+/** One DynamoDB command the runtime sent, as the benchmark counts them (scripts/bench.ts). */
+export interface DynamoDbCommandObservation {
+  /** The SDK's command name: `GetItem`, `Query`, `TransactWriteItems`, ... */
+  command: string;
+  /** The command's input as sent (a transaction's items are in `TransactItems`). */
+  input: unknown;
+  /** Capacity units the table (and its indexes) reported; absent when the call failed. */
+  consumed?: { read: number; write: number };
+  /** The error's name when the call failed (a refused condition still costs a write). */
+  error?: string;
+}
+
 export interface RuntimeOverrides {
   model?: Model;
   hooks?: Hooks<HarnessHookPoints>;
+  /** Observe every DynamoDB command (default off): it then also asks for ConsumedCapacity. */
+  onDynamoDbCommand?: (observation: DynamoDbCommandObservation) => void;
 }
+
+const READS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem', 'TransactGetItems']);
+const ITEM_COMMANDS = new Set([
+  ...READS,
+  ...['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems'],
+]);
+
+/** Read and write units from a response's ConsumedCapacity (one entry, or one per table). */
+const unitsOf = (command: string, output: unknown) => {
+  const raw = (output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] })
+    .ConsumedCapacity;
+  if (raw === undefined) return undefined;
+  const units = { read: 0, write: 0 };
+  for (const entry of Array.isArray(raw) ? raw : [raw]) {
+    const total = entry.CapacityUnits ?? 0;
+    units.read += entry.ReadCapacityUnits ?? (READS.has(command) ? total : 0);
+    units.write += entry.WriteCapacityUnits ?? (READS.has(command) ? 0 : total);
+  }
+  return units;
+};
+
+const observeCommands = (
+  client: DynamoDBClient,
+  observe: NonNullable<RuntimeOverrides['onDynamoDbCommand']>
+) => {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const command = (context.commandName ?? 'Unknown').replace(/Command$/, '');
+      const input = ITEM_COMMANDS.has(command)
+        ? { ReturnConsumedCapacity: 'TOTAL', ...(args.input as object) }
+        : args.input;
+      try {
+        const result = await next({ ...args, input });
+        const consumed = unitsOf(command, result.output);
+        observe(consumed === undefined ? { command, input } : { command, input, consumed });
+        return result;
+      } catch (error) {
+        observe({ command, input, error: (error as Error).name });
+        throw error;
+      }
+    },
+    { step: 'initialize', name: 'tinyHarnessObserveCommands' }
+  );
+};
 
 export const buildRuntime = (config: RuntimeConfig, overrides: RuntimeOverrides = {}): Runtime => {
   const region = config.AWS_REGION;
@@ -47,6 +106,7 @@ export const buildRuntime = (config: RuntimeConfig, overrides: RuntimeOverrides 
       ? { ...local, endpoint: config.TINY_HARNESS_DYNAMODB_ENDPOINT }
       : { region }
   );
+  if (overrides.onDynamoDbCommand) observeCommands(dynamodb, overrides.onDynamoDbCommand);
   const sfn = new SFNClient(
     config.TINY_HARNESS_SFN_ENDPOINT
       ? { ...local, endpoint: config.TINY_HARNESS_SFN_ENDPOINT }

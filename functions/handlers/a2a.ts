@@ -57,30 +57,38 @@ export const callerOf = (event: APIGatewayProxyEvent, body: string): string => {
   return 'anonymous';
 };
 
+const CARD_CACHE_CONTROL = 'public, max-age=300';
+
+/** Whether an `If-None-Match` list names this entity tag (weak comparison, RFC 9110 §13.1.2). */
+const matchesEtag = (ifNoneMatch: string | undefined, etag: string): boolean => {
+  if (ifNoneMatch === undefined) return false;
+  const tags = ifNoneMatch.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
+  return tags.includes('*') || tags.includes(etag);
+};
+
+/** The agent card (A2A §8.2), cacheable: Cache-Control and an ETag, 304 when unchanged. */
+const agentCardResponse = (
+  event: APIGatewayProxyEvent,
+  runtime: Runtime
+): APIGatewayProxyResult => {
+  const card = buildAgentCard({
+    baseUrl: baseUrlOf(event, runtime),
+    agentId: runtime.config.TINY_HARNESS_AGENT_ID,
+  });
+  const body = JSON.stringify(cardToJson(card));
+  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+  // A 304 carries the Cache-Control the 200 would have (RFC 9110 §15.4.5).
+  const headers = { 'Cache-Control': CARD_CACHE_CONTROL, ETag: etag };
+  if (matchesEtag(header(event, 'if-none-match'), etag))
+    return { statusCode: 304, headers, body: '' };
+  return { statusCode: 200, headers: { 'Content-Type': 'application/json', ...headers }, body };
+};
+
 export const createA2aHandler = (runtime: () => Runtime, service: () => A2aService) =>
   middy(async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
     const { logger } = runtime();
     if (event.httpMethod === 'GET' && event.path.endsWith(AGENT_CARD_PATH)) {
-      const body = JSON.stringify(
-        cardToJson(
-          buildAgentCard({
-            baseUrl: baseUrlOf(event, runtime()),
-            agentId: runtime().config.TINY_HARNESS_AGENT_ID,
-          })
-        )
-      );
-      const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-      if (header(event, 'if-none-match') === etag)
-        return { statusCode: 304, headers: { ETag: etag }, body: '' };
-      return {
-        statusCode: 200,
-        headers: {
-          'Content-Type': 'application/json',
-          'Cache-Control': 'public, max-age=300',
-          ETag: etag,
-        },
-        body,
-      };
+      return agentCardResponse(event, runtime());
     }
     if (event.httpMethod !== 'POST') return json(404, { error: 'not found' });
     const version = header(event, 'a2a-version') || '0.3';

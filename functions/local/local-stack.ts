@@ -76,7 +76,8 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     for (const closer of closers.reverse()) await closer();
   };
   try {
-    if (options.dataDir !== undefined) mkdirSync(join(options.dataDir, 'dynamodb'), { recursive: true });
+    if (options.dataDir !== undefined)
+      mkdirSync(join(options.dataDir, 'dynamodb'), { recursive: true });
     const dynamo = await startDynamoDbLocal(
       options.dataDir === undefined ? {} : { dataDir: join(options.dataDir, 'dynamodb') }
     );

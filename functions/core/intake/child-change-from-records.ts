@@ -41,5 +41,6 @@ export const childChangeFromRecords = (
     remoteTurn: false,
     summary: statusText(after),
     changeKey: `v${after.version}`,
+    order: after.version,
   };
 };

@@ -24,6 +24,11 @@ export interface ChildChange {
   summary: string;
   /** Identifies this change (the child's record version): a redelivered change is a no-op. */
   changeKey: string;
+  /**
+   * Increases with every change of the child (its record version): a change older than one
+   * already applied is ignored, so a redelivered batch never moves the row back in time.
+   */
+  order: number;
 }
 
 const SUMMARY_LIMIT = 500;
@@ -67,15 +72,13 @@ export const recordChildChange = async (deps: LoopDeps, change: ChildChange): Pr
   const parent = await mutateRecord(deps, change.parentId, (current) => {
     const extension = readExtension(current.task);
     const existing = extension.sub_tasks.find((candidate) => candidate.task_id === change.childId);
-    if (
+    const applied = current.loop.childOrder[change.childId] ?? -1;
+    const same =
       existing !== undefined &&
       existing.state === row.state &&
-      existing.sub_state === row.sub_state
-    ) {
-      changed = false;
-      return undefined;
-    }
-    changed = true;
+      existing.sub_state === row.sub_state;
+    changed = !same && change.order > applied;
+    if (!changed) return undefined;
     const subTasks =
       existing === undefined
         ? [...extension.sub_tasks, row]
@@ -91,6 +94,10 @@ export const recordChildChange = async (deps: LoopDeps, change: ChildChange): Pr
     return {
       ...current,
       task: withExtension(current.task, { ...extension, sub_tasks: subTasks, plan }),
+      loop: {
+        ...current.loop,
+        childOrder: { ...current.loop.childOrder, [change.childId]: change.order },
+      },
     };
   });
   if (changed) await emitTask(deps, parent, `child:${change.childId}:${change.changeKey}`);

@@ -58,6 +58,8 @@ export const LoopStateSchema = z.strictObject({
     cachedInputTokens: z.int().min(0),
     outputTokens: z.int().min(0),
   }),
+  /** The order of the last change applied per child: older, redelivered changes are ignored. */
+  childOrder: z.record(z.string(), z.int()),
   /** A participant's completion request waiting for `decide_completion`. */
   completionRequest: CompletionRequestSchema.nullable(),
   /** The task token of the parked execution; claimed (cleared) by whoever wakes it. */
@@ -86,6 +88,7 @@ export const initialLoopState = (): LoopState => ({
   response: null,
   appliedCalls: [],
   usage: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 },
+  childOrder: {},
   completionRequest: null,
   parkToken: null,
 });

@@ -127,6 +127,7 @@ describe('children', () => {
           remoteTurn: false,
           summary: 'the answer is 42',
           changeKey: 'remote-1',
+          order: 1,
         });
       },
     });
@@ -315,6 +316,7 @@ describe('children', () => {
       remoteTurn: false,
       summary: 'no data',
       changeKey: 'r1',
+      order: 1,
     });
     expect(wake.action).toBe('resume');
     expect(view(await harness.task(parent.task.id)).extension.plan?.steps[0]?.state).toBe('failed');
@@ -339,6 +341,7 @@ describe('children', () => {
       remoteTurn: false,
       summary: 'ok',
       changeKey: 'same',
+      order: 1,
     };
 
     const first = await recordChildChange(harness.deps, change);
@@ -382,5 +385,49 @@ describe('children', () => {
       expect(child.state).toBe(STATES.CANCELED);
       expect(child.statusText).toBe(`parent ${parent.task.id} was canceled`);
     }
+  });
+
+  it('never moves a row back in time when an older change is delivered after a newer one', async () => {
+    const { harness } = harnessWith(
+      [spawn({ name: 'L', goal: 'g', agent: 'remote' }), { text: 'Waiting.' }],
+      {
+        remoteAgents: [{ id: 'remote', description: 'r' }],
+      }
+    );
+    const parent = await harness.start(textMessage('go'), ALICE);
+    const base = {
+      parentId: parent.task.id,
+      childId: 'remote-task-1',
+      agent: { kind: 'agent' as const, id: 'remote', version: null },
+      subState: undefined,
+      childLifecycle: 'delegated' as const,
+      participantTask: false,
+      remoteTurn: false,
+      summary: '',
+    };
+    await recordChildChange(harness.deps, {
+      ...base,
+      state: TaskState.TASK_STATE_WORKING,
+      changeKey: 'v2',
+      order: 2,
+    });
+    await recordChildChange(harness.deps, {
+      ...base,
+      state: TaskState.TASK_STATE_COMPLETED,
+      changeKey: 'v3',
+      order: 3,
+    });
+    const settled = await harness.task(parent.task.id);
+
+    await recordChildChange(harness.deps, {
+      ...base,
+      state: TaskState.TASK_STATE_WORKING,
+      changeKey: 'v2',
+      order: 2,
+    });
+
+    const after = await harness.task(parent.task.id);
+    expect(view(after).extension.sub_tasks[0]?.state).toBe(STATES.COMPLETED);
+    expect(after.version).toBe(settled.version);
   });
 });

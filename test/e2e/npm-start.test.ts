@@ -1,0 +1,209 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TASK_EXTENSION_URI } from '../../functions/core/a2a/identifiers.js';
+
+const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+
+/** A port nobody listens on right now. */
+const freePort = () =>
+  new Promise<number>((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+
+/** Whether something accepts connections on the port (false: refused). */
+const listening = (port: number) =>
+  new Promise<boolean>((done) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    socket.once('connect', () => {
+      socket.destroy();
+      done(true);
+    });
+    socket.once('error', () => done(false));
+  });
+
+/** Every process below `pid` (children, their children, ...), with its parent and command name. */
+const descendants = (pid: number): Array<{ pid: number; ppid: number; command: string }> => {
+  let lines: string[];
+  try {
+    lines = execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .filter((line) => line.trim() !== '');
+  } catch {
+    return []; // ps exits 1 when there is no child
+  }
+  return lines.flatMap((line) => {
+    const [child, command = ''] = line.trim().split(/\s+/, 2);
+    return [{ pid: Number(child), ppid: pid, command }, ...descendants(Number(child))];
+  });
+};
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const started: Started[] = [];
+afterEach(() => {
+  // A failed test must not leave the stack (and its JVM) running.
+  for (const { child } of started.splice(0)) {
+    if (child.exitCode === null && child.pid !== undefined) {
+      for (const { pid } of descendants(child.pid)) if (alive(pid)) process.kill(pid, 'SIGKILL');
+      child.kill('SIGKILL');
+    }
+  }
+});
+
+const run = (command: string, args: string[], env: NodeJS.ProcessEnv): Started => {
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+    child.once('exit', (code, signal) => done({ code, signal }))
+  );
+  const handle = { child, output: () => output, exited };
+  started.push(handle);
+  return handle;
+};
+
+const waitFor = async (what: string, condition: () => boolean, timeoutMs: number) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((done) => setTimeout(done, 50));
+  }
+};
+
+const within = <T>(promise: Promise<T>, ms: number, what: string) =>
+  Promise.race([
+    promise,
+    new Promise<never>((_, fail) =>
+      setTimeout(() => fail(new Error(`${what} took longer than ${ms} ms`)), ms)
+    ),
+  ]);
+
+describe('npm start (functions/local/start.ts)', () => {
+  it('comes up with a banner, answers the agent card and a first message with the demo model, and stops cleanly on Ctrl-C', async () => {
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env, TINY_HARNESS_PORT: String(port) };
+    delete env.TINY_HARNESS_MODEL_PROVIDER;
+    delete env.TINY_HARNESS_MODEL_SCRIPT;
+    const app = run('npx', ['tsx', 'functions/local/start.ts', '--in-memory'], env);
+
+    await waitFor(
+      'the banner',
+      () => app.output().includes('Ctrl-C stops everything.') || app.child.exitCode !== null,
+      90_000
+    );
+    const banner = app.output();
+    expect(banner).toContain('tiny-harness is up');
+    const url = `http://127.0.0.1:${port}`;
+    expect(banner).toMatch(new RegExp(`A2A endpoint\\s+${url}/`));
+    expect(banner).toContain(`${url}/.well-known/agent-card.json`);
+    expect(banner).toMatch(/model\s+the built-in demo model/);
+    expect(banner).toContain('in memory');
+
+    const card = await fetch(`${url}/.well-known/agent-card.json`);
+    expect(card.status).toBe(200);
+    const cardJson = (await card.json()) as {
+      capabilities: { extensions: Array<{ uri: string }> };
+      supportedInterfaces: Array<{ url: string }>;
+    };
+    expect(cardJson.capabilities.extensions.map((extension) => extension.uri)).toEqual([
+      TASK_EXTENSION_URI,
+    ]);
+    expect(cardJson.supportedInterfaces[0]?.url).toBe(url);
+
+    // What the banner tells a user to send with curl.
+    const reply = await fetch(`${url}/`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'A2A-Version': '1.0',
+        'X-Participant-Id': 'alice',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: { message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'Hello!' }] } },
+      }),
+    });
+    expect(reply.status).toBe(200);
+    const body = (await reply.json()) as {
+      result?: {
+        task?: { status: { state: string; message?: { parts: Array<{ text?: string }> } } };
+      };
+    };
+    expect(body.result?.task?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(body.result?.task?.status.message?.parts[0]?.text).toMatch(/^\(demo model\)/);
+    expect(body.result?.task?.status.message?.parts[0]?.text).toContain('Hello!');
+
+    const below = descendants(app.child.pid!);
+    const javas = below.filter((process) => process.command === 'java');
+    expect(javas).toHaveLength(1);
+
+    // Ctrl-C. npx runs start.ts under `npm exec` → `sh -c tsx` → tsx → node; npm and sh do not
+    // pass a SIGINT sent to npm's pid alone down the chain (a terminal signals the whole process
+    // group), so it goes to the process that runs start.ts: the JVM's parent. Its exit code
+    // travels back up through tsx and npx.
+    const startProcess = javas[0]!.ppid;
+    process.kill(startProcess, 'SIGINT');
+    const exit = await within(app.exited, 10_000, 'stopping on SIGINT');
+
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(app.output()).toContain('tiny-harness: stopping');
+    expect(await listening(port)).toBe(false);
+    // Nothing it started outlives it: no JVM, no tsx, no orphan.
+    await waitFor('the stack processes to end', () => below.every(({ pid }) => !alive(pid)), 5_000);
+  }, 120_000);
+
+  it('says in one line that Java 17 is needed, and exits 1, when java is not on the PATH', async () => {
+    // A PATH holding node alone (its usual directory also holds java here).
+    const bin = mkdtempSync(join(tmpdir(), 'tiny-harness-nojava-'));
+    try {
+      symlinkSync(process.execPath, join(bin, 'node'));
+      const app = run(
+        process.execPath,
+        ['--import', 'tsx', 'functions/local/start.ts', '--in-memory'],
+        { ...process.env, PATH: bin }
+      );
+
+      const exit = await within(app.exited, 30_000, 'failing without java');
+
+      expect(exit.code).toBe(1);
+      const lines = app
+        .output()
+        .split('\n')
+        .filter((line) => line.trim() !== '');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/Java 17/);
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

@@ -1,0 +1,238 @@
+import type { AttributeValue, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { encodeTaskRecord, taskKey } from '../../../functions/adapters/dynamodb/item-codec.js';
+import { startTask } from '../../../functions/core/intake/start-task.js';
+import { runTask } from '../../../functions/core/loop/driver.js';
+import type { TaskRecord } from '../../../functions/core/ports/task-store.js';
+import { stateName, stateOf } from '../../../functions/core/task/a2a-task.js';
+import { createStreamHandler } from '../../../functions/handlers/stream.js';
+import { ALICE, STATES, view } from '../../support/harness.js';
+import { textMessage } from '../../support/messages.js';
+import { inMemoryRuntime, lambdaContext } from '../support.js';
+
+type Image = Record<string, AttributeValue>;
+
+const image = (record: TaskRecord): Image =>
+  encodeTaskRecord(record, record.version).item as unknown as Image;
+
+let sequence = 1000;
+
+/** A stream record as DynamoDB emits it for the task table (NEW_AND_OLD_IMAGES). */
+const streamRecord = (
+  before: TaskRecord | undefined,
+  after: TaskRecord,
+  overrides: { newImage?: Image; sequenceNumber?: string } = {}
+): DynamoDBRecord => {
+  const sequenceNumber = overrides.sequenceNumber ?? String(++sequence);
+  return {
+    eventID: `event-${sequenceNumber}`,
+    eventName: before === undefined ? 'INSERT' : 'MODIFY',
+    eventVersion: '1.1',
+    eventSource: 'aws:dynamodb',
+    awsRegion: 'us-east-1',
+    eventSourceARN:
+      'arn:aws:dynamodb:us-east-1:000000000000:table/tiny-harness/stream/2024-01-01T00:00:00.000',
+    dynamodb: {
+      ApproximateCreationDateTime: 1_700_000_000,
+      Keys: taskKey(after.task.id) as unknown as Image,
+      NewImage: overrides.newImage ?? image(after),
+      ...(before === undefined ? {} : { OldImage: image(before) }),
+      SequenceNumber: sequenceNumber,
+      SizeBytes: 1024,
+      StreamViewType: 'NEW_AND_OLD_IMAGES',
+    },
+  };
+};
+
+const spawn = {
+  toolCalls: [{ name: 'spawn_subtask', arguments: { name: 'Research', goal: 'Find sources' } }],
+};
+
+/**
+ * A parent conversation parked on a token with a delegated child on this harness, set up
+ * through the in-process harness's ports. The child then ran to completion; every change of its
+ * record was captured as DynamoDB's stream would carry it, but none has reached the parent yet.
+ */
+const parentWithChild = async () => {
+  const parts = inMemoryRuntime({
+    replies: [spawn, { text: 'Waiting for the research.' }, { text: 'Found three sources.' }],
+  });
+  const { deps, store } = parts.harness;
+  const changes: Array<{ before: TaskRecord | undefined; after: TaskRecord }> = [];
+  store.onChange((before, after) => changes.push({ before, after }));
+
+  const parent = await startTask(deps, { message: textMessage('write a report'), sender: ALICE });
+  const parked = await runTask(deps, parent.task.id);
+  if (parked.kind !== 'parked') throw new Error(`the parent did not park: ${parked.kind}`);
+  const childId = view(await parts.harness.task(parent.task.id)).extension.sub_tasks[0]?.task_id;
+  if (childId === undefined) throw new Error('the parent has no child');
+  const ended = await runTask(deps, childId);
+  expect(ended).toEqual({ kind: 'ended', state: STATES.COMPLETED });
+
+  /** The child's record write that moved it into `state`. */
+  const changeTo = (state: string) => {
+    const change = changes.find(
+      ({ before, after }) =>
+        after.task.id === childId &&
+        before !== undefined &&
+        stateName(stateOf(before.task)) !== state &&
+        stateName(stateOf(after.task)) === state
+    );
+    if (change === undefined) throw new Error(`the child never moved to ${state}`);
+    return change;
+  };
+  const handler = createStreamHandler(() => parts.runtime);
+  const deliver = (...records: DynamoDBRecord[]) =>
+    handler({ Records: records } satisfies DynamoDBStreamEvent, lambdaContext('StreamFunction'));
+  const parentState = async () => {
+    const record = await parts.harness.task(parent.task.id);
+    return {
+      record,
+      row: view(record).extension.sub_tasks.find((row) => row.task_id === childId),
+      events: await parts.harness.events.read(parent.task.id),
+      inbox: await store.readInbox(parent.task.id, 0),
+    };
+  };
+  return {
+    ...parts,
+    parentId: parent.task.id,
+    childId,
+    token: parked.token,
+    changes,
+    changeTo,
+    deliver,
+    parentState,
+  };
+};
+
+describe('the stream handler (the stand-in)', () => {
+  it("records a child's state change on the parent's row, and does not wake the parent for it", async () => {
+    const { changeTo, deliver, parentState, executions, token } = await parentWithChild();
+    const before = await parentState();
+    expect(before.row).toMatchObject({ state: 'TASK_STATE_SUBMITTED' });
+    expect(before.record.loop.parkToken).toBe(token);
+
+    const working = changeTo(STATES.WORKING);
+    const response = await deliver(streamRecord(working.before, working.after));
+
+    expect(response).toEqual({ batchItemFailures: [] });
+    const after = await parentState();
+    expect(after.row).toMatchObject({ state: STATES.WORKING, sub_state: null });
+    // The parent's updated Task went to its event log.
+    expect(after.events.length).toBe(before.events.length + 1);
+    expect(after.events.at(-1)?.event.kind).toBe('task');
+    expect(executions.calls).toEqual([]);
+    expect(after.record.loop.parkToken).toBe(token);
+  });
+
+  it("records a child's ending on the parent's row, leaves it a note and resumes the parent's execution with its token", async () => {
+    const { changeTo, deliver, parentState, executions, token, childId, logs, parentId } =
+      await parentWithChild();
+
+    const completed = changeTo(STATES.COMPLETED);
+    const response = await deliver(streamRecord(completed.before, completed.after));
+
+    expect(response).toEqual({ batchItemFailures: [] });
+    const after = await parentState();
+    expect(after.row).toMatchObject({ state: STATES.COMPLETED });
+    expect(executions.calls).toEqual([{ method: 'resume', token }]);
+    // The token was claimed: nobody else can resume the same park.
+    expect(after.record.loop.parkToken).toBeNull();
+    expect(after.inbox.at(-1)).toMatchObject({
+      kind: 'note',
+      fromTaskId: childId,
+      result: true,
+      text: `Sub-task ${childId} is TASK_STATE_COMPLETED: Found three sources.`,
+    });
+    expect(logs().at(-1)).toMatchObject({ taskId: parentId, childId, wake: 'resume' });
+  });
+
+  it('reports a record that does not decode with its sequence number, and processes nothing after it', async () => {
+    const { changeTo, deliver, parentState, executions, token, logs } = await parentWithChild();
+    const completed = changeTo(STATES.COMPLETED);
+    const good = streamRecord(completed.before, completed.after);
+    const poisoned = streamRecord(completed.before, completed.after, {
+      sequenceNumber: '500',
+      newImage: { ...image(completed.after), task: { S: 'not json' } },
+    });
+    const before = await parentState();
+
+    const response = await deliver(poisoned, good);
+
+    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: '500' }] });
+    const after = await parentState();
+    expect(after).toEqual(before);
+    expect(executions.calls).toEqual([]);
+    expect(logs().at(-1)).toMatchObject({
+      level: 'error',
+      sequenceNumber: '500',
+      errorName: 'InvalidTaskRecordError',
+    });
+
+    // The event source retries from the failed record on; once it is gone the rest applies.
+    expect(await deliver(good)).toEqual({ batchItemFailures: [] });
+    expect(executions.calls).toEqual([{ method: 'resume', token }]);
+  });
+
+  it('changes nothing when a record is delivered again', async () => {
+    const { changeTo, deliver, parentState, executions, token } = await parentWithChild();
+    const completed = changeTo(STATES.COMPLETED);
+    const record = streamRecord(completed.before, completed.after);
+    await deliver(record);
+    const once = await parentState();
+
+    expect(await deliver(record)).toEqual({ batchItemFailures: [] });
+
+    expect(await parentState()).toEqual(once);
+    expect(executions.calls).toEqual([{ method: 'resume', token }]);
+  });
+
+  it('ends where it was, with no new event, note or wake, when a whole batch already applied is delivered again', async () => {
+    const { changeTo, deliver, parentState, executions, token } = await parentWithChild();
+    const working = changeTo(STATES.WORKING);
+    const completed = changeTo(STATES.COMPLETED);
+    const batch = [
+      streamRecord(working.before, working.after),
+      streamRecord(completed.before, completed.after),
+    ];
+    await deliver(...batch);
+    const once = await parentState();
+
+    expect(await deliver(...batch)).toEqual({ batchItemFailures: [] });
+
+    // (The older record briefly puts the row back to WORKING on the way: rows carry no child
+    // version to refuse an older change with. The end state, events and wakes are unchanged.)
+    const twice = await parentState();
+    expect(twice.record.task).toEqual(once.record.task);
+    expect(twice.row).toEqual(once.row);
+    expect(twice.inbox).toEqual(once.inbox);
+    expect(twice.events).toEqual(once.events);
+    expect(executions.calls).toEqual([{ method: 'resume', token }]);
+  });
+
+  it("ignores a task record without a parent on this harness and a change that is not the child's state", async () => {
+    const { changes, deliver, parentState, executions, childId, parentId } =
+      await parentWithChild();
+    const before = await parentState();
+    const parentWrite = changes.find(
+      ({ before, after }) => before !== undefined && after.task.id === parentId
+    )!;
+    const childBookkeeping = changes.find(
+      ({ before, after }) =>
+        after.task.id === childId &&
+        before !== undefined &&
+        stateOf(before.task) === stateOf(after.task)
+    )!;
+
+    const response = await deliver(
+      streamRecord(parentWrite.before, parentWrite.after),
+      streamRecord(childBookkeeping.before, childBookkeeping.after),
+      // A REMOVE carries no new image.
+      { ...streamRecord(undefined, parentWrite.after), eventName: 'REMOVE', dynamodb: {} }
+    );
+
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(await parentState()).toEqual(before);
+    expect(executions.calls).toEqual([]);
+  });
+});

@@ -1,0 +1,93 @@
+import type { Context } from 'aws-lambda';
+import { createLogger } from '../../functions/adapters/system/logger.js';
+import type { Runtime } from '../../functions/composition/runtime.js';
+import { readRuntimeConfig } from '../../functions/composition/runtime-config.js';
+import type { TurnRef } from '../../functions/core/loop/route.schema.js';
+import {
+  InProcessHarness,
+  type InProcessHarnessOptions,
+} from '../../functions/core/testing/in-process-harness.js';
+import { ScriptedModel, type ScriptedReply } from '../../functions/core/testing/scripted-model.js';
+import type { Executions } from '../../functions/service/executions.js';
+
+export type ExecutionCall =
+  | { method: 'start'; ref: TurnRef }
+  | { method: 'resume'; token: string }
+  | { method: 'fail'; token: string; error: string; cause: string }
+  | { method: 'stop'; taskId: string; generation: number; cause: string };
+
+/** Executions that do nothing but remember what they were asked, in order. */
+export class RecordingExecutions implements Executions {
+  readonly calls: ExecutionCall[] = [];
+
+  get started(): TurnRef[] {
+    return this.calls.flatMap((call) => (call.method === 'start' ? [call.ref] : []));
+  }
+
+  get resumed(): string[] {
+    return this.calls.flatMap((call) => (call.method === 'resume' ? [call.token] : []));
+  }
+
+  async start(ref: TurnRef): Promise<void> {
+    this.calls.push({ method: 'start', ref });
+  }
+
+  async resume(token: string): Promise<boolean> {
+    this.calls.push({ method: 'resume', token });
+    return true;
+  }
+
+  async fail(token: string, error: string, cause: string): Promise<void> {
+    this.calls.push({ method: 'fail', token, error, cause });
+  }
+
+  async stop(taskId: string, generation: number, cause: string): Promise<void> {
+    this.calls.push({ method: 'stop', taskId, generation, cause });
+  }
+}
+
+export const STATE_MACHINE_ARN = 'arn:aws:states:us-east-1:000000000000:stateMachine:turns';
+
+/**
+ * A Runtime built from in-memory parts: the in-process harness's ports (store, event log,
+ * scripted model), recording executions, a logger that collects its lines, and a configuration
+ * parsed as the Lambda would parse its environment.
+ */
+export const inMemoryRuntime = (
+  options: { replies?: ScriptedReply[]; harness?: Omit<InProcessHarnessOptions, 'model'> } = {}
+) => {
+  const model = new ScriptedModel(options.replies ?? []);
+  const harness = new InProcessHarness({ ...options.harness, model });
+  const lines: string[] = [];
+  const logger = createLogger({ level: 'debug', write: (line) => lines.push(line) });
+  const config = readRuntimeConfig({
+    TINY_HARNESS_TABLE: 'tiny-harness-test',
+    TINY_HARNESS_STATE_MACHINE_ARN: STATE_MACHINE_ARN,
+  });
+  const executions = new RecordingExecutions();
+  const runtime: Runtime = { config, loop: harness.deps, executions, logger };
+  return {
+    runtime,
+    harness,
+    model,
+    executions,
+    lines,
+    logs: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
+  };
+};
+
+/** A Lambda context, for calling a middy handler the way the Lambda runtime does. */
+export const lambdaContext = (functionName: string): Context => ({
+  callbackWaitsForEmptyEventLoop: false,
+  functionName,
+  functionVersion: '$LATEST',
+  invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${functionName}`,
+  memoryLimitInMB: '512',
+  awsRequestId: 'test-request',
+  logGroupName: `/aws/lambda/${functionName}`,
+  logStreamName: 'test',
+  getRemainingTimeInMillis: () => 30_000,
+  done: () => undefined,
+  fail: () => undefined,
+  succeed: () => undefined,
+});

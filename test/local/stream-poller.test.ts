@@ -1,0 +1,225 @@
+import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  type DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record as StreamRecord,
+} from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { afterEach, describe, expect, it } from 'vitest';
+import { STREAM_FILTER } from '../../cdk/constructs/stream-consumer.js';
+import { createLogger } from '../../functions/adapters/system/logger.js';
+import type { FilterPattern } from '../../functions/local/event-filter.js';
+import { type EventSourceSettings, StreamPoller } from '../../functions/local/stream-poller.js';
+
+const STREAM_ARN = 'arn:aws:dynamodb:ddblocal:000000000000:table/t/stream/2024-01-01T00:00:00.000';
+
+/** A change of a child's task record (it has a parent), which the stack's filter passes. */
+const childChange = (seq: number): StreamRecord => ({
+  eventID: `e-${seq}`,
+  eventName: 'MODIFY',
+  eventVersion: '1.1',
+  eventSource: 'aws:dynamodb',
+  awsRegion: 'ddblocal',
+  dynamodb: {
+    ApproximateCreationDateTime: new Date(1_700_000_000_000 + seq * 1000),
+    Keys: { pk: { S: `TASK#child-${seq}` }, sk: { S: 'TASK' } },
+    NewImage: {
+      pk: { S: `TASK#child-${seq}` },
+      sk: { S: 'TASK' },
+      parent_id: { S: 'parent-1' },
+    },
+    SequenceNumber: String(seq),
+    StreamViewType: 'NEW_AND_OLD_IMAGES',
+  },
+});
+
+/** A transcript write: not a task record, the filter drops it. */
+const historyWrite = (seq: number): StreamRecord => ({
+  eventID: `e-${seq}`,
+  eventName: 'INSERT',
+  dynamodb: {
+    Keys: { pk: { S: 'TASK#child-1' }, sk: { S: `HIST#${seq}` } },
+    NewImage: { pk: { S: 'TASK#child-1' }, sk: { S: `HIST#${seq}` } },
+    SequenceNumber: String(seq),
+  },
+});
+
+/** DynamoDB Local's stream API, one shard, whose pages the test feeds. */
+class FakeStreams {
+  readonly iteratorTypes: string[] = [];
+  readonly #pages: StreamRecord[][] = [];
+  #next = 0;
+
+  push(...records: StreamRecord[]) {
+    this.#pages.push(records);
+  }
+
+  async send(command: unknown): Promise<unknown> {
+    if (command instanceof DescribeStreamCommand) {
+      return { StreamDescription: { StreamArn: STREAM_ARN, Shards: [{ ShardId: 'shard-1' }] } };
+    }
+    if (command instanceof GetShardIteratorCommand) {
+      this.iteratorTypes.push(command.input.ShardIteratorType ?? '');
+      return { ShardIterator: 'iterator-0' };
+    }
+    if (command instanceof GetRecordsCommand) {
+      return { Records: this.#pages.shift() ?? [], NextShardIterator: `iterator-${++this.#next}` };
+    }
+    throw new Error(`unexpected command ${(command as object).constructor.name}`);
+  }
+}
+
+const fakeDynamoDb = {
+  send: async (command: unknown) => {
+    if (!(command instanceof DescribeTableCommand)) throw new Error('unexpected command');
+    return { Table: { TableName: command.input.TableName, LatestStreamArn: STREAM_ARN } };
+  },
+} as unknown as DynamoDBClient;
+
+const settings = (overrides: Partial<EventSourceSettings> = {}): EventSourceSettings => ({
+  batchSize: 10,
+  maximumRetryAttempts: 2,
+  bisectBatchOnFunctionError: true,
+  filters: [JSON.parse(STREAM_FILTER.pattern) as FilterPattern],
+  ...overrides,
+});
+
+const pollers: StreamPoller[] = [];
+afterEach(async () => {
+  await Promise.all(pollers.splice(0).map((poller) => poller.stop()));
+});
+
+/**
+ * A poller over the fake stream; `respond` plays the stream Lambda. Every invocation's sequence
+ * numbers are recorded, with whether it succeeded.
+ */
+const startPoller = async (
+  respond: (seqs: string[]) => DynamoDBBatchResponse | undefined,
+  overrides: Partial<EventSourceSettings> = {}
+) => {
+  const streams = new FakeStreams();
+  const invocations: Array<{ seqs: string[]; ok: boolean }> = [];
+  const events: DynamoDBStreamEvent[] = [];
+  const lines: string[] = [];
+  const poller = new StreamPoller({
+    dynamodb: fakeDynamoDb,
+    streams: streams as unknown as DynamoDBStreamsClient,
+    tableName: 't',
+    settings: settings(overrides),
+    handler: async (event) => {
+      events.push(event);
+      const seqs = event.Records.map((record) => record.dynamodb?.SequenceNumber ?? '?');
+      try {
+        const response = respond(seqs);
+        invocations.push({ seqs, ok: true });
+        return response;
+      } catch (error) {
+        invocations.push({ seqs, ok: false });
+        throw error;
+      }
+    },
+    logger: createLogger({ level: 'debug', write: (line) => lines.push(line) }),
+    pollIntervalMs: 5,
+  });
+  pollers.push(poller);
+  await poller.start();
+  return { poller, streams, invocations, events, lines };
+};
+
+const until = async (condition: () => boolean, timeoutMs = 5_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+};
+
+const delivered = (invocations: Array<{ seqs: string[]; ok: boolean }>) =>
+  invocations.filter((invocation) => invocation.ok).flatMap((invocation) => invocation.seqs);
+
+describe('the local stream poller (the event source mapping)', () => {
+  it('reads the shards from LATEST and hands the handler only the filtered records, in order, in batches of batchSize', async () => {
+    const { streams, invocations, events } = await startPoller(() => undefined, { batchSize: 2 });
+    expect(streams.iteratorTypes).toEqual(['LATEST']);
+
+    streams.push(childChange(1), historyWrite(2), childChange(3), childChange(4), childChange(5));
+    await until(() => delivered(invocations).length === 4);
+
+    expect(invocations).toEqual([
+      { seqs: ['1', '3'], ok: true },
+      { seqs: ['4', '5'], ok: true },
+    ]);
+    const first = events[0]!.Records[0]!;
+    expect(first).toMatchObject({
+      eventSource: 'aws:dynamodb',
+      eventSourceARN: STREAM_ARN,
+      eventName: 'MODIFY',
+      dynamodb: { ApproximateCreationDateTime: 1_700_000_001, SequenceNumber: '1' },
+    });
+  });
+
+  it('retries a partial batch failure from the failed record on, and never re-sends the records before it', async () => {
+    let failOnce = true;
+    const { streams, invocations } = await startPoller((seqs) => {
+      if (failOnce && seqs.includes('2')) {
+        failOnce = false;
+        return { batchItemFailures: [{ itemIdentifier: '2' }] };
+      }
+      return { batchItemFailures: [] };
+    });
+
+    streams.push(childChange(1), childChange(2), childChange(3));
+    await until(() => invocations.length === 2);
+
+    expect(invocations.map((invocation) => invocation.seqs)).toEqual([
+      ['1', '2', '3'],
+      ['2', '3'],
+    ]);
+  });
+
+  it('bisects a batch whose invocation throws, sends a record that keeps failing to the on-failure destination, and moves on', async () => {
+    const { poller, streams, invocations, lines } = await startPoller((seqs) => {
+      if (seqs.includes('2')) throw new Error('poisoned');
+      return undefined;
+    });
+
+    streams.push(childChange(1), childChange(2), childChange(3), childChange(4));
+    await until(() => poller.failed.length > 0 && delivered(invocations).includes('4'));
+    streams.push(childChange(5));
+    await until(() => delivered(invocations).includes('5'));
+
+    expect(poller.failed.map((record) => record.dynamodb?.SequenceNumber)).toEqual(['2']);
+    expect(delivered(invocations).sort()).toEqual(['1', '3', '4', '5']);
+    expect(lines.some((line) => JSON.parse(line).message.includes('on-failure destination'))).toBe(
+      true
+    );
+  });
+
+  it('retries a throwing batch whole when bisecting is off, then gives the whole batch up', async () => {
+    const { poller, streams, invocations } = await startPoller(
+      (seqs) => {
+        if (seqs.includes('2')) throw new Error('poisoned');
+        return undefined;
+      },
+      { bisectBatchOnFunctionError: false, maximumRetryAttempts: 1 }
+    );
+
+    streams.push(childChange(1), childChange(2));
+    await until(() => poller.failed.length === 2);
+
+    expect(invocations).toEqual([
+      { seqs: ['1', '2'], ok: false },
+      { seqs: ['1', '2'], ok: false },
+    ]);
+  });
+
+  it('stops polling on stop()', async () => {
+    const { poller, streams, invocations } = await startPoller(() => undefined);
+    await poller.stop();
+    streams.push(childChange(1));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(invocations).toEqual([]);
+  });
+});
