@@ -6,6 +6,7 @@
 import type { Construct } from 'constructs';
 import { z } from 'zod';
 import { RuntimeConfigSchema } from '../functions/composition/runtime-config.js';
+import { ModelPricesSchema } from '../functions/core/loop/usage.js';
 
 /** The defaults `cdk.json` repeats (a test keeps the two equal). */
 export const DEFAULT_CONTEXT = {
@@ -15,6 +16,10 @@ export const DEFAULT_CONTEXT = {
   logLevel: 'info',
   turnsPerGeneration: 200,
   parkTimeoutDays: 7,
+  modelBaseUrl: '',
+  modelReasoning: 'false',
+  modelApiKeySecret: '',
+  modelPrices: '{}',
 } as const;
 
 // `-c key=value` always arrives as a string: numbers are coerced.
@@ -37,6 +42,20 @@ const HarnessConfigSchema = z.object({
    * inside both.
    */
   parkTimeoutDays: positiveInt.max(24),
+  /** The only host the provider is called at (an OpenAI-compatible server); '' = the provider's own. */
+  modelBaseUrl: z.union([z.literal(''), z.string().url()]),
+  /** Whether the model honours a task's reasoning_effort. */
+  modelReasoning: z.enum(['true', 'false']),
+  /** Secrets Manager secret ARN holding the provider's API key ('' = none; Bedrock needs none). */
+  modelApiKeySecret: z.union([z.literal(''), z.string().startsWith('arn:aws')]),
+  /** Prices per model id in USD per million tokens (JSON), for each task's cost ledger. */
+  modelPrices: z.string().refine((text) => {
+    try {
+      return ModelPricesSchema.safeParse(JSON.parse(text)).success;
+    } catch {
+      return false;
+    }
+  }, 'a JSON price table: {"<model id>": {"input": 1.25, "cachedInput": 0.125, "output": 10}}'),
 });
 
 export type HarnessConfig = z.infer<typeof HarnessConfigSchema>;

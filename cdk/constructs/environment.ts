@@ -10,6 +10,10 @@ export const ENV = {
   model: 'TINY_HARNESS_MODEL',
   turnsPerGeneration: 'TINY_HARNESS_TURNS_PER_GENERATION',
   stage: 'TINY_HARNESS_STAGE',
+  modelBaseUrl: 'TINY_HARNESS_MODEL_BASE_URL',
+  modelReasoning: 'TINY_HARNESS_MODEL_REASONING',
+  modelApiKeySecret: 'TINY_HARNESS_MODEL_API_KEY_SECRET',
+  modelPrices: 'TINY_HARNESS_MODEL_PRICES',
   /** The public base URL the agent card advertises (A2A function only). */
   baseUrl: 'TINY_HARNESS_BASE_URL',
 } as const;

@@ -5,7 +5,7 @@
  * that log group until a `bind…` call grants more.
  */
 import { fileURLToPath } from 'node:url';
-import type { Duration } from 'aws-cdk-lib';
+import { type Duration, Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -145,6 +145,54 @@ export class HarnessFunction extends NodejsFunction {
           "Execution names are per task and generation, known only at run time; the pattern covers executions of this stack's turn state machine and no other."
         );
       }
+    }
+  }
+
+  /**
+   * Lets the function call the configured model: read the provider key's secret (when one is
+   * configured), or invoke the Bedrock model (foundation model and inference profiles of that id
+   * in this region). Other providers need no AWS permission.
+   */
+  bindModel(options: {
+    provider: string;
+    model: string;
+    apiKeySecretArn?: string | undefined;
+  }): void {
+    if (options.apiKeySecretArn !== undefined) {
+      this.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['secretsmanager:GetSecretValue'],
+          resources: [options.apiKeySecretArn],
+        })
+      );
+    }
+    if (options.provider !== 'bedrock') return;
+    const stack = Stack.of(this);
+    const model = options.model.replace(/^(us|eu|apac|global)\./, '');
+    const resources = [
+      stack.formatArn({
+        service: 'bedrock',
+        account: '',
+        resource: 'foundation-model',
+        resourceName: model,
+      }),
+      // A cross-region inference profile routes to the same model in other regions.
+      `arn:${stack.partition}:bedrock:*::foundation-model/${model}`,
+      stack.formatArn({
+        service: 'bedrock',
+        resource: 'inference-profile',
+        resourceName: options.model,
+      }),
+    ];
+    this.addToRolePolicy(
+      new PolicyStatement({ actions: ['bedrock:InvokeModel', 'bedrock:Converse'], resources })
+    );
+    if (this.role) {
+      acknowledge(
+        this.role,
+        wildcardResourceFinding(this, resources[1] ?? ''),
+        'A cross-region inference profile may serve the configured model from any region: the wildcard is the region of that one foundation model, nothing else.'
+      );
     }
   }
 }

@@ -59,6 +59,12 @@ export class HarnessStack extends Stack {
       [ENV.model]: config.model,
       [ENV.turnsPerGeneration]: String(config.turnsPerGeneration),
       [ENV.stage]: config.stage,
+      [ENV.modelReasoning]: config.modelReasoning,
+      [ENV.modelPrices]: config.modelPrices,
+      ...(config.modelBaseUrl === '' ? {} : { [ENV.modelBaseUrl]: config.modelBaseUrl }),
+      ...(config.modelApiKeySecret === ''
+        ? {}
+        : { [ENV.modelApiKeySecret]: config.modelApiKeySecret }),
     };
 
     this.turnStepFunction = new HarnessFunction(this, CONSTRUCT_IDS.turnStepFunction, {
@@ -90,6 +96,13 @@ export class HarnessStack extends Stack {
     this.turnStepFunction.bindTurnMachine({ arns, access: 'drive' });
     this.streamFunction.bindTurnMachine({ arns, access: 'drive' });
     this.a2aFunction.bindTurnMachine({ arns, access: 'manage' });
+
+    // Only the turn step calls the model: only it may read the key or invoke Bedrock.
+    this.turnStepFunction.bindModel({
+      provider: config.modelProvider,
+      model: config.model,
+      apiKeySecretArn: config.modelApiKeySecret || undefined,
+    });
 
     this.turnMachine = new TurnStateMachine(this, CONSTRUCT_IDS.turnStateMachine, {
       handler: this.turnStepFunction,

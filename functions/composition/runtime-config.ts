@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_AGENT_ID } from '../core/a2a/identifiers.js';
+import { ModelPricesSchema } from '../core/loop/usage.js';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -13,10 +14,47 @@ export const RuntimeConfigSchema = z.object({
   TINY_HARNESS_STATE_MACHINE_ARN: z.string().startsWith('arn:'),
   TINY_HARNESS_AGENT_ID: z.string().min(1).default(DEFAULT_AGENT_ID),
   TINY_HARNESS_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
-  /** `demo` (built in, no network), `scripted` (replies from TINY_HARNESS_MODEL_SCRIPT). */
-  TINY_HARNESS_MODEL_PROVIDER: z.enum(['demo', 'scripted']).default('demo'),
+  /**
+   * `demo` (built in, no network), `scripted` (replies from TINY_HARNESS_MODEL_SCRIPT), `openai`
+   * (Responses API), `openai-chat` (Chat Completions, any OpenAI-compatible base URL),
+   * `anthropic` (Messages API), `bedrock` (Converse API).
+   */
+  TINY_HARNESS_MODEL_PROVIDER: z
+    .enum(['demo', 'scripted', 'openai', 'openai-chat', 'anthropic', 'bedrock'])
+    .default('demo'),
   TINY_HARNESS_MODEL: z.string().default(''),
   TINY_HARNESS_MODEL_SCRIPT: z.string().optional(),
+  /** The only host a provider is called at (an OpenAI-compatible server, a proxy). */
+  TINY_HARNESS_MODEL_BASE_URL: z.string().url().optional(),
+  TINY_HARNESS_MODEL_TIMEOUT_MS: positiveInt(60_000),
+  /** Whether the configured model honours a task's reasoning_effort (else such a task is refused). */
+  TINY_HARNESS_MODEL_REASONING: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
+  /** Secrets Manager secret (ARN or name) holding the provider's API key, in the cloud. */
+  TINY_HARNESS_MODEL_API_KEY_SECRET: z.string().min(1).optional(),
+  /** Locally, the provider's key comes from the environment; never logged. */
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  ANTHROPIC_API_KEY: z.string().min(1).optional(),
+  /**
+   * Prices in USD per million tokens, per model id:
+   * `{"gpt-x": {"input": 1.25, "cachedInput": 0.125, "output": 10}}`. Unpriced models cost 0.
+   */
+  TINY_HARNESS_MODEL_PRICES: z
+    .string()
+    .default('{}')
+    .transform((text, context) => {
+      try {
+        return ModelPricesSchema.parse(JSON.parse(text));
+      } catch (error) {
+        context.addIssue({
+          code: 'custom',
+          message: `not a price table: ${(error as Error).message}`,
+        });
+        return z.NEVER;
+      }
+    }),
   TINY_HARNESS_TURNS_PER_GENERATION: positiveInt(200),
   TINY_HARNESS_MAX_TURNS: positiveInt(50),
   TINY_HARNESS_BASE_URL: z.string().url().optional(),

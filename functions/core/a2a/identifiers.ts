@@ -15,6 +15,12 @@ export const TASK_METADATA_KEY = 'io.github.madarauchiha-314.tiny-harness/task';
  */
 export const STATUS_METADATA_KEY = 'io.github.madarauchiha-314.tiny-harness/status';
 
+/**
+ * `Task.metadata` key holding the task's model usage and cost so far (ours): what a participant
+ * or an auditor reads through GetTask.
+ */
+export const USAGE_METADATA_KEY = 'io.github.madarauchiha-314.tiny-harness/usage';
+
 export const TASK_MEDIA_TYPE = 'application/vnd.tiny-harness.task+json';
 
 /** Media type of the data part that carries an event envelope in a message. */

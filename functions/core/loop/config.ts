@@ -1,4 +1,5 @@
 import { DEFAULT_AGENT_ID } from '../a2a/identifiers.js';
+import type { ModelPrices } from './usage.js';
 
 export interface LoopConfig {
   /** This harness's participant id. */
@@ -17,6 +18,8 @@ export interface LoopConfig {
   turnsPerGeneration: number;
   /** The model a task runs with when the server assigns none. */
   defaultModel?: string | undefined;
+  /** Prices per model id, for each task's cost ledger; an unpriced model costs 0. */
+  prices?: ModelPrices | undefined;
 }
 
 export const DEFAULT_LOOP_CONFIG: LoopConfig = {

@@ -6,6 +6,7 @@ import type { HistoryEntry } from './history.schema.js';
 import { loadRecord, mutateRecord } from './records.js';
 import type { StepResult, TurnRef } from './route.schema.js';
 import { endTask } from './status.js';
+import { costOf, withCall } from './usage.js';
 
 const routeAfter = (ref: TurnRef, response: ModelResponse): StepResult =>
   response.toolCalls.length === 0
@@ -71,8 +72,11 @@ export const invokeModel = async (deps: LoopDeps, ref: TurnRef): Promise<StepRes
   await mutateRecord(deps, taskId, (current) => {
     if (current.loop.turn !== ref.turn) return undefined;
     const { usage } = current.loop;
+    const prices = deps.config.prices ?? {};
+    const cost = costOf(response.usage, prices[response.model] ?? prices[request.model ?? '']);
     return {
       ...current,
+      task: withCall(current.task, response.usage, cost),
       loop: {
         ...current.loop,
         turn: next.turn,

@@ -1,0 +1,107 @@
+import type { Task } from '@a2a-js/sdk';
+import { z } from 'zod';
+import { USAGE_METADATA_KEY } from '../a2a/identifiers.js';
+import type { ModelUsage } from '../ports/model.js';
+import type { TaskStore } from '../ports/task-store.js';
+import { readExtension } from '../task/a2a-task.js';
+
+/** A model's prices in USD per million tokens (cached input is the provider's discounted rate). */
+export const ModelPriceSchema = z.strictObject({
+  input: z.number().min(0),
+  cachedInput: z.number().min(0).optional(),
+  output: z.number().min(0),
+});
+export type ModelPrice = z.infer<typeof ModelPriceSchema>;
+export const ModelPricesSchema = z.record(z.string(), ModelPriceSchema);
+export type ModelPrices = z.infer<typeof ModelPricesSchema>;
+
+/** The usage and cost a task has run up, as recorded on the task (USAGE_METADATA_KEY). */
+export const TaskUsageSchema = z.strictObject({
+  model_calls: z.int().min(0),
+  input_tokens: z.int().min(0),
+  cached_input_tokens: z.int().min(0),
+  output_tokens: z.int().min(0),
+  cost_usd: z.number().min(0),
+});
+export type TaskUsage = z.infer<typeof TaskUsageSchema>;
+
+export const EMPTY_USAGE: TaskUsage = {
+  model_calls: 0,
+  input_tokens: 0,
+  cached_input_tokens: 0,
+  output_tokens: 0,
+  cost_usd: 0,
+};
+
+/** One call's cost: cached input at its own rate (or the input rate when none is set). */
+export const costOf = (usage: ModelUsage, price: ModelPrice | undefined): number => {
+  if (price === undefined) return 0;
+  const cached = Math.min(usage.cachedInputTokens, usage.inputTokens);
+  const fresh = usage.inputTokens - cached;
+  return (
+    (fresh * price.input +
+      cached * (price.cachedInput ?? price.input) +
+      usage.outputTokens * price.output) /
+    1_000_000
+  );
+};
+
+export const readUsage = (task: Task): TaskUsage => {
+  const parsed = TaskUsageSchema.safeParse(task.metadata?.[USAGE_METADATA_KEY]);
+  return parsed.success ? parsed.data : EMPTY_USAGE;
+};
+
+/** The task with one more model call added to its usage ledger. */
+export const withCall = (task: Task, usage: ModelUsage, cost: number): Task => {
+  const before = readUsage(task);
+  const after: TaskUsage = {
+    model_calls: before.model_calls + 1,
+    input_tokens: before.input_tokens + usage.inputTokens,
+    cached_input_tokens: before.cached_input_tokens + usage.cachedInputTokens,
+    output_tokens: before.output_tokens + usage.outputTokens,
+    // Rounded to a micro-dollar so sums stay readable and stable.
+    cost_usd: Math.round((before.cost_usd + cost) * 1_000_000) / 1_000_000,
+  };
+  return { ...task, metadata: { ...task.metadata, [USAGE_METADATA_KEY]: after } };
+};
+
+export interface UsageTree {
+  taskId: string;
+  own: TaskUsage;
+  children: UsageTree[];
+  /** This task and every descendant on this harness. */
+  total: TaskUsage;
+}
+
+const add = (a: TaskUsage, b: TaskUsage): TaskUsage => ({
+  model_calls: a.model_calls + b.model_calls,
+  input_tokens: a.input_tokens + b.input_tokens,
+  cached_input_tokens: a.cached_input_tokens + b.cached_input_tokens,
+  output_tokens: a.output_tokens + b.output_tokens,
+  cost_usd: Math.round((a.cost_usd + b.cost_usd) * 1_000_000) / 1_000_000,
+});
+
+/**
+ * The cost ledger of a task and its sub-task tree (children on this harness; a remote agent's
+ * costs are its own). Read on demand from the records, so it is never out of step with them.
+ */
+export const usageTree = async (
+  store: TaskStore,
+  taskId: string
+): Promise<UsageTree | undefined> => {
+  const record = await store.get(taskId);
+  if (record === undefined) return undefined;
+  const own = readUsage(record.task);
+  const children: UsageTree[] = [];
+  for (const row of readExtension(record.task).sub_tasks) {
+    if (row.agent !== null) continue;
+    const child = await usageTree(store, row.task_id);
+    if (child !== undefined) children.push(child);
+  }
+  return {
+    taskId,
+    own,
+    children,
+    total: children.reduce((sum, child) => add(sum, child.total), own),
+  };
+};

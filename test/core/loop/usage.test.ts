@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { USAGE_METADATA_KEY } from '../../../functions/core/a2a/identifiers.js';
+import { costOf, usageTree } from '../../../functions/core/loop/usage.js';
+import { ALICE, harnessWith, view } from '../../support/harness.js';
+import { textMessage } from '../../support/messages.js';
+
+describe('usage and the cost ledger', () => {
+  it('prices cached input at its own rate, and an unpriced model at nothing', () => {
+    const usage = { inputTokens: 1_000_000, cachedInputTokens: 400_000, outputTokens: 100_000 };
+    expect(costOf(usage, { input: 2, cachedInput: 0.5, output: 8 })).toBeCloseTo(
+      0.6 * 2 + 0.4 * 0.5 + 0.1 * 8
+    );
+    expect(costOf(usage, { input: 2, output: 8 })).toBeCloseTo(2 + 0.8);
+    expect(costOf(usage, undefined)).toBe(0);
+  });
+
+  it('records each model call on the task, and sums a task and its sub-tasks', async () => {
+    const { harness } = harnessWith(
+      [
+        { toolCalls: [{ name: 'spawn_subtask', arguments: { name: 'Child', goal: 'g' } }] },
+        { text: 'Waiting.' },
+        { text: 'Child done.' },
+        { text: 'Parent read it.' },
+      ],
+      { config: { prices: { scripted: { input: 1, output: 2 } } } }
+    );
+    const parent = await harness.start(textMessage('go'), ALICE);
+    const childId = view(await harness.task(parent.task.id)).extension.sub_tasks[0]?.task_id ?? '';
+
+    const parentRecord = await harness.task(parent.task.id);
+    // Three parent calls and one child call, each 100 tokens in and 10 out (the scripted model).
+    expect(parentRecord.task.metadata?.[USAGE_METADATA_KEY]).toEqual({
+      model_calls: 3,
+      input_tokens: 300,
+      cached_input_tokens: 0,
+      output_tokens: 30,
+      cost_usd: 0.00036,
+    });
+    const tree = await usageTree(harness.store, parent.task.id);
+    expect(tree?.children.map((child) => child.taskId)).toEqual([childId]);
+    expect(tree?.total).toEqual({
+      model_calls: 4,
+      input_tokens: 400,
+      cached_input_tokens: 0,
+      output_tokens: 40,
+      cost_usd: 0.00048,
+    });
+  });
+});
