@@ -73,5 +73,9 @@ export const readHarnessConfig = (scope: Construct): HarnessConfig => {
   if (!parsed.success) {
     throw new Error(`invalid CDK context: ${z.prettifyError(parsed.error)}`);
   }
+  const { modelProvider, model } = parsed.data;
+  if (modelProvider !== 'demo' && modelProvider !== 'scripted' && model === '') {
+    throw new Error(`invalid CDK context: modelProvider=${modelProvider} needs -c model=<model id>`);
+  }
   return parsed.data;
 };

@@ -72,13 +72,17 @@ export const readRuntimeConfig = (
   if (!parsed.success) {
     throw new Error(`invalid tiny-harness configuration: ${z.prettifyError(parsed.error)}`);
   }
-  if (
-    parsed.data.TINY_HARNESS_MODEL_PROVIDER === 'scripted' &&
-    !parsed.data.TINY_HARNESS_MODEL_SCRIPT
-  ) {
+  const config = parsed.data;
+  const provider = config.TINY_HARNESS_MODEL_PROVIDER;
+  if (provider === 'scripted' && !config.TINY_HARNESS_MODEL_SCRIPT) {
     throw new Error(
       'TINY_HARNESS_MODEL_PROVIDER=scripted needs TINY_HARNESS_MODEL_SCRIPT (a JSON file)'
     );
   }
-  return parsed.data;
+  if (provider !== 'demo' && provider !== 'scripted' && config.TINY_HARNESS_MODEL === '') {
+    throw new Error(
+      `TINY_HARNESS_MODEL_PROVIDER=${provider} needs TINY_HARNESS_MODEL (the model id)`
+    );
+  }
+  return config;
 };

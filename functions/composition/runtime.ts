@@ -2,8 +2,6 @@ import { type ConsumedCapacity, DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDbEventLog } from '../adapters/dynamodb/dynamodb-event-log.js';
 import { DynamoDbTaskStore } from '../adapters/dynamodb/dynamodb-task-store.js';
-import { DemoModel } from '../adapters/model/demo-model.js';
-import { loadModelScript } from '../adapters/model/script-file.js';
 import { SelfAgentDirectory } from '../adapters/self-agent-directory.js';
 import { TurnExecutions } from '../adapters/stepfunctions/turn-executions.js';
 import { createLogger, type Logger } from '../adapters/system/logger.js';
@@ -16,6 +14,7 @@ import type { HarnessHookPoints } from '../core/loop/hook-points.js';
 import type { Model } from '../core/ports/model.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import type { Executions } from '../service/executions.js';
+import { buildModel } from './model.js';
 import { type RuntimeConfig, readRuntimeConfig } from './runtime-config.js';
 
 /** What every handler needs, built once per cold start (or once per local process). */
@@ -25,15 +24,6 @@ export interface Runtime {
   executions: Executions;
   logger: Logger;
 }
-
-const buildModel = (config: RuntimeConfig): Model => {
-  switch (config.TINY_HARNESS_MODEL_PROVIDER) {
-    case 'demo':
-      return new DemoModel();
-    case 'scripted':
-      return loadModelScript(config.TINY_HARNESS_MODEL_SCRIPT ?? '');
-  }
-};
 
 /** One DynamoDB command the runtime sent, as the benchmark counts them (scripts/bench.ts). */
 export interface DynamoDbCommandObservation {
@@ -140,6 +130,7 @@ export const buildRuntime = (config: RuntimeConfig, overrides: RuntimeOverrides 
       maxTurns: config.TINY_HARNESS_MAX_TURNS,
       turnsPerGeneration: config.TINY_HARNESS_TURNS_PER_GENERATION,
       defaultModel: config.TINY_HARNESS_MODEL || undefined,
+      prices: config.TINY_HARNESS_MODEL_PRICES,
     },
   };
   const logger = createLogger({

@@ -72,6 +72,10 @@ describe('model access in the stack', () => {
     expect(actions).not.toContain('secretsmanager:GetSecretValue');
   });
 
+  it('refuses a real provider without a model id at synthesis', () => {
+    expect(() => synthHarness({ modelProvider: 'anthropic' })).toThrow(/needs -c model=/);
+  });
+
   it('refuses a malformed price table at synthesis', () => {
     expect(() => synthHarness({ modelPrices: '{"m": {"input": "cheap"}}' })).toThrow(/price table/);
   });

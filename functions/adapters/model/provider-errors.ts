@@ -5,7 +5,7 @@ const RETRYABLE_STATUSES = new Set([408, 409, 425, 429, 500, 502, 503, 504, 529]
 
 /** Error names of SDK-level failures that never reached an answer (network, timeout). */
 const TRANSIENT_NAMES =
-  /timeout|timedout|connection|econnreset|econnrefused|socket|network|throttl|serviceunavailable|internalserver/i;
+  /timeout|timed out|timedout|connection|econnreset|econnrefused|socket|network|throttl|serviceunavailable|internalserver/i;
 
 const statusOf = (error: unknown): number | undefined => {
   const candidate = error as {

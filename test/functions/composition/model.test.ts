@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { AnthropicMessagesModel } from '../../../functions/adapters/model/anthropic-messages-model.js';
+import { BedrockConverseModel } from '../../../functions/adapters/model/bedrock-converse-model.js';
+import { DemoModel } from '../../../functions/adapters/model/demo-model.js';
+import { LazyModel } from '../../../functions/adapters/model/lazy-model.js';
+import { OpenAiChatModel } from '../../../functions/adapters/model/openai-chat-model.js';
+import { OpenAiResponsesModel } from '../../../functions/adapters/model/openai-responses-model.js';
+import { buildModel } from '../../../functions/composition/model.js';
+import { readRuntimeConfig } from '../../../functions/composition/runtime-config.js';
+import { scripted } from '../../../functions/core/testing/scripted-model.js';
+
+const config = (env: Record<string, string>) =>
+  readRuntimeConfig({
+    TINY_HARNESS_TABLE: 't',
+    TINY_HARNESS_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:1:stateMachine:m',
+    ...env,
+  });
+
+describe('the deployment model, from configuration', () => {
+  it('builds the adapter the provider names', () => {
+    expect(buildModel(config({}))).toBeInstanceOf(DemoModel);
+    expect(
+      buildModel(
+        config({
+          TINY_HARNESS_MODEL_PROVIDER: 'openai',
+          TINY_HARNESS_MODEL: 'm',
+          OPENAI_API_KEY: 'k',
+        })
+      )
+    ).toBeInstanceOf(OpenAiResponsesModel);
+    expect(
+      buildModel(
+        config({
+          TINY_HARNESS_MODEL_PROVIDER: 'openai-chat',
+          TINY_HARNESS_MODEL: 'm',
+          TINY_HARNESS_MODEL_BASE_URL: 'http://127.0.0.1:9/v1',
+        })
+      )
+    ).toBeInstanceOf(OpenAiChatModel);
+    expect(
+      buildModel(
+        config({
+          TINY_HARNESS_MODEL_PROVIDER: 'anthropic',
+          TINY_HARNESS_MODEL: 'm',
+          ANTHROPIC_API_KEY: 'k',
+        })
+      )
+    ).toBeInstanceOf(AnthropicMessagesModel);
+    expect(
+      buildModel(
+        config({ TINY_HARNESS_MODEL_PROVIDER: 'bedrock', TINY_HARNESS_MODEL: 'anthropic.claude' })
+      )
+    ).toBeInstanceOf(BedrockConverseModel);
+  });
+
+  it('reads the key from Secrets Manager only when the first model call needs it', () => {
+    const model = buildModel(
+      config({
+        TINY_HARNESS_MODEL_PROVIDER: 'anthropic',
+        TINY_HARNESS_MODEL: 'm',
+        TINY_HARNESS_MODEL_API_KEY_SECRET: 'arn:aws:secretsmanager:us-east-1:1:secret:k',
+      })
+    );
+    expect(model).toBeInstanceOf(LazyModel);
+  });
+
+  it('refuses a real provider without a model id, and a bad price table, at start', () => {
+    expect(() => config({ TINY_HARNESS_MODEL_PROVIDER: 'openai' })).toThrow(
+      /needs TINY_HARNESS_MODEL/
+    );
+    expect(() =>
+      config({ TINY_HARNESS_MODEL_PRICES: '{"m": {"input": -1, "output": 1}}' })
+    ).toThrow(/price table/);
+    expect(
+      config({ TINY_HARNESS_MODEL_PRICES: '{"m": {"input": 1, "output": 2}}' })
+        .TINY_HARNESS_MODEL_PRICES
+    ).toEqual({
+      m: { input: 1, output: 2 },
+    });
+  });
+});
+
+describe('LazyModel', () => {
+  it('builds once, and tries again after a failed build', async () => {
+    let builds = 0;
+    const lazy = new LazyModel(async () => {
+      builds += 1;
+      if (builds === 1) throw new Error('secret unavailable');
+      return { invoke: async () => scripted({ text: 'ok' }, 0) };
+    });
+    const request = { instructions: '', input: [], tools: [], cacheKey: 'k', maxOutputTokens: 10 };
+
+    await expect(lazy.invoke(request)).rejects.toThrow('secret unavailable');
+    await expect(lazy.invoke(request)).resolves.toMatchObject({ text: 'ok' });
+    await lazy.invoke(request);
+    expect(builds).toBe(2);
+  });
+});
