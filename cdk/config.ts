@@ -75,7 +75,9 @@ export const readHarnessConfig = (scope: Construct): HarnessConfig => {
   }
   const { modelProvider, model } = parsed.data;
   if (modelProvider !== 'demo' && modelProvider !== 'scripted' && model === '') {
-    throw new Error(`invalid CDK context: modelProvider=${modelProvider} needs -c model=<model id>`);
+    throw new Error(
+      `invalid CDK context: modelProvider=${modelProvider} needs -c model=<model id>`
+    );
   }
   return parsed.data;
 };

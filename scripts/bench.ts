@@ -5,13 +5,15 @@
 //   npm run bench                          # K = 20 turns, 3 runs per scenario (the median)
 //   npm run bench -- --turns 40 --runs 5   # or BENCH_TURNS / BENCH_RUNS
 //   npm run bench -- --markdown            # the tables as Markdown (for docs/benchmark.md)
+
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { type Message, Role, SendMessageRequest, SendMessageResponse } from '@a2a-js/sdk';
+import { type Message, SendMessageRequest, SendMessageResponse } from '@a2a-js/sdk';
 import type { HistoryEvent } from '@aws-sdk/client-sfn';
 import type { DynamoDbCommandObservation } from '../functions/composition/runtime.js';
 import { DEFAULT_LOOP_CONFIG } from '../functions/core/loop/config.js';
+import { userTextMessage } from '../functions/core/loop/messages.js';
 import { InProcessHarness } from '../functions/core/testing/in-process-harness.js';
 import { ScriptedModel, type ScriptedReply } from '../functions/core/testing/scripted-model.js';
 import { type LocalStack, startLocalStack } from '../functions/local/local-stack.js';
@@ -104,23 +106,8 @@ const scriptFor = (calls: number, turns: number): Script => {
 };
 
 let messageCounter = 0;
-const userMessage = (text: string, taskId = ''): Message => ({
-  messageId: `bench-${process.pid}-${++messageCounter}`,
-  contextId: '',
-  taskId,
-  role: Role.ROLE_USER,
-  parts: [
-    {
-      content: { $case: 'text', value: text },
-      metadata: undefined,
-      filename: '',
-      mediaType: 'text/plain',
-    },
-  ],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-});
+const userMessage = (text: string, taskId = ''): Message =>
+  userTextMessage({ messageId: `bench-${process.pid}-${++messageCounter}`, text, taskId });
 
 // ---------------------------------------------------------------------------------------------
 // What one run measures.

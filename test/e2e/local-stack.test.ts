@@ -1,28 +1,14 @@
-import { type Message, Role, TaskState } from '@a2a-js/sdk';
+import { type Message, TaskState } from '@a2a-js/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STATUS_METADATA_KEY, TASK_METADATA_KEY } from '../../functions/core/a2a/identifiers.js';
+import { userTextMessage } from '../../functions/core/loop/messages.js';
 import { ScriptedModel } from '../../functions/core/testing/scripted-model.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
 import { asTask, clientFor, eventually, startStack } from '../support/local-stack.js';
 
 let counter = 0;
-const userMessage = (text: string, taskId = '', contextId = ''): Message => ({
-  messageId: `e2e-${Date.now()}-${++counter}`,
-  contextId,
-  taskId,
-  role: Role.ROLE_USER,
-  parts: [
-    {
-      content: { $case: 'text', value: text },
-      metadata: undefined,
-      filename: '',
-      mediaType: 'text/plain',
-    },
-  ],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-});
+const userMessage = (text: string, taskId = '', contextId = ''): Message =>
+  userTextMessage({ messageId: `e2e-${Date.now()}-${++counter}`, text, taskId, contextId });
 
 const send = (message: Message) => ({
   tenant: '',

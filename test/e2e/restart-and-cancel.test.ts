@@ -1,27 +1,13 @@
-import { type Message, Role, TaskState } from '@a2a-js/sdk';
+import { type Message, TaskState } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
+import { userTextMessage } from '../../functions/core/loop/messages.js';
 import type { Model, ModelRequest, ModelResponse } from '../../functions/core/ports/model.js';
 import { ScriptedModel } from '../../functions/core/testing/scripted-model.js';
 import { asTask, clientFor, eventually, startStack, temporaryDir } from '../support/local-stack.js';
 
 let counter = 0;
-const userMessage = (text: string, taskId = ''): Message => ({
-  messageId: `e2e-rc-${Date.now()}-${++counter}`,
-  contextId: '',
-  taskId,
-  role: Role.ROLE_USER,
-  parts: [
-    {
-      content: { $case: 'text', value: text },
-      metadata: undefined,
-      filename: '',
-      mediaType: 'text/plain',
-    },
-  ],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-});
+const userMessage = (text: string, taskId = ''): Message =>
+  userTextMessage({ messageId: `e2e-rc-${Date.now()}-${++counter}`, text, taskId });
 const send = (message: Message, returnImmediately = false) => ({
   tenant: '',
   message,

@@ -1,29 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Message, Role, TaskState } from '@a2a-js/sdk';
+import { type Message, TaskState } from '@a2a-js/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STATUS_METADATA_KEY, TASK_METADATA_KEY } from '../../functions/core/a2a/identifiers.js';
+import { userTextMessage } from '../../functions/core/loop/messages.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
 import { asTask, clientFor, startStack, temporaryDir } from '../support/local-stack.js';
 
-const userMessage = (text: string): Message => ({
-  messageId: `e2e-script-${Date.now()}`,
-  contextId: '',
-  taskId: '',
-  role: Role.ROLE_USER,
-  parts: [
-    {
-      content: { $case: 'text', value: text },
-      metadata: undefined,
-      filename: '',
-      mediaType: 'text/plain',
-    },
-  ],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-});
+const userMessage = (text: string): Message =>
+  userTextMessage({ messageId: `e2e-script-${Date.now()}`, text });
 
 /** The script format of docs/configuration.md: a create_plan call, then a text reply. */
 const SCRIPT = {
