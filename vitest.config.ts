@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     setupFiles: ['test/setup/polyfill.ts'],
-    testTimeout: 30_000,
+    testTimeout: 60_000,
     hookTimeout: 120_000,
     // Two cores: the DynamoDB Local and CDK synth suites are heavy, keep parallelism modest.
     maxWorkers: 2,

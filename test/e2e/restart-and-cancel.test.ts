@@ -93,7 +93,7 @@ describe('the local stack across a restart, and a cancel during a turn', () => {
     } finally {
       data.remove();
     }
-  });
+  }, 120_000); // two stack starts with DynamoDB Local on disk: slow on a loaded 2-core box
 
   it('cuts a running turn on cancel: CANCELED at once, the execution stopped, no further model call', async () => {
     const model = new GatedModel();
@@ -132,5 +132,5 @@ describe('the local stack across a restart, and a cancel during a turn', () => {
       model.release();
       await stack.close();
     }
-  });
+  }, 60_000);
 });
