@@ -2,14 +2,22 @@
  * The A2A surface (DESIGN §5): a REST API in front of A2aFunction. The agent card, the JSON-RPC
  * binding (POST /) and the HTTP+JSON binding ({proxy+}) all reach the one function, which
  * routes, validates (zod) and answers with A2A's own error shapes.
+ *
+ * Every method but the agent card requires a verified access token with the A2A scope (A2A §7:
+ * the server authenticates every request); the card is public (§8.2), since it is how a client
+ * learns how to authenticate.
  */
 import { Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
+  AuthorizationType,
   EndpointType,
+  type IAuthorizer,
   LambdaIntegration,
   LogGroupLogDestination,
   MethodLoggingLevel,
+  type MethodOptions,
+  ResponseType,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -18,13 +26,27 @@ import { Construct } from 'constructs';
 
 export const AGENT_CARD_PATH = ['.well-known', 'agent-card.json'] as const;
 
-/** Per-method steady rate and burst (requests per second) until per-client quotas exist. */
+/**
+ * Per-method steady rate and burst (requests per second) for the stage: a ceiling for all
+ * callers together. API Gateway has no per-caller limit without usage plans and API keys, which
+ * A2A clients would have to send besides their token; docs/identity.md says what limits one
+ * caller in the cloud.
+ */
 export const THROTTLING = { rateLimit: 50, burstLimit: 100 } as const;
+
+/** The challenge a 401 carries (RFC 6750 §3), as the A2A function's own 401 does. */
+export const WWW_AUTHENTICATE = 'Bearer realm="tiny-harness"';
 
 export interface A2aApiProps {
   readonly handler: IFunction;
   /** The API Gateway stage name (the deployment's stage). */
   readonly stageName: string;
+  /** Verifies the caller's token on every method but the agent card. */
+  readonly auth: {
+    readonly authorizer: IAuthorizer;
+    /** Scopes the access token must carry (so API Gateway takes access tokens, not ID tokens). */
+    readonly scopes: readonly string[];
+  };
   /** @default one month */
   readonly logRetention?: RetentionDays;
 }
@@ -64,21 +86,32 @@ export class A2aApi extends Construct {
 
     // Console test-invoke permissions are left out: one invoke permission per method is enough.
     const integration = new LambdaIntegration(props.handler, { allowTestInvoke: false });
+    const authenticated: MethodOptions = {
+      authorizationType: AuthorizationType.COGNITO,
+      authorizer: props.auth.authorizer,
+      authorizationScopes: [...props.auth.scopes],
+    };
     const root = this.restApi.root;
-    root.addMethod('POST', integration);
-    root
+    root.addMethod('POST', integration, authenticated);
+    const card = root
       .addResource(AGENT_CARD_PATH[0])
       .addResource(AGENT_CARD_PATH[1])
-      .addMethod('GET', integration);
-    root.addResource('{proxy+}').addMethod('ANY', integration);
+      .addMethod('GET', integration, { authorizationType: AuthorizationType.NONE });
+    root.addResource('{proxy+}').addMethod('ANY', integration, authenticated);
+
+    // API Gateway's own 401 (no token, a bad one, a missing scope) says how to authenticate.
+    this.restApi.addGatewayResponse('Unauthorized', {
+      type: ResponseType.UNAUTHORIZED,
+      responseHeaders: { 'WWW-Authenticate': `'${WWW_AUTHENTICATE}'` },
+    });
 
     const stack = Stack.of(this);
     this.baseUrl = `https://${this.restApi.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${props.stageName}`;
 
-    this.#acknowledgeFindings();
+    this.#acknowledgeFindings(card);
   }
 
-  #acknowledgeFindings(): void {
+  #acknowledgeFindings(card: Construct): void {
     const cloudWatchRole = this.restApi.node.tryFindChild('CloudWatchRole');
     if (cloudWatchRole === undefined) throw new Error('RestApi created no CloudWatchRole');
     Validations.of(cloudWatchRole).acknowledge({
@@ -86,11 +119,15 @@ export class A2aApi extends Construct {
       reason:
         "API Gateway's account-level CloudWatch role needs exactly this AWS managed policy for execution logging (AwsSolutions-APIG6); it allows log writes only.",
     });
-    const authLater =
-      'Authorization (a Cognito JWT or IAM authorizer whose principal maps to a participant id) comes with a later issue; until it lands, a deployed stage must not be exposed to untrusted callers (docs/deploy.md).';
+    // Only the card's GET: every other method has the Cognito authorizer, and a new method
+    // without one fails synthesis.
+    const publicCard =
+      'The agent card is public by the A2A specification (§8.2, §14.3): it is how a client learns the security schemes it must use, so it cannot itself require them. It carries no task data.';
+    Validations.of(card).acknowledge(
+      { id: 'AwsSolutions-APIG4', reason: publicCard },
+      { id: 'AwsSolutions-COG4', reason: publicCard }
+    );
     Validations.of(this).acknowledge(
-      { id: 'AwsSolutions-APIG4', reason: authLater },
-      { id: 'AwsSolutions-COG4', reason: authLater },
       {
         id: 'AwsSolutions-APIG2',
         reason:

@@ -16,4 +16,8 @@ export const ENV = {
   modelPrices: 'TINY_HARNESS_MODEL_PRICES',
   /** The public base URL the agent card advertises (A2A function only). */
   baseUrl: 'TINY_HARNESS_BASE_URL',
+  /** `cognito` in the cloud: the caller is the authorizer's verified claims (A2A function only). */
+  authMode: 'TINY_HARNESS_AUTH_MODE',
+  /** The user pool's OAuth 2.0 token endpoint, for the agent card (A2A function only). */
+  oauthTokenUrl: 'TINY_HARNESS_OAUTH_TOKEN_URL',
 } as const;

@@ -1,6 +1,6 @@
 /**
  * Everything one deployment of tiny-harness is: the task table, the three Lambdas, the turn
- * state machine, the stream consumer, the A2A API and the alarms.
+ * state machine, the stream consumer, the A2A API and its user pool, and the alarms.
  *
  * Construct ids of the table and the functions are fixed: the local runtime finds the
  * functions in the synthesized template by them (`TaskTable`, `TurnStepFunction`,
@@ -10,6 +10,7 @@ import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { type HarnessConfig, readHarnessConfig } from '../config.js';
 import { A2aApi } from '../constructs/a2a-api.js';
+import { A2aAuth } from '../constructs/a2a-auth.js';
 import { HarnessAlarms } from '../constructs/alarms.js';
 import { ENV } from '../constructs/environment.js';
 import { HarnessFunction, handlerEntry } from '../constructs/harness-function.js';
@@ -25,6 +26,7 @@ export const CONSTRUCT_IDS = {
   a2aFunction: 'A2aFunction',
   turnStateMachine: 'TurnStateMachine',
   api: 'A2aApi',
+  auth: 'A2aAuth',
   streamConsumer: 'StreamConsumer',
   alarms: 'Alarms',
 } as const;
@@ -42,6 +44,7 @@ export class HarnessStack extends Stack {
   readonly a2aFunction: HarnessFunction;
   readonly turnMachine: TurnStateMachine;
   readonly api: A2aApi;
+  readonly auth: A2aAuth;
   readonly alarms: HarnessAlarms;
 
   constructor(scope: Construct, id: string, props: HarnessStackProps = {}) {
@@ -115,11 +118,18 @@ export class HarnessStack extends Stack {
       handler: this.streamFunction,
     });
 
+    this.auth = new A2aAuth(this, CONSTRUCT_IDS.auth, {
+      stage: config.stage,
+      deletionProtection: config.stage === 'prod',
+    });
     this.api = new A2aApi(this, CONSTRUCT_IDS.api, {
       handler: this.a2aFunction,
       stageName: config.stage,
+      auth: this.auth,
     });
     this.a2aFunction.addEnvironment(ENV.baseUrl, this.api.baseUrl);
+    this.a2aFunction.addEnvironment(ENV.authMode, 'cognito');
+    this.a2aFunction.addEnvironment(ENV.oauthTokenUrl, this.auth.tokenUrl);
 
     this.alarms = new HarnessAlarms(this, CONSTRUCT_IDS.alarms, {
       stateMachine: this.turnMachine.stateMachine,
@@ -129,6 +139,19 @@ export class HarnessStack extends Stack {
     new CfnOutput(this, 'ApiUrl', {
       value: this.api.restApi.url,
       description: 'A2A endpoint (JSON-RPC at /, agent card at /.well-known/agent-card.json)',
+    });
+    new CfnOutput(this, 'UserPoolId', {
+      value: this.auth.userPool.userPoolId,
+      description: 'Cognito user pool of the A2A callers (docs/identity.md)',
+    });
+    new CfnOutput(this, 'TokenEndpoint', {
+      value: this.auth.tokenUrl,
+      description: 'OAuth 2.0 token endpoint (client credentials, scope tiny-harness/a2a)',
+    });
+    new CfnOutput(this, 'AgentClientId', {
+      value: this.auth.agentClient.userPoolClientId,
+      description:
+        'App client for agent callers; its secret: aws cognito-idp describe-user-pool-client',
     });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'StateMachineArn', {

@@ -1,6 +1,7 @@
 import { type ConsumedCapacity, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDbEventLog } from '../adapters/dynamodb/dynamodb-event-log.js';
+import { DynamoDbPushConfigStore } from '../adapters/dynamodb/dynamodb-push-config-store.js';
 import { DynamoDbTaskStore } from '../adapters/dynamodb/dynamodb-task-store.js';
 import { SelfAgentDirectory } from '../adapters/self-agent-directory.js';
 import { TurnExecutions } from '../adapters/stepfunctions/turn-executions.js';
@@ -12,6 +13,7 @@ import { DEFAULT_LOOP_CONFIG } from '../core/loop/config.js';
 import type { LoopDeps } from '../core/loop/deps.js';
 import type { HarnessHookPoints } from '../core/loop/hook-points.js';
 import type { Model } from '../core/ports/model.js';
+import type { PushConfigStore } from '../core/ports/push-config-store.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import type { Executions } from '../service/executions.js';
 import { buildModel } from './model.js';
@@ -23,6 +25,8 @@ export interface Runtime {
   loop: LoopDeps;
   executions: Executions;
   logger: Logger;
+  /** Push-notification configs: the A2A surface's side records, not the loop's. */
+  pushConfigs: PushConfigStore;
 }
 
 /** One DynamoDB command the runtime sent, as the benchmark counts them (scripts/bench.ts). */
@@ -137,7 +141,7 @@ export const buildRuntime = (config: RuntimeConfig, overrides: RuntimeOverrides 
     level: config.TINY_HARNESS_LOG_LEVEL,
     fields: { agentId: config.TINY_HARNESS_AGENT_ID },
   });
-  return { config, loop, executions, logger };
+  return { config, loop, executions, logger, pushConfigs: new DynamoDbPushConfigStore(table) };
 };
 
 let memo: Runtime | undefined;

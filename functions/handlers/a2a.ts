@@ -1,126 +1,150 @@
-import { createHash } from 'node:crypto';
+import { type AgentCard, HTTP_EXTENSION_HEADER } from '@a2a-js/sdk';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { errorFields } from '../adapters/system/logger.js';
 import { lambdaRuntime, type Runtime } from '../composition/runtime.js';
-import { buildAgentCard, cardToJson } from '../core/a2a/agent-card.js';
-import { A2A_ERRORS } from '../service/a2a-errors.js';
+import { A2aError, toA2aError } from '../service/a2a-errors.js';
 import { A2aService } from '../service/a2a-service.js';
-import { dispatchJsonRpc } from './a2a/json-rpc.js';
+import { negotiateExtensions } from '../service/extensions.js';
+import { AGENT_CARD_PATH, agentCardResponse, cardOf } from './a2a/card.js';
+import { A2A_CONTENT_TYPE, bodyOf, header, JSON_CONTENT_TYPE, respond } from './a2a/http.js';
+import { dispatchJsonRpc, type JsonRpcReply, jsonRpcFailure, jsonRpcIdOf } from './a2a/json-rpc.js';
+import { dispatchRest, matchRoute, noRoute, type RestReply, restFailure } from './a2a/rest.js';
 
-export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
+export { AGENT_CARD_PATH };
+
 const SUPPORTED_VERSIONS = new Set(['1.0']);
 
-const header = (event: APIGatewayProxyEvent, name: string): string | undefined => {
-  const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(event.headers ?? {})) {
-    if (key.toLowerCase() === wanted && value !== undefined) return value;
+/** A participant id asserted in a message's metadata, wherever the binding puts the message. */
+const participantInBody = (body: string): string | undefined => {
+  try {
+    const parsed = JSON.parse(body) as {
+      message?: { metadata?: { participant_id?: unknown } };
+      params?: { message?: { metadata?: { participant_id?: unknown } } };
+    } | null;
+    const asserted = (parsed?.params?.message ?? parsed?.message)?.metadata?.participant_id;
+    return typeof asserted === 'string' && asserted !== '' ? asserted : undefined;
+  } catch {
+    // Not JSON: the binding answers with a parse error.
+    return undefined;
   }
-  return undefined;
-};
-
-const json = (
-  statusCode: number,
-  body: unknown,
-  headers: Record<string, string> = {}
-): APIGatewayProxyResult => ({
-  statusCode,
-  headers: { 'Content-Type': 'application/json', ...headers },
-  body: JSON.stringify(body),
-});
-
-const baseUrlOf = (event: APIGatewayProxyEvent, runtime: Runtime): string => {
-  if (runtime.config.TINY_HARNESS_BASE_URL) return runtime.config.TINY_HARNESS_BASE_URL;
-  const host = header(event, 'host') ?? 'localhost';
-  const proto = header(event, 'x-forwarded-proto') ?? 'https';
-  const stage = event.requestContext?.stage ? `/${event.requestContext.stage}` : '';
-  return `${proto}://${host}${stage}`;
 };
 
 /**
  * Who is calling. Until the A2A surface issue brings authentication, the caller asserts an
  * identity with the `X-Participant-Id` header or the message's `participant_id` metadata (the
- * reference's convention); a caller asserting none is `anonymous`.
+ * reference's convention; JSON-RPC `params.message`, HTTP+JSON `message`); a caller asserting
+ * none is `anonymous`.
  */
-export const callerOf = (event: APIGatewayProxyEvent, body: string): string => {
-  const asserted = header(event, 'x-participant-id');
-  if (asserted) return asserted;
-  try {
-    const parsed = JSON.parse(body) as {
-      params?: { message?: { metadata?: { participant_id?: unknown } } };
-    };
-    const fromMessage = parsed.params?.message?.metadata?.participant_id;
-    if (typeof fromMessage === 'string' && fromMessage !== '') return fromMessage;
-  } catch {
-    // Not JSON: the dispatcher answers with a parse error.
+export const callerOf = (event: APIGatewayProxyEvent, body: string): string =>
+  header(event, 'x-participant-id') || participantInBody(body) || 'anonymous';
+
+/**
+ * The checks every A2A request passes before its binding reads it, so a refused request reads and
+ * stores nothing: the protocol version (§3.6: an absent `A2A-Version` is 0.3, which this server
+ * does not serve), then the requested extensions (§3.2.6). Returns the activated extensions.
+ */
+const admit = (event: APIGatewayProxyEvent, card: AgentCard): string[] => {
+  const version =
+    header(event, 'a2a-version') || event.queryStringParameters?.['A2A-Version'] || '0.3';
+  if (!SUPPORTED_VERSIONS.has(version)) {
+    throw new A2aError('VersionNotSupported', `A2A protocol version ${version} is not supported`);
   }
-  return 'anonymous';
+  return negotiateExtensions(header(event, HTTP_EXTENSION_HEADER), card);
 };
 
-const CARD_CACHE_CONTROL = 'public, max-age=300';
+/** JSON-RPC is `POST /`; everything else at the base URL is the HTTP+JSON binding (§5.3). */
+const isJsonRpc = (event: APIGatewayProxyEvent) =>
+  event.httpMethod === 'POST' && (event.path === '/' || event.path === '');
 
-/** Whether an `If-None-Match` list names this entity tag (weak comparison, RFC 9110 §13.1.2). */
-const matchesEtag = (ifNoneMatch: string | undefined, etag: string): boolean => {
-  if (ifNoneMatch === undefined) return false;
-  const tags = ifNoneMatch.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
-  return tags.includes('*') || tags.includes(etag);
+/** One A2A request as the entry point read it, for whichever binding serves it. */
+interface Call {
+  event: APIGatewayProxyEvent;
+  body: string;
+  caller: string;
+  card: AgentCard;
+  service: A2aService;
+}
+
+type Binding = 'JSONRPC' | 'HTTP+JSON';
+
+interface Answer {
+  binding: Binding;
+  reply: JsonRpcReply | RestReply;
+  activated: string[];
+}
+
+const CONTENT_TYPE: Record<Binding, string> = {
+  JSONRPC: JSON_CONTENT_TYPE,
+  'HTTP+JSON': A2A_CONTENT_TYPE,
 };
 
-/** The agent card (A2A §8.2), cacheable: Cache-Control and an ETag, 304 when unchanged. */
-const agentCardResponse = (
-  event: APIGatewayProxyEvent,
-  runtime: Runtime
-): APIGatewayProxyResult => {
-  const card = buildAgentCard({
-    baseUrl: baseUrlOf(event, runtime),
-    agentId: runtime.config.TINY_HARNESS_AGENT_ID,
-  });
-  const body = JSON.stringify(cardToJson(card));
-  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-  // A 304 carries the Cache-Control the 200 would have (RFC 9110 §15.4.5).
-  const headers = { 'Cache-Control': CARD_CACHE_CONTROL, ETag: etag };
-  if (matchesEtag(header(event, 'if-none-match'), etag))
-    return { statusCode: 304, headers, body: '' };
-  return { statusCode: 200, headers: { 'Content-Type': 'application/json', ...headers }, body };
+const jsonRpcCall = async ({ event, body, caller, card, service }: Call): Promise<Answer> => {
+  const binding = 'JSONRPC';
+  let activated: string[];
+  try {
+    activated = admit(event, card);
+  } catch (error) {
+    return { binding, reply: jsonRpcFailure(jsonRpcIdOf(body), toA2aError(error)), activated: [] };
+  }
+  return { binding, reply: await dispatchJsonRpc(body, caller, service), activated };
 };
+
+const restCall = async ({ event, body, caller, card, service }: Call): Promise<Answer> => {
+  const binding = 'HTTP+JSON';
+  // An unknown route is a 404 whatever the headers say: it is not an A2A request at all.
+  const matched = matchRoute(event.httpMethod, event.path);
+  if (matched === undefined) {
+    return { binding, reply: noRoute(event.httpMethod, event.path), activated: [] };
+  }
+  let activated: string[];
+  try {
+    activated = admit(event, card);
+  } catch (error) {
+    return { binding, reply: restFailure(toA2aError(error)), activated: [] };
+  }
+  const request = {
+    method: event.httpMethod,
+    path: event.path,
+    query: event.queryStringParameters ?? {},
+    body,
+    contentType: header(event, 'content-type'),
+    caller,
+  };
+  return { binding, reply: await dispatchRest(matched, request, service), activated };
+};
+
+/** The activated extensions, echoed (§3.2.6) on every answer to a request that activated some. */
+const extensionHeaders = (activated: readonly string[]): Record<string, string> =>
+  activated.length > 0 ? { [HTTP_EXTENSION_HEADER]: activated.join(', ') } : {};
 
 export const createA2aHandler = (runtime: () => Runtime, service: () => A2aService) =>
   middy(async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
     const { logger } = runtime();
+    const card = cardOf(event, runtime());
     if (event.httpMethod === 'GET' && event.path.endsWith(AGENT_CARD_PATH)) {
-      return agentCardResponse(event, runtime());
+      return agentCardResponse(event, card);
     }
-    if (event.httpMethod !== 'POST') return json(404, { error: 'not found' });
-    const version = header(event, 'a2a-version') || '0.3';
-    const body = event.isBase64Encoded
-      ? Buffer.from(event.body ?? '', 'base64').toString('utf8')
-      : (event.body ?? '');
-    if (!SUPPORTED_VERSIONS.has(version)) {
-      return json(200, {
-        jsonrpc: '2.0',
-        id: null,
-        error: {
-          code: A2A_ERRORS.VersionNotSupported.code,
-          message: `A2A protocol version ${version} is not supported`,
-        },
-      });
-    }
+    const jsonRpc = isJsonRpc(event);
+    const body = bodyOf(event);
     const caller = callerOf(event, body);
     try {
-      const reply = await dispatchJsonRpc(body, caller, service());
+      const call = { event, body, caller, card, service: service() };
+      const { binding, reply, activated } = await (jsonRpc ? jsonRpcCall(call) : restCall(call));
       logger.info('a2a request', {
+        binding,
+        operation: reply.operation,
         caller,
         status: reply.status,
-        error: (reply.body.error as { code?: number } | undefined)?.code,
+        error: reply.error?.kind,
       });
-      return json(reply.status, reply.body);
+      return respond(reply.status, CONTENT_TYPE[binding], reply.body, extensionHeaders(activated));
     } catch (error) {
       logger.error('a2a request failed', errorFields(error));
-      return json(500, {
-        jsonrpc: '2.0',
-        id: null,
-        error: { code: A2A_ERRORS.InternalError.code, message: 'internal error' },
-      });
+      const internal = new A2aError('InternalError', 'internal error');
+      return jsonRpc
+        ? respond(500, JSON_CONTENT_TYPE, jsonRpcFailure(null, internal).body)
+        : respond(500, A2A_CONTENT_TYPE, restFailure(internal).body);
     }
   });
 

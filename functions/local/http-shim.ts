@@ -1,32 +1,64 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { MAX_REQUEST_BYTES } from '../service/body-limit.js';
+import { bearerTokenOf } from '../service/identity.js';
 import { localLambdaContext } from './lambda-context.js';
+import { createThrottle, DEFAULT_THROTTLE, type ThrottleOptions } from './throttle.js';
 
 export type ApiHandler = (
   event: APIGatewayProxyEvent,
   context: Context
 ) => Promise<APIGatewayProxyResult>;
 
-/** Request bodies past this are refused before the handler sees them, as API Gateway does (10 MB there). */
-const MAX_BODY_BYTES = 10 * 1024 * 1024;
+class TooLargeError extends Error {
+  constructor() {
+    super('request body too large');
+  }
+}
 
-const readBody = (request: IncomingMessage): Promise<Buffer> =>
+const readBody = (request: IncomingMessage, limit: number): Promise<Buffer> =>
   new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    request.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error('request body too large'));
-        request.destroy();
+      if (size > limit) {
+        // Stop buffering; the rest is read and dropped once the 413 is sent.
+        request.off('data', onData);
+        reject(new TooLargeError());
         return;
       }
       chunks.push(chunk);
-    });
+    };
+    request.on('data', onData);
     request.on('end', () => resolve(Buffer.concat(chunks)));
     request.on('error', reject);
   });
+
+const declaredLength = (request: IncomingMessage): number | undefined => {
+  const value = request.headers['content-length'];
+  return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined;
+};
+
+/**
+ * Whose bucket a request spends: its bearer token's (one per configured caller), or its remote
+ * address's when it has none. An unknown token gets a bucket too; it is refused with 401 anyway.
+ */
+export const clientKeyOf = (request: IncomingMessage): string => {
+  const token = bearerTokenOf(request.headers.authorization);
+  return token === undefined ? `address:${request.socket.remoteAddress ?? ''}` : `token:${token}`;
+};
+
+const sendJson = (
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {}
+) => {
+  response.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+  response.end(JSON.stringify(body));
+};
 
 /** The REST API's proxy event for a local request, as API Gateway would build it. */
 export const toProxyEvent = (
@@ -58,25 +90,50 @@ export const toProxyEvent = (
       stage,
       httpMethod: request.method ?? 'GET',
       path: url.pathname,
+      identity: { sourceIp: request.socket.remoteAddress ?? '' },
     } as APIGatewayProxyEvent['requestContext'],
   };
 };
 
-/**
- * The local API Gateway: an HTTP server on loopback that turns each request into the REST API's
- * proxy event for the same A2A Lambda handler the cloud runs.
- */
-export const startHttpShim = async (options: {
+export interface HttpShimOptions {
   handler: ApiHandler;
   port: number;
   host?: string;
   stage?: string;
   onError?: (error: unknown) => void;
-}): Promise<{ server: Server; url: string; close(): Promise<void> }> => {
+  /** Larger request bodies get 413 before the handler runs. @default 1 MiB */
+  maxBodyBytes?: number;
+  /** Per-client token buckets; `false` turns them off. @default 120 a minute, burst 30 */
+  throttle?: ThrottleOptions | false;
+}
+
+/**
+ * The local API Gateway: an HTTP server on loopback that turns each request into the REST API's
+ * proxy event for the same A2A Lambda handler the cloud runs. Like API Gateway it refuses before
+ * the handler: too many requests from one client (429), too large a body (413).
+ */
+export const startHttpShim = async (
+  options: HttpShimOptions
+): Promise<{ server: Server; url: string; close(): Promise<void> }> => {
   const host = options.host ?? '127.0.0.1';
+  const maxBodyBytes = options.maxBodyBytes ?? MAX_REQUEST_BYTES;
+  const throttle =
+    options.throttle === false ? undefined : createThrottle(options.throttle ?? DEFAULT_THROTTLE);
+  const tooLargeBody = { error: 'request body too large', limit: maxBodyBytes };
+  // Close the connection: a client still uploading should stop, not fill a kept-alive socket.
+  const tooLarge = (response: ServerResponse) =>
+    sendJson(response, 413, tooLargeBody, { Connection: 'close' });
+
   const server = createServer(async (request, response) => {
+    const decision = throttle?.take(clientKeyOf(request)) ?? { allowed: true };
+    if (!decision.allowed) {
+      const retryAfter = String(decision.retryAfterSeconds);
+      return sendJson(response, 429, { error: 'too many requests' }, { 'Retry-After': retryAfter });
+    }
+    // A declared length says enough: nothing is read.
+    if ((declaredLength(request) ?? 0) > maxBodyBytes) return tooLarge(response);
     try {
-      const body = await readBody(request);
+      const body = await readBody(request, maxBodyBytes);
       const result = await options.handler(
         toProxyEvent(request, body, options.stage ?? ''),
         localLambdaContext('A2aFunction', 30_000)
@@ -84,12 +141,9 @@ export const startHttpShim = async (options: {
       response.writeHead(result.statusCode, result.headers as Record<string, string> | undefined);
       response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
     } catch (error) {
+      if (error instanceof TooLargeError) return tooLarge(response);
       options.onError?.(error);
-      const tooLarge = (error as Error).message === 'request body too large';
-      response.writeHead(tooLarge ? 413 : 500, { 'Content-Type': 'application/json' });
-      response.end(
-        JSON.stringify({ error: tooLarge ? 'request body too large' : 'internal error' })
-      );
+      sendJson(response, 500, { error: 'internal error' });
     }
   });
   await new Promise<void>((resolve, reject) => {

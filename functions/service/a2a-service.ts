@@ -1,4 +1,10 @@
-import { type Message, type Task, TaskState } from '@a2a-js/sdk';
+import {
+  type ListTasksRequest,
+  type ListTasksResponse,
+  type Message,
+  type Task,
+  TaskState,
+} from '@a2a-js/sdk';
 import type { Runtime } from '../composition/runtime.js';
 import { TaskClosedError } from '../core/errors.js';
 import { cancelTask } from '../core/intake/control.js';
@@ -6,13 +12,29 @@ import { receiveMessage } from '../core/intake/receive-message.js';
 import { startTask } from '../core/intake/start-task.js';
 import type { Wake } from '../core/intake/wake.js';
 import type { TaskRecord } from '../core/ports/task-store.js';
-import { isTerminalState, readExtension, stateOf } from '../core/task/a2a-task.js';
+import { isTerminalState, stateOf } from '../core/task/a2a-task.js';
 import { A2aError } from './a2a-errors.js';
+import { listingQuery, pageOfTasks } from './list-tasks.js';
+import { PushConfigs } from './push-configs.js';
+import { visibleRecord } from './task-access.js';
+import { type HistoryLimit, historyLimit, withHistory } from './task-history.js';
 
 const INTERRUPTED: ReadonlySet<TaskState> = new Set([
   TaskState.TASK_STATE_INPUT_REQUIRED,
   TaskState.TASK_STATE_AUTH_REQUIRED,
 ]);
+
+/**
+ * The history a response carries when the request sets no `historyLength` (§3.2.4 leaves it to
+ * the server). GetTask is how a client reads the conversation: all of it. SendMessage and
+ * ListTasks answer with none, so a message or a listing never reads transcripts it was not asked
+ * for (the server "MAY apply a lower limit"); a client asks for N to get them.
+ */
+const DEFAULT_HISTORY = {
+  getTask: 'all',
+  sendMessage: 0,
+  listTasks: 0,
+} as const satisfies Record<string, HistoryLimit>;
 
 export interface ServiceOptions {
   /** How long a blocking SendMessage waits for the task to settle before answering with it as is. */
@@ -21,16 +43,6 @@ export interface ServiceOptions {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Access is the participants' alone: to anyone else a task is exactly as missing. */
-const visibleTo = (record: TaskRecord | undefined, participantId: string): TaskRecord => {
-  if (record === undefined) throw new A2aError('TaskNotFound', 'task not found');
-  const participants = readExtension(record.task).participants;
-  if (!participants.some((participant) => participant.id === participantId)) {
-    throw new A2aError('TaskNotFound', 'task not found');
-  }
-  return record;
-};
 
 /**
  * Settled: ended, or interrupted and parked after the message was read (no turn is in flight for
@@ -46,15 +58,21 @@ const settled = (record: TaskRecord, inboxSeq: number): boolean => {
 
 /**
  * The A2A operations over the core and the turn executions. Handlers parse requests and map the
- * results; this decides which execution to start, resume or stop.
+ * results; this decides which execution to start, resume or stop, and who may see what.
  */
 export class A2aService {
   readonly #runtime: Runtime;
   readonly #options: ServiceOptions;
+  readonly #pushConfigs: PushConfigs;
 
   constructor(runtime: Runtime, options: ServiceOptions) {
     this.#runtime = runtime;
     this.#options = options;
+    this.#pushConfigs = new PushConfigs(runtime);
+  }
+
+  get pushConfigs(): PushConfigs {
+    return this.#pushConfigs;
   }
 
   async #follow(wake: Wake): Promise<void> {
@@ -78,9 +96,12 @@ export class A2aService {
     message: Message;
     sender: string;
     blocking: boolean;
+    historyLength?: number | undefined;
   }): Promise<Task> {
     const { loop, executions } = this.#runtime;
     const { message, sender } = options;
+    const limit = historyLimit(options.historyLength, DEFAULT_HISTORY.sendMessage);
+    if (message.messageId === '') throw new A2aError('InvalidParams', 'messageId is required');
     let taskId = message.taskId;
     let inboxSeq = 0;
     if (taskId === '') {
@@ -89,38 +110,78 @@ export class A2aService {
       inboxSeq = (await loop.store.readInbox(taskId, 0)).at(-1)?.seq ?? 0;
       await executions.start({ taskId, generation: 1, turn: 0 });
     } else {
-      const record = visibleTo(await loop.store.get(taskId), sender);
+      const record = await visibleRecord(loop.store, taskId, sender);
+      // §3.4: a contextId that is not the task's is refused, never silently replaced.
       if (message.contextId !== '' && message.contextId !== record.task.contextId) {
         throw new A2aError('InvalidParams', 'the contextId does not match the task');
+      }
+      // §3.1.1: a task in a terminal state takes no more messages.
+      if (isTerminalState(stateOf(record.task))) {
+        throw new A2aError('UnsupportedOperation', 'the task is in a terminal state');
       }
       const receipt = await receiveMessage(loop, { taskId, message, sender });
       if (!receipt.accepted) throw new A2aError('TaskNotFound', 'task not found');
       await this.#follow(receipt.wake);
       inboxSeq = receipt.seq;
     }
-    return options.blocking ? this.#waitUntilSettled(taskId, inboxSeq) : this.#task(taskId);
+    const task = options.blocking
+      ? await this.#waitUntilSettled(taskId, inboxSeq)
+      : await this.#task(taskId);
+    return withHistory(loop.store, task, limit);
   }
 
-  async getTask(taskId: string, participantId: string): Promise<Task> {
-    return visibleTo(await this.#runtime.loop.store.get(taskId), participantId).task;
+  async getTask(options: {
+    taskId: string;
+    participantId: string;
+    historyLength?: number | undefined;
+  }): Promise<Task> {
+    const limit = historyLimit(options.historyLength, DEFAULT_HISTORY.getTask);
+    const { store } = this.#runtime.loop;
+    const record = await visibleRecord(store, options.taskId, options.participantId);
+    return withHistory(store, record.task, limit);
   }
 
+  /**
+   * The caller's tasks (§3.1.4, scoped to the caller as §13.1 requires): only tasks the caller
+   * is a participant of, filtered, newest status first, one page at a time.
+   */
+  async listTasks(request: ListTasksRequest, participantId: string): Promise<ListTasksResponse> {
+    const query = listingQuery(request);
+    const limit = historyLimit(request.historyLength, DEFAULT_HISTORY.listTasks);
+    const { store } = this.#runtime.loop;
+    const records = await store.list({
+      participantId,
+      contextId: request.contextId === '' ? undefined : request.contextId,
+    });
+    const page = pageOfTasks(records, query);
+    const tasks = await Promise.all(
+      page.tasks.map(async (task) => {
+        const listed = await withHistory(store, task, limit);
+        // includeArtifacts defaults to false: the artifacts field is then left out.
+        return request.includeArtifacts === true ? listed : { ...listed, artifacts: [] };
+      })
+    );
+    return {
+      tasks,
+      nextPageToken: page.nextPageToken,
+      pageSize: query.pageSize,
+      totalSize: page.totalSize,
+    };
+  }
+
+  /** Idempotent (§3.3.1): a canceled task is answered as it is; another ended one is refused. */
   async cancelTask(taskId: string, participantId: string): Promise<Task> {
-    visibleTo(await this.#runtime.loop.store.get(taskId), participantId);
-    await this.#cancel(taskId, participantId);
-    return this.#task(taskId);
-  }
-
-  async #cancel(taskId: string, requestedBy: string | null): Promise<void> {
+    await visibleRecord(this.#runtime.loop.store, taskId, participantId);
     let outcome: Awaited<ReturnType<typeof cancelTask>>;
     try {
-      outcome = await cancelTask(this.#runtime.loop, { taskId, requestedBy });
+      outcome = await cancelTask(this.#runtime.loop, { taskId, requestedBy: participantId });
     } catch (error) {
       if (error instanceof TaskClosedError)
         throw new A2aError('TaskNotCancelable', 'the task has ended');
       throw error;
     }
     await this.#follow({ action: 'ended', executions: outcome.canceled });
+    return this.#task(taskId);
   }
 
   async #task(taskId: string): Promise<Task> {

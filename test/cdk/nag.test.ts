@@ -53,6 +53,7 @@ describe('cdk-nag AwsSolutions', () => {
         'AwsSolutions-APIG2',
         'AwsSolutions-APIG3',
         'AwsSolutions-APIG4',
+        'AwsSolutions-COG2',
         'AwsSolutions-COG4',
         'AwsSolutions-IAM4',
         'AwsSolutions-IAM5',
@@ -70,6 +71,17 @@ describe('cdk-nag AwsSolutions', () => {
     }
   });
 
+  it('exempts only the public agent card from authorization, and MFA only on the user pool', () => {
+    const where = (rule: string) =>
+      acknowledgementsOf(app)
+        .filter(({ id }) => id === rule)
+        .map(({ path }) => path);
+    const card = 'TinyHarness-dev/A2aApi/RestApi/Default/.well-known/agent-card.json/GET';
+    expect(where('AwsSolutions-APIG4')).toEqual([card]);
+    expect(where('AwsSolutions-COG4')).toEqual([card]);
+    expect(where('AwsSolutions-COG2')).toEqual(['TinyHarness-dev/A2aAuth/UserPool']);
+  });
+
   const probeOutdir = tempOutdir();
   it('is wired in: a new finding fails synthesis', () => {
     const { app: probe, stack } = buildApp({ outdir: probeOutdir, bundle: false });
@@ -80,5 +92,12 @@ describe('cdk-nag AwsSolutions', () => {
       plugin.violations.map((violation) => violation.ruleName)
     );
     expect(violated).toEqual(expect.arrayContaining(['AwsSolutions-SQS3', 'AwsSolutions-SQS4']));
+  });
+
+  const openProbeOutdir = tempOutdir();
+  it('fails synthesis for a new API method without the authorizer', () => {
+    const { app: probe, stack } = buildApp({ outdir: openProbeOutdir, bundle: false });
+    stack.api.restApi.root.addResource('open').addMethod('GET');
+    expect(() => probe.synth()).toThrow(/AwsSolutions-(APIG4|COG4)/);
   });
 });

@@ -3,6 +3,7 @@ import { createLogger } from '../../functions/adapters/system/logger.js';
 import type { Runtime } from '../../functions/composition/runtime.js';
 import { readRuntimeConfig } from '../../functions/composition/runtime-config.js';
 import type { TurnRef } from '../../functions/core/loop/route.schema.js';
+import { InMemoryPushConfigStore } from '../../functions/core/testing/in-memory-push-config-store.js';
 import {
   InProcessHarness,
   type InProcessHarnessOptions,
@@ -65,12 +66,14 @@ export const inMemoryRuntime = (
     TINY_HARNESS_STATE_MACHINE_ARN: STATE_MACHINE_ARN,
   });
   const executions = new RecordingExecutions();
-  const runtime: Runtime = { config, loop: harness.deps, executions, logger };
+  const pushConfigs = new InMemoryPushConfigStore();
+  const runtime: Runtime = { config, loop: harness.deps, executions, logger, pushConfigs };
   return {
     runtime,
     harness,
     model,
     executions,
+    pushConfigs,
     lines,
     logs: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
   };

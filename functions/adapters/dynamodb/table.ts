@@ -16,6 +16,7 @@
  * | event-log counter         | `EVTSEQ`                 | last event seq                            |
  * | event                     | `EVT#<seq padded>`       | written with the counter                  |
  * | keyed-append marker       | `EVTKEY#<key>`           | holds the seq of the first append         |
+ * | push-notification config  | `PUSH#<configId>`        | upserted by id, deleted idempotently      |
  *
  * Seqs are zero-padded to SEQ_WIDTH digits so the string order of sort keys is the numeric order
  * and "seq > n" is one key-range Query. Caller-supplied strings in keys (item ids, once and event
@@ -56,6 +57,7 @@ export const KEY_PREFIX = {
   once: 'ONCE#',
   event: 'EVT#',
   eventKey: 'EVTKEY#',
+  pushConfig: 'PUSH#',
 } as const;
 
 /** Sort keys of the singleton items of a task's partition. */
@@ -111,6 +113,7 @@ export const ITEM_TYPE = {
   event: 'event',
   eventKey: 'event_key',
   eventCounter: 'event_counter',
+  pushConfig: 'push_config',
 } as const;
 
 export const INDEX_BY_CONTEXT = 'by_context';

@@ -1,14 +1,25 @@
 import {
   CancelTaskRequest,
+  DeleteTaskPushNotificationConfigRequest,
+  GetTaskPushNotificationConfigRequest,
   GetTaskRequest,
+  ListTaskPushNotificationConfigsRequest,
+  ListTasksRequest,
   SendMessageRequest,
-  SendMessageResponse,
-  Task,
+  TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
 import { z } from 'zod';
-import { isHarnessError } from '../../core/errors.js';
-import { A2A_ERROR_FOR_CODE, A2A_ERRORS, A2aError } from '../../service/a2a-errors.js';
+import { A2A_ERRORS, A2aError, errorDetails, toA2aError } from '../../service/a2a-errors.js';
 import type { A2aService } from '../../service/a2a-service.js';
+import {
+  listTasksToJson,
+  pushConfigListToJson,
+  pushConfigToJson,
+  sendMessageResultToJson,
+  taskToJson,
+} from './wire.js';
+
+export { toA2aError };
 
 export const JsonRpcRequestSchema = z.object({
   jsonrpc: z.literal('2.0'),
@@ -22,26 +33,41 @@ type JsonRpcId = string | number | null;
 export interface JsonRpcReply {
   status: number;
   body: Record<string, unknown>;
+  /** The method the request named, for the log line (absent when none could be read). */
+  operation?: string;
+  error?: A2aError;
 }
 
-const failure = (id: JsonRpcId, error: A2aError): JsonRpcReply => ({
-  status: 200,
-  body: {
-    jsonrpc: '2.0',
-    id,
-    error: { code: A2A_ERRORS[error.kind].code, message: error.message },
-  },
-});
+/** An error reply (§9.5): the code, and the A2A error's ErrorInfo as `data` when it has one. */
+export const jsonRpcFailure = (id: JsonRpcId, error: A2aError): JsonRpcReply => {
+  const details = errorDetails(error);
+  return {
+    status: 200,
+    body: {
+      jsonrpc: '2.0',
+      id,
+      error: {
+        code: A2A_ERRORS[error.kind].code,
+        message: error.message,
+        ...(details.length > 0 ? { data: details } : {}),
+      },
+    },
+    error,
+  };
+};
 
-/** Any error as the A2A error a client may see: typed ones mapped, the rest never exposed. */
-export const toA2aError = (error: unknown): A2aError => {
-  if (error instanceof A2aError) return error;
-  if (isHarnessError(error)) return new A2aError(A2A_ERROR_FOR_CODE[error.code], error.message);
-  return new A2aError('InternalError', 'internal error');
+/** The request's id when the body is a JSON object with a usable one, for errors found early. */
+export const jsonRpcIdOf = (body: string): JsonRpcId => {
+  try {
+    const id = (JSON.parse(body) as { id?: unknown } | null)?.id;
+    return typeof id === 'string' || typeof id === 'number' ? id : null;
+  } catch {
+    return null;
+  }
 };
 
 const paramsOf = <T>(fns: { fromJSON(value: unknown): T }, params: unknown): T => {
-  if (typeof params !== 'object' || params === null) {
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) {
     throw new A2aError('InvalidParams', 'params must be an object');
   }
   try {
@@ -53,7 +79,12 @@ const paramsOf = <T>(fns: { fromJSON(value: unknown): T }, params: unknown): T =
 
 type Method = (params: unknown, caller: string, service: A2aService) => Promise<unknown>;
 
-/** The JSON-RPC methods served here; the A2A surface issue adds the rest of A2A 1.0. */
+/** Streams are answered by the streaming work (SSE over Lambda response streaming); not here yet. */
+const notYetStreamed: Method = async () => {
+  throw new A2aError('UnsupportedOperation', 'streaming is not served on this endpoint yet');
+};
+
+/** The A2A 1.0 JSON-RPC methods (§5.3), named as the SDK's JsonRpcTransport sends them. */
 const METHODS: Record<string, Method> = {
   SendMessage: async (params, caller, service) => {
     const request = paramsOf(SendMessageRequest, params);
@@ -62,16 +93,54 @@ const METHODS: Record<string, Method> = {
       message: request.message,
       sender: caller,
       blocking: request.configuration?.returnImmediately !== true,
+      historyLength: request.configuration?.historyLength,
     });
-    return SendMessageResponse.toJSON({ payload: { $case: 'task', value: task } });
+    return sendMessageResultToJson(task);
   },
+  SendStreamingMessage: notYetStreamed,
+  SubscribeToTask: notYetStreamed,
   GetTask: async (params, caller, service) => {
     const request = paramsOf(GetTaskRequest, params);
-    return Task.toJSON(await service.getTask(request.id, caller));
+    return taskToJson(
+      await service.getTask({
+        taskId: request.id,
+        participantId: caller,
+        historyLength: request.historyLength,
+      })
+    );
+  },
+  ListTasks: async (params, caller, service) => {
+    const request = paramsOf(ListTasksRequest, params ?? {});
+    return listTasksToJson(
+      await service.listTasks(request, caller),
+      request.includeArtifacts === true
+    );
   },
   CancelTask: async (params, caller, service) => {
     const request = paramsOf(CancelTaskRequest, params);
-    return Task.toJSON(await service.cancelTask(request.id, caller));
+    return taskToJson(await service.cancelTask(request.id, caller));
+  },
+  CreateTaskPushNotificationConfig: async (params, caller, service) => {
+    const request = paramsOf(TaskPushNotificationConfig, params);
+    return pushConfigToJson(await service.pushConfigs.create(request, caller));
+  },
+  GetTaskPushNotificationConfig: async (params, caller, service) => {
+    const request = paramsOf(GetTaskPushNotificationConfigRequest, params);
+    return pushConfigToJson(await service.pushConfigs.get(request.taskId, request.id, caller));
+  },
+  ListTaskPushNotificationConfigs: async (params, caller, service) => {
+    const request = paramsOf(ListTaskPushNotificationConfigsRequest, params);
+    return pushConfigListToJson(await service.pushConfigs.list(request, caller));
+  },
+  DeleteTaskPushNotificationConfig: async (params, caller, service) => {
+    const request = paramsOf(DeleteTaskPushNotificationConfigRequest, params);
+    await service.pushConfigs.delete(request.taskId, request.id, caller);
+    // The method's result is google.protobuf.Empty.
+    return {};
+  },
+  // The card declares no extended card (§3.3.4: then UnsupportedOperation).
+  GetExtendedAgentCard: async () => {
+    throw new A2aError('UnsupportedOperation', 'this agent has no extended agent card');
   },
 };
 
@@ -85,25 +154,28 @@ export const dispatchJsonRpc = async (
   try {
     raw = JSON.parse(body);
   } catch {
-    return failure(null, new A2aError('ParseError', 'the body is not JSON'));
+    return jsonRpcFailure(null, new A2aError('ParseError', 'the body is not JSON'));
   }
   const request = JsonRpcRequestSchema.safeParse(raw);
   if (!request.success) {
-    const id = (raw as { id?: unknown } | null)?.id;
-    return failure(
-      typeof id === 'string' || typeof id === 'number' ? id : null,
+    return jsonRpcFailure(
+      jsonRpcIdOf(body),
       new A2aError('InvalidRequest', 'not a JSON-RPC 2.0 request')
     );
   }
   const id = request.data.id ?? null;
-  const method = METHODS[request.data.method];
+  const name = request.data.method;
+  const method = Object.hasOwn(METHODS, name) ? METHODS[name] : undefined;
   if (method === undefined) {
-    return failure(id, new A2aError('MethodNotFound', `no method ${request.data.method}`));
+    return {
+      ...jsonRpcFailure(id, new A2aError('MethodNotFound', `no method ${name}`)),
+      operation: name,
+    };
   }
   try {
     const result = await method(request.data.params, caller, service);
-    return { status: 200, body: { jsonrpc: '2.0', id, result } };
+    return { status: 200, body: { jsonrpc: '2.0', id, result }, operation: name };
   } catch (error) {
-    return failure(id, toA2aError(error));
+    return { ...jsonRpcFailure(id, toA2aError(error)), operation: name };
   }
 };

@@ -7,9 +7,12 @@ import {
   TASK_METADATA_KEY,
 } from '../../../functions/core/a2a/identifiers.js';
 import { ERROR_CODES, type ErrorCode, HarnessError } from '../../../functions/core/errors.js';
-import { toA2aError } from '../../../functions/handlers/a2a/json-rpc.js';
 import { AGENT_CARD_PATH, createA2aHandler } from '../../../functions/handlers/a2a.js';
-import { A2A_ERROR_FOR_CODE, A2A_ERRORS } from '../../../functions/service/a2a-errors.js';
+import {
+  A2A_ERROR_FOR_CODE,
+  A2A_ERRORS,
+  toA2aError,
+} from '../../../functions/service/a2a-errors.js';
 import { A2aService } from '../../../functions/service/a2a-service.js';
 import { ALICE, STATES, STRANGER, view } from '../../support/harness.js';
 import { envelopeMessage, textMessage } from '../../support/messages.js';
@@ -64,7 +67,7 @@ interface RpcReply {
   jsonrpc: '2.0';
   id: string | number | null;
   result?: Record<string, unknown> & { task?: Record<string, unknown> };
-  error?: { code: number; message: string };
+  error?: { code: number; message: string; data?: unknown[] };
 }
 
 const request = (method: string, params: unknown, id: string | number = 1) => ({
@@ -162,8 +165,36 @@ describe('the A2A handler: JSON-RPC errors', () => {
     expect(reply.body).toEqual({
       jsonrpc: '2.0',
       id: null,
-      error: { code: -32700, message: expect.any(String) },
+      error: { code: -32700, message: expect.any(String), data: expect.any(Array) },
     });
+  });
+
+  it('carries the google.rpc.ErrorInfo of an A2A error in error.data (§3.3.2, §9.5), and none for an unknown method', async () => {
+    const { rpc } = setup();
+
+    const missing = await rpc(request('GetTask', { id: 'no-such-task' }));
+    const unknown = await rpc(request('TeleportTask', {}));
+
+    expect(missing.body.error).toEqual({
+      code: -32001,
+      message: expect.any(String),
+      data: [
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'TASK_NOT_FOUND',
+          domain: 'a2a-protocol.org',
+        },
+      ],
+    });
+    expect(unknown.body.error).not.toHaveProperty('data');
+  });
+
+  it('echoes the request id on a version refusal found before the body is read', async () => {
+    const { rpc } = setup();
+    const reply = await rpc(request('GetTask', { id: 'x' }, 'req-3'), {
+      headers: { 'A2A-Version': '0.3' },
+    });
+    expect(reply.body).toMatchObject({ id: 'req-3', error: { code: -32009 } });
   });
 
   it.each([
@@ -284,7 +315,10 @@ describe('the A2A handler: methods', () => {
       sendMessage(envelopeMessage('task', { goal: 'Cheap answers', model: 'gpt-cheap' }))
     );
 
-    expect(reply.body.error).toEqual({ code: -32602, message: expect.stringContaining('model') });
+    expect(reply.body.error).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('model'),
+    });
     expect(await harness.store.list({ participantId: ALICE })).toEqual([]);
     expect(executions.calls).toEqual([]);
   });

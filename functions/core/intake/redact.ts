@@ -1,0 +1,106 @@
+/**
+ * Masks secrets in inbound text before it reaches hooks, the inbox, the transcript or a log line.
+ * People paste keys into chats; once a key is in the history it is replayed to the model on every
+ * turn and kept for the task's lifetime, so it is masked at the door instead.
+ *
+ * Pure (no I/O): a false negative leaks a key, a false positive garbles a message, so each
+ * pattern needs a prefix no ordinary word has, or a shape (length, a digit) words lack.
+ */
+
+import type { Message } from '@a2a-js/sdk';
+
+export const REDACTED = '[redacted]';
+
+/**
+ * Configured secrets shorter than this are not masked: a two-letter "secret" would mask every
+ * occurrence of those letters in every message.
+ */
+export const MIN_CONFIGURED_SECRET_LENGTH = 8;
+
+/** Not preceded by a letter or digit: `xsk-…` is not a key, `KEY=sk-…` and `"sk-…` are. */
+const START = '(?<![A-Za-z0-9])';
+/** Not followed by one: the match takes the whole run, so no tail of a key survives. */
+const END = '(?![A-Za-z0-9])';
+
+/** A bearer credential rather than a word: long, or with a digit or a token symbol. */
+const looksLikeToken = (token: string, trailingDots = 0): boolean =>
+  token.length + trailingDots >= 20 || (token.length >= 8 && /[0-9._~+/=]/.test(token));
+
+/** `replace` gets the match and its capture groups, as `String.prototype.replace` passes them. */
+type Rule = { pattern: RegExp; replace: (match: string, ...groups: string[]) => string };
+
+const RULES: readonly Rule[] = [
+  {
+    // OpenAI (`sk-…`, `sk-proj-…`) and Anthropic (`sk-ant-api03-…`) keys. The 20-character body
+    // keeps ordinary hyphenated words out ("sk-learn").
+    pattern: new RegExp(`${START}sk-[A-Za-z0-9_-]{20,}`, 'g'),
+    replace: () => REDACTED,
+  },
+  {
+    // GitHub personal, OAuth, user-to-server, server-to-server and refresh tokens.
+    pattern: new RegExp(`${START}gh[pousr]_[A-Za-z0-9]{20,}${END}`, 'g'),
+    replace: () => REDACTED,
+  },
+  {
+    // GitHub fine-grained personal access tokens.
+    pattern: new RegExp(`${START}github_pat_[A-Za-z0-9_]{20,}`, 'g'),
+    replace: () => REDACTED,
+  },
+  {
+    // AWS access key ids: long-term (AKIA) and temporary (ASIA), 16 more upper-case letters or digits.
+    pattern: new RegExp(`${START}(?:AKIA|ASIA)[A-Z0-9]{16}${END}`, 'g'),
+    replace: () => REDACTED,
+  },
+  {
+    // A secret access key has no prefix of its own; its name next to it is the signal, in
+    // shell, ini, YAML and JSON spellings. The name stays, the value goes.
+    pattern:
+      /(?<![A-Za-z0-9])((?:aws[_-]?)?secret[_-]?access[_-]?key["']?\s*[:=]\s*["']?)[^\s"',;]+/gi,
+    replace: (_match, name) => `${name}${REDACTED}`,
+  },
+  {
+    // `Bearer <token>` (RFC 6750 b64token). "the bearer of bad news" must survive, so the token
+    // must look like one: 20 characters or more, or 8 or more with a digit or a token symbol.
+    // A trailing "." ends the sentence, not the token (no JWT ends in one). The scheme is a
+    // lookbehind, so a word left alone is not consumed: "bearer Bearer <token>" still masks.
+    pattern: /(?<=(?<![A-Za-z0-9])bearer\s+)[A-Za-z0-9\-._~+/]*[A-Za-z0-9\-_~+/]=*(?=(\.*))/gi,
+    // The dots after it still count towards its length: they may be the token's own.
+    replace: (token, dots) => (looksLikeToken(token, dots!.length) ? REDACTED : token),
+  },
+];
+
+const maskConfigured = (text: string, secrets: readonly string[]): string =>
+  [...new Set(secrets)]
+    .filter((secret) => secret.length >= MIN_CONFIGURED_SECRET_LENGTH)
+    // Longest first: a secret that contains another is masked whole, not around the shorter one.
+    .sort((a, b) => b.length - a.length)
+    .reduce((masked, secret) => masked.split(secret).join(REDACTED), text);
+
+/**
+ * `text` with every recognised secret replaced by `[redacted]`: bearer tokens, OpenAI and
+ * Anthropic keys, AWS access key ids and secret access keys, GitHub tokens, and each of
+ * `extraSecrets` (the deployment's own: configured bearer tokens, provider keys) verbatim.
+ */
+export const redactSecrets = (text: string, extraSecrets: readonly string[] = []): string => {
+  let masked = maskConfigured(text, extraSecrets);
+  for (const rule of RULES) masked = masked.replace(rule.pattern, rule.replace);
+  return masked;
+};
+
+/**
+ * The message with its text parts redacted, for intake (the service calls it before
+ * `startTask`/`receiveMessage`, so the inbox, the transcript and the hooks never see a secret).
+ * Data parts (envelopes) are structured and validated, file parts are not text: both pass as
+ * they are. The message is not mutated.
+ */
+export const redactMessage = (message: Message, extraSecrets: readonly string[] = []): Message => ({
+  ...message,
+  parts: message.parts.map((part) =>
+    part.content?.$case === 'text'
+      ? {
+          ...part,
+          content: { $case: 'text', value: redactSecrets(part.content.value, extraSecrets) },
+        }
+      : part
+  ),
+});

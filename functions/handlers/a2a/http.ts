@@ -1,0 +1,35 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+
+/** A request header, by case-insensitive name (API Gateway passes names as the client sent them). */
+export const header = (event: APIGatewayProxyEvent, name: string): string | undefined => {
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(event.headers ?? {})) {
+    if (key.toLowerCase() === wanted && value !== undefined) return value;
+  }
+  return undefined;
+};
+
+/** The request body as text (API Gateway base64-encodes what it takes for binary). */
+export const bodyOf = (event: APIGatewayProxyEvent): string =>
+  event.isBase64Encoded
+    ? Buffer.from(event.body ?? '', 'base64').toString('utf8')
+    : (event.body ?? '');
+
+export const JSON_CONTENT_TYPE = 'application/json';
+/** What the HTTP+JSON binding answers with (A2A §5.3, the SDK's A2A_CONTENT_TYPE). */
+export const A2A_CONTENT_TYPE = 'application/a2a+json';
+
+/** A response whose body, when there is one, is JSON of the given content type. */
+export const respond = (
+  statusCode: number,
+  contentType: string,
+  body: unknown,
+  headers: Record<string, string> = {}
+): APIGatewayProxyResult =>
+  body === undefined
+    ? { statusCode, headers, body: '' }
+    : {
+        statusCode,
+        headers: { 'Content-Type': contentType, ...headers },
+        body: JSON.stringify(body),
+      };

@@ -1,0 +1,94 @@
+import { type Message, Role, type Task } from '@a2a-js/sdk';
+import type { HistoryEntry } from '../core/loop/history.schema.js';
+import type { TaskStore } from '../core/ports/task-store.js';
+import { A2aError } from './a2a-errors.js';
+
+/** How much of the transcript a response carries (A2A §3.2.4): none, the N most recent, or all. */
+export type HistoryLimit = number | 'all';
+
+/**
+ * What a request's `historyLength` asks for, given the operation's default when it is unset. A
+ * negative or fractional length is malformed.
+ */
+export const historyLimit = (
+  historyLength: number | undefined,
+  unset: HistoryLimit
+): HistoryLimit => {
+  if (historyLength === undefined) return unset;
+  if (!Number.isSafeInteger(historyLength) || historyLength < 0) {
+    throw new A2aError('InvalidParams', 'historyLength must be a non-negative integer');
+  }
+  return historyLength;
+};
+
+const textMessage = (
+  task: Task,
+  entry: HistoryEntry,
+  role: Role,
+  text: string,
+  metadata: Record<string, unknown> | undefined
+): Message => ({
+  // The transcript stores no client message ids; the entry's place in it is stable and unique.
+  messageId: `${task.id}:history:${entry.seq}`,
+  contextId: task.contextId,
+  taskId: task.id,
+  role,
+  parts: [
+    {
+      content: { $case: 'text', value: text },
+      metadata: undefined,
+      filename: '',
+      mediaType: 'text/plain',
+    },
+  ],
+  metadata,
+  extensions: [],
+  referenceTaskIds: [],
+});
+
+type EntryOf<K extends HistoryEntry['kind']> = Extract<HistoryEntry, { kind: K }>;
+
+/**
+ * Which transcript entries are A2A messages, per kind (a new kind does not compile until it is
+ * decided here). What participants said (people and agents alike: to this agent every participant
+ * is a client) is ROLE_USER with `participant_id` in the metadata; what the model said is
+ * ROLE_AGENT. Tool calls and results are the agent's own working, and notes are a child's news to
+ * the agent: none is a message between a client and the agent, so none is in the A2A history
+ * (auditors read them from the event log and the execution history).
+ */
+const AS_MESSAGE: {
+  [K in HistoryEntry['kind']]: (task: Task, entry: EntryOf<K>) => Message | null;
+} = {
+  participant_message: (task, entry) =>
+    textMessage(task, entry, Role.ROLE_USER, entry.text, {
+      participant_id: entry.participantId,
+    }),
+  assistant_message: (task, entry) =>
+    textMessage(task, entry, Role.ROLE_AGENT, entry.text, undefined),
+  tool_call: () => null,
+  tool_result: () => null,
+  note: () => null,
+};
+
+/** The transcript as A2A messages, in transcript order. */
+export const transcriptMessages = (task: Task, entries: readonly HistoryEntry[]): Message[] =>
+  entries.flatMap((entry) => {
+    const asMessage = AS_MESSAGE[entry.kind] as (task: Task, entry: HistoryEntry) => Message | null;
+    const message = asMessage(task, entry);
+    return message === null ? [] : [message];
+  });
+
+/**
+ * The task with its history as limited. The stored task keeps `history: []` (the transcript is
+ * many small items), so the history is built from the transcript here, and not read at all when
+ * none is wanted. Messages still in the inbox (not yet folded in by a turn) are not history yet.
+ */
+export const withHistory = async (
+  store: TaskStore,
+  task: Task,
+  limit: HistoryLimit
+): Promise<Task> => {
+  if (limit === 0) return { ...task, history: [] };
+  const messages = transcriptMessages(task, await store.readHistory(task.id));
+  return { ...task, history: limit === 'all' ? messages : messages.slice(-limit) };
+};

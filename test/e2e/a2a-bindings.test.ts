@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TASK_EXTENSION_URI } from '../../functions/core/a2a/identifiers.js';
+import { ScriptedModel } from '../../functions/core/testing/scripted-model.js';
+import type { LocalStack } from '../../functions/local/local-stack.js';
+import { startStack } from '../support/local-stack.js';
+import { type A2aClient, failureOf, rawClient, sdkClient } from './a2a-clients.js';
+
+/**
+ * Both A2A bindings through the local stack (DynamoDB Local, the state machine, the HTTP shim),
+ * each driven by the real SDK client and by a raw fetch client of our own: the same behaviours,
+ * four ways. Participants are per client, so the four runs never see each other's tasks.
+ */
+
+const CLIENTS = [
+  { label: 'the SDK client over JSON-RPC', kind: 'sdk', binding: 'JSONRPC' },
+  { label: 'the SDK client over HTTP+JSON', kind: 'sdk', binding: 'HTTP+JSON' },
+  { label: 'a raw fetch client over JSON-RPC', kind: 'raw', binding: 'JSONRPC' },
+  { label: 'a raw fetch client over HTTP+JSON', kind: 'raw', binding: 'HTTP+JSON' },
+] as const;
+
+describe('the A2A bindings end to end', () => {
+  const model = new ScriptedModel();
+  let stack: LocalStack;
+
+  beforeAll(async () => {
+    stack = await startStack({ model });
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  describe.each(CLIENTS)('through $label', ({ kind, binding }) => {
+    const tag = `${kind}-${binding === 'JSONRPC' ? 'rpc' : 'rest'}`;
+    const clientFor = (participant: string): Promise<A2aClient> => {
+      const participantId = `${participant}-${tag}`;
+      return kind === 'sdk'
+        ? sdkClient(stack.url, participantId, binding)
+        : Promise.resolve(rawClient(stack.url, participantId, binding));
+    };
+    const tasksOf = (participant: string) =>
+      stack.runtime.loop.store.list({ participantId: `${participant}-${tag}` });
+
+    it('parks a new task in INPUT_REQUIRED, and GetTask gives all, none or the last of its history for historyLength unset, 0 and 1 (§3.2.4)', async () => {
+      model.push({ text: 'Hello there.' });
+      const alice = await clientFor('alice');
+
+      const parked = await alice.send('hi');
+      expect(parked.state).toBe('TASK_STATE_INPUT_REQUIRED');
+
+      const whole = await alice.getTask(parked.id);
+      const none = await alice.getTask(parked.id, 0);
+      const last = await alice.getTask(parked.id, 1);
+
+      expect(whole.history).toEqual([
+        { role: 'ROLE_USER', text: 'hi', participantId: `alice-${tag}` },
+        { role: 'ROLE_AGENT', text: 'Hello there.' },
+      ]);
+      expect(none.history).toEqual([]);
+      expect(last.history).toEqual([{ role: 'ROLE_AGENT', text: 'Hello there.' }]);
+    });
+
+    it('lists only the caller’s tasks (§3.1.4, §13.1): another participant sees none, and pageSize 1 walks every page to a last one with an empty token', async () => {
+      model.push({ text: 'One.' }, { text: 'Two.' }, { text: 'Three.' });
+      const carol = await clientFor('carol');
+      const dave = await clientFor('dave');
+      const created = [];
+      for (const text of ['first', 'second', 'third']) created.push((await carol.send(text)).id);
+
+      const seen: string[] = [];
+      let pageToken = '';
+      for (let page = 0; page < 5; page++) {
+        const listed = await carol.listTasks({ pageSize: 1, pageToken });
+        expect(listed.ids).toHaveLength(1);
+        expect(listed.totalSize).toBe(3);
+        seen.push(...listed.ids);
+        pageToken = listed.nextPageToken;
+        if (pageToken === '') break;
+      }
+      const others = await dave.listTasks({});
+
+      expect(seen).toEqual([...created].reverse());
+      expect(others).toEqual({ ids: [], nextPageToken: '', totalSize: 0 });
+    });
+
+    it('cancels idempotently (§3.3.1), and refuses a message to the canceled task with UnsupportedOperation (§3.1.1)', async () => {
+      model.push({ text: 'Waiting.' });
+      const erin = await clientFor('erin');
+      const parked = await erin.send('hi');
+
+      const canceled = await erin.cancel(parked.id);
+      const again = await erin.cancel(parked.id);
+
+      expect(canceled.state).toBe('TASK_STATE_CANCELED');
+      expect(again.state).toBe('TASK_STATE_CANCELED');
+      expect(
+        await failureOf(
+          erin.send('are you there?', { taskId: parked.id, contextId: parked.contextId })
+        )
+      ).toBe('UnsupportedOperationError');
+    });
+
+    it('creates, gets, lists and deletes a push-notification config, and deletes idempotently (§3.1.7–3.1.10)', async () => {
+      model.push({ text: 'Parked.' });
+      const frank = await clientFor('frank');
+      const task = await frank.send('hi');
+
+      const created = await frank.createPush(task.id, {
+        id: 'hook-1',
+        url: 'https://hooks.example.com/a2a',
+        token: 'tok-1',
+      });
+      const fetched = await frank.getPush(task.id, 'hook-1');
+      const listed = await frank.listPush(task.id);
+      await frank.deletePush(task.id, 'hook-1');
+      await frank.deletePush(task.id, 'hook-1');
+
+      const expected = {
+        id: 'hook-1',
+        taskId: task.id,
+        url: 'https://hooks.example.com/a2a',
+        token: 'tok-1',
+      };
+      expect(created).toEqual(expected);
+      expect(fetched).toEqual(expected);
+      expect(listed).toEqual([expected]);
+      expect(await frank.listPush(task.id)).toEqual([]);
+      expect(await failureOf(frank.getPush(task.id, 'hook-1'))).toBe('TaskNotFoundError');
+      expect(await stack.runtime.pushConfigs.list(task.id)).toEqual([]);
+    });
+
+    it('refuses a webhook URL in a private range as malformed, storing nothing (§13.2)', async () => {
+      model.push({ text: 'Parked.' });
+      const grace = await clientFor('grace');
+      const task = await grace.send('hi');
+
+      for (const url of ['https://10.1.2.3/hook', 'https://169.254.169.254/latest']) {
+        expect(await failureOf(grace.createPush(task.id, { url }))).toBe('RequestMalformedError');
+      }
+      expect(await stack.runtime.pushConfigs.list(task.id)).toEqual([]);
+    });
+
+    it('refuses a request naming an extension the card does not advertise with UnsupportedOperation, creating no task (§3.2.6)', async () => {
+      const heidi = await clientFor('heidi');
+
+      const failure = await failureOf(
+        heidi.send('hi', { extensions: ['https://example.com/a2a/ext/not-ours/v1'] })
+      );
+
+      expect(failure).toBe('UnsupportedOperationError');
+      expect(await tasksOf('heidi')).toEqual([]);
+    });
+
+    it('echoes an advertised extension the request activates in the A2A-Extensions response header (§3.2.6)', async () => {
+      model.push({ text: 'With the extension.' });
+      const ivan = await clientFor('ivan');
+
+      const task = await ivan.send('hi', { extensions: [TASK_EXTENSION_URI] });
+
+      expect(task.state).toBe('TASK_STATE_INPUT_REQUIRED');
+      expect(ivan.lastExtensionsHeader()).toBe(TASK_EXTENSION_URI);
+      await ivan.getTask(task.id);
+      expect(ivan.lastExtensionsHeader()).toBeNull();
+    });
+  });
+});

@@ -1,0 +1,400 @@
+import {
+  type Message,
+  roleToJSON,
+  type Task,
+  type TaskPushNotificationConfig,
+  taskStateToJSON,
+} from '@a2a-js/sdk';
+import {
+  type Client,
+  ClientFactory,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+} from '@a2a-js/sdk/client';
+import { userTextMessage } from '../../functions/core/loop/messages.js';
+
+/**
+ * Four A2A clients with one interface, for stating each behaviour once: the real SDK client over
+ * its JSON-RPC transport and over its REST transport, and a raw `fetch` client of our own (no SDK
+ * code: it reads the spec's wire format itself) over each binding.
+ */
+
+export interface TaskView {
+  id: string;
+  contextId: string;
+  state: string;
+  history: Array<{ role: string; text: string; participantId?: string }>;
+}
+
+export interface PushView {
+  id: string;
+  taskId: string;
+  url: string;
+  token: string;
+}
+
+export interface SendOptions {
+  taskId?: string;
+  contextId?: string;
+  /** Extension URIs for the request's `A2A-Extensions` header. */
+  extensions?: string[];
+}
+
+export interface A2aClient {
+  name: string;
+  send(text: string, options?: SendOptions): Promise<TaskView>;
+  getTask(id: string, historyLength?: number): Promise<TaskView>;
+  listTasks(page: { pageSize?: number; pageToken?: string }): Promise<{
+    ids: string[];
+    nextPageToken: string;
+    totalSize: number;
+  }>;
+  cancel(id: string): Promise<TaskView>;
+  createPush(
+    taskId: string,
+    config: { id?: string; url: string; token?: string }
+  ): Promise<PushView>;
+  getPush(taskId: string, id: string): Promise<PushView>;
+  listPush(taskId: string): Promise<PushView[]>;
+  deletePush(taskId: string, id: string): Promise<void>;
+  /** The `A2A-Extensions` header of the last response. */
+  lastExtensionsHeader(): string | null;
+}
+
+/** The A2A error a call failed with, by its semantic name (`TaskNotFoundError`, ...). */
+export const failureOf = async (call: Promise<unknown>): Promise<string> => {
+  try {
+    await call;
+  } catch (error) {
+    return (error as Error).name;
+  }
+  throw new Error('the call succeeded');
+};
+
+let counter = 0;
+const messageId = () => `a2a-e2e-${Date.now()}-${++counter}`;
+
+/**
+ * The headers that say who the client is: the interim `X-Participant-Id`, and a bearer token of
+ * its own. The local endpoint throttles per bearer token (else per address), so the token keeps
+ * each participant in its own bucket rather than all of them in loopback's; once identity is wired
+ * the token is what names the participant (configure it in TINY_HARNESS_BEARER_TOKENS then).
+ */
+export const identityHeaders = (participantId: string): Record<string, string> => ({
+  'X-Participant-Id': participantId,
+  Authorization: `Bearer e2e-token-${participantId}`,
+});
+
+// ---------------------------------------------------------------------------------------------
+// The SDK client
+
+const sdkTaskView = (task: Task): TaskView => ({
+  id: task.id,
+  contextId: task.contextId,
+  state: taskStateToJSON(task.status?.state ?? 0),
+  history: task.history.map((message) => ({
+    role: roleToJSON(message.role),
+    text: message.parts
+      .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
+      .join(''),
+    ...(typeof message.metadata?.participant_id === 'string'
+      ? { participantId: message.metadata.participant_id }
+      : {}),
+  })),
+});
+
+const sdkPushView = (config: TaskPushNotificationConfig): PushView => ({
+  id: config.id,
+  taskId: config.taskId,
+  url: config.url,
+  token: config.token,
+});
+
+/** The real SDK client for one participant, over the transport the factory offers. */
+export const sdkClient = async (
+  url: string,
+  participantId: string,
+  transport: 'JSONRPC' | 'HTTP+JSON'
+): Promise<A2aClient> => {
+  let extensionsHeader: string | null = null;
+  const fetchImpl: typeof fetch = async (input, init) => {
+    const headers = new Headers(init?.headers);
+    for (const [name, value] of Object.entries(identityHeaders(participantId))) {
+      headers.set(name, value);
+    }
+    const response = await fetch(input, { ...init, headers });
+    extensionsHeader = response.headers.get('A2A-Extensions');
+    return response;
+  };
+  const factory =
+    transport === 'JSONRPC'
+      ? new JsonRpcTransportFactory({ fetchImpl })
+      : new RestTransportFactory({ fetchImpl });
+  const client: Client = await new ClientFactory({
+    transports: [factory],
+    preferredTransports: [transport],
+    cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+  }).createFromUrl(url);
+  if (client.protocolVersion !== '1.0') throw new Error('expected A2A 1.0');
+
+  return {
+    name: `SDK client over ${transport}`,
+    send: async (text, options = {}) => {
+      const message: Message = userTextMessage({
+        messageId: messageId(),
+        text,
+        taskId: options.taskId,
+        contextId: options.contextId,
+      });
+      const result = await client.sendMessage(
+        { tenant: '', message, configuration: undefined, metadata: undefined },
+        options.extensions === undefined
+          ? undefined
+          : { serviceParameters: { 'A2A-Extensions': options.extensions.join(',') } }
+      );
+      if (!('status' in result)) throw new Error('expected a Task');
+      return sdkTaskView(result);
+    },
+    getTask: async (id, historyLength) =>
+      sdkTaskView(
+        await client.getTask(
+          historyLength === undefined ? { tenant: '', id } : { tenant: '', id, historyLength }
+        )
+      ),
+    listTasks: async (page) => {
+      const response = await client.listTasks({
+        tenant: '',
+        contextId: '',
+        status: 0,
+        pageSize: page.pageSize,
+        pageToken: page.pageToken ?? '',
+        historyLength: undefined,
+        statusTimestampAfter: undefined,
+        includeArtifacts: undefined,
+      });
+      return {
+        ids: response.tasks.map((task) => task.id),
+        nextPageToken: response.nextPageToken,
+        totalSize: response.totalSize,
+      };
+    },
+    cancel: async (id) =>
+      sdkTaskView(await client.cancelTask({ tenant: '', id, metadata: undefined })),
+    createPush: async (taskId, config) =>
+      sdkPushView(
+        await client.createTaskPushNotificationConfig({
+          tenant: '',
+          id: config.id ?? '',
+          taskId,
+          url: config.url,
+          token: config.token ?? '',
+          authentication: undefined,
+        })
+      ),
+    getPush: async (taskId, id) =>
+      sdkPushView(await client.getTaskPushNotificationConfig({ tenant: '', taskId, id })),
+    listPush: async (taskId) =>
+      (
+        await client.listTaskPushNotificationConfig({
+          tenant: '',
+          taskId,
+          pageSize: 0,
+          pageToken: '',
+        })
+      ).configs.map(sdkPushView),
+    deletePush: async (taskId, id) =>
+      client.deleteTaskPushNotificationConfig({ tenant: '', taskId, id }),
+    lastExtensionsHeader: () => extensionsHeader,
+  };
+};
+
+// ---------------------------------------------------------------------------------------------
+// The raw client: plain fetch and JSON, written from the spec's binding sections (§5.3, §5.4,
+// §9, §11), sharing no code with the SDK or the server.
+
+/** §5.4: the JSON-RPC codes and the ErrorInfo reasons, by the error's name. */
+const NAME_BY_CODE: Record<number, string> = {
+  [-32001]: 'TaskNotFoundError',
+  [-32002]: 'TaskNotCancelableError',
+  [-32003]: 'PushNotificationNotSupportedError',
+  [-32004]: 'UnsupportedOperationError',
+  [-32005]: 'ContentTypeNotSupportedError',
+  [-32008]: 'ExtensionSupportRequiredError',
+  [-32009]: 'VersionNotSupportedError',
+  [-32602]: 'RequestMalformedError',
+};
+const NAME_BY_REASON: Record<string, string> = {
+  TASK_NOT_FOUND: 'TaskNotFoundError',
+  TASK_NOT_CANCELABLE: 'TaskNotCancelableError',
+  PUSH_NOTIFICATION_NOT_SUPPORTED: 'PushNotificationNotSupportedError',
+  UNSUPPORTED_OPERATION: 'UnsupportedOperationError',
+  CONTENT_TYPE_NOT_SUPPORTED: 'ContentTypeNotSupportedError',
+  EXTENSION_SUPPORT_REQUIRED: 'ExtensionSupportRequiredError',
+  VERSION_NOT_SUPPORTED: 'VersionNotSupportedError',
+  INVALID_PARAMS: 'RequestMalformedError',
+};
+
+class RawA2aError extends Error {
+  constructor(name: string, message: string) {
+    super(message);
+    this.name = name;
+  }
+}
+
+type Json = Record<string, unknown>;
+
+const rawTaskView = (task: Json): TaskView => ({
+  id: task.id as string,
+  contextId: task.contextId as string,
+  state: (task.status as Json).state as string,
+  history: ((task.history ?? []) as Json[]).map((message) => ({
+    role: message.role as string,
+    text: ((message.parts ?? []) as Json[]).map((part) => part.text ?? '').join(''),
+    ...(typeof (message.metadata as Json | undefined)?.participant_id === 'string'
+      ? { participantId: (message.metadata as Json).participant_id as string }
+      : {}),
+  })),
+});
+
+const rawPushView = (config: Json): PushView => ({
+  id: config.id as string,
+  taskId: config.taskId as string,
+  url: config.url as string,
+  token: (config.token as string | undefined) ?? '',
+});
+
+const rawMessage = (text: string, options: SendOptions): Json => ({
+  messageId: messageId(),
+  role: 'ROLE_USER',
+  parts: [{ text }],
+  ...(options.taskId === undefined ? {} : { taskId: options.taskId }),
+  ...(options.contextId === undefined ? {} : { contextId: options.contextId }),
+});
+
+/** A raw client of one binding for one participant. */
+export const rawClient = (
+  url: string,
+  participantId: string,
+  binding: 'JSONRPC' | 'HTTP+JSON'
+): A2aClient => {
+  let extensionsHeader: string | null = null;
+  const headersFor = (contentType: string, extensions?: string[]) => ({
+    'Content-Type': contentType,
+    'A2A-Version': '1.0',
+    ...identityHeaders(participantId),
+    ...(extensions === undefined ? {} : { 'A2A-Extensions': extensions.join(', ') }),
+  });
+
+  let id = 0;
+  const rpc = async (method: string, params: Json, extensions?: string[]): Promise<Json> => {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: headersFor('application/json', extensions),
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
+    });
+    extensionsHeader = response.headers.get('A2A-Extensions');
+    const body = (await response.json()) as { id: number; result?: Json; error?: Json };
+    if (body.error !== undefined) {
+      const code = body.error.code as number;
+      throw new RawA2aError(NAME_BY_CODE[code] ?? `JSON-RPC ${code}`, body.error.message as string);
+    }
+    if (body.id !== id) throw new Error('the response answers another request');
+    return body.result ?? {};
+  };
+
+  const rest = async (
+    method: string,
+    path: string,
+    body?: Json,
+    extensions?: string[]
+  ): Promise<Json> => {
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: headersFor('application/a2a+json', extensions),
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    extensionsHeader = response.headers.get('A2A-Extensions');
+    if (response.status === 204) return {};
+    if (!(response.headers.get('Content-Type') ?? '').startsWith('application/a2a+json')) {
+      throw new Error(`unexpected Content-Type ${response.headers.get('Content-Type')}`);
+    }
+    const json = (await response.json()) as Json;
+    if (response.status >= 400) {
+      const error = json.error as Json;
+      const reason = ((error.details ?? []) as Json[])[0]?.reason as string | undefined;
+      throw new RawA2aError(
+        (reason && NAME_BY_REASON[reason]) || `HTTP ${response.status}`,
+        error.message as string
+      );
+    }
+    return json;
+  };
+
+  const task = (taskId: string) => `/tasks/${encodeURIComponent(taskId)}`;
+  const jsonRpc = binding === 'JSONRPC';
+
+  return {
+    name: `raw fetch client over ${binding}`,
+    send: async (text, options = {}) => {
+      const params = { message: rawMessage(text, options) };
+      const result = jsonRpc
+        ? await rpc('SendMessage', params, options.extensions)
+        : await rest('POST', '/message:send', params, options.extensions);
+      return rawTaskView(result.task as Json);
+    },
+    getTask: async (taskId, historyLength) => {
+      const query = historyLength === undefined ? '' : `?historyLength=${historyLength}`;
+      return rawTaskView(
+        jsonRpc
+          ? await rpc('GetTask', { id: taskId, ...(query === '' ? {} : { historyLength }) })
+          : await rest('GET', `${task(taskId)}${query}`)
+      );
+    },
+    listTasks: async (page) => {
+      const params: Json = {
+        ...(page.pageSize === undefined ? {} : { pageSize: page.pageSize }),
+        ...(page.pageToken === undefined ? {} : { pageToken: page.pageToken }),
+      };
+      const query = new URLSearchParams(params as Record<string, string>).toString();
+      const result = jsonRpc
+        ? await rpc('ListTasks', params)
+        : await rest('GET', `/tasks${query === '' ? '' : `?${query}`}`);
+      if (typeof result.nextPageToken !== 'string') throw new Error('nextPageToken is missing');
+      return {
+        ids: ((result.tasks ?? []) as Json[]).map((listed) => listed.id as string),
+        nextPageToken: result.nextPageToken,
+        totalSize: result.totalSize as number,
+      };
+    },
+    cancel: async (taskId) =>
+      rawTaskView(
+        jsonRpc
+          ? await rpc('CancelTask', { id: taskId })
+          : await rest('POST', `${task(taskId)}:cancel`)
+      ),
+    createPush: async (taskId, config) =>
+      rawPushView(
+        jsonRpc
+          ? await rpc('CreateTaskPushNotificationConfig', { ...config, taskId })
+          : await rest('POST', `${task(taskId)}/pushNotificationConfigs`, { ...config, taskId })
+      ),
+    getPush: async (taskId, configId) =>
+      rawPushView(
+        jsonRpc
+          ? await rpc('GetTaskPushNotificationConfig', { taskId, id: configId })
+          : await rest('GET', `${task(taskId)}/pushNotificationConfigs/${configId}`)
+      ),
+    listPush: async (taskId) => {
+      const result = jsonRpc
+        ? await rpc('ListTaskPushNotificationConfigs', { taskId })
+        : await rest('GET', `${task(taskId)}/pushNotificationConfigs`);
+      return ((result.configs ?? []) as Json[]).map(rawPushView);
+    },
+    deletePush: async (taskId, configId) => {
+      if (jsonRpc) await rpc('DeleteTaskPushNotificationConfig', { taskId, id: configId });
+      else await rest('DELETE', `${task(taskId)}/pushNotificationConfigs/${configId}`);
+    },
+    lastExtensionsHeader: () => extensionsHeader,
+  };
+};
