@@ -35,6 +35,8 @@ const LAMBDA_MEMORY_GB = 512 / 1024;
 /** A Standard execution's history limit (Step Functions quotas). */
 const HISTORY_LIMIT = 25_000;
 const PARTICIPANT = 'alice';
+/** The benchmark's caller: a bearer token of its own, and no throttle in the way of its pace. */
+const TOKEN = 'bench-token-alice';
 
 // ---------------------------------------------------------------------------------------------
 // Options.
@@ -294,7 +296,7 @@ const sendMessage = async (stack: LocalStack, message: Message): Promise<string>
     headers: {
       'Content-Type': 'application/json',
       'A2A-Version': '1.0',
-      'X-Participant-Id': PARTICIPANT,
+      Authorization: `Bearer ${TOKEN}`,
     },
     body: JSON.stringify({ jsonrpc: '2.0', id: messageCounter, method: 'SendMessage', params }),
   });
@@ -631,7 +633,13 @@ const startedStack = performance.now();
 const stack = await startLocalStack({
   port: 0,
   model,
-  env: { TINY_HARNESS_LOG_LEVEL: 'error', TINY_HARNESS_MAX_TURNS: String(MAX_TURNS) },
+  env: {
+    TINY_HARNESS_LOG_LEVEL: 'error',
+    TINY_HARNESS_MAX_TURNS: String(MAX_TURNS),
+    TINY_HARNESS_BEARER_TOKENS: `${TOKEN}=${PARTICIPANT}`,
+    TINY_HARNESS_THROTTLE_PER_MINUTE: '1000000',
+    TINY_HARNESS_THROTTLE_BURST: '100000',
+  },
   onDynamoDbCommand: meter.observe,
 });
 console.log(`local stack up in ${fixed((performance.now() - startedStack) / 1000)} s`);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_AGENT_ID } from '../core/a2a/identifiers.js';
 import { ModelPricesSchema } from '../core/loop/usage.js';
+import { parseBearerTokens } from '../service/identity.js';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -61,6 +62,31 @@ export const RuntimeConfigSchema = z.object({
   /** Local endpoints (DynamoDB Local, the local Step Functions service); unset in the cloud. */
   TINY_HARNESS_DYNAMODB_ENDPOINT: z.string().url().optional(),
   TINY_HARNESS_SFN_ENDPOINT: z.string().url().optional(),
+  /** `tokens`: bearer tokens from TINY_HARNESS_BEARER_TOKENS (local); `cognito`: the API's authorizer. */
+  TINY_HARNESS_AUTH_MODE: z.enum(['tokens', 'cognito']).default('tokens'),
+  /** Local callers, `token=participant,token=participant`. Secrets: never logged. */
+  TINY_HARNESS_BEARER_TOKENS: z
+    .string()
+    .default('')
+    .transform((text, context) => {
+      try {
+        return parseBearerTokens(text);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /** The verified claim that names the participant (Cognito); falls back to username, then sub. */
+  TINY_HARNESS_PARTICIPANT_CLAIM: z.string().min(1).default('cognito:username'),
+  TINY_HARNESS_OAUTH_TOKEN_URL: z.string().url().optional(),
+  /** The local API's per-client throttle (API Gateway throttles in the cloud). */
+  TINY_HARNESS_THROTTLE_PER_MINUTE: positiveInt(120),
+  TINY_HARNESS_THROTTLE_BURST: positiveInt(30),
+  /** Allows http webhooks to loopback addresses: for local testing only. */
+  TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
   AWS_REGION: z.string().default('us-east-1'),
 });
 export type RuntimeConfig = z.infer<typeof RuntimeConfigSchema>;

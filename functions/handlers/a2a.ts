@@ -5,7 +5,9 @@ import { errorFields } from '../adapters/system/logger.js';
 import { lambdaRuntime, type Runtime } from '../composition/runtime.js';
 import { A2aError, toA2aError } from '../service/a2a-errors.js';
 import { A2aService } from '../service/a2a-service.js';
+import { isTooLarge, payloadTooLargeResponse } from '../service/body-limit.js';
 import { negotiateExtensions } from '../service/extensions.js';
+import { type IdentitySettings, resolveCaller, unauthorizedResponse } from '../service/identity.js';
 import { AGENT_CARD_PATH, agentCardResponse, cardOf } from './a2a/card.js';
 import { A2A_CONTENT_TYPE, bodyOf, header, JSON_CONTENT_TYPE, respond } from './a2a/http.js';
 import { dispatchJsonRpc, type JsonRpcReply, jsonRpcFailure, jsonRpcIdOf } from './a2a/json-rpc.js';
@@ -14,30 +16,6 @@ import { dispatchRest, matchRoute, noRoute, type RestReply, restFailure } from '
 export { AGENT_CARD_PATH };
 
 const SUPPORTED_VERSIONS = new Set(['1.0']);
-
-/** A participant id asserted in a message's metadata, wherever the binding puts the message. */
-const participantInBody = (body: string): string | undefined => {
-  try {
-    const parsed = JSON.parse(body) as {
-      message?: { metadata?: { participant_id?: unknown } };
-      params?: { message?: { metadata?: { participant_id?: unknown } } };
-    } | null;
-    const asserted = (parsed?.params?.message ?? parsed?.message)?.metadata?.participant_id;
-    return typeof asserted === 'string' && asserted !== '' ? asserted : undefined;
-  } catch {
-    // Not JSON: the binding answers with a parse error.
-    return undefined;
-  }
-};
-
-/**
- * Who is calling. Until the A2A surface issue brings authentication, the caller asserts an
- * identity with the `X-Participant-Id` header or the message's `participant_id` metadata (the
- * reference's convention; JSON-RPC `params.message`, HTTP+JSON `message`); a caller asserting
- * none is `anonymous`.
- */
-export const callerOf = (event: APIGatewayProxyEvent, body: string): string =>
-  header(event, 'x-participant-id') || participantInBody(body) || 'anonymous';
 
 /**
  * The checks every A2A request passes before its binding reads it, so a refused request reads and
@@ -118,6 +96,12 @@ const restCall = async ({ event, body, caller, card, service }: Call): Promise<A
 const extensionHeaders = (activated: readonly string[]): Record<string, string> =>
   activated.length > 0 ? { [HTTP_EXTENSION_HEADER]: activated.join(', ') } : {};
 
+const identityOf = ({ config }: Runtime): IdentitySettings => ({
+  mode: config.TINY_HARNESS_AUTH_MODE,
+  tokens: config.TINY_HARNESS_BEARER_TOKENS,
+  participantClaim: config.TINY_HARNESS_PARTICIPANT_CLAIM,
+});
+
 export const createA2aHandler = (runtime: () => Runtime, service: () => A2aService) =>
   middy(async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
     const { logger } = runtime();
@@ -125,9 +109,13 @@ export const createA2aHandler = (runtime: () => Runtime, service: () => A2aServi
     if (event.httpMethod === 'GET' && event.path.endsWith(AGENT_CARD_PATH)) {
       return agentCardResponse(event, card);
     }
+    // Limits and identity come before anything reads the body or the store.
+    if (isTooLarge(event)) return payloadTooLargeResponse();
+    const resolved = resolveCaller(event, identityOf(runtime()));
+    if (!resolved.ok) return unauthorizedResponse(resolved);
+    const caller = resolved.participantId;
     const jsonRpc = isJsonRpc(event);
     const body = bodyOf(event);
-    const caller = callerOf(event, body);
     try {
       const call = { event, body, caller, card, service: service() };
       const { binding, reply, activated } = await (jsonRpc ? jsonRpcCall(call) : restCall(call));

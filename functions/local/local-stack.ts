@@ -160,6 +160,10 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
           context
         ),
       port: options.port,
+      throttle: {
+        ratePerMinute: config.TINY_HARNESS_THROTTLE_PER_MINUTE,
+        burst: config.TINY_HARNESS_THROTTLE_BURST,
+      },
       onError: (error) =>
         runtime.logger.error('a2a handler threw', {
           errorMessage: (error as Error).message,

@@ -1,5 +1,6 @@
 import './polyfill.js';
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { startLocalStack } from './local-stack.js';
 
@@ -22,6 +23,14 @@ const main = async () => {
     ? undefined
     : resolve(process.env.TINY_HARNESS_DATA_DIR ?? '.local/data');
   process.env.TINY_HARNESS_LOG_LEVEL ??= 'warn';
+  // The AWS SDK's notice about Node 22 is not ours to act on here; it would split the banner.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  // Every request is authenticated. With no tokens configured, this run gets one, for `you`.
+  let generatedToken: string | undefined;
+  if (!process.env.TINY_HARNESS_BEARER_TOKENS) {
+    generatedToken = `local-${randomBytes(18).toString('base64url')}`;
+    process.env.TINY_HARNESS_BEARER_TOKENS = `${generatedToken}=you`;
+  }
   console.log('tiny-harness: starting DynamoDB Local, the state machine and the A2A endpoint…');
   const started = Date.now();
   const stack = await startLocalStack({ port, dataDir });
@@ -36,6 +45,7 @@ const main = async () => {
     method: 'SendMessage',
     params: { message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'Hello!' }] } },
   });
+  const token = generatedToken ?? '<a token from TINY_HARNESS_BEARER_TOKENS>';
   console.log(
     [
       `tiny-harness is up in ${((Date.now() - started) / 1000).toFixed(1)} s`,
@@ -44,9 +54,10 @@ const main = async () => {
       `  model          ${model}`,
       `  state machine  ${stack.stateMachineArn}`,
       `  data           ${dataDir ?? 'in memory (gone on exit)'}`,
+      `  caller         ${generatedToken === undefined ? 'tokens from TINY_HARNESS_BEARER_TOKENS' : `bearer token ${generatedToken} (participant "you")`}`,
       '',
       'Send a first message:',
-      `  curl -s ${stack.url}/ -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' -H 'X-Participant-Id: alice' \\`,
+      `  curl -s ${stack.url}/ -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' -H 'Authorization: Bearer ${token}' \\`,
       `    -d '${body}'`,
       '',
       'Ctrl-C stops everything.',

@@ -9,11 +9,13 @@ import type { Runtime } from '../composition/runtime.js';
 import { TaskClosedError } from '../core/errors.js';
 import { cancelTask } from '../core/intake/control.js';
 import { receiveMessage } from '../core/intake/receive-message.js';
+import { redactMessage } from '../core/intake/redact.js';
 import { startTask } from '../core/intake/start-task.js';
 import type { Wake } from '../core/intake/wake.js';
 import type { TaskRecord } from '../core/ports/task-store.js';
 import { isTerminalState, stateOf } from '../core/task/a2a-task.js';
 import { A2aError } from './a2a-errors.js';
+import { checkAssertedParticipant } from './identity.js';
 import { listingQuery, pageOfTasks } from './list-tasks.js';
 import { PushConfigs } from './push-configs.js';
 import { visibleRecord } from './task-access.js';
@@ -55,6 +57,14 @@ const settled = (record: TaskRecord, inboxSeq: number): boolean => {
     INTERRUPTED.has(state) && record.loop.inboxCursor >= inboxSeq && record.loop.parkToken !== null
   );
 };
+
+/** The configured secrets that must never be echoed back, stored or logged. */
+const secretsOf = ({ config }: Runtime): string[] =>
+  [
+    ...config.TINY_HARNESS_BEARER_TOKENS.keys(),
+    config.OPENAI_API_KEY,
+    config.ANTHROPIC_API_KEY,
+  ].filter((secret): secret is string => secret !== undefined);
 
 /**
  * The A2A operations over the core and the turn executions. Handlers parse requests and map the
@@ -99,7 +109,12 @@ export class A2aService {
     historyLength?: number | undefined;
   }): Promise<Task> {
     const { loop, executions } = this.#runtime;
-    const { message, sender } = options;
+    const { sender } = options;
+    // A message may not speak for someone else (A2A §7: the server authenticates the caller).
+    const asserted = checkAssertedParticipant(sender, options.message);
+    if (!asserted.ok) throw asserted.error;
+    // Secrets in inbound text never reach hooks, the transcript or the logs.
+    const message = redactMessage(options.message, secretsOf(this.#runtime));
     const limit = historyLimit(options.historyLength, DEFAULT_HISTORY.sendMessage);
     if (message.messageId === '') throw new A2aError('InvalidParams', 'messageId is required');
     let taskId = message.taskId;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TASK_EXTENSION_URI } from '../../functions/core/a2a/identifiers.js';
 import { ScriptedModel } from '../../functions/core/testing/scripted-model.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
+import { bearerTokensFor } from '../support/identity.js';
 import { startStack } from '../support/local-stack.js';
 import { type A2aClient, failureOf, rawClient, sdkClient } from './a2a-clients.js';
 
@@ -18,19 +19,37 @@ const CLIENTS = [
   { label: 'a raw fetch client over HTTP+JSON', kind: 'raw', binding: 'HTTP+JSON' },
 ] as const;
 
+const tagOf = (kind: string, binding: string) =>
+  `${kind}-${binding === 'JSONRPC' ? 'rpc' : 'rest'}`;
+
 describe('the A2A bindings end to end', () => {
   const model = new ScriptedModel();
   let stack: LocalStack;
 
   beforeAll(async () => {
-    stack = await startStack({ model });
+    // Every participant of every client below has its own bearer token.
+    const names = [
+      'alice',
+      'bob',
+      'carol',
+      'dave',
+      'erin',
+      'frank',
+      'grace',
+      'heidi',
+      'ivan',
+      'mallory',
+    ];
+    const tags = CLIENTS.map(({ kind, binding }) => tagOf(kind, binding));
+    const ids = names.flatMap((name) => tags.map((tag) => `${name}-${tag}`));
+    stack = await startStack({ model, env: { TINY_HARNESS_BEARER_TOKENS: bearerTokensFor(ids) } });
   });
   afterAll(async () => {
     await stack?.close();
   });
 
   describe.each(CLIENTS)('through $label', ({ kind, binding }) => {
-    const tag = `${kind}-${binding === 'JSONRPC' ? 'rpc' : 'rest'}`;
+    const tag = tagOf(kind, binding);
     const clientFor = (participant: string): Promise<A2aClient> => {
       const participantId = `${participant}-${tag}`;
       return kind === 'sdk'

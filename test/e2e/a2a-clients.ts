@@ -13,6 +13,7 @@ import {
   RestTransportFactory,
 } from '@a2a-js/sdk/client';
 import { userTextMessage } from '../../functions/core/loop/messages.js';
+import { tokenFor } from '../support/identity.js';
 
 /**
  * Four A2A clients with one interface, for stating each behaviour once: the real SDK client over
@@ -75,15 +76,9 @@ export const failureOf = async (call: Promise<unknown>): Promise<string> => {
 let counter = 0;
 const messageId = () => `a2a-e2e-${Date.now()}-${++counter}`;
 
-/**
- * The headers that say who the client is: the interim `X-Participant-Id`, and a bearer token of
- * its own. The local endpoint throttles per bearer token (else per address), so the token keeps
- * each participant in its own bucket rather than all of them in loopback's; once identity is wired
- * the token is what names the participant (configure it in TINY_HARNESS_BEARER_TOKENS then).
- */
+/** The header that says who the client is: its bearer token (TINY_HARNESS_BEARER_TOKENS). */
 export const identityHeaders = (participantId: string): Record<string, string> => ({
-  'X-Participant-Id': participantId,
-  Authorization: `Bearer e2e-token-${participantId}`,
+  Authorization: `Bearer ${tokenFor(participantId)}`,
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -126,6 +126,9 @@ describe('npm start (functions/local/start.ts)', () => {
     expect(banner).toContain(`${url}/.well-known/agent-card.json`);
     expect(banner).toMatch(/model\s+the built-in demo model/);
     expect(banner).toContain('in memory');
+    const token = /bearer token (\S+) \(participant "you"\)/.exec(banner)?.[1];
+    expect(token).toMatch(/^local-/);
+    expect(banner).toContain(`Authorization: Bearer ${token}`);
 
     const card = await fetch(`${url}/.well-known/agent-card.json`);
     expect(card.status).toBe(200);
@@ -144,7 +147,7 @@ describe('npm start (functions/local/start.ts)', () => {
       headers: {
         'Content-Type': 'application/json',
         'A2A-Version': '1.0',
-        'X-Participant-Id': 'alice',
+        Authorization: `Bearer ${token}`,
       },
       body: JSON.stringify({
         jsonrpc: '2.0',

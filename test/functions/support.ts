@@ -10,6 +10,7 @@ import {
 } from '../../functions/core/testing/in-process-harness.js';
 import { ScriptedModel, type ScriptedReply } from '../../functions/core/testing/scripted-model.js';
 import type { Executions } from '../../functions/service/executions.js';
+import { TEST_BEARER_TOKENS } from '../support/identity.js';
 
 export type ExecutionCall =
   | { method: 'start'; ref: TurnRef }
@@ -64,6 +65,7 @@ export const inMemoryRuntime = (
   const config = readRuntimeConfig({
     TINY_HARNESS_TABLE: 'tiny-harness-test',
     TINY_HARNESS_STATE_MACHINE_ARN: STATE_MACHINE_ARN,
+    TINY_HARNESS_BEARER_TOKENS: TEST_BEARER_TOKENS,
   });
   const executions = new RecordingExecutions();
   const pushConfigs = new InMemoryPushConfigStore();

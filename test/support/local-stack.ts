@@ -6,13 +6,14 @@ import type { Client } from '@a2a-js/sdk/client';
 import { ClientFactory, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import type { Model } from '../../functions/core/ports/model.js';
 import { type LocalStack, startLocalStack } from '../../functions/local/local-stack.js';
+import { TEST_BEARER_TOKENS, tokenFor } from './identity.js';
 
 /** A fetch that asserts the participant, as a client of the interim identity does. */
 const fetchAs =
   (participantId: string): typeof fetch =>
   (input, init) => {
     const headers = new Headers(init?.headers);
-    headers.set('X-Participant-Id', participantId);
+    headers.set('Authorization', `Bearer ${tokenFor(participantId)}`);
     return fetch(input, { ...init, headers });
   };
 
@@ -31,7 +32,11 @@ export const startStack = async (options: {
     port: 0,
     dataDir: options.dataDir,
     model: options.model,
-    env: { TINY_HARNESS_LOG_LEVEL: 'error', ...options.env },
+    env: {
+      TINY_HARNESS_LOG_LEVEL: 'error',
+      TINY_HARNESS_BEARER_TOKENS: TEST_BEARER_TOKENS,
+      ...options.env,
+    },
   });
 
 export const temporaryDir = () => {

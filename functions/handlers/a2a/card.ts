@@ -3,6 +3,7 @@ import type { AgentCard } from '@a2a-js/sdk';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Runtime } from '../../composition/runtime.js';
 import { buildAgentCard, cardToJson } from '../../core/a2a/agent-card.js';
+import { cardSecurity } from '../../core/a2a/security.js';
 import { header } from './http.js';
 
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
@@ -20,6 +21,12 @@ export const cardOf = (event: APIGatewayProxyEvent, runtime: Runtime): AgentCard
   buildAgentCard({
     baseUrl: baseUrlOf(event, runtime),
     agentId: runtime.config.TINY_HARNESS_AGENT_ID,
+    // The card says how to authenticate, matching what the API enforces (A2A §4.5).
+    ...cardSecurity(
+      runtime.config.TINY_HARNESS_AUTH_MODE === 'cognito'
+        ? { mode: 'cognito', tokenUrl: runtime.config.TINY_HARNESS_OAUTH_TOKEN_URL }
+        : { mode: 'tokens' }
+    ),
   });
 
 const CARD_CACHE_CONTROL = 'public, max-age=300';

@@ -5,6 +5,7 @@ import { createA2aHandler } from '../../../functions/handlers/a2a.js';
 import { A2A_ERRORS, type A2aErrorName } from '../../../functions/service/a2a-errors.js';
 import { A2aService } from '../../../functions/service/a2a-service.js';
 import { ALICE } from '../../support/harness.js';
+import { authorizationFor } from '../../support/identity.js';
 import { inMemoryRuntime, lambdaContext } from '../support.js';
 
 /**
@@ -104,7 +105,7 @@ export const a2aSetup = (replies: ScriptedReply[] = []) => {
   const baseHeaders = (options: CallOptions, contentType: string) => ({
     'Content-Type': contentType,
     'A2A-Version': '1.0',
-    'X-Participant-Id': options.as ?? ALICE,
+    ...authorizationFor(options.as ?? ALICE),
     ...options.headers,
   });
 

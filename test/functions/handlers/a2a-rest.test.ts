@@ -1,6 +1,7 @@
 import { Message } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
 import { ALICE, BOB, view } from '../../support/harness.js';
+import { authorizationFor } from '../../support/identity.js';
 import { textMessage } from '../../support/messages.js';
 import { a2aSetup } from './a2a-calls.js';
 
@@ -58,7 +59,7 @@ describe('the HTTP+JSON binding (§5.3, §11) on the wire', () => {
       ['PUT', '/tasks/abc'],
       ['GET', '/tenant-x/tasks'],
     ] as const) {
-      const response = await call({ httpMethod, path, headers: {} });
+      const response = await call({ httpMethod, path, headers: authorizationFor(ALICE) });
       expect(response.statusCode).toBe(404);
       expect(JSON.parse(response.body).error).toMatchObject({ code: 404, details: [] });
     }
@@ -67,11 +68,15 @@ describe('the HTTP+JSON binding (§5.3, §11) on the wire', () => {
   it('refuses a request without A2A-Version (0.3 is assumed, §3.6) with 400 VERSION_NOT_SUPPORTED, and takes the version as a query parameter too', async () => {
     const { call } = a2aSetup();
 
-    const refused = await call({ httpMethod: 'GET', path: '/tasks', headers: {} });
+    const refused = await call({
+      httpMethod: 'GET',
+      path: '/tasks',
+      headers: authorizationFor(ALICE),
+    });
     const byQuery = await call({
       httpMethod: 'GET',
       path: '/tasks',
-      headers: {},
+      headers: authorizationFor(ALICE),
       queryStringParameters: { 'A2A-Version': '1.0' },
     });
 
@@ -86,7 +91,7 @@ describe('the HTTP+JSON binding (§5.3, §11) on the wire', () => {
       call({
         httpMethod: 'POST',
         path: '/message:send',
-        headers: { 'A2A-Version': '1.0', 'Content-Type': contentType, 'X-Participant-Id': ALICE },
+        headers: { 'A2A-Version': '1.0', 'Content-Type': contentType, ...authorizationFor(ALICE) },
         body,
       });
 
@@ -142,24 +147,35 @@ describe('the HTTP+JSON binding (§5.3, §11) on the wire', () => {
     expect(reply.error?.details).toEqual([expect.objectContaining({ reason: 'INVALID_PARAMS' })]);
   });
 
-  it('takes the sender from the message’s participant_id when no X-Participant-Id is sent', async () => {
+  it('refuses a request without a bearer token (401), and one whose message speaks for someone else', async () => {
     const { call, harness } = a2aSetup();
-    const message = { ...textMessage('hi'), metadata: { participant_id: BOB } };
+    const send = (headers: Record<string, string>, participant: string) =>
+      call({
+        httpMethod: 'POST',
+        path: '/message:send',
+        headers: { 'A2A-Version': '1.0', 'Content-Type': 'application/a2a+json', ...headers },
+        body: JSON.stringify({
+          message: Message.toJSON({
+            ...textMessage('hi'),
+            metadata: { participant_id: participant },
+          }),
+          configuration: { returnImmediately: true },
+        }),
+      });
 
-    const response = await call({
-      httpMethod: 'POST',
-      path: '/message:send',
-      headers: { 'A2A-Version': '1.0', 'Content-Type': 'application/a2a+json' },
-      body: JSON.stringify({
-        message: Message.toJSON(message),
-        configuration: { returnImmediately: true },
-      }),
-    });
+    const anonymous = await send({ 'X-Participant-Id': BOB }, BOB);
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.headers?.['WWW-Authenticate']).toContain('Bearer');
 
-    expect(response.statusCode).toBe(200);
-    const taskId = JSON.parse(response.body).task.id as string;
+    const impersonating = await send(authorizationFor(ALICE), BOB);
+    expect(impersonating.statusCode).toBe(400);
+    expect(await harness.store.list({})).toEqual([]);
+
+    const own = await send(authorizationFor(BOB), BOB);
+    expect(own.statusCode).toBe(200);
+    const taskId = JSON.parse(own.body).task.id as string;
     expect(view(await harness.task(taskId)).extension.participants).toEqual(
-      expect.arrayContaining([expect.objectContaining({ id: BOB })])
+      expect.arrayContaining([expect.objectContaining({ id: BOB, role: 'reporter' })])
     );
   });
 

@@ -15,6 +15,7 @@ import {
 } from '../../../functions/service/a2a-errors.js';
 import { A2aService } from '../../../functions/service/a2a-service.js';
 import { ALICE, STATES, STRANGER, view } from '../../support/harness.js';
+import { authorizationFor } from '../../support/identity.js';
 import { envelopeMessage, textMessage } from '../../support/messages.js';
 import { inMemoryRuntime, lambdaContext } from '../support.js';
 
@@ -53,7 +54,7 @@ const setup = (replies: Array<{ text: string }> = []) => {
       headers: {
         'Content-Type': 'application/json',
         'A2A-Version': '1.0',
-        'X-Participant-Id': options.as ?? ALICE,
+        ...authorizationFor(options.as ?? ALICE),
         ...options.headers,
       },
       body: typeof body === 'string' ? body : JSON.stringify(body),
@@ -143,7 +144,7 @@ describe('the A2A handler: JSON-RPC errors', () => {
     const { call, executions } = setup();
 
     const response = await call({
-      headers: { 'Content-Type': 'application/json', 'X-Participant-Id': ALICE },
+      headers: { 'Content-Type': 'application/json', ...authorizationFor(ALICE) },
       body: JSON.stringify(sendMessage(textMessage('hi'))),
     });
 
