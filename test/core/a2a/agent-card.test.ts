@@ -66,9 +66,9 @@ describe('the agent card', () => {
     expect(json).not.toHaveProperty('protocolVersion');
   });
 
-  it('supports streaming and push notifications', () => {
+  it('advertises push notifications, and no streaming until it is served', () => {
     const json = served(buildAgentCard({ baseUrl: BASE_URL }));
-    expect(json.capabilities.streaming).toBe(true);
+    expect(json.capabilities.streaming ?? false).toBe(false);
     expect(json.capabilities.pushNotifications).toBe(true);
   });
 
