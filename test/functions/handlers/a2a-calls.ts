@@ -4,6 +4,7 @@ import type { ScriptedReply } from '../../../functions/core/testing/scripted-mod
 import { createA2aHandler } from '../../../functions/handlers/a2a.js';
 import { A2A_ERRORS, type A2aErrorName } from '../../../functions/service/a2a-errors.js';
 import { A2aService } from '../../../functions/service/a2a-service.js';
+import { apiGatewayEvent } from '../../support/api-gateway.js';
 import { ALICE } from '../../support/harness.js';
 import { authorizationFor } from '../../support/identity.js';
 import { inMemoryRuntime, lambdaContext } from '../support.js';
@@ -76,21 +77,7 @@ export const spelling = (binding: BindingName, kind: A2aErrorName) =>
     ? { code: A2A_ERRORS[kind].code }
     : { status: A2A_ERRORS[kind].http, reason: A2A_ERRORS[kind].reason };
 
-export const event = (overrides: Partial<APIGatewayProxyEvent>): APIGatewayProxyEvent => ({
-  httpMethod: 'POST',
-  path: '/',
-  resource: '/{proxy+}',
-  headers: {},
-  multiValueHeaders: {},
-  queryStringParameters: null,
-  multiValueQueryStringParameters: null,
-  pathParameters: null,
-  stageVariables: null,
-  body: null,
-  isBase64Encoded: false,
-  requestContext: { stage: '' } as APIGatewayProxyEvent['requestContext'],
-  ...overrides,
-});
+export const event = apiGatewayEvent;
 
 export const a2aSetup = (replies: ScriptedReply[] = []) => {
   const parts = inMemoryRuntime({ replies });

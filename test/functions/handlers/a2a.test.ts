@@ -14,6 +14,7 @@ import {
   toA2aError,
 } from '../../../functions/service/a2a-errors.js';
 import { A2aService } from '../../../functions/service/a2a-service.js';
+import { apiGatewayEvent } from '../../support/api-gateway.js';
 import { ALICE, STATES, STRANGER, view } from '../../support/harness.js';
 import { authorizationFor } from '../../support/identity.js';
 import { envelopeMessage, textMessage } from '../../support/messages.js';
@@ -27,24 +28,7 @@ const setup = (replies: Array<{ text: string }> = []) => {
     () => service
   );
   const call = async (event: Partial<APIGatewayProxyEvent>): Promise<APIGatewayProxyResult> =>
-    (await handler(
-      {
-        httpMethod: 'POST',
-        path: '/',
-        resource: '/{proxy+}',
-        headers: {},
-        multiValueHeaders: {},
-        queryStringParameters: null,
-        multiValueQueryStringParameters: null,
-        pathParameters: null,
-        stageVariables: null,
-        body: null,
-        isBase64Encoded: false,
-        requestContext: { stage: '' } as APIGatewayProxyEvent['requestContext'],
-        ...event,
-      },
-      lambdaContext('A2aFunction')
-    )) as APIGatewayProxyResult;
+    (await handler(apiGatewayEvent(event), lambdaContext('A2aFunction'))) as APIGatewayProxyResult;
   /** A JSON-RPC POST as a client of A2A 1.0 sends it (the caller asserted by header). */
   const rpc = async (
     body: unknown,

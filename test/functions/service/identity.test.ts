@@ -11,22 +11,9 @@ import {
   tokensEqual,
   unauthorizedResponse,
 } from '../../../functions/service/identity.js';
+import { apiGatewayEvent } from '../../support/api-gateway.js';
 
-const eventWith = (overrides: Partial<APIGatewayProxyEvent> = {}): APIGatewayProxyEvent => ({
-  httpMethod: 'POST',
-  path: '/',
-  resource: '/{proxy+}',
-  headers: {},
-  multiValueHeaders: {},
-  queryStringParameters: null,
-  multiValueQueryStringParameters: null,
-  pathParameters: null,
-  stageVariables: null,
-  body: null,
-  isBase64Encoded: false,
-  requestContext: { stage: '' } as APIGatewayProxyEvent['requestContext'],
-  ...overrides,
-});
+const eventWith = apiGatewayEvent;
 
 const withAuthorization = (value: string, name = 'Authorization') =>
   eventWith({ headers: { [name]: value } });
