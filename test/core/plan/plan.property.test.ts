@@ -3,14 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { PlanCycleError } from '../../../functions/core/errors.js';
 import { assertDag, findCycle, revisePlan } from '../../../functions/core/plan/plan.js';
 import type { Plan, Step, StepState } from '../../../functions/core/task/extension.schema.js';
-
-const deepFreeze = <T>(value: T): T => {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-};
+import { deepFreeze } from '../../support/freeze.js';
 
 const POOL = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'] as const;
 

@@ -18,14 +18,7 @@ import {
   type TaskRef,
   type TaskStateName,
 } from '../../../functions/core/task/extension.schema.js';
-
-const deepFreeze = <T>(value: T): T => {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-};
+import { deepFreeze } from '../../support/freeze.js';
 
 const ref = (task_id: string): TaskRef => ({ task_id, agent: null });
 
