@@ -112,3 +112,11 @@ export const readRuntimeConfig = (
   }
   return config;
 };
+
+/** The configured secrets no log line, stored message or echoed text may carry. */
+export const configuredSecrets = (config: RuntimeConfig): string[] =>
+  [
+    ...config.TINY_HARNESS_BEARER_TOKENS.keys(),
+    config.OPENAI_API_KEY,
+    config.ANTHROPIC_API_KEY,
+  ].filter((secret): secret is string => secret !== undefined);

@@ -17,7 +17,7 @@ import type { PushConfigStore } from '../core/ports/push-config-store.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import type { Executions } from '../service/executions.js';
 import { buildModel } from './model.js';
-import { type RuntimeConfig, readRuntimeConfig } from './runtime-config.js';
+import { configuredSecrets, type RuntimeConfig, readRuntimeConfig } from './runtime-config.js';
 
 /** What every handler needs, built once per cold start (or once per local process). */
 export interface Runtime {
@@ -140,6 +140,7 @@ export const buildRuntime = (config: RuntimeConfig, overrides: RuntimeOverrides 
   const logger = createLogger({
     level: config.TINY_HARNESS_LOG_LEVEL,
     fields: { agentId: config.TINY_HARNESS_AGENT_ID },
+    secrets: configuredSecrets(config),
   });
   return { config, loop, executions, logger, pushConfigs: new DynamoDbPushConfigStore(table) };
 };

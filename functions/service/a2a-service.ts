@@ -6,6 +6,7 @@ import {
   TaskState,
 } from '@a2a-js/sdk';
 import type { Runtime } from '../composition/runtime.js';
+import { configuredSecrets } from '../composition/runtime-config.js';
 import { TaskClosedError } from '../core/errors.js';
 import { cancelTask } from '../core/intake/control.js';
 import { receiveMessage } from '../core/intake/receive-message.js';
@@ -58,14 +59,6 @@ const settled = (record: TaskRecord, inboxSeq: number): boolean => {
   );
 };
 
-/** The configured secrets that must never be echoed back, stored or logged. */
-const secretsOf = ({ config }: Runtime): string[] =>
-  [
-    ...config.TINY_HARNESS_BEARER_TOKENS.keys(),
-    config.OPENAI_API_KEY,
-    config.ANTHROPIC_API_KEY,
-  ].filter((secret): secret is string => secret !== undefined);
-
 /**
  * The A2A operations over the core and the turn executions. Handlers parse requests and map the
  * results; this decides which execution to start, resume or stop, and who may see what.
@@ -114,7 +107,7 @@ export class A2aService {
     const asserted = checkAssertedParticipant(sender, options.message);
     if (!asserted.ok) throw asserted.error;
     // Secrets in inbound text never reach hooks, the transcript or the logs.
-    const message = redactMessage(options.message, secretsOf(this.#runtime));
+    const message = redactMessage(options.message, configuredSecrets(this.#runtime.config));
     const limit = historyLimit(options.historyLength, DEFAULT_HISTORY.sendMessage);
     if (message.messageId === '') throw new A2aError('InvalidParams', 'messageId is required');
     let taskId = message.taskId;

@@ -24,12 +24,6 @@ export const PUSH_CONFIG_LIMITS = {
 /** Ids travel in REST paths: a plain, unreserved alphabet keeps them one path segment. */
 const CONFIG_ID = /^[A-Za-z0-9._~-]+$/;
 
-/**
- * Local development only: http (and https) webhooks on loopback. Read from the environment on
- * each call for now; it belongs in runtime-config with the other TINY_HARNESS_* settings.
- */
-const allowLoopbackWebhooks = () => process.env.TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS === 'true';
-
 const invalid = (message: string) => new A2aError('InvalidParams', message);
 
 const toWire = (config: PushConfig): TaskPushNotificationConfig => ({
@@ -72,7 +66,9 @@ export class PushConfigs {
     const { loop, pushConfigs } = this.#runtime;
     const taskId = (await visibleRecord(loop.store, request.taskId, participantId)).task.id;
     if (request.url.length > PUSH_CONFIG_LIMITS.urlLength) throw invalid('the url is too long');
-    checkWebhookUrl(request.url, { allowLoopback: allowLoopbackWebhooks() });
+    checkWebhookUrl(request.url, {
+      allowLoopback: this.#runtime.config.TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS,
+    });
     if (request.token.length > PUSH_CONFIG_LIMITS.tokenLength)
       throw invalid('the token is too long');
     const authentication = request.authentication;

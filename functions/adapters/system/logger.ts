@@ -1,3 +1,5 @@
+import { redactSecrets } from '../../core/intake/redact.js';
+
 /**
  * Structured logs: one JSON object per line, with the task id and execution id in every entry
  * of a handler invocation so CloudWatch Logs Insights (or `grep` locally) can follow one task.
@@ -18,12 +20,21 @@ export const createLogger = (options: {
   level: LogLevel;
   fields?: Record<string, unknown>;
   write?: (line: string) => void;
+  /** Configured secrets (tokens, keys): masked, like any bearer token or key, in every line. */
+  secrets?: readonly string[];
 }): Logger => {
   const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
   const base = options.fields ?? {};
   const emit = (level: LogLevel, message: string, fields: Record<string, unknown> = {}) => {
     if (ORDER[level] < ORDER[options.level]) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level, message, ...base, ...fields }));
+    const line = JSON.stringify({
+      time: new Date().toISOString(),
+      level,
+      message,
+      ...base,
+      ...fields,
+    });
+    write(redactSecrets(line, options.secrets));
   };
   return {
     debug: (message, fields) => emit('debug', message, fields),

@@ -336,7 +336,8 @@ describe.each(BINDINGS)('the A2A operations over %s', (binding) => {
         spelling(binding, 'InvalidParams')
       );
 
-      vi.stubEnv('TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS', 'true');
+      // As TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS=true would configure it.
+      setup.runtime.config.TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS = true;
       const allowed = await setup.calls.createPush(task.id, { url });
 
       expect(allowed.result).toMatchObject({ url });
