@@ -5,6 +5,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type FakeReply, sendFakeReply } from './fake-reply.js';
 
 /** One request the fake received, its JSON body parsed. */
 export interface RecordedRequest {
@@ -15,10 +16,7 @@ export interface RecordedRequest {
   body: any;
 }
 
-/** A scripted answer: a JSON body, or raw text; either after an optional delay. */
-export type FakeReply =
-  | { status?: number; json: unknown; headers?: Record<string, string>; delayMs?: number }
-  | { status?: number; raw: string; contentType?: string; delayMs?: number };
+export type { FakeReply };
 
 export interface AnthropicToolUse {
   id: string;
@@ -123,29 +121,6 @@ export class FakeAnthropicServer {
     const reply = known
       ? (this.#replies.shift() ?? anthropicError(500, 'api_error', 'fake: no reply queued'))
       : anthropicError(404, 'not_found_error', 'fake: unknown route');
-    const send = () => {
-      if (response.destroyed) return;
-      if ('json' in reply) {
-        response.writeHead(reply.status ?? 200, {
-          'content-type': 'application/json',
-          ...reply.headers,
-        });
-        response.end(JSON.stringify(reply.json));
-      } else {
-        response.writeHead(reply.status ?? 200, {
-          'content-type': reply.contentType ?? 'application/json',
-        });
-        response.end(reply.raw);
-      }
-    };
-    if (reply.delayMs === undefined) {
-      send();
-      return;
-    }
-    const timer = setTimeout(() => {
-      this.#timers.delete(timer);
-      send();
-    }, reply.delayMs);
-    this.#timers.add(timer);
+    sendFakeReply(response, reply, { timers: this.#timers, gone: () => response.destroyed });
   }
 }

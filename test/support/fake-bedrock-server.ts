@@ -6,6 +6,7 @@ import {
   type IncomingHttpHeaders,
 } from 'node:http2';
 import type { AddressInfo } from 'node:net';
+import { type FakeReply, sendFakeReply } from './fake-reply.js';
 
 /** One request the fake received: the model id decoded from the path, the JSON body parsed. */
 export interface RecordedConverseRequest {
@@ -17,10 +18,7 @@ export interface RecordedConverseRequest {
   body: any;
 }
 
-/** A scripted answer: a JSON body, or raw text; either after an optional delay. */
-export type FakeConverseReply =
-  | { status?: number; json: unknown; headers?: Record<string, string>; delayMs?: number }
-  | { status?: number; raw: string; contentType?: string; delayMs?: number };
+export type FakeConverseReply = FakeReply;
 
 export interface ConverseToolUse {
   toolUseId: string;
@@ -143,29 +141,9 @@ export class FakeBedrockServer {
       ? (this.#replies.shift() ??
         bedrockError(500, 'InternalServerException', 'fake: no reply queued'))
       : bedrockError(404, 'UnknownOperationException', 'fake: unknown route');
-    const send = () => {
-      if (response.stream.destroyed || response.stream.closed) return;
-      if ('json' in reply) {
-        response.writeHead(reply.status ?? 200, {
-          'content-type': 'application/json',
-          ...reply.headers,
-        });
-        response.end(JSON.stringify(reply.json));
-      } else {
-        response.writeHead(reply.status ?? 200, {
-          'content-type': reply.contentType ?? 'application/json',
-        });
-        response.end(reply.raw);
-      }
-    };
-    if (reply.delayMs === undefined) {
-      send();
-      return;
-    }
-    const timer = setTimeout(() => {
-      this.#timers.delete(timer);
-      send();
-    }, reply.delayMs);
-    this.#timers.add(timer);
+    sendFakeReply(response, reply, {
+      timers: this.#timers,
+      gone: () => response.stream.destroyed || response.stream.closed,
+    });
   }
 }

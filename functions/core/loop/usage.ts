@@ -51,17 +51,24 @@ export const readUsage = (task: Task): TaskUsage => {
   return parsed.success ? parsed.data : EMPTY_USAGE;
 };
 
+/** Sums two ledgers; costs are rounded to a micro-dollar so sums stay readable and stable. */
+const add = (a: TaskUsage, b: TaskUsage): TaskUsage => ({
+  model_calls: a.model_calls + b.model_calls,
+  input_tokens: a.input_tokens + b.input_tokens,
+  cached_input_tokens: a.cached_input_tokens + b.cached_input_tokens,
+  output_tokens: a.output_tokens + b.output_tokens,
+  cost_usd: Math.round((a.cost_usd + b.cost_usd) * 1_000_000) / 1_000_000,
+});
+
 /** The task with one more model call added to its usage ledger. */
 export const withCall = (task: Task, usage: ModelUsage, cost: number): Task => {
-  const before = readUsage(task);
-  const after: TaskUsage = {
-    model_calls: before.model_calls + 1,
-    input_tokens: before.input_tokens + usage.inputTokens,
-    cached_input_tokens: before.cached_input_tokens + usage.cachedInputTokens,
-    output_tokens: before.output_tokens + usage.outputTokens,
-    // Rounded to a micro-dollar so sums stay readable and stable.
-    cost_usd: Math.round((before.cost_usd + cost) * 1_000_000) / 1_000_000,
-  };
+  const after = add(readUsage(task), {
+    model_calls: 1,
+    input_tokens: usage.inputTokens,
+    cached_input_tokens: usage.cachedInputTokens,
+    output_tokens: usage.outputTokens,
+    cost_usd: cost,
+  });
   return { ...task, metadata: { ...task.metadata, [USAGE_METADATA_KEY]: after } };
 };
 
@@ -72,14 +79,6 @@ export interface UsageTree {
   /** This task and every descendant on this harness. */
   total: TaskUsage;
 }
-
-const add = (a: TaskUsage, b: TaskUsage): TaskUsage => ({
-  model_calls: a.model_calls + b.model_calls,
-  input_tokens: a.input_tokens + b.input_tokens,
-  cached_input_tokens: a.cached_input_tokens + b.cached_input_tokens,
-  output_tokens: a.output_tokens + b.output_tokens,
-  cost_usd: Math.round((a.cost_usd + b.cost_usd) * 1_000_000) / 1_000_000,
-});
 
 /**
  * The cost ledger of a task and its sub-task tree (children on this harness; a remote agent's

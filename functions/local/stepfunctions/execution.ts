@@ -4,10 +4,10 @@
  */
 import type { HistoryEvent } from '@aws-sdk/client-sfn';
 import type { RunOptions, StateMachine } from 'aws-local-stepfunctions';
-import type { AslState, TaskStateInfo } from './asl-walk.js';
 import { deferred } from './deferred.js';
 import { ExecutionHistory } from './history.js';
 import { type ExecutionEnd, HistoryTranslator } from './history-translator.js';
+import type { CompiledMachine } from './machine.js';
 import { abortedError } from './sfn-errors.js';
 import {
   buildTaskOverrides,
@@ -17,9 +17,11 @@ import {
 } from './task-dispatch.js';
 import { TaskAttempts, TaskTickets } from './task-tickets.js';
 import type { ParkOptions, TokenRegistry } from './token-registry.js';
-import type { ExecutionStatus, ParkedRecord, TaskHandler } from './types.js';
+import type { ExecutionStatus, ParkedRecord } from './types.js';
 
-export interface ExecutionSpec {
+/** What an execution runs: the compiled machine's states, handlers and overrides, and its own run. */
+export interface ExecutionSpec
+  extends Pick<CompiledMachine, 'roleArn' | 'tasks' | 'states' | 'handlers' | 'overrides'> {
   executionArn: string;
   stateMachineArn: string;
   stateMachineName: string;
@@ -27,18 +29,10 @@ export interface ExecutionSpec {
   /** The execution input as given (JSON text). */
   input: string;
   startDate: Date;
-  roleArn: string;
   /** The interpreter machine to run (for rehydration: the one starting at the parked state). */
   machine: StateMachine;
   /** What that machine starts with: the parsed input, or the parked state's raw input. */
   runInput: unknown;
-  tasks: readonly TaskStateInfo[];
-  states: ReadonlyMap<string, AslState>;
-  handlers: Readonly<Record<string, TaskHandler>>;
-  overrides: Pick<
-    NonNullable<RunOptions['overrides']>,
-    'retryIntervalOverrides' | 'waitTimeOverrides'
-  >;
   /** Rehydration: the history saved at the park and the park to restore. */
   savedHistory?: readonly HistoryEvent[];
   resume?: ResumedPark & { stateName: string };

@@ -12,6 +12,23 @@ const statusEvents = async (harness: ReturnType<typeof harnessWith>['harness'], 
     logged.event.kind === 'status_update' ? [logged.event.statusUpdate] : []
   );
 
+/** A conversation whose first turn delegates to a remote agent, whose child then stays unresolved. */
+const withUnresolvedRemoteChild = () =>
+  harnessWith(
+    [
+      {
+        toolCalls: [
+          {
+            name: 'spawn_subtask',
+            arguments: { name: 'Research', goal: 'Find sources', agent: 'researcher' },
+          },
+        ],
+      },
+      { text: 'Working on it.' },
+    ],
+    { remoteAgents: [{ id: 'researcher', description: 'finds sources' }] }
+  );
+
 describe('a conversation task', () => {
   it('parks in INPUT_REQUIRED awaiting-next-message after a turn without a tool call, never COMPLETED', async () => {
     const { harness, model } = harnessWith([{ text: 'Hello Alice.' }]);
@@ -166,20 +183,7 @@ describe('a conversation task', () => {
   });
 
   it('refuses a participant completion while a sub-task is unresolved, and parks again', async () => {
-    const { harness } = harnessWith(
-      [
-        {
-          toolCalls: [
-            {
-              name: 'spawn_subtask',
-              arguments: { name: 'Research', goal: 'Find sources', agent: 'researcher' },
-            },
-          ],
-        },
-        { text: 'Working on it.' },
-      ],
-      { remoteAgents: [{ id: 'researcher', description: 'finds sources' }] }
-    );
+    const { harness } = withUnresolvedRemoteChild();
     const task = await harness.start(textMessage('write a report'), ALICE);
     const childId = view(await harness.task(task.task.id)).extension.sub_tasks[0]?.task_id;
     expect(childId).toBeDefined();
@@ -194,20 +198,7 @@ describe('a conversation task', () => {
   });
 
   it('lets a task.complete hook override the unresolved sub-task rule', async () => {
-    const { harness } = harnessWith(
-      [
-        {
-          toolCalls: [
-            {
-              name: 'spawn_subtask',
-              arguments: { name: 'Research', goal: 'Find sources', agent: 'researcher' },
-            },
-          ],
-        },
-        { text: 'Working on it.' },
-      ],
-      { remoteAgents: [{ id: 'researcher', description: 'finds sources' }] }
-    );
+    const { harness } = withUnresolvedRemoteChild();
     harness.hooks.register('task.complete', {
       phase: 'in',
       priority: BUILT_IN_PRIORITY - 1,
