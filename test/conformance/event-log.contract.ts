@@ -91,6 +91,17 @@ export const describeEventLogContract = (name: string, makeLog: () => Promise<Ev
       );
     });
 
+    it('lastSeq is the newest seq: 0 before any event, then each append’s, a duplicate moves nothing', async () => {
+      const taskId = uid('task');
+      expect(await log.lastSeq(taskId)).toBe(0);
+      await log.append(taskId, { kind: 'task', task: makeTask(taskId) }, 'k1');
+      expect(await log.lastSeq(taskId)).toBe(1);
+      await log.append(taskId, statusEvent(taskId, 'TASK_STATE_WORKING'));
+      await log.append(taskId, { kind: 'task', task: makeTask(taskId) }, 'k1');
+      expect(await log.lastSeq(taskId)).toBe(2);
+      expect(await log.lastSeq(uid('missing'))).toBe(0);
+    });
+
     it('a keyed append is idempotent: the first seq, nothing stored again', async () => {
       const taskId = uid('task');
       expect(await log.append(taskId, statusEvent(taskId, 'TASK_STATE_WORKING', 'a'), 'k1')).toBe(

@@ -1,15 +1,17 @@
 import type { EventLog, LoggedEvent, TaskEvent } from '../../core/ports/event-log.js';
 import type { DynamoDbTableOptions } from './dynamodb-task-store.js';
 import {
+  decodeCounter,
   decodeEvent,
   encodeEvent,
   eventKeySk,
   eventSk,
   firstSeqAfter,
   isStorableTaskId,
+  key,
   markerItem,
 } from './item-codec.js';
-import { appendSequenced, queryAll } from './sequenced-append.js';
+import { appendSequenced, getItem, queryAll } from './sequenced-append.js';
 import { ITEM_TYPE, MAX_SEQ, PARTITION_KEY, SORT_KEY, SORT_KEY_VALUE, taskPk } from './table.js';
 
 /**
@@ -60,5 +62,12 @@ export class DynamoDbEventLog implements EventLog {
       ConsistentRead: true,
     });
     return items.map(decodeEvent);
+  }
+
+  async lastSeq(taskId: string): Promise<number> {
+    if (!isStorableTaskId(taskId)) return 0;
+    const { client, tableName } = this.#options;
+    const counter = await getItem(client, tableName, key(taskId, SORT_KEY_VALUE.eventCounter));
+    return decodeCounter(counter, 'event-log counter');
   }
 }

@@ -83,4 +83,8 @@ export class InMemoryEventLog implements EventLog {
       .map((text, index) => ({ seq: index + 1, event: decodeEvent(text) }))
       .filter((logged) => logged.seq > afterSeq);
   }
+
+  async lastSeq(taskId: string): Promise<number> {
+    return this.#logs.get(taskId)?.events.length ?? 0;
+  }
 }
