@@ -7,7 +7,7 @@
  * the server authenticates every request); the card is public (§8.2), since it is how a client
  * learns how to authenticate.
  */
-import { Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   AuthorizationType,
@@ -17,6 +17,7 @@ import {
   LogGroupLogDestination,
   MethodLoggingLevel,
   type MethodOptions,
+  ResponseTransferMode,
   ResponseType,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
@@ -33,6 +34,9 @@ export const AGENT_CARD_PATH = ['.well-known', 'agent-card.json'] as const;
  * caller in the cloud.
  */
 export const THROTTLING = { rateLimit: 50, burstLimit: 100 } as const;
+
+/** How long API Gateway keeps a streamed answer open: the stream mode's maximum. */
+export const STREAM_TIMEOUT = Duration.minutes(15);
 
 /** The challenge a 401 carries (RFC 6750 §3), as the A2A function's own 401 does. */
 export const WWW_AUTHENTICATE = 'Bearer realm="tiny-harness"';
@@ -84,8 +88,15 @@ export class A2aApi extends Construct {
       },
     });
 
-    // Console test-invoke permissions are left out: one invoke permission per method is enough.
-    const integration = new LambdaIntegration(props.handler, { allowTestInvoke: false });
+    // Stream mode: SendStreamingMessage and SubscribeToTask answer Server-Sent Events as the
+    // function writes them (Lambda response streaming), for up to 15 minutes; a one-shot answer
+    // is a short stream. Console test-invoke permissions are left out: one invoke permission per
+    // method is enough.
+    const integration = new LambdaIntegration(props.handler, {
+      allowTestInvoke: false,
+      responseTransferMode: ResponseTransferMode.STREAM,
+      timeout: STREAM_TIMEOUT,
+    });
     const authenticated: MethodOptions = {
       authorizationType: AuthorizationType.COGNITO,
       authorizer: props.auth.authorizer,

@@ -86,8 +86,9 @@ export class HarnessStack extends Stack {
     this.a2aFunction = new HarnessFunction(this, CONSTRUCT_IDS.a2aFunction, {
       entry: handlerEntry('a2a'),
       description: 'tiny-harness: the A2A endpoint',
-      // API Gateway's own integration timeout is 29 s.
-      timeout: Duration.seconds(30),
+      // A stream (SSE) lasts up to 15 minutes, the REST API's stream-mode limit; the service ends
+      // its own streams at 14 (a client resumes with Last-Event-ID), unary calls within 25 s.
+      timeout: Duration.minutes(15),
       environment,
     });
 

@@ -1,6 +1,6 @@
 import { type AgentCard, HTTP_EXTENSION_HEADER } from '@a2a-js/sdk';
 import middy from '@middy/core';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { errorFields } from '../adapters/system/logger.js';
 import { lambdaRuntime, type Runtime } from '../composition/runtime.js';
 import { A2aError, toA2aError } from '../service/a2a-errors.js';
@@ -9,9 +9,23 @@ import { isTooLarge, payloadTooLargeResponse } from '../service/body-limit.js';
 import { negotiateExtensions } from '../service/extensions.js';
 import { type IdentitySettings, resolveCaller, unauthorizedResponse } from '../service/identity.js';
 import { AGENT_CARD_PATH, agentCardResponse, cardOf } from './a2a/card.js';
-import { A2A_CONTENT_TYPE, bodyOf, header, JSON_CONTENT_TYPE, respond } from './a2a/http.js';
+import {
+  A2A_CONTENT_TYPE,
+  type A2aHttpResult,
+  bodyOf,
+  header,
+  JSON_CONTENT_TYPE,
+  respond,
+  respondStream,
+} from './a2a/http.js';
 import { dispatchJsonRpc, type JsonRpcReply, jsonRpcFailure, jsonRpcIdOf } from './a2a/json-rpc.js';
+import {
+  bufferedHandler,
+  type LambdaStreamingApi,
+  streamingLambdaHandler,
+} from './a2a/response-streaming.js';
 import { dispatchRest, matchRoute, noRoute, type RestReply, restFailure } from './a2a/rest.js';
+import { lastEventIdOf } from './a2a/sse.js';
 
 export { AGENT_CARD_PATH };
 
@@ -42,6 +56,8 @@ interface Call {
   caller: string;
   card: AgentCard;
   service: A2aService;
+  /** Logs a failure inside a stream that has already started (it is sent as an error event). */
+  onStreamError: (error: unknown) => void;
 }
 
 type Binding = 'JSONRPC' | 'HTTP+JSON';
@@ -57,18 +73,23 @@ const CONTENT_TYPE: Record<Binding, string> = {
   'HTTP+JSON': A2A_CONTENT_TYPE,
 };
 
-const jsonRpcCall = async ({ event, body, caller, card, service }: Call): Promise<Answer> => {
+const jsonRpcCall = async (call: Call): Promise<Answer> => {
+  const { event, body, caller, card, service } = call;
   const binding = 'JSONRPC';
   let activated: string[];
+  let lastEventId: number | undefined;
   try {
     activated = admit(event, card);
+    lastEventId = lastEventIdOf(header(event, 'last-event-id'));
   } catch (error) {
     return { binding, reply: jsonRpcFailure(jsonRpcIdOf(body), toA2aError(error)), activated: [] };
   }
-  return { binding, reply: await dispatchJsonRpc(body, caller, service), activated };
+  const reply = await dispatchJsonRpc(body, { caller, lastEventId }, service, call.onStreamError);
+  return { binding, reply, activated };
 };
 
-const restCall = async ({ event, body, caller, card, service }: Call): Promise<Answer> => {
+const restCall = async (call: Call): Promise<Answer> => {
+  const { event, body, caller, card, service } = call;
   const binding = 'HTTP+JSON';
   // An unknown route is a 404 whatever the headers say: it is not an A2A request at all.
   const matched = matchRoute(event.httpMethod, event.path);
@@ -76,8 +97,10 @@ const restCall = async ({ event, body, caller, card, service }: Call): Promise<A
     return { binding, reply: noRoute(event.httpMethod, event.path), activated: [] };
   }
   let activated: string[];
+  let lastEventId: number | undefined;
   try {
     activated = admit(event, card);
+    lastEventId = lastEventIdOf(header(event, 'last-event-id'));
   } catch (error) {
     return { binding, reply: restFailure(toA2aError(error)), activated: [] };
   }
@@ -88,8 +111,13 @@ const restCall = async ({ event, body, caller, card, service }: Call): Promise<A
     body,
     contentType: header(event, 'content-type'),
     caller,
+    lastEventId,
   };
-  return { binding, reply: await dispatchRest(matched, request, service), activated };
+  return {
+    binding,
+    reply: await dispatchRest(matched, request, service, call.onStreamError),
+    activated,
+  };
 };
 
 /** The activated extensions, echoed (§3.2.6) on every answer to a request that activated some. */
@@ -103,7 +131,7 @@ const identityOf = ({ config }: Runtime): IdentitySettings => ({
 });
 
 export const createA2aHandler = (runtime: () => Runtime, service: () => A2aService) =>
-  middy(async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  middy(async (event: APIGatewayProxyEvent): Promise<A2aHttpResult> => {
     const { logger } = runtime();
     const card = cardOf(event, runtime());
     if (event.httpMethod === 'GET' && event.path.endsWith(AGENT_CARD_PATH)) {
@@ -117,7 +145,9 @@ export const createA2aHandler = (runtime: () => Runtime, service: () => A2aServi
     const jsonRpc = isJsonRpc(event);
     const body = bodyOf(event);
     try {
-      const call = { event, body, caller, card, service: service() };
+      const onStreamError = (error: unknown) =>
+        logger.error('a2a stream failed', { caller, ...errorFields(error) });
+      const call = { event, body, caller, card, service: service(), onStreamError };
       const { binding, reply, activated } = await (jsonRpc ? jsonRpcCall(call) : restCall(call));
       logger.info('a2a request', {
         binding,
@@ -126,6 +156,8 @@ export const createA2aHandler = (runtime: () => Runtime, service: () => A2aServi
         status: reply.status,
         error: reply.error?.kind,
       });
+      if (reply.stream !== undefined)
+        return respondStream(reply.stream, extensionHeaders(activated));
       return respond(reply.status, CONTENT_TYPE[binding], reply.body, extensionHeaders(activated));
     } catch (error) {
       logger.error('a2a request failed', errorFields(error));
@@ -145,4 +177,16 @@ const lambdaService = () => {
   return serviceMemo;
 };
 
-export const handler = createA2aHandler(lambdaRuntime, lambdaService);
+/**
+ * Lambda's runtime defines `awslambda.streamifyResponse`; elsewhere it is absent (the AWS SDK
+ * itself may create an `awslambda` object, without it).
+ */
+const lambdaStreaming = (globalThis as { awslambda?: Partial<LambdaStreamingApi> }).awslambda;
+
+export const handler =
+  typeof lambdaStreaming?.streamifyResponse !== 'function'
+    ? bufferedHandler(createA2aHandler(lambdaRuntime, lambdaService))
+    : streamingLambdaHandler(
+        createA2aHandler(lambdaRuntime, lambdaService),
+        lambdaStreaming as LambdaStreamingApi
+      );

@@ -1,15 +1,28 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Readable } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { MAX_REQUEST_BYTES } from '../service/body-limit.js';
 import { bearerTokenOf } from '../service/identity.js';
 import { localLambdaContext } from './lambda-context.js';
 import { createThrottle, DEFAULT_THROTTLE, type ThrottleOptions } from './throttle.js';
 
-export type ApiHandler = (
-  event: APIGatewayProxyEvent,
-  context: Context
-) => Promise<APIGatewayProxyResult>;
+/** A proxy result, or one whose body streams (the REST API integration's STREAM mode). */
+export type ApiResult = Omit<APIGatewayProxyResult, 'body'> & { body: string | Readable };
+
+export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<ApiResult>;
+
+/**
+ * Sends a streamed body as it is produced (headers first, each chunk flushed), and stops producing
+ * when the client goes away: destroying the body ends the generator that tails the event log.
+ */
+const sendStream = (response: ServerResponse, result: ApiResult, body: Readable) => {
+  response.writeHead(result.statusCode, result.headers as Record<string, string> | undefined);
+  response.flushHeaders();
+  response.on('close', () => body.destroy());
+  body.on('error', () => response.destroy());
+  body.pipe(response);
+};
 
 class TooLargeError extends Error {
   constructor() {
@@ -138,6 +151,7 @@ export const startHttpShim = async (
         toProxyEvent(request, body, options.stage ?? ''),
         localLambdaContext('A2aFunction', 30_000)
       );
+      if (typeof result.body !== 'string') return sendStream(response, result, result.body);
       response.writeHead(result.statusCode, result.headers as Record<string, string> | undefined);
       response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
     } catch (error) {

@@ -1,10 +1,4 @@
-import {
-  type ListTasksRequest,
-  type ListTasksResponse,
-  type Message,
-  type Task,
-  TaskState,
-} from '@a2a-js/sdk';
+import type { ListTasksRequest, ListTasksResponse, Message, Task } from '@a2a-js/sdk';
 import type { Runtime } from '../composition/runtime.js';
 import { configuredSecrets } from '../composition/runtime-config.js';
 import { TaskClosedError } from '../core/errors.js';
@@ -13,7 +7,6 @@ import { receiveMessage } from '../core/intake/receive-message.js';
 import { redactMessage } from '../core/intake/redact.js';
 import { startTask } from '../core/intake/start-task.js';
 import type { Wake } from '../core/intake/wake.js';
-import type { TaskRecord } from '../core/ports/task-store.js';
 import { isTerminalState, stateOf } from '../core/task/a2a-task.js';
 import { A2aError } from './a2a-errors.js';
 import { checkAssertedParticipant } from './identity.js';
@@ -21,11 +14,20 @@ import { listingQuery, pageOfTasks } from './list-tasks.js';
 import { PushConfigs } from './push-configs.js';
 import { visibleRecord } from './task-access.js';
 import { type HistoryLimit, historyLimit, withHistory } from './task-history.js';
+import {
+  DEFAULT_STREAM_TIMING,
+  type FollowTask,
+  followTask,
+  isSettled,
+  type StreamItem,
+  type StreamTiming,
+} from './task-stream.js';
 
-const INTERRUPTED: ReadonlySet<TaskState> = new Set([
-  TaskState.TASK_STATE_INPUT_REQUIRED,
-  TaskState.TASK_STATE_AUTH_REQUIRED,
-]);
+interface SendOptions {
+  message: Message;
+  sender: string;
+  historyLength?: number | undefined;
+}
 
 /**
  * The history a response carries when the request sets no `historyLength` (§3.2.4 leaves it to
@@ -37,27 +39,27 @@ const DEFAULT_HISTORY = {
   getTask: 'all',
   sendMessage: 0,
   listTasks: 0,
+  stream: 0,
 } as const satisfies Record<string, HistoryLimit>;
 
 export interface ServiceOptions {
   /** How long a blocking SendMessage waits for the task to settle before answering with it as is. */
   blockingTimeoutMs: number;
   pollIntervalMs: number;
+  /** SendStreamingMessage and SubscribeToTask. @default DEFAULT_STREAM_TIMING */
+  stream?: StreamTiming;
+}
+
+/** A message accepted into a task: where its stream starts and what settles it. */
+interface Accepted {
+  taskId: string;
+  /** The message's inbox seq; 0 when it queued nothing (the task has no turn to take for it). */
+  inboxSeq: number;
+  /** The task's newest event before the message was accepted. */
+  logHead: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Settled: ended, or interrupted and parked after the message was read (no turn is in flight for
- * it, and the execution waits on its token). A blocking SendMessage waits for this (A2A §3.2.2).
- */
-const settled = (record: TaskRecord, inboxSeq: number): boolean => {
-  const state = stateOf(record.task);
-  if (isTerminalState(state)) return true;
-  return (
-    INTERRUPTED.has(state) && record.loop.inboxCursor >= inboxSeq && record.loop.parkToken !== null
-  );
-};
 
 /**
  * The A2A operations over the core and the turn executions. Handlers parse requests and map the
@@ -78,7 +80,7 @@ export class A2aService {
     return this.#pushConfigs;
   }
 
-  async #follow(wake: Wake): Promise<void> {
+  async #wake(wake: Wake): Promise<void> {
     const { executions } = this.#runtime;
     if (wake.action === 'resume') await executions.resume(wake.token);
     if (wake.action === 'cut') {
@@ -95,12 +97,84 @@ export class A2aService {
     }
   }
 
-  async sendMessage(options: {
-    message: Message;
-    sender: string;
-    blocking: boolean;
-    historyLength?: number | undefined;
-  }): Promise<Task> {
+  async sendMessage(options: SendOptions & { blocking: boolean }): Promise<Task> {
+    const { store } = this.#runtime.loop;
+    const limit = historyLimit(options.historyLength, DEFAULT_HISTORY.sendMessage);
+    const { taskId, inboxSeq } = await this.#accept(options);
+    const task = options.blocking
+      ? await this.#waitUntilSettled(taskId, inboxSeq)
+      : await this.#task(taskId);
+    return withHistory(store, task, limit);
+  }
+
+  /**
+   * SendStreamingMessage (§3.1.2): the message is accepted (or refused, with nothing streamed)
+   * before the stream starts; the stream is the task as it is, then what the task logs until it
+   * has answered this message and paused, or ended.
+   */
+  async sendStreamingMessage(options: SendOptions): Promise<AsyncIterable<StreamItem>> {
+    const { store } = this.#runtime.loop;
+    const limit = historyLimit(options.historyLength, DEFAULT_HISTORY.stream);
+    const { taskId, inboxSeq, logHead } = await this.#accept(options);
+    const snapshot = await withHistory(store, await this.#task(taskId), limit);
+    return this.#follow(taskId, snapshot, {
+      replayAfter: logHead,
+      endAfter: logHead,
+      end: { kind: 'settled', inboxSeq },
+    });
+  }
+
+  /**
+   * SubscribeToTask (§3.1.6): the task as it is, then its durable log replayed from the start (or
+   * after `lastEventId`, the SSE reconnect), then what it logs until its next pause or its end.
+   * A task that has ended has nothing to follow: UnsupportedOperation.
+   */
+  async subscribe(options: {
+    taskId: string;
+    participantId: string;
+    lastEventId?: number | undefined;
+  }): Promise<AsyncIterable<StreamItem>> {
+    const { store, events } = this.#runtime.loop;
+    const record = await visibleRecord(store, options.taskId, options.participantId);
+    if (isTerminalState(stateOf(record.task))) {
+      throw new A2aError('UnsupportedOperation', 'the task has ended: there is nothing to follow');
+    }
+    const logHead = await events.lastSeq(record.task.id);
+    const replayAfter = options.lastEventId ?? 0;
+    if (replayAfter > logHead) {
+      throw new A2aError('InvalidParams', `Last-Event-ID ${replayAfter} is past the task's log`);
+    }
+    const snapshot = await withHistory(store, record.task, DEFAULT_HISTORY.stream);
+    return this.#follow(record.task.id, snapshot, {
+      replayAfter,
+      endAfter: logHead,
+      end: { kind: 'next-pause' },
+    });
+  }
+
+  #follow(
+    taskId: string,
+    snapshot: Task,
+    from: Pick<FollowTask, 'replayAfter' | 'endAfter' | 'end'>
+  ): AsyncIterable<StreamItem> {
+    const { store, events } = this.#runtime.loop;
+    const { logger } = this.#runtime;
+    return followTask({
+      taskId,
+      snapshot,
+      ...from,
+      events,
+      readRecord: (id) => store.get(id),
+      timing: this.#options.stream ?? DEFAULT_STREAM_TIMING,
+      onEnd: (reason, sent) => logger.info('a2a stream ended', { taskId, reason, events: sent }),
+    });
+  }
+
+  /**
+   * Takes a message in: a new task for a message without a task id, else the message joins the
+   * task's inbox and wakes it as the core says. Refusals throw before anything is stored.
+   */
+  async #accept(options: SendOptions): Promise<Accepted> {
     const { loop, executions } = this.#runtime;
     const { sender } = options;
     // A message may not speak for someone else (A2A §7: the server authenticates the caller).
@@ -108,34 +182,31 @@ export class A2aService {
     if (!asserted.ok) throw asserted.error;
     // Secrets in inbound text never reach hooks, the transcript or the logs.
     const message = redactMessage(options.message, configuredSecrets(this.#runtime.config));
-    const limit = historyLimit(options.historyLength, DEFAULT_HISTORY.sendMessage);
     if (message.messageId === '') throw new A2aError('InvalidParams', 'messageId is required');
-    let taskId = message.taskId;
-    let inboxSeq = 0;
-    if (taskId === '') {
+    if (message.taskId === '') {
       const record = await startTask(loop, { message, sender });
-      taskId = record.task.id;
-      inboxSeq = (await loop.store.readInbox(taskId, 0)).at(-1)?.seq ?? 0;
+      const taskId = record.task.id;
+      const inboxSeq = (await loop.store.readInbox(taskId, 0)).at(-1)?.seq ?? 0;
+      // Read before the execution starts: every event of the task's work comes after it.
+      const logHead = await loop.events.lastSeq(taskId);
       await executions.start({ taskId, generation: 1, turn: 0 });
-    } else {
-      const record = await visibleRecord(loop.store, taskId, sender);
-      // §3.4: a contextId that is not the task's is refused, never silently replaced.
-      if (message.contextId !== '' && message.contextId !== record.task.contextId) {
-        throw new A2aError('InvalidParams', 'the contextId does not match the task');
-      }
-      // §3.1.1: a task in a terminal state takes no more messages.
-      if (isTerminalState(stateOf(record.task))) {
-        throw new A2aError('UnsupportedOperation', 'the task is in a terminal state');
-      }
-      const receipt = await receiveMessage(loop, { taskId, message, sender });
-      if (!receipt.accepted) throw new A2aError('TaskNotFound', 'task not found');
-      await this.#follow(receipt.wake);
-      inboxSeq = receipt.seq;
+      return { taskId, inboxSeq, logHead };
     }
-    const task = options.blocking
-      ? await this.#waitUntilSettled(taskId, inboxSeq)
-      : await this.#task(taskId);
-    return withHistory(loop.store, task, limit);
+    const taskId = message.taskId;
+    const record = await visibleRecord(loop.store, taskId, sender);
+    // §3.4: a contextId that is not the task's is refused, never silently replaced.
+    if (message.contextId !== '' && message.contextId !== record.task.contextId) {
+      throw new A2aError('InvalidParams', 'the contextId does not match the task');
+    }
+    // §3.1.1: a task in a terminal state takes no more messages.
+    if (isTerminalState(stateOf(record.task))) {
+      throw new A2aError('UnsupportedOperation', 'the task is in a terminal state');
+    }
+    const logHead = await loop.events.lastSeq(taskId);
+    const receipt = await receiveMessage(loop, { taskId, message, sender });
+    if (!receipt.accepted) throw new A2aError('TaskNotFound', 'task not found');
+    await this.#wake(receipt.wake);
+    return { taskId, inboxSeq: receipt.seq, logHead };
   }
 
   async getTask(options: {
@@ -188,7 +259,7 @@ export class A2aService {
         throw new A2aError('TaskNotCancelable', 'the task has ended');
       throw error;
     }
-    await this.#follow({ action: 'ended', executions: outcome.canceled });
+    await this.#wake({ action: 'ended', executions: outcome.canceled });
     return this.#task(taskId);
   }
 
@@ -203,7 +274,7 @@ export class A2aService {
     for (;;) {
       const record = await this.#runtime.loop.store.get(taskId);
       if (record === undefined) throw new A2aError('TaskNotFound', 'task not found');
-      if (settled(record, inboxSeq) || Date.now() >= deadline) return record.task;
+      if (isSettled(record, inboxSeq) || Date.now() >= deadline) return record.task;
       await sleep(this.#options.pollIntervalMs);
     }
   }

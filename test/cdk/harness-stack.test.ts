@@ -164,7 +164,7 @@ describe('functions', () => {
   const cases = [
     { id: 'TurnStepFunction', logicalId: functionIds.turnStep, timeout: 300 },
     { id: 'StreamFunction', logicalId: functionIds.stream, timeout: 60 },
-    { id: 'A2aFunction', logicalId: functionIds.a2a, timeout: 30 },
+    { id: 'A2aFunction', logicalId: functionIds.a2a, timeout: 900 },
   ];
 
   it.each(cases)('$id: Node 22 on arm64, ESM, traced, 512 MB, its own log group', (c) => {
@@ -356,15 +356,20 @@ describe('turn state machine', () => {
 describe('A2A API', () => {
   const apiId = logicalIdAt(template, 'A2aApi/RestApi');
 
-  it('serves the agent card, JSON-RPC and HTTP+JSON through A2aFunction (proxy)', () => {
+  it('serves the agent card, JSON-RPC and HTTP+JSON through A2aFunction (proxy), streamed', () => {
     const methods = Object.values(template.findResources('AWS::ApiGateway::Method'));
     expect(methods).toHaveLength(3);
     for (const method of methods) {
       expect(method.Properties.Integration).toMatchObject({
         Type: 'AWS_PROXY',
         IntegrationHttpMethod: 'POST',
+        ResponseTransferMode: 'STREAM',
+        TimeoutInMillis: 15 * 60_000,
       });
-      expect(JSON.stringify(method.Properties.Integration.Uri)).toContain(functionIds.a2a);
+      const uri = JSON.stringify(method.Properties.Integration.Uri);
+      expect(uri).toContain(functionIds.a2a);
+      // Lambda response streaming is a different invoke API from the buffered one.
+      expect(uri).toContain('/response-streaming-invocations');
     }
     const pathOf = (method: (typeof methods)[number]) => {
       const resource = method.Properties.ResourceId;

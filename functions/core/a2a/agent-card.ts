@@ -59,9 +59,8 @@ export const buildAgentCard = (options: AgentCardOptions): AgentCard => ({
   provider: undefined,
   version: options.version ?? AGENT_VERSION,
   capabilities: {
-    // Not until SendStreamingMessage and SubscribeToTask are served: a card that promises
-    // streaming sends clients to an operation that refuses them (A2A §3.3.4).
-    streaming: false,
+    // SendStreamingMessage and SubscribeToTask: SSE tailing the task's durable event log.
+    streaming: true,
     pushNotifications: true,
     extensions: [taskExtension(options.agentId ?? DEFAULT_AGENT_ID)],
   },

@@ -1,4 +1,12 @@
+import { Readable } from 'node:stream';
+import { SSE_HEADERS } from '@a2a-js/sdk';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+
+/**
+ * What the A2A function answers: a proxy result whose body is text, or a stream (SSE) that the
+ * Lambda runtime's response streaming, or the local shim, sends as it is produced.
+ */
+export type A2aHttpResult = Omit<APIGatewayProxyResult, 'body'> & { body: string | Readable };
 
 /** A request header, by case-insensitive name (API Gateway passes names as the client sent them). */
 export const header = (event: APIGatewayProxyEvent, name: string): string | undefined => {
@@ -33,3 +41,15 @@ export const respond = (
         headers: { 'Content-Type': contentType, ...headers },
         body: JSON.stringify(body),
       };
+
+/**
+ * An SSE response. `Connection` is left out of the SDK's headers: it is hop-by-hop, the business
+ * of whoever holds the client's connection (API Gateway, the local shim), not of the function.
+ */
+export const respondStream = (
+  frames: AsyncIterable<string>,
+  headers: Record<string, string> = {}
+): A2aHttpResult => {
+  const { Connection: _hopByHop, ...sseHeaders } = SSE_HEADERS;
+  return { statusCode: 200, headers: { ...sseHeaders, ...headers }, body: Readable.from(frames) };
+};

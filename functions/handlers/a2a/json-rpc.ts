@@ -6,11 +6,13 @@ import {
   ListTaskPushNotificationConfigsRequest,
   ListTasksRequest,
   SendMessageRequest,
+  SubscribeToTaskRequest,
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
 import { z } from 'zod';
 import { A2A_ERRORS, A2aError, errorDetails, toA2aError } from '../../service/a2a-errors.js';
 import type { A2aService } from '../../service/a2a-service.js';
+import { Streamed, sseFrames } from './sse.js';
 import {
   listTasksToJson,
   pushConfigListToJson,
@@ -33,6 +35,8 @@ type JsonRpcId = string | number | null;
 export interface JsonRpcReply {
   status: number;
   body: Record<string, unknown>;
+  /** SSE frames instead of `body`, for the streaming methods once their stream has started. */
+  stream?: AsyncIterable<string>;
   /** The method the request named, for the log line (absent when none could be read). */
   operation?: string;
   error?: A2aError;
@@ -77,16 +81,18 @@ const paramsOf = <T>(fns: { fromJSON(value: unknown): T }, params: unknown): T =
   }
 };
 
-type Method = (params: unknown, caller: string, service: A2aService) => Promise<unknown>;
+/** Who calls, and what the transport said besides the body. */
+export interface JsonRpcCall {
+  caller: string;
+  /** The SSE `Last-Event-ID` header, for SubscribeToTask. */
+  lastEventId?: number | undefined;
+}
 
-/** Streams are answered by the streaming work (SSE over Lambda response streaming); not here yet. */
-const notYetStreamed: Method = async () => {
-  throw new A2aError('UnsupportedOperation', 'streaming is not served on this endpoint yet');
-};
+type Method = (params: unknown, call: JsonRpcCall, service: A2aService) => Promise<unknown>;
 
 /** The A2A 1.0 JSON-RPC methods (§5.3), named as the SDK's JsonRpcTransport sends them. */
 const METHODS: Record<string, Method> = {
-  SendMessage: async (params, caller, service) => {
+  SendMessage: async (params, { caller }, service) => {
     const request = paramsOf(SendMessageRequest, params);
     if (request.message === undefined) throw new A2aError('InvalidParams', 'message is required');
     const task = await service.sendMessage({
@@ -97,9 +103,24 @@ const METHODS: Record<string, Method> = {
     });
     return sendMessageResultToJson(task);
   },
-  SendStreamingMessage: notYetStreamed,
-  SubscribeToTask: notYetStreamed,
-  GetTask: async (params, caller, service) => {
+  SendStreamingMessage: async (params, { caller }, service) => {
+    const request = paramsOf(SendMessageRequest, params);
+    if (request.message === undefined) throw new A2aError('InvalidParams', 'message is required');
+    return new Streamed(
+      await service.sendStreamingMessage({
+        message: request.message,
+        sender: caller,
+        historyLength: request.configuration?.historyLength,
+      })
+    );
+  },
+  SubscribeToTask: async (params, { caller, lastEventId }, service) => {
+    const request = paramsOf(SubscribeToTaskRequest, params);
+    return new Streamed(
+      await service.subscribe({ taskId: request.id, participantId: caller, lastEventId })
+    );
+  },
+  GetTask: async (params, { caller }, service) => {
     const request = paramsOf(GetTaskRequest, params);
     return taskToJson(
       await service.getTask({
@@ -109,30 +130,30 @@ const METHODS: Record<string, Method> = {
       })
     );
   },
-  ListTasks: async (params, caller, service) => {
+  ListTasks: async (params, { caller }, service) => {
     const request = paramsOf(ListTasksRequest, params ?? {});
     return listTasksToJson(
       await service.listTasks(request, caller),
       request.includeArtifacts === true
     );
   },
-  CancelTask: async (params, caller, service) => {
+  CancelTask: async (params, { caller }, service) => {
     const request = paramsOf(CancelTaskRequest, params);
     return taskToJson(await service.cancelTask(request.id, caller));
   },
-  CreateTaskPushNotificationConfig: async (params, caller, service) => {
+  CreateTaskPushNotificationConfig: async (params, { caller }, service) => {
     const request = paramsOf(TaskPushNotificationConfig, params);
     return pushConfigToJson(await service.pushConfigs.create(request, caller));
   },
-  GetTaskPushNotificationConfig: async (params, caller, service) => {
+  GetTaskPushNotificationConfig: async (params, { caller }, service) => {
     const request = paramsOf(GetTaskPushNotificationConfigRequest, params);
     return pushConfigToJson(await service.pushConfigs.get(request.taskId, request.id, caller));
   },
-  ListTaskPushNotificationConfigs: async (params, caller, service) => {
+  ListTaskPushNotificationConfigs: async (params, { caller }, service) => {
     const request = paramsOf(ListTaskPushNotificationConfigsRequest, params);
     return pushConfigListToJson(await service.pushConfigs.list(request, caller));
   },
-  DeleteTaskPushNotificationConfig: async (params, caller, service) => {
+  DeleteTaskPushNotificationConfig: async (params, { caller }, service) => {
     const request = paramsOf(DeleteTaskPushNotificationConfigRequest, params);
     await service.pushConfigs.delete(request.taskId, request.id, caller);
     // The method's result is google.protobuf.Empty.
@@ -147,8 +168,9 @@ const METHODS: Record<string, Method> = {
 /** One JSON-RPC request, answered as a reply whose errors are the spec's codes. */
 export const dispatchJsonRpc = async (
   body: string,
-  caller: string,
-  service: A2aService
+  call: JsonRpcCall,
+  service: A2aService,
+  onStreamError: (error: unknown) => void = () => undefined
 ): Promise<JsonRpcReply> => {
   let raw: unknown;
   try {
@@ -173,7 +195,18 @@ export const dispatchJsonRpc = async (
     };
   }
   try {
-    const result = await method(request.data.params, caller, service);
+    const result = await method(request.data.params, call, service);
+    if (result instanceof Streamed) {
+      const stream = sseFrames(
+        result.items,
+        {
+          event: (streamResponse) => ({ jsonrpc: '2.0', id, result: streamResponse }),
+          error: (error) => jsonRpcFailure(id, error).body,
+        },
+        onStreamError
+      );
+      return { status: 200, body: {}, stream, operation: name };
+    }
     return { status: 200, body: { jsonrpc: '2.0', id, result }, operation: name };
   } catch (error) {
     return { ...jsonRpcFailure(id, toA2aError(error)), operation: name };

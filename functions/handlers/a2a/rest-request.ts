@@ -10,12 +10,16 @@ export interface RestRequest {
   body: string;
   contentType: string | undefined;
   caller: string;
+  /** The SSE `Last-Event-ID` header, for SubscribeToTask. */
+  lastEventId?: number | undefined;
 }
 
 export interface RestReply {
   status: number;
   /** The JSON body; absent for 204. */
   body?: unknown;
+  /** SSE frames instead of `body`, for the streaming operations once their stream has started. */
+  stream?: AsyncIterable<string>;
   /** The A2A operation the route serves, for the log line. */
   operation?: string;
   error?: A2aError;

@@ -11,6 +11,7 @@ import {
   type RestRequest,
   restFailure,
 } from './rest-request.js';
+import { Streamed, sseFrames } from './sse.js';
 import {
   listTasksToJson,
   pushConfigListToJson,
@@ -25,7 +26,7 @@ type Run = (
   ids: readonly string[],
   request: RestRequest,
   service: A2aService
-) => Promise<{ status: number; body?: unknown }>;
+) => Promise<{ status: number; body?: unknown } | Streamed>;
 
 interface Route {
   method: 'GET' | 'POST' | 'DELETE';
@@ -37,9 +38,14 @@ interface Route {
 
 const ok = (body: unknown) => ({ status: 200, body });
 
-const notYetStreamed: Run = async () => {
-  throw new A2aError('UnsupportedOperation', 'streaming is not served on this endpoint yet');
-};
+const subscribe: Run = async ([taskId = ''], request, service) =>
+  new Streamed(
+    await service.subscribe({
+      taskId,
+      participantId: request.caller,
+      lastEventId: request.lastEventId,
+    })
+  );
 
 const TASK = '([^/:]+)';
 
@@ -65,7 +71,17 @@ const ROUTES: readonly Route[] = [
     method: 'POST',
     pattern: /^\/message:stream$/,
     operation: 'SendStreamingMessage',
-    run: notYetStreamed,
+    run: async (_, request, service) => {
+      const send = decode(SendMessageRequest, jsonBody(request));
+      if (send.message === undefined) throw invalid('message is required');
+      return new Streamed(
+        await service.sendStreamingMessage({
+          message: send.message,
+          sender: request.caller,
+          historyLength: send.configuration?.historyLength,
+        })
+      );
+    },
   },
   {
     method: 'GET',
@@ -107,13 +123,13 @@ const ROUTES: readonly Route[] = [
     method: 'POST',
     pattern: new RegExp(`^/tasks/${TASK}:subscribe$`),
     operation: 'SubscribeToTask',
-    run: notYetStreamed,
+    run: subscribe,
   },
   {
     method: 'GET',
     pattern: new RegExp(`^/tasks/${TASK}:subscribe$`),
     operation: 'SubscribeToTask',
-    run: notYetStreamed,
+    run: subscribe,
   },
   {
     method: 'POST',
@@ -204,11 +220,23 @@ export const noRoute = (method: string, path: string): RestReply =>
 export const dispatchRest = async (
   matched: MatchedRoute,
   request: RestRequest,
-  service: A2aService
+  service: A2aService,
+  onStreamError: (error: unknown) => void = () => undefined
 ): Promise<RestReply> => {
   const { route, segments } = matched;
   try {
     const reply = await route.run(segments.map(decodeSegment), request, service);
+    if (reply instanceof Streamed) {
+      const framing = {
+        event: (json: unknown) => json,
+        error: (e: A2aError) => restFailure(e).body,
+      };
+      return {
+        status: 200,
+        stream: sseFrames(reply.items, framing, onStreamError),
+        operation: route.operation,
+      };
+    }
     return { ...reply, operation: route.operation };
   } catch (error) {
     return { ...restFailure(toA2aError(error)), operation: route.operation };

@@ -2,9 +2,11 @@ import {
   type ListTaskPushNotificationConfigsResponse,
   type ListTasksResponse,
   SendMessageResponse,
+  StreamResponse,
   Task,
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
+import type { TaskEvent } from '../../core/ports/event-log.js';
 
 /**
  * Results in ProtoJSON, as both bindings send them (the SDK's `toJSON`), plus the fields ProtoJSON
@@ -12,6 +14,23 @@ import {
  */
 
 export const taskToJson = (task: Task): unknown => Task.toJSON(task);
+
+const streamPayload = (event: TaskEvent): StreamResponse['payload'] => {
+  switch (event.kind) {
+    case 'task':
+      return { $case: 'task', value: event.task };
+    case 'status_update':
+      return { $case: 'statusUpdate', value: event.statusUpdate };
+    case 'artifact_update':
+      return { $case: 'artifactUpdate', value: event.artifactUpdate };
+    case 'message':
+      return { $case: 'message', value: event.message };
+  }
+};
+
+/** A logged event as the `StreamResponse` a stream frame (or a push notification) carries. */
+export const streamResponseToJson = (event: TaskEvent): unknown =>
+  StreamResponse.toJSON({ payload: streamPayload(event) });
 
 export const sendMessageResultToJson = (task: Task): unknown =>
   SendMessageResponse.toJSON({ payload: { $case: 'task', value: task } });

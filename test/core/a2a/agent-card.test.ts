@@ -66,9 +66,9 @@ describe('the agent card', () => {
     expect(json).not.toHaveProperty('protocolVersion');
   });
 
-  it('advertises push notifications, and no streaming until it is served', () => {
+  it('advertises streaming and push notifications', () => {
     const json = served(buildAgentCard({ baseUrl: BASE_URL }));
-    expect(json.capabilities.streaming ?? false).toBe(false);
+    expect(json.capabilities.streaming).toBe(true);
     expect(json.capabilities.pushNotifications).toBe(true);
   });
 

@@ -1,12 +1,16 @@
+import { Readable } from 'node:stream';
 import { Message } from '@a2a-js/sdk';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { ScriptedReply } from '../../../functions/core/testing/scripted-model.js';
 import { createA2aHandler } from '../../../functions/handlers/a2a.js';
 import { A2A_ERRORS, type A2aErrorName } from '../../../functions/service/a2a-errors.js';
 import { A2aService } from '../../../functions/service/a2a-service.js';
+import type { StreamTiming } from '../../../functions/service/task-stream.js';
 import { apiGatewayEvent } from '../../support/api-gateway.js';
 import { ALICE } from '../../support/harness.js';
 import { authorizationFor } from '../../support/identity.js';
+import { readSse } from '../../support/sse.js';
+import { BackgroundExecutions } from '../background-executions.js';
 import { inMemoryRuntime, lambdaContext } from '../support.js';
 
 /**
@@ -34,6 +38,16 @@ export interface Outcome {
     details?: unknown[];
   };
   raw: string;
+  /** For a streaming call that started its stream: what the stream carried, read to its end. */
+  stream?: StreamRead;
+}
+
+export interface StreamRead {
+  /** Each `data:` frame's `StreamResponse` (JSON-RPC: the response's `result`), with its `id:`. */
+  events: Array<{ id?: string; response: Record<string, Record<string, unknown>> }>;
+  /** The error of an `event: error` frame, as the binding spelt it. */
+  error?: Outcome['error'];
+  keepAlives: number;
 }
 
 export type BindingName = 'JSON-RPC' | 'HTTP+JSON';
@@ -59,6 +73,39 @@ export interface BindingCalls {
   subscribe(id: string, options?: CallOptions): Promise<Outcome>;
 }
 
+/** Stream timings short enough for unit tests. */
+export const TEST_STREAM_TIMING: StreamTiming = {
+  pollIntervalMs: 2,
+  keepAliveMs: 10_000,
+  maxDurationMs: 5_000,
+};
+
+export interface SetupOptions {
+  /** Run turns after each call, as Step Functions would (default: only record the calls). */
+  background?: boolean;
+  stream?: Partial<StreamTiming>;
+}
+
+const readStream = async (body: Readable, binding: BindingName): Promise<StreamRead> => {
+  const read: StreamRead = { events: [], keepAlives: 0 };
+  for await (const entry of readSse(body)) {
+    if (entry.kind === 'comment') {
+      read.keepAlives++;
+      continue;
+    }
+    const json = JSON.parse(entry.frame.data) as Record<string, never>;
+    if (entry.frame.event === 'error') {
+      read.error = json.error;
+      continue;
+    }
+    const response = (
+      binding === 'JSON-RPC' ? json.result : json
+    ) as StreamRead['events'][0]['response'];
+    read.events.push({ ...(entry.frame.id === undefined ? {} : { id: entry.frame.id }), response });
+  }
+  return read;
+};
+
 /**
  * An error as the binding spelt it: the JSON-RPC code, or the HTTP status and ErrorInfo reason of
  * the HTTP+JSON binding (which cannot tell a parse error from invalid params, as the SDK cannot).
@@ -79,15 +126,28 @@ export const spelling = (binding: BindingName, kind: A2aErrorName) =>
 
 export const event = apiGatewayEvent;
 
-export const a2aSetup = (replies: ScriptedReply[] = []) => {
-  const parts = inMemoryRuntime({ replies });
-  const service = new A2aService(parts.runtime, { blockingTimeoutMs: 50, pollIntervalMs: 5 });
+export const a2aSetup = (replies: ScriptedReply[] = [], options: SetupOptions = {}) => {
+  const built = inMemoryRuntime({ replies });
+  const background = new BackgroundExecutions(built.harness.deps);
+  const runtime = options.background ? { ...built.runtime, executions: background } : built.runtime;
+  const parts = { ...built, runtime, background };
+  const service = new A2aService(runtime, {
+    blockingTimeoutMs: 50,
+    pollIntervalMs: 5,
+    stream: { ...TEST_STREAM_TIMING, ...options.stream },
+  });
   const handler = createA2aHandler(
-    () => parts.runtime,
+    () => runtime,
     () => service
   );
-  const call = async (overrides: Partial<APIGatewayProxyEvent>): Promise<APIGatewayProxyResult> =>
-    (await handler(event(overrides), lambdaContext('A2aFunction'))) as APIGatewayProxyResult;
+  const rawCall = (overrides: Partial<APIGatewayProxyEvent>) =>
+    handler(event(overrides), lambdaContext('A2aFunction'));
+  /** A call whose answer is not a stream. */
+  const call = async (overrides: Partial<APIGatewayProxyEvent>): Promise<APIGatewayProxyResult> => {
+    const response = await rawCall(overrides);
+    if (typeof response.body !== 'string') throw new Error('the answer is a stream');
+    return { ...response, body: response.body };
+  };
 
   const baseHeaders = (options: CallOptions, contentType: string) => ({
     'Content-Type': contentType,
@@ -96,12 +156,21 @@ export const a2aSetup = (replies: ScriptedReply[] = []) => {
     ...options.headers,
   });
 
-  const read = (response: APIGatewayProxyResult) => ({
-    status: response.statusCode,
-    headers: (response.headers ?? {}) as Record<string, string>,
-    raw: response.body,
-    json: response.body === '' ? undefined : (JSON.parse(response.body) as Record<string, never>),
-  });
+  const read = async (response: Awaited<ReturnType<typeof rawCall>>, binding: BindingName) => {
+    const headers = (response.headers ?? {}) as Record<string, string>;
+    if (response.body instanceof Readable) {
+      return {
+        status: response.statusCode,
+        headers,
+        raw: '',
+        json: undefined,
+        stream: await readStream(response.body, binding),
+      };
+    }
+    const raw = response.body;
+    const json = raw === '' ? undefined : (JSON.parse(raw) as Record<string, never>);
+    return { status: response.statusCode, headers, raw, json, stream: undefined };
+  };
 
   let rpcId = 0;
   /** One JSON-RPC call (POST /), as the SDK's JsonRpcTransport sends it. */
@@ -110,11 +179,12 @@ export const a2aSetup = (replies: ScriptedReply[] = []) => {
     params: unknown,
     options: CallOptions = {}
   ): Promise<Outcome> => {
-    const response = read(
-      await call({
+    const response = await read(
+      await rawCall({
         headers: baseHeaders(options, 'application/json'),
         body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params }),
-      })
+      }),
+      'JSON-RPC'
     );
     const body = response.json as Pick<Outcome, 'result' | 'error'> | undefined;
     return { ...response, result: body?.result, error: body?.error };
@@ -126,16 +196,18 @@ export const a2aSetup = (replies: ScriptedReply[] = []) => {
     path: string,
     options: CallOptions & { body?: unknown; query?: Record<string, string> } = {}
   ): Promise<Outcome> => {
-    const response = read(
-      await call({
+    const response = await read(
+      await rawCall({
         httpMethod: method,
         path,
         headers: baseHeaders(options, 'application/json'),
         queryStringParameters: options.query ?? null,
         body: options.body === undefined ? null : JSON.stringify(options.body),
-      })
+      }),
+      'HTTP+JSON'
     );
     const body = response.json as (Outcome['result'] & Pick<Outcome, 'error'>) | undefined;
+    if (response.stream !== undefined) return response;
     return response.status >= 400
       ? { ...response, error: body?.error }
       : { ...response, result: body };
@@ -205,14 +277,18 @@ export const a2aSetup = (replies: ScriptedReply[] = []) => {
     subscribe: (id, options = {}) => rest('POST', `${task(id)}:subscribe`, options),
   };
 
-  return { ...parts, service, call, rpc, rest, bindings: [jsonRpc, httpJson] as const };
+  return { ...parts, service, call, rawCall, rpc, rest, bindings: [jsonRpc, httpJson] as const };
 };
 
 export const BINDINGS: readonly BindingName[] = ['JSON-RPC', 'HTTP+JSON'];
 
 /** The calls of one binding on a fresh setup. */
-export const setupFor = (binding: BindingName, replies: ScriptedReply[] = []) => {
-  const setup = a2aSetup(replies);
+export const setupFor = (
+  binding: BindingName,
+  replies: ScriptedReply[] = [],
+  options: SetupOptions = {}
+) => {
+  const setup = a2aSetup(replies, options);
   const calls = setup.bindings.find((candidate) => candidate.name === binding);
   if (calls === undefined) throw new Error(`no binding ${binding}`);
   return { ...setup, calls };

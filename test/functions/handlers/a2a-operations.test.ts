@@ -441,19 +441,4 @@ describe.each(BINDINGS)('the A2A operations over %s', (binding) => {
       expect(plain.headers).not.toHaveProperty('A2A-Extensions');
     });
   });
-
-  describe('streaming (not served yet)', () => {
-    it('answers SendStreamingMessage and SubscribeToTask with UnsupportedOperation, creating nothing', async () => {
-      const setup = setupFor(binding, [{ text: 'Hello Alice.' }]);
-      const started = await setup.harness.start(textMessage('hi'), ALICE);
-      const before = await setup.harness.store.list({});
-
-      const streamed = await setup.calls.stream(textMessage('hello'));
-      const subscribed = await setup.calls.subscribe(started.task.id);
-
-      expect(errorOf(binding, streamed)).toEqual(spelling(binding, 'UnsupportedOperation'));
-      expect(errorOf(binding, subscribed)).toEqual(spelling(binding, 'UnsupportedOperation'));
-      expect(await setup.harness.store.list({})).toEqual(before);
-    });
-  });
 });
