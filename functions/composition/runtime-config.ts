@@ -87,6 +87,20 @@ export const RuntimeConfigSchema = z.object({
     .enum(['true', 'false'])
     .default('false')
     .transform((value) => value === 'true'),
+  /**
+   * The KMS key that seals push-notification tokens and credentials (the stack sets it); unset:
+   * the local AES-256-GCM sealer.
+   */
+  TINY_HARNESS_PUSH_KMS_KEY_ID: z.string().min(1).optional(),
+  /**
+   * The local sealer's key: 32 bytes in base64 (`openssl rand -base64 32`). Unset: `npm start`
+   * keeps one in its data directory; otherwise a random key per process (sealed tokens then die
+   * with it). A secret: never logged.
+   */
+  TINY_HARNESS_PUSH_TOKEN_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9+/_-]{43}=?$/, 'must be 32 bytes in base64 (openssl rand -base64 32)')
+    .optional(),
   AWS_REGION: z.string().default('us-east-1'),
 });
 export type RuntimeConfig = z.infer<typeof RuntimeConfigSchema>;
@@ -119,4 +133,5 @@ export const configuredSecrets = (config: RuntimeConfig): string[] =>
     ...config.TINY_HARNESS_BEARER_TOKENS.keys(),
     config.OPENAI_API_KEY,
     config.ANTHROPIC_API_KEY,
+    config.TINY_HARNESS_PUSH_TOKEN_KEY,
   ].filter((secret): secret is string => secret !== undefined);

@@ -14,10 +14,12 @@ import type { LoopDeps } from '../core/loop/deps.js';
 import type { HarnessHookPoints } from '../core/loop/hook-points.js';
 import type { Model } from '../core/ports/model.js';
 import type { PushConfigStore } from '../core/ports/push-config-store.js';
+import type { SecretSealer } from '../core/ports/secret-sealer.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import type { Executions } from '../service/executions.js';
 import { buildModel } from './model.js';
 import { configuredSecrets, type RuntimeConfig, readRuntimeConfig } from './runtime-config.js';
+import { buildSealer } from './sealer.js';
 
 /** What every handler needs, built once per cold start (or once per local process). */
 export interface Runtime {
@@ -27,6 +29,8 @@ export interface Runtime {
   logger: Logger;
   /** Push-notification configs: the A2A surface's side records, not the loop's. */
   pushConfigs: PushConfigStore;
+  /** Seals the configs' tokens and credentials (KMS in the cloud, AES-GCM locally). */
+  sealer: SecretSealer;
 }
 
 /** One DynamoDB command the runtime sent, as the benchmark counts them (scripts/bench.ts). */
@@ -43,6 +47,7 @@ export interface DynamoDbCommandObservation {
 
 export interface RuntimeOverrides {
   model?: Model;
+  sealer?: SecretSealer;
   hooks?: Hooks<HarnessHookPoints>;
   /** Observe every DynamoDB command (default off): it then also asks for ConsumedCapacity. */
   onDynamoDbCommand?: (observation: DynamoDbCommandObservation) => void;
@@ -142,7 +147,14 @@ export const buildRuntime = (config: RuntimeConfig, overrides: RuntimeOverrides 
     fields: { agentId: config.TINY_HARNESS_AGENT_ID },
     secrets: configuredSecrets(config),
   });
-  return { config, loop, executions, logger, pushConfigs: new DynamoDbPushConfigStore(table) };
+  return {
+    config,
+    loop,
+    executions,
+    logger,
+    pushConfigs: new DynamoDbPushConfigStore(table),
+    sealer: overrides.sealer ?? buildSealer(config),
+  };
 };
 
 let memo: Runtime | undefined;

@@ -28,6 +28,7 @@ export const ERROR_CODES = [
   'model.failed',
   'model.retryable',
   'hook.abort',
+  'secret.unreadable',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -180,6 +181,16 @@ export class ModelRetryableError extends HarnessError {
 export class HookAbortError extends HarnessError {
   override readonly name = 'HookAbortError';
   readonly code = 'hook.abort';
+}
+
+/**
+ * A sealed secret that does not open: changed, sealed under another key or scheme, or opened with
+ * another context than it was sealed with (a token copied onto another config). Retrying never
+ * helps; the secret must be given again.
+ */
+export class SecretUnreadableError extends HarnessError {
+  override readonly name = 'SecretUnreadableError';
+  readonly code = 'secret.unreadable';
 }
 
 /** Error names the state machine retries (transient) — `cdk/` reads this list. */

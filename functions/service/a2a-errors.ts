@@ -99,6 +99,7 @@ export const A2A_ERROR_FOR_CODE: Record<ErrorCode, A2aErrorName> = {
   'model.failed': 'InternalError',
   'model.retryable': 'InternalError',
   'hook.abort': 'InvalidParams',
+  'secret.unreadable': 'InternalError',
 };
 
 /** Any error as the A2A error a client may see: typed ones mapped, the rest never exposed. */

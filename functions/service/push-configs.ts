@@ -6,23 +6,34 @@ import type {
 import type { Runtime } from '../composition/runtime.js';
 import type { PushConfig } from '../core/ports/push-config-store.js';
 import { A2aError } from './a2a-errors.js';
+import { openPushSecrets, sealPushSecrets } from './push-secrets.js';
 import { visibleRecord } from './task-access.js';
 import { checkWebhookUrl } from './webhook-url.js';
 
 /**
  * Bounds on what a client may store: a config is a side record of the task, kept small, and a
  * participant has few of them on a task (the cap is soft: two racing creates may pass it by one).
+ * Credentials are counted in UTF-8 bytes: 4096 is the most KMS encrypts in one call.
  */
 export const PUSH_CONFIG_LIMITS = {
   perParticipant: 10,
   idLength: 128,
   urlLength: 2048,
   tokenLength: 1024,
-  credentialsLength: 4096,
+  schemeLength: 64,
+  credentialsBytes: 4096,
 } as const;
 
 /** Ids travel in REST paths: a plain, unreserved alphabet keeps them one path segment. */
 const CONFIG_ID = /^[A-Za-z0-9._~-]+$/;
+/** An HTTP authentication scheme is an RFC 9110 token (`Bearer`, `Basic`, ...). */
+const AUTH_SCHEME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/**
+ * The token and credentials become header values: printable ASCII only, so no notification is
+ * refused by the HTTP client later (and no header can be smuggled in with a line break).
+ */
+const TOKEN = /^[\x21-\x7e]*$/;
+const CREDENTIALS = /^[\x20-\x7e]*$/;
 
 const invalid = (message: string) => new A2aError('InvalidParams', message);
 
@@ -42,14 +53,51 @@ const checkConfigId = (id: string): string => {
   return id;
 };
 
+const checkToken = (token: string): string => {
+  if (token.length > PUSH_CONFIG_LIMITS.tokenLength) throw invalid('the token is too long');
+  if (!TOKEN.test(token)) throw invalid('the token must be printable ASCII without spaces');
+  return token;
+};
+
+const checkAuthentication = (
+  authentication: TaskPushNotificationConfig['authentication']
+): PushConfig['authentication'] => {
+  if (authentication === undefined) return null;
+  const { scheme, credentials } = authentication;
+  if (scheme === '') throw invalid('authentication needs a scheme');
+  if (scheme.length > PUSH_CONFIG_LIMITS.schemeLength || !AUTH_SCHEME.test(scheme)) {
+    throw invalid('the authentication scheme is not an HTTP scheme name');
+  }
+  if (Buffer.byteLength(credentials, 'utf8') > PUSH_CONFIG_LIMITS.credentialsBytes) {
+    throw invalid('the credentials are too long');
+  }
+  if (!CREDENTIALS.test(credentials)) throw invalid('the credentials must be printable ASCII');
+  return { scheme, credentials };
+};
+
 const encodeToken = (id: string) => Buffer.from(id, 'utf8').toString('base64url');
 const decodeToken = (token: string) => Buffer.from(token, 'base64url').toString('utf8');
 
 /**
+ * A config checked and sealed for one task, not stored yet (`PushConfigs.prepare`): what
+ * `storePrepared` writes, and the answer the client gets (its secrets in clear).
+ */
+export interface PreparedPushConfig {
+  readonly stored: PushConfig;
+  readonly answer: TaskPushNotificationConfig;
+}
+
+/**
  * The four push-notification config operations (A2A §3.1.7–3.1.10), each on a task the caller is
  * a participant of. A config is its creator's: another participant of the task neither sees nor
- * changes it (it carries the creator's webhook token), and to them it is as missing. Delivery is
- * not here: whoever delivers reads the task's configs from the store.
+ * changes it (it carries the creator's webhook token), and to them it is as missing. Token and
+ * credentials are sealed in the store and opened only for their owner (and for delivery:
+ * push-delivery.ts).
+ *
+ * An inline config of SendMessage (`configuration.taskPushNotificationConfig`) goes through the
+ * two steps `create` takes: `prepare` (everything about the request, before anything is written)
+ * and `storePrepared` (what depends on the configs already stored), so a task being created can
+ * have its config stored before its first event is appended.
  */
 export class PushConfigs {
   readonly #runtime: Runtime;
@@ -63,46 +111,61 @@ export class PushConfigs {
     request: TaskPushNotificationConfig,
     participantId: string
   ): Promise<TaskPushNotificationConfig> {
-    const { loop, pushConfigs } = this.#runtime;
-    const taskId = (await visibleRecord(loop.store, request.taskId, participantId)).task.id;
-    if (request.url.length > PUSH_CONFIG_LIMITS.urlLength) throw invalid('the url is too long');
-    checkWebhookUrl(request.url, {
-      allowLoopback: this.#runtime.config.TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS,
-    });
-    if (request.token.length > PUSH_CONFIG_LIMITS.tokenLength)
-      throw invalid('the token is too long');
-    const authentication = request.authentication;
-    if (authentication !== undefined) {
-      if (authentication.scheme === '') throw invalid('authentication needs a scheme');
-      if (authentication.credentials.length > PUSH_CONFIG_LIMITS.credentialsLength) {
-        throw invalid('the credentials are too long');
-      }
+    const record = await visibleRecord(this.#runtime.loop.store, request.taskId, participantId);
+    return this.storePrepared(await this.prepare(record.task.id, request, participantId));
+  }
+
+  /**
+   * Checks a config the participant asks for on `taskId` (the url against the webhook policy, the
+   * lengths, the id, the authentication scheme), gives it an id when it has none, and seals its
+   * token and credentials for that task and id. Reads and writes nothing; the caller has checked
+   * that the participant may use the task (or is creating it). A request naming another task is
+   * refused. Throws `A2aError('InvalidParams')` for anything refused.
+   */
+  async prepare(
+    taskId: string,
+    request: TaskPushNotificationConfig,
+    participantId: string
+  ): Promise<PreparedPushConfig> {
+    const { config, loop, sealer } = this.#runtime;
+    if (request.taskId !== '' && request.taskId !== taskId) {
+      throw invalid('the push config names another task');
     }
-    const id = request.id === '' ? loop.ids.next('push') : checkConfigId(request.id);
+    if (request.url.length > PUSH_CONFIG_LIMITS.urlLength) throw invalid('the url is too long');
+    checkWebhookUrl(request.url, { allowLoopback: config.TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS });
+    const clear: PushConfig = {
+      taskId,
+      id: request.id === '' ? loop.ids.next('push') : checkConfigId(request.id),
+      ownerId: participantId,
+      // Stored as given (it round-trips); delivery parses it again and checks the address it dials.
+      url: request.url,
+      token: checkToken(request.token),
+      authentication: checkAuthentication(request.authentication),
+    };
+    return { stored: await sealPushSecrets(sealer, clear), answer: toWire(clear) };
+  }
+
+  /**
+   * Stores a prepared config: refused when its id is another participant's config on the task,
+   * or when the participant already has the most configs on it (a replacement is not one more).
+   * Needs no task record, so it may run before the task is created. Returns the client's answer.
+   */
+  async storePrepared(prepared: PreparedPushConfig): Promise<TaskPushNotificationConfig> {
+    const { taskId, id, ownerId } = prepared.stored;
+    const { pushConfigs } = this.#runtime;
     const existing = await pushConfigs.list(taskId);
     const sameId = existing.find((config) => config.id === id);
-    if (sameId !== undefined && sameId.ownerId !== participantId) {
+    if (sameId !== undefined && sameId.ownerId !== ownerId) {
       throw invalid('this push config id is taken on the task');
     }
-    const owned = existing.filter((config) => config.ownerId === participantId);
+    const owned = existing.filter((config) => config.ownerId === ownerId);
     if (sameId === undefined && owned.length >= PUSH_CONFIG_LIMITS.perParticipant) {
       throw invalid(
         `a participant has at most ${PUSH_CONFIG_LIMITS.perParticipant} push configs on a task`
       );
     }
-    const stored = await pushConfigs.put({
-      taskId,
-      id,
-      ownerId: participantId,
-      // Stored as given (it round-trips); delivery parses it again and checks the address it dials.
-      url: request.url,
-      token: request.token,
-      authentication:
-        authentication === undefined
-          ? null
-          : { scheme: authentication.scheme, credentials: authentication.credentials },
-    });
-    return toWire(stored);
+    await pushConfigs.put(prepared.stored);
+    return prepared.answer;
   }
 
   async get(
@@ -116,7 +179,7 @@ export class PushConfigs {
     if (config === undefined || config.ownerId !== participantId) {
       throw new A2aError('TaskNotFound', 'push config not found');
     }
-    return toWire(config);
+    return toWire(await openPushSecrets(this.#runtime.sealer, config));
   }
 
   /** The caller's configs on the task, by id; `pageSize` 0 (unset) means all of them. */
@@ -136,8 +199,11 @@ export class PushConfigs {
     const rest = after === undefined ? owned : owned.filter((config) => config.id > after);
     const page = pageSize === 0 ? rest : rest.slice(0, pageSize);
     const last = page.at(-1);
+    const opened = await Promise.all(
+      page.map((config) => openPushSecrets(this.#runtime.sealer, config))
+    );
     return {
-      configs: page.map(toWire),
+      configs: opened.map(toWire),
       nextPageToken: rest.length > page.length && last !== undefined ? encodeToken(last.id) : '',
     };
   }

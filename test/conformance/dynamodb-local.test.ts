@@ -16,6 +16,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTable } from '../../functions/adapters/dynamodb/create-table.js';
 import { DynamoDbEventLog } from '../../functions/adapters/dynamodb/dynamodb-event-log.js';
+import { DynamoDbPushConfigStore } from '../../functions/adapters/dynamodb/dynamodb-push-config-store.js';
 import { DynamoDbTaskStore } from '../../functions/adapters/dynamodb/dynamodb-task-store.js';
 import { decodeTaskRecord, taskKey } from '../../functions/adapters/dynamodb/item-codec.js';
 import { ATTR, TABLE_DEFINITION } from '../../functions/adapters/dynamodb/table.js';
@@ -27,6 +28,7 @@ import {
 } from '../../functions/local/dynamodb-local.js';
 import { describeEventLogContract } from './event-log.contract.js';
 import { changed, makeRecord, uid } from './fixtures.js';
+import { describePushConfigStoreContract } from './push-config-store.contract.js';
 import { describeTaskStoreContract } from './task-store.contract.js';
 
 let local: DynamoDbLocal;
@@ -58,6 +60,11 @@ describeTaskStoreContract('DynamoDbTaskStore', async () => {
 describeEventLogContract('DynamoDbEventLog', async () => {
   const { tableName } = await freshTable();
   return { log: new DynamoDbEventLog({ client, tableName }) };
+});
+
+describePushConfigStoreContract('DynamoDbPushConfigStore', async () => {
+  const { tableName } = await freshTable();
+  return { store: new DynamoDbPushConfigStore({ client, tableName }) };
 });
 
 describe('DynamoDB table and items', () => {

@@ -1,7 +1,12 @@
 import { InMemoryEventLog } from '../../functions/core/testing/in-memory-event-log.js';
+import { InMemoryPushConfigStore } from '../../functions/core/testing/in-memory-push-config-store.js';
 import { InMemoryTaskStore } from '../../functions/core/testing/in-memory-task-store.js';
 import { describeEventLogContract } from './event-log.contract.js';
+import { describePushConfigStoreContract } from './push-config-store.contract.js';
 import { describeTaskStoreContract } from './task-store.contract.js';
 
 describeTaskStoreContract('InMemoryTaskStore', async () => ({ store: new InMemoryTaskStore() }));
 describeEventLogContract('InMemoryEventLog', async () => ({ log: new InMemoryEventLog() }));
+describePushConfigStoreContract('InMemoryPushConfigStore', async () => ({
+  store: new InMemoryPushConfigStore(),
+}));

@@ -1,4 +1,8 @@
 import type { Context } from 'aws-lambda';
+import {
+  LocalSecretSealer,
+  randomLocalKey,
+} from '../../functions/adapters/secrets/local-secret-sealer.js';
 import { createLogger } from '../../functions/adapters/system/logger.js';
 import type { Runtime } from '../../functions/composition/runtime.js';
 import { readRuntimeConfig } from '../../functions/composition/runtime-config.js';
@@ -52,8 +56,9 @@ export const STATE_MACHINE_ARN = 'arn:aws:states:us-east-1:000000000000:stateMac
 
 /**
  * A Runtime built from in-memory parts: the in-process harness's ports (store, event log,
- * scripted model), recording executions, a logger that collects its lines, and a configuration
- * parsed as the Lambda would parse its environment.
+ * scripted model), recording executions, the local sealer with a fresh key, a
+ * logger that collects its lines, and a configuration parsed as the Lambda would parse its
+ * environment.
  */
 export const inMemoryRuntime = (
   options: { replies?: ScriptedReply[]; harness?: Omit<InProcessHarnessOptions, 'model'> } = {}
@@ -69,13 +74,22 @@ export const inMemoryRuntime = (
   });
   const executions = new RecordingExecutions();
   const pushConfigs = new InMemoryPushConfigStore();
-  const runtime: Runtime = { config, loop: harness.deps, executions, logger, pushConfigs };
+  const sealer = new LocalSecretSealer(randomLocalKey());
+  const runtime: Runtime = {
+    config,
+    loop: harness.deps,
+    executions,
+    logger,
+    pushConfigs,
+    sealer,
+  };
   return {
     runtime,
     harness,
     model,
     executions,
     pushConfigs,
+    sealer,
     lines,
     logs: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
   };

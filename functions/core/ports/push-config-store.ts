@@ -2,7 +2,8 @@ import { z } from 'zod';
 
 /**
  * A task's push-notification config (A2A §3.1.7–3.1.10): where the task's updates are POSTed and
- * with what credentials. The service validates the URL before it gets here.
+ * with what credentials. The service validates the URL and seals the secrets before it gets here;
+ * a store keeps the strings as they are given.
  */
 export const PushConfigSchema = z.strictObject({
   taskId: z.string().min(1),
@@ -14,11 +15,12 @@ export const PushConfigSchema = z.strictObject({
   ownerId: z.string().min(1),
   url: z.string().min(1),
   /**
-   * Sent back to the webhook so it can tell our calls from others'. Stored as the client gave it:
-   * encryption at rest is a follow-up (DESIGN §4 wants it encrypted), so treat it as a secret.
+   * Sent back to the webhook so it can tell our calls from others'. In the store it is sealed
+   * (`sealed:v1:...`, see SecretSealer, bound to `{ taskId, configId }`) or empty (no token);
+   * the service seals it on the way in and opens it for its owner and for delivery.
    */
   token: z.string(),
-  /** Credentials for the webhook's own scheme (e.g. Bearer); stored as given, like the token. */
+  /** Credentials for the webhook's own scheme (e.g. Bearer); `credentials` sealed like the token. */
   authentication: z.strictObject({ scheme: z.string(), credentials: z.string() }).nullable(),
 });
 export type PushConfig = z.infer<typeof PushConfigSchema>;
