@@ -4,7 +4,18 @@ import { ScriptedModel } from '../../functions/core/testing/scripted-model.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
 import { bearerTokensFor } from '../support/identity.js';
 import { startStack } from '../support/local-stack.js';
-import { type A2aClient, failureOf, rawClient, sdkClient } from './a2a-clients.js';
+import {
+  type A2aClient,
+  type EventView,
+  failureOf,
+  opened,
+  rawClient,
+  rest,
+  sdkClient,
+} from './a2a-clients.js';
+
+const shapes = (events: EventView[]) =>
+  events.map((event) => `${event.kind}:${event.state.replace('TASK_STATE_', '')}`);
 
 /**
  * Both A2A bindings through the local stack (DynamoDB Local, the state machine, the HTTP shim),
@@ -38,6 +49,10 @@ describe('the A2A bindings end to end', () => {
       'grace',
       'heidi',
       'ivan',
+      'judy',
+      'kim',
+      'leo',
+      'mia',
       'mallory',
     ];
     const tags = CLIENTS.map(({ kind, binding }) => tagOf(kind, binding));
@@ -179,6 +194,79 @@ describe('the A2A bindings end to end', () => {
       expect(ivan.lastExtensionsHeader()).toBe(TASK_EXTENSION_URI);
       await ivan.getTask(task.id);
       expect(ivan.lastExtensionsHeader()).toBeNull();
+    });
+
+    it('SendStreamingMessage streams the new Task first, then its status updates, and ends when the task pauses for input (§3.1.2, §11.7)', async () => {
+      model.push({ text: 'Streaming hello.' });
+      const judy = await clientFor('judy');
+
+      const events = await rest(judy.stream('hi'));
+
+      expect(shapes(events)).toEqual([
+        'task:SUBMITTED',
+        'statusUpdate:WORKING',
+        'statusUpdate:INPUT_REQUIRED',
+      ]);
+      expect(events.at(-1)?.text).toBe('Streaming hello.');
+      expect(new Set(events.map((event) => event.taskId)).size).toBe(1);
+      if (kind === 'raw') {
+        const ids = events.map((event) => Number(event.id));
+        expect(ids.slice(1)).toEqual([...ids.slice(1)].sort((a, b) => a - b));
+      }
+    });
+
+    it('gives two concurrent SubscribeToTask streams the current Task first, then the same events in the same order, ending at the next pause (§3.1.6, §3.5.2)', async () => {
+      model.push({ text: 'First answer.' }, { text: 'Second answer.' });
+      const kim = await clientFor('kim');
+      const task = await kim.send('hi');
+
+      const one = kim.subscribe(task.id);
+      const two = kim.subscribe(task.id);
+      const firsts = [await opened(one), await opened(two)];
+      await kim.send('and then?', { taskId: task.id, contextId: task.contextId });
+      const [restOfOne, restOfTwo] = await Promise.all([rest(one), rest(two)]);
+
+      for (const first of firsts) {
+        expect(first).toMatchObject({
+          kind: 'task',
+          taskId: task.id,
+          state: 'TASK_STATE_INPUT_REQUIRED',
+        });
+      }
+      expect(restOfOne).toEqual(restOfTwo);
+      // The log replayed from its start: the created task, its first turn, then the new one.
+      expect(shapes(restOfOne)).toEqual([
+        'task:SUBMITTED',
+        'statusUpdate:WORKING',
+        'statusUpdate:INPUT_REQUIRED',
+        'statusUpdate:WORKING',
+        'statusUpdate:INPUT_REQUIRED',
+      ]);
+      expect(restOfOne.at(-1)?.text).toBe('Second answer.');
+    });
+
+    it('ends a subscriber’s stream with CANCELED when the task is canceled, and refuses SubscribeToTask on the ended task with UnsupportedOperation (§3.1.6)', async () => {
+      model.push({ text: 'Waiting.' });
+      const leo = await clientFor('leo');
+      const task = await leo.send('hi');
+
+      const watching = leo.subscribe(task.id);
+      await opened(watching);
+      await leo.cancel(task.id);
+      const events = await rest(watching);
+
+      expect(shapes(events).at(-1)).toBe('statusUpdate:CANCELED');
+      expect(await failureOf(rest(leo.subscribe(task.id)))).toBe('UnsupportedOperationError');
+    });
+
+    it('answers SubscribeToTask from a non-participant as for a missing task, TaskNotFound (§13.1)', async () => {
+      model.push({ text: 'Private.' });
+      const mia = await clientFor('mia');
+      const mallory = await clientFor('mallory');
+      const task = await mia.send('hi');
+
+      expect(await failureOf(rest(mallory.subscribe(task.id)))).toBe('TaskNotFoundError');
+      expect(await failureOf(rest(mallory.subscribe('no-such-task')))).toBe('TaskNotFoundError');
     });
   });
 });

@@ -1,6 +1,7 @@
 import {
   type Message,
   roleToJSON,
+  type StreamResponse,
   type Task,
   type TaskPushNotificationConfig,
   taskStateToJSON,
@@ -14,6 +15,7 @@ import {
 } from '@a2a-js/sdk/client';
 import { userTextMessage } from '../../functions/core/loop/messages.js';
 import { tokenFor } from '../support/identity.js';
+import { readSse } from '../support/sse.js';
 
 /**
  * Four A2A clients with one interface, for stating each behaviour once: the real SDK client over
@@ -33,6 +35,22 @@ export interface PushView {
   taskId: string;
   url: string;
   token: string;
+}
+
+/** One event of a stream: what it is, the task state it carries, its status message's text. */
+export interface EventView {
+  kind: 'task' | 'statusUpdate' | 'artifactUpdate' | 'message';
+  taskId: string;
+  /** `TASK_STATE_...`; empty for an artifact update or a message. */
+  state: string;
+  text: string;
+  /** The SSE frame's `id:` (the raw client reads it; the SDK does not expose it). */
+  id?: string;
+}
+
+export interface SubscribeOptions {
+  /** Resume after this frame id (the SSE `Last-Event-ID` header). */
+  lastEventId?: string;
 }
 
 export interface SendOptions {
@@ -59,6 +77,10 @@ export interface A2aClient {
   getPush(taskId: string, id: string): Promise<PushView>;
   listPush(taskId: string): Promise<PushView[]>;
   deletePush(taskId: string, id: string): Promise<void>;
+  /** SendStreamingMessage: the stream's events as they arrive, until the server ends it. */
+  stream(text: string, options?: SendOptions): AsyncGenerator<EventView>;
+  /** SubscribeToTask: the stream's events as they arrive, until the server ends it. */
+  subscribe(taskId: string, options?: SubscribeOptions): AsyncGenerator<EventView>;
   /** The `A2A-Extensions` header of the last response. */
   lastExtensionsHeader(): string | null;
 }
@@ -71,6 +93,20 @@ export const failureOf = async (call: Promise<unknown>): Promise<string> => {
     return (error as Error).name;
   }
   throw new Error('the call succeeded');
+};
+
+/** The rest of a stream, read to the end the server gives it. */
+export const rest = async (events: AsyncGenerator<EventView>): Promise<EventView[]> => {
+  const read: EventView[] = [];
+  for await (const event of events) read.push(event);
+  return read;
+};
+
+/** A stream's first event: it has started, the server has read where the log ends. */
+export const opened = async (events: AsyncGenerator<EventView>): Promise<EventView> => {
+  const first = await events.next();
+  if (first.done === true) throw new Error('the stream ended before its first event');
+  return first.value;
 };
 
 let counter = 0;
@@ -98,6 +134,36 @@ const sdkTaskView = (task: Task): TaskView => ({
       : {}),
   })),
 });
+
+const textOf = (message: Message | undefined) =>
+  (message?.parts ?? [])
+    .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
+    .join('');
+
+const sdkEventView = ({ payload }: StreamResponse): EventView => {
+  if (payload === undefined) throw new Error('a stream response without a payload');
+  switch (payload.$case) {
+    case 'task':
+    case 'statusUpdate': {
+      const status = payload.value.status;
+      return {
+        kind: payload.$case,
+        taskId: payload.$case === 'task' ? payload.value.id : payload.value.taskId,
+        state: taskStateToJSON(status?.state ?? 0),
+        text: textOf(status?.message),
+      };
+    }
+    case 'artifactUpdate':
+      return { kind: 'artifactUpdate', taskId: payload.value.taskId, state: '', text: '' };
+    case 'message':
+      return {
+        kind: 'message',
+        taskId: payload.value.taskId,
+        state: '',
+        text: textOf(payload.value),
+      };
+  }
+};
 
 const sdkPushView = (config: TaskPushNotificationConfig): PushView => ({
   id: config.id,
@@ -200,6 +266,30 @@ export const sdkClient = async (
       ).configs.map(sdkPushView),
     deletePush: async (taskId, id) =>
       client.deleteTaskPushNotificationConfig({ tenant: '', taskId, id }),
+    stream: async function* (text, options = {}) {
+      const message = userTextMessage({
+        messageId: messageId(),
+        text,
+        taskId: options.taskId,
+        contextId: options.contextId,
+      });
+      const events = client.sendMessageStream({
+        tenant: '',
+        message,
+        configuration: undefined,
+        metadata: undefined,
+      });
+      for await (const event of events) yield sdkEventView(event);
+    },
+    subscribe: async function* (taskId, options = {}) {
+      const events = client.resubscribeTask(
+        { tenant: '', id: taskId },
+        options.lastEventId === undefined
+          ? undefined
+          : { serviceParameters: { 'Last-Event-ID': options.lastEventId } }
+      );
+      for await (const event of events) yield sdkEventView(event);
+    },
     lastExtensionsHeader: () => extensionsHeader,
   };
 };
@@ -267,6 +357,28 @@ const rawMessage = (text: string, options: SendOptions): Json => ({
   ...(options.contextId === undefined ? {} : { contextId: options.contextId }),
 });
 
+const rawText = (message: Json | undefined) =>
+  ((message?.parts ?? []) as Json[]).map((part) => part.text ?? '').join('');
+
+/** §4.2.5 StreamResponse: exactly one of task, message, statusUpdate, artifactUpdate. */
+const rawEventView = (response: Json, id: string | undefined): EventView => {
+  const kinds = ['task', 'message', 'statusUpdate', 'artifactUpdate'] as const;
+  const present = kinds.filter((kind) => response[kind] !== undefined);
+  const [kind] = present;
+  if (kind === undefined || present.length !== 1) {
+    throw new Error(`not a StreamResponse: ${JSON.stringify(response)}`);
+  }
+  const value = response[kind] as Json;
+  const status = value.status as Json | undefined;
+  return {
+    kind,
+    taskId: (kind === 'task' ? value.id : value.taskId) as string,
+    state: (status?.state as string | undefined) ?? '',
+    text: kind === 'message' ? rawText(value) : rawText(status?.message as Json | undefined),
+    ...(id === undefined ? {} : { id }),
+  };
+};
+
 /** A raw client of one binding for one participant. */
 export const rawClient = (
   url: string,
@@ -329,6 +441,45 @@ export const rawClient = (
   const task = (taskId: string) => `/tasks/${encodeURIComponent(taskId)}`;
   const jsonRpc = binding === 'JSONRPC';
 
+  /**
+   * A streaming call (§9.4.2, §11.7): an error before the stream starts is an ordinary answer; once
+   * it has started (text/event-stream), each `data:` frame is one StreamResponse (JSON-RPC: the
+   * `result` of a response to our id) and an `error` event ends it with an error.
+   */
+  const sse = async function* (
+    path: string,
+    body: Json | undefined,
+    headers: Record<string, string> = {}
+  ): AsyncGenerator<EventView> {
+    const requestId = ++id;
+    const response = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: {
+        ...headersFor(jsonRpc ? 'application/json' : 'application/a2a+json'),
+        Accept: 'text/event-stream',
+        ...headers,
+      },
+      body: JSON.stringify(jsonRpc ? { jsonrpc: '2.0', id: requestId, ...body } : (body ?? {})),
+    });
+    if (!(response.headers.get('Content-Type') ?? '').startsWith('text/event-stream')) {
+      const json = (await response.json()) as Json;
+      const error = json.error as Json;
+      const reason = ((error.details ?? []) as Json[])[0]?.reason as string | undefined;
+      const name = jsonRpc ? NAME_BY_CODE[error.code as number] : reason && NAME_BY_REASON[reason];
+      throw new RawA2aError(name || `error ${JSON.stringify(error)}`, error.message as string);
+    }
+    if (response.body === null) throw new Error('a stream without a body');
+    for await (const entry of readSse(response.body as unknown as AsyncIterable<Uint8Array>)) {
+      if (entry.kind === 'comment') continue;
+      const json = JSON.parse(entry.frame.data) as Json;
+      if (entry.frame.event === 'error') {
+        throw new RawA2aError('StreamError', JSON.stringify(json.error));
+      }
+      if (jsonRpc && json.id !== requestId) throw new Error('a frame answers another request');
+      yield rawEventView((jsonRpc ? json.result : json) as Json, entry.frame.id);
+    }
+  };
+
   return {
     name: `raw fetch client over ${binding}`,
     send: async (text, options = {}) => {
@@ -389,6 +540,19 @@ export const rawClient = (
     deletePush: async (taskId, configId) => {
       if (jsonRpc) await rpc('DeleteTaskPushNotificationConfig', { taskId, id: configId });
       else await rest('DELETE', `${task(taskId)}/pushNotificationConfigs/${configId}`);
+    },
+    stream: (text, options = {}) => {
+      const params = { message: rawMessage(text, options) };
+      return jsonRpc
+        ? sse('', { method: 'SendStreamingMessage', params })
+        : sse('/message:stream', params);
+    },
+    subscribe: (taskId, options = {}) => {
+      const headers: Record<string, string> =
+        options.lastEventId === undefined ? {} : { 'Last-Event-ID': options.lastEventId };
+      return jsonRpc
+        ? sse('', { method: 'SubscribeToTask', params: { id: taskId } }, headers)
+        : sse(`${task(taskId)}:subscribe`, undefined, headers);
     },
     lastExtensionsHeader: () => extensionsHeader,
   };

@@ -4,6 +4,7 @@ import { userTextMessage } from '../../functions/core/loop/messages.js';
 import type { Model, ModelRequest, ModelResponse } from '../../functions/core/ports/model.js';
 import { ScriptedModel } from '../../functions/core/testing/scripted-model.js';
 import { asTask, clientFor, eventually, startStack, temporaryDir } from '../support/local-stack.js';
+import { opened, rawClient, rest } from './a2a-clients.js';
 
 let counter = 0;
 const userMessage = (text: string, taskId = ''): Message =>
@@ -68,8 +69,20 @@ describe('the local stack across a restart, and a cancel during a turn', () => {
         model: new ScriptedModel([{ text: 'After the restart.' }]),
       });
       try {
+        // Nothing of the task is in memory: a subscriber gets the log, replayed from the start.
+        const watching = rawClient(second.url, 'alice', 'HTTP+JSON').subscribe(taskId);
+        const snapshot = await opened(watching);
         const alice = await clientFor(second, 'alice');
         const resumed = asTask(await alice.sendMessage(send(userMessage('still there?', taskId))));
+        const watched = await rest(watching);
+        expect(snapshot).toMatchObject({ kind: 'task', state: 'TASK_STATE_INPUT_REQUIRED' });
+        expect(watched.map((event) => [event.id, event.kind, event.state, event.text])).toEqual([
+          ['1', 'task', 'TASK_STATE_SUBMITTED', ''],
+          ['2', 'statusUpdate', 'TASK_STATE_WORKING', ''],
+          ['3', 'statusUpdate', 'TASK_STATE_INPUT_REQUIRED', 'Before the restart.'],
+          ['4', 'statusUpdate', 'TASK_STATE_WORKING', ''],
+          ['5', 'statusUpdate', 'TASK_STATE_INPUT_REQUIRED', 'After the restart.'],
+        ]);
         expect(resumed.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
         expect(resumed.status?.message?.parts[0]?.content).toEqual({
           $case: 'text',
