@@ -3,6 +3,7 @@ import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDbEventLog } from '../adapters/dynamodb/dynamodb-event-log.js';
 import { DynamoDbPushConfigStore } from '../adapters/dynamodb/dynamodb-push-config-store.js';
 import { DynamoDbTaskStore } from '../adapters/dynamodb/dynamodb-task-store.js';
+import { HttpWebhookSender } from '../adapters/push/http-webhook-sender.js';
 import { SelfAgentDirectory } from '../adapters/self-agent-directory.js';
 import { TurnExecutions } from '../adapters/stepfunctions/turn-executions.js';
 import { createLogger, type Logger } from '../adapters/system/logger.js';
@@ -15,6 +16,7 @@ import type { HarnessHookPoints } from '../core/loop/hook-points.js';
 import type { Model } from '../core/ports/model.js';
 import type { PushConfigStore } from '../core/ports/push-config-store.js';
 import type { SecretSealer } from '../core/ports/secret-sealer.js';
+import type { WebhookSender } from '../core/ports/webhook-sender.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import type { Executions } from '../service/executions.js';
 import { buildModel } from './model.js';
@@ -31,6 +33,8 @@ export interface Runtime {
   pushConfigs: PushConfigStore;
   /** Seals the configs' tokens and credentials (KMS in the cloud, AES-GCM locally). */
   sealer: SecretSealer;
+  /** Delivers push notifications, under the webhook policy (loopback only when allowed). */
+  webhooks: WebhookSender;
 }
 
 /** One DynamoDB command the runtime sent, as the benchmark counts them (scripts/bench.ts). */
@@ -48,6 +52,7 @@ export interface DynamoDbCommandObservation {
 export interface RuntimeOverrides {
   model?: Model;
   sealer?: SecretSealer;
+  webhooks?: WebhookSender;
   hooks?: Hooks<HarnessHookPoints>;
   /** Observe every DynamoDB command (default off): it then also asks for ConsumedCapacity. */
   onDynamoDbCommand?: (observation: DynamoDbCommandObservation) => void;
@@ -154,6 +159,11 @@ export const buildRuntime = (config: RuntimeConfig, overrides: RuntimeOverrides 
     logger,
     pushConfigs: new DynamoDbPushConfigStore(table),
     sealer: overrides.sealer ?? buildSealer(config),
+    webhooks:
+      overrides.webhooks ??
+      new HttpWebhookSender({
+        policy: { allowLoopback: config.TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS },
+      }),
   };
 };
 

@@ -2,10 +2,10 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import middy from '@middy/core';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { decodeTaskRecord } from '../adapters/dynamodb/item-codec.js';
-import { errorFields } from '../adapters/system/logger.js';
 import { lambdaRuntime, type Runtime } from '../composition/runtime.js';
 import { childChangeFromRecords } from '../core/intake/child-change-from-records.js';
 import { recordChildChange } from '../core/intake/child-changed.js';
+import { handleInOrder } from './stream-batch.js';
 
 type Image = Record<string, AttributeValue>;
 
@@ -35,24 +35,18 @@ export const handleStreamRecord = async (
   if (wake.action === 'resume') await runtime.executions.resume(wake.token);
 };
 
+// Stopping at the first failure means later changes of a child are never applied before it.
 export const createStreamHandler = (runtime: () => Runtime) =>
-  middy(async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
-    const failures: DynamoDBBatchResponse['batchItemFailures'] = [];
-    for (const record of event.Records) {
-      try {
-        await handleStreamRecord(runtime(), record);
-      } catch (error) {
-        runtime().logger.error('stream record failed', {
-          sequenceNumber: record.dynamodb?.SequenceNumber,
-          ...errorFields(error),
-        });
-        // Stop at the first failure: the event source retries from this record on, so later
-        // changes of the same child are never applied before an earlier one.
-        failures.push({ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' });
-        break;
-      }
-    }
-    return { batchItemFailures: failures };
-  });
+  middy(
+    (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> =>
+      handleInOrder(
+        event.Records,
+        async (record) => {
+          await handleStreamRecord(runtime(), record);
+          return true;
+        },
+        runtime().logger
+      )
+  );
 
 export const handler = createStreamHandler(lambdaRuntime);

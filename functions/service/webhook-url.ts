@@ -63,13 +63,26 @@ export interface WebhookPolicy {
   allowLoopback: boolean;
 }
 
+/**
+ * Whether the agent may connect to this IP address: a public one, or loopback when the policy
+ * allows it. Delivery asks this of every address a webhook's host resolves to, just before it
+ * connects (the URL check below can only judge a name by its spelling). Not an IP: refused.
+ */
+export const isAllowedAddress = (address: string, policy: WebhookPolicy): boolean => {
+  const ip = unmapped(address.toLowerCase());
+  if (isIP(ip) === 0) return false;
+  if (LOOPBACK.check(ip, family(ip))) return policy.allowLoopback;
+  return !NON_PUBLIC.check(ip, family(ip));
+};
+
 const refuse = (why: string) => new A2aError('InvalidParams', `webhook url refused: ${why}`);
 
 /**
  * A push-notification URL the agent may call: https to a public host, or (when the policy allows
  * it) http or https to loopback. Host names are judged by their spelling only: a name that
- * resolves to a private address passes here, so delivery MUST check the resolved address again
- * (and pin it) before each call, or a DNS rebinding walks around this check.
+ * resolves to a private address passes here, so delivery checks the resolved address again
+ * (`isAllowedAddress`) and connects to the address it checked, or a DNS rebinding would walk
+ * around this check (functions/adapters/push/http-webhook-sender.ts).
  */
 export const checkWebhookUrl = (raw: string, policy: WebhookPolicy): URL => {
   let url: URL;
@@ -94,7 +107,7 @@ export const checkWebhookUrl = (raw: string, policy: WebhookPolicy): URL => {
     return url;
   }
   if (url.protocol !== 'https:') throw refuse('the scheme must be https');
-  if (isIP(host) !== 0 && NON_PUBLIC.check(host, family(host))) {
+  if (isIP(host) !== 0 && !isAllowedAddress(host, policy)) {
     throw refuse('private, link-local and reserved addresses are not allowed');
   }
   return url;

@@ -12,6 +12,7 @@ import {
   InProcessHarness,
   type InProcessHarnessOptions,
 } from '../../functions/core/testing/in-process-harness.js';
+import { RecordingWebhookSender } from '../../functions/core/testing/recording-webhook-sender.js';
 import { ScriptedModel, type ScriptedReply } from '../../functions/core/testing/scripted-model.js';
 import type { Executions } from '../../functions/service/executions.js';
 import { TEST_BEARER_TOKENS } from '../support/identity.js';
@@ -56,7 +57,7 @@ export const STATE_MACHINE_ARN = 'arn:aws:states:us-east-1:000000000000:stateMac
 
 /**
  * A Runtime built from in-memory parts: the in-process harness's ports (store, event log,
- * scripted model), recording executions, the local sealer with a fresh key, a
+ * scripted model), recording executions and webhooks, the local sealer with a fresh key, a
  * logger that collects its lines, and a configuration parsed as the Lambda would parse its
  * environment.
  */
@@ -75,6 +76,7 @@ export const inMemoryRuntime = (
   const executions = new RecordingExecutions();
   const pushConfigs = new InMemoryPushConfigStore();
   const sealer = new LocalSecretSealer(randomLocalKey());
+  const webhooks = new RecordingWebhookSender();
   const runtime: Runtime = {
     config,
     loop: harness.deps,
@@ -82,6 +84,7 @@ export const inMemoryRuntime = (
     logger,
     pushConfigs,
     sealer,
+    webhooks,
   };
   return {
     runtime,
@@ -90,6 +93,7 @@ export const inMemoryRuntime = (
     executions,
     pushConfigs,
     sealer,
+    webhooks,
     lines,
     logs: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
   };

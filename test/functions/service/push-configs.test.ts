@@ -1,23 +1,13 @@
-import type { TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
 import { SEALED_PREFIX } from '../../../functions/core/ports/secret-sealer.js';
 import { A2aError } from '../../../functions/service/a2a-errors.js';
 import { PushConfigs } from '../../../functions/service/push-configs.js';
 import { ALICE, BOB, STRANGER } from '../../support/harness.js';
 import { textMessage } from '../../support/messages.js';
+import { pushConfigRequest } from '../../support/push.js';
 import { inMemoryRuntime } from '../support.js';
 
-const request = (
-  overrides: Partial<TaskPushNotificationConfig> = {}
-): TaskPushNotificationConfig => ({
-  tenant: '',
-  id: '',
-  taskId: '',
-  url: 'https://hooks.example.com/a2a',
-  token: '',
-  authentication: undefined,
-  ...overrides,
-});
+const request = pushConfigRequest;
 
 const setup = async () => {
   const parts = inMemoryRuntime({ replies: [{ text: 'Hello Alice.' }] });

@@ -1,0 +1,62 @@
+import middy from '@middy/core';
+import type {
+  Context,
+  DynamoDBBatchResponse,
+  DynamoDBRecord,
+  DynamoDBStreamEvent,
+} from 'aws-lambda';
+import { z } from 'zod';
+import { decodeEvent, type ItemImage, taskIdOfKey } from '../adapters/dynamodb/item-codec.js';
+import { KEY_PREFIX, SORT_KEY } from '../adapters/dynamodb/table.js';
+import { lambdaRuntime, type Runtime } from '../composition/runtime.js';
+import { deliverEvent } from '../service/push-delivery.js';
+import { handleInOrder } from './stream-batch.js';
+
+/** Time kept back from the invocation's end, to report the batch before Lambda stops it. */
+const DEADLINE_MARGIN_MS = 3_000;
+
+/** What the event source mapping's filter passes: an inserted event-log item. */
+const EventInsertSchema = z.object({
+  eventName: z.literal('INSERT'),
+  dynamodb: z.object({
+    SequenceNumber: z.string().min(1),
+    NewImage: z.record(z.string(), z.looseObject({})),
+  }),
+});
+
+/**
+ * Push-notification delivery (A2A §4.3): each event appended to a task's log is POSTed to the
+ * task's push configs. Returns whether the record is done with; `false` (a config still to be
+ * delivered) makes it the batch's failure, and the event source retries from it.
+ */
+export const handlePushRecord = async (
+  runtime: Runtime,
+  record: DynamoDBRecord,
+  deadline: number
+): Promise<boolean> => {
+  const parsed = EventInsertSchema.safeParse(record);
+  const image = parsed.data?.dynamodb.NewImage as ItemImage | undefined;
+  // The filter passes nothing else; anything else is not ours to deliver.
+  if (image === undefined || !image[SORT_KEY]?.S?.startsWith(KEY_PREFIX.event)) return true;
+  const delivery = await deliverEvent(
+    { ...runtime, store: runtime.loop.store },
+    taskIdOfKey(image),
+    decodeEvent(image),
+    deadline
+  );
+  return delivery.complete;
+};
+
+// In order, stopping at the first record not done with: a task's events reach a webhook in the
+// order of its log (a retried record redelivers the ones after it: at least once, not exactly).
+export const createPushHandler = (runtime: () => Runtime) =>
+  middy((event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> => {
+    const deadline = Date.now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS;
+    return handleInOrder(
+      event.Records,
+      (record) => handlePushRecord(runtime(), record, deadline),
+      runtime().logger
+    );
+  });
+
+export const handler = createPushHandler(lambdaRuntime);
