@@ -1,4 +1,10 @@
-import type { ListTasksRequest, ListTasksResponse, Message, Task } from '@a2a-js/sdk';
+import type {
+  ListTasksRequest,
+  ListTasksResponse,
+  Message,
+  Task,
+  TaskPushNotificationConfig,
+} from '@a2a-js/sdk';
 import type { Runtime } from '../composition/runtime.js';
 import { configuredSecrets } from '../composition/runtime-config.js';
 import { TaskClosedError } from '../core/errors.js';
@@ -7,6 +13,7 @@ import { receiveMessage } from '../core/intake/receive-message.js';
 import { redactMessage } from '../core/intake/redact.js';
 import { startTask } from '../core/intake/start-task.js';
 import type { Wake } from '../core/intake/wake.js';
+import type { TaskRecord } from '../core/ports/task-store.js';
 import { isTerminalState, stateOf } from '../core/task/a2a-task.js';
 import { A2aError } from './a2a-errors.js';
 import { checkAssertedParticipant } from './identity.js';
@@ -27,6 +34,8 @@ interface SendOptions {
   message: Message;
   sender: string;
   historyLength?: number | undefined;
+  /** `configuration.taskPushNotificationConfig`: the sender's webhook for this task. */
+  pushConfig?: TaskPushNotificationConfig | undefined;
 }
 
 /**
@@ -184,7 +193,16 @@ export class A2aService {
     const message = redactMessage(options.message, configuredSecrets(this.#runtime.config));
     if (message.messageId === '') throw new A2aError('InvalidParams', 'messageId is required');
     if (message.taskId === '') {
-      const record = await startTask(loop, { message, sender });
+      // The id is reserved first so an inline push config exists before the task's first event.
+      const reserved = loop.ids.next('task');
+      const undoPush = await this.#storeInlinePush(reserved, options);
+      let record: TaskRecord;
+      try {
+        record = await startTask(loop, { message, sender, taskId: reserved });
+      } catch (error) {
+        await undoPush();
+        throw error;
+      }
       const taskId = record.task.id;
       const inboxSeq = (await loop.store.readInbox(taskId, 0)).at(-1)?.seq ?? 0;
       // Read before the execution starts: every event of the task's work comes after it.
@@ -202,6 +220,7 @@ export class A2aService {
     if (isTerminalState(stateOf(record.task))) {
       throw new A2aError('UnsupportedOperation', 'the task is in a terminal state');
     }
+    await this.#storeInlinePush(taskId, options);
     const logHead = await loop.events.lastSeq(taskId);
     const receipt = await receiveMessage(loop, { taskId, message, sender });
     if (!receipt.accepted) throw new A2aError('TaskNotFound', 'task not found');
@@ -261,6 +280,17 @@ export class A2aService {
     }
     await this.#wake({ action: 'ended', executions: outcome.canceled });
     return this.#task(taskId);
+  }
+
+  /**
+   * Stores the sender's inline push config for the task (checked whole before anything is
+   * written); returns how to take it back if what follows is refused.
+   */
+  async #storeInlinePush(taskId: string, options: SendOptions): Promise<() => Promise<void>> {
+    if (options.pushConfig === undefined) return async () => undefined;
+    const prepared = await this.#pushConfigs.prepare(taskId, options.pushConfig, options.sender);
+    const stored = await this.#pushConfigs.storePrepared(prepared);
+    return () => this.#runtime.pushConfigs.delete(taskId, stored.id);
   }
 
   async #task(taskId: string): Promise<Task> {

@@ -100,6 +100,7 @@ const METHODS: Record<string, Method> = {
       sender: caller,
       blocking: request.configuration?.returnImmediately !== true,
       historyLength: request.configuration?.historyLength,
+      pushConfig: request.configuration?.taskPushNotificationConfig,
     });
     return sendMessageResultToJson(task);
   },
@@ -111,6 +112,7 @@ const METHODS: Record<string, Method> = {
         message: request.message,
         sender: caller,
         historyLength: request.configuration?.historyLength,
+        pushConfig: request.configuration?.taskPushNotificationConfig,
       })
     );
   },

@@ -63,6 +63,7 @@ const ROUTES: readonly Route[] = [
         sender: request.caller,
         blocking: send.configuration?.returnImmediately !== true,
         historyLength: send.configuration?.historyLength,
+        pushConfig: send.configuration?.taskPushNotificationConfig,
       });
       return ok(sendMessageResultToJson(task));
     },
@@ -79,6 +80,7 @@ const ROUTES: readonly Route[] = [
           message: send.message,
           sender: request.caller,
           historyLength: send.configuration?.historyLength,
+          pushConfig: send.configuration?.taskPushNotificationConfig,
         })
       );
     },

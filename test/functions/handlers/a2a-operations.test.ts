@@ -258,6 +258,51 @@ describe.each(BINDINGS)('the A2A operations over %s', (binding) => {
       return { setup, task };
     };
 
+    it('stores an inline config of SendMessage (configuration.taskPushNotificationConfig) for the new task, as its sender’s, sealed', async () => {
+      const setup = setupFor(binding, [{ text: 'Hello Alice.' }]);
+
+      const sent = await setup.calls.send(textMessage('hi'), {
+        configuration: {
+          returnImmediately: true,
+          taskPushNotificationConfig: {
+            id: 'inline',
+            url: 'https://hooks.example.com/inline',
+            token: 'inline-token',
+          },
+        },
+      });
+      const taskId = (sent.result?.task as { id: string } | undefined)?.id ?? '';
+
+      const [stored] = await setup.pushConfigs.list(taskId);
+      expect(stored).toMatchObject({ id: 'inline', ownerId: ALICE, taskId });
+      expect(JSON.stringify(stored)).not.toContain('inline-token');
+      expect((await setup.calls.getPush(taskId, 'inline')).result).toMatchObject({
+        url: 'https://hooks.example.com/inline',
+        token: 'inline-token',
+      });
+    });
+
+    it('refuses a message whose inline config is not allowed with InvalidParams, creating neither the task nor the config', async () => {
+      const setup = setupFor(binding);
+
+      const refused = await setup.calls.send(textMessage('hi'), {
+        configuration: {
+          taskPushNotificationConfig: { url: 'https://10.0.0.1/hook', token: 't' },
+        },
+      });
+      const toExisting = await parked();
+      const refusedOnTask = await toExisting.setup.calls.send(
+        { ...textMessage('more'), taskId: toExisting.task.id },
+        { configuration: { taskPushNotificationConfig: { url: 'http://example.com/' } } }
+      );
+
+      expect(errorOf(binding, refused)).toEqual(spelling(binding, 'InvalidParams'));
+      expect(await setup.harness.store.list({})).toEqual([]);
+      expect(errorOf(binding, refusedOnTask)).toEqual(spelling(binding, 'InvalidParams'));
+      expect(await toExisting.setup.pushConfigs.list(toExisting.task.id)).toEqual([]);
+      expect(await toExisting.setup.harness.store.readInbox(toExisting.task.id, 0)).toHaveLength(1);
+    });
+
     it('creates, gets, lists and deletes a config; delete is idempotent and a deleted config is not found', async () => {
       const { setup, task } = await parked();
 
