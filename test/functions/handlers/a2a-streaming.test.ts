@@ -226,3 +226,35 @@ describe.each(BINDINGS)('streaming over %s (A2A §3.1.2, §3.1.6)', (binding) =>
     expect(setup.logs()).toContainEqual(expect.objectContaining({ message: 'a2a stream failed' }));
   });
 });
+
+describe('what a stream shows of the task extension (the renderers read it from Task events)', () => {
+  it('follows a plan change with the updated Task, carrying the plan', async () => {
+    const setup = setupFor(
+      'JSON-RPC',
+      [
+        {
+          toolCalls: [
+            {
+              name: 'create_plan',
+              arguments: { steps: [{ name: 'Answer', description: 'say hello' }] },
+            },
+          ],
+        },
+        { text: 'Hello Alice.' },
+      ],
+      { background: true }
+    );
+
+    const read = (await setup.calls.stream(textMessage('hi'))).stream;
+
+    expect(kinds(read)).toEqual([
+      'task:SUBMITTED',
+      'status:WORKING',
+      'task:WORKING',
+      'status:INPUT_REQUIRED',
+    ]);
+    const planned = read?.events[2]?.response.task as { metadata: Record<string, unknown> };
+    expect(JSON.stringify(planned.metadata)).toContain('"say hello"');
+    expect(JSON.stringify(read?.events[0]?.response.task)).not.toContain('"say hello"');
+  });
+});
