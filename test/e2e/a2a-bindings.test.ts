@@ -52,7 +52,7 @@ describe('the A2A bindings end to end', () => {
       'judy',
       'kim',
       'leo',
-      'mia',
+      'nick',
       'mallory',
     ];
     const tags = CLIENTS.map(({ kind, binding }) => tagOf(kind, binding));
@@ -259,14 +259,26 @@ describe('the A2A bindings end to end', () => {
       expect(await failureOf(rest(leo.subscribe(task.id)))).toBe('UnsupportedOperationError');
     });
 
-    it('answers SubscribeToTask from a non-participant as for a missing task, TaskNotFound (§13.1)', async () => {
-      model.push({ text: 'Private.' });
-      const mia = await clientFor('mia');
+    it('answers a non-participant as for a missing task on every task operation, and changes nothing (§13.1)', async () => {
+      model.push({ text: 'Only for Nick.' });
+      const nick = await clientFor('nick');
       const mallory = await clientFor('mallory');
-      const task = await mia.send('hi');
+      const task = await nick.send('hi');
+      const before = await stack.runtime.loop.store.get(task.id);
 
-      expect(await failureOf(rest(mallory.subscribe(task.id)))).toBe('TaskNotFoundError');
-      expect(await failureOf(rest(mallory.subscribe('no-such-task')))).toBe('TaskNotFoundError');
+      const attempts = [
+        mallory.getTask(task.id),
+        mallory.cancel(task.id),
+        mallory.send('let me in', { taskId: task.id, contextId: task.contextId }),
+        rest(mallory.subscribe(task.id)),
+        rest(mallory.subscribe('no-such-task')),
+        mallory.createPush(task.id, { url: 'https://hooks.example.com/x' }),
+        mallory.listPush(task.id),
+      ];
+      for (const attempt of attempts) expect(await failureOf(attempt)).toBe('TaskNotFoundError');
+      expect(await mallory.listTasks({})).toEqual({ ids: [], nextPageToken: '', totalSize: 0 });
+      expect(await stack.runtime.loop.store.get(task.id)).toEqual(before);
+      expect(await stack.runtime.pushConfigs.list(task.id)).toEqual([]);
     });
   });
 });
