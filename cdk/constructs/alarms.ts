@@ -1,6 +1,7 @@
 /**
- * What an operator is told about: a turn execution that failed for good, and a stream batch
- * that gave up (a parent may have missed news of a child). Both notify one encrypted topic.
+ * What an operator is told about: a turn execution that failed for good, a stream batch that
+ * gave up (a parent may have missed news of a child), and a push batch that gave up (a webhook
+ * missed events). All notify one encrypted topic.
  */
 import { Duration } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
@@ -17,12 +18,14 @@ const PERIOD = Duration.minutes(5);
 export interface HarnessAlarmsProps {
   readonly stateMachine: IStateMachine;
   readonly streamFailureQueue: IQueue;
+  readonly pushFailureQueue: IQueue;
 }
 
 export class HarnessAlarms extends Construct {
   readonly topic: Topic;
   readonly executionsFailed: Alarm;
   readonly streamFailures: Alarm;
+  readonly pushFailures: Alarm;
 
   constructor(scope: Construct, id: string, props: HarnessAlarmsProps) {
     super(scope, id);
@@ -49,19 +52,30 @@ export class HarnessAlarms extends Construct {
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-    this.streamFailures = new Alarm(this, 'StreamFailures', {
-      alarmDescription:
-        'A stream batch gave up after its retries: a parent may have missed a child change.',
-      metric: props.streamFailureQueue.metricApproximateNumberOfMessagesVisible({
-        period: PERIOD,
-        statistic: 'Maximum',
-      }),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
-    for (const alarm of [this.executionsFailed, this.streamFailures]) {
+    /** A message in a consumer's on-failure queue: a batch that gave up. */
+    const failureQueueAlarm = (alarmId: string, queue: IQueue, alarmDescription: string) =>
+      new Alarm(this, alarmId, {
+        alarmDescription,
+        metric: queue.metricApproximateNumberOfMessagesVisible({
+          period: PERIOD,
+          statistic: 'Maximum',
+        }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+    this.streamFailures = failureQueueAlarm(
+      'StreamFailures',
+      props.streamFailureQueue,
+      'A stream batch gave up after its retries: a parent may have missed a child change.'
+    );
+    this.pushFailures = failureQueueAlarm(
+      'PushFailures',
+      props.pushFailureQueue,
+      'A push-notification batch gave up after its retries: a webhook missed events (see docs/push-notifications.md).'
+    );
+    for (const alarm of [this.executionsFailed, this.streamFailures, this.pushFailures]) {
       alarm.addAlarmAction(action);
     }
   }

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { type Duration, Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -146,6 +147,19 @@ export class HarnessFunction extends NodejsFunction {
         );
       }
     }
+  }
+
+  /**
+   * Names the key that seals push-notification secrets in the environment (so the function
+   * seals with KMS, never with a per-process key) and grants what it does with it: `seal` (store
+   * configs: encrypt, and decrypt to answer their owner) or `open` (deliver: decrypt only).
+   */
+  bindPushSecrets(options: { key: IKey; access: 'seal' | 'open' }): void {
+    this.addEnvironment(ENV.pushKmsKeyId, options.key.keyArn);
+    // Exactly Encrypt and Decrypt (grantEncryptDecrypt would add ReEncrypt* and GenerateDataKey*,
+    // which a sealer that encrypts a few hundred bytes directly never calls).
+    if (options.access === 'seal') options.key.grant(this, 'kms:Encrypt', 'kms:Decrypt');
+    else options.key.grant(this, 'kms:Decrypt');
   }
 
   /**

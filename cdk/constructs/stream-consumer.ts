@@ -1,7 +1,9 @@
 /**
- * Feeds the table's stream to StreamFunction (DESIGN §4): a child's change reaches its parent.
- * Only task records with a parent pass the filter, so the function is not invoked for the
- * transcript, inbox and event-log writes that make up most of the stream.
+ * Feeds the table's stream to a function through a filtered event source mapping, with what a
+ * stream consumer must have so that a poisoned record never blocks its shard (DESIGN §4):
+ * bounded retries, bisection, per-record failures, and an on-failure queue. Two consumers read
+ * the stream: StreamFunction (the stand-in: a child's change reaches its parent) and PushFunction
+ * (push notifications); each filter keeps the function from being invoked for the rest.
  */
 import { Duration, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -14,9 +16,14 @@ import {
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ATTR, SORT_KEY, SORT_KEY_VALUE } from '../../functions/adapters/dynamodb/table.js';
+import {
+  ATTR,
+  KEY_PREFIX,
+  SORT_KEY,
+  SORT_KEY_VALUE,
+} from '../../functions/adapters/dynamodb/table.js';
 
-/** The event-source filter: inserted or modified task records of tasks that have a parent. */
+/** The stand-in's filter: inserted or modified task records of tasks that have a parent. */
 export const STREAM_FILTER = FilterCriteria.filter({
   eventName: FilterRule.or('INSERT', 'MODIFY'),
   dynamodb: {
@@ -28,9 +35,28 @@ export const STREAM_FILTER = FilterCriteria.filter({
   },
 });
 
+/**
+ * The push function's filter: appended events of a task's log (`EVT#<seq>`; not the `EVTSEQ`
+ * counter, not the `EVTKEY#` markers). Events are put once and never changed, so INSERT is all.
+ */
+export const PUSH_FILTER = FilterCriteria.filter({
+  eventName: FilterRule.isEqual('INSERT'),
+  dynamodb: {
+    NewImage: { [SORT_KEY]: { S: FilterRule.beginsWith(KEY_PREFIX.event) } },
+  },
+});
+
 export interface StreamConsumerProps {
   readonly table: ITableV2;
   readonly handler: IFunction;
+  readonly filter: ReturnType<typeof FilterCriteria.filter>;
+  /** @default 10 */
+  readonly batchSize?: number;
+  /**
+   * Batches of one shard processed at once. Records with the same partition key (one task)
+   * still arrive in order, one batch at a time. @default 1
+   */
+  readonly parallelizationFactor?: number;
 }
 
 export class StreamConsumer extends Construct {
@@ -54,7 +80,10 @@ export class StreamConsumer extends Construct {
       new DynamoEventSource(props.table, {
         // A fresh deployment acts on changes from now on; TRIM_HORIZON would replay a day.
         startingPosition: StartingPosition.LATEST,
-        batchSize: 10,
+        batchSize: props.batchSize ?? 10,
+        ...(props.parallelizationFactor === undefined
+          ? {}
+          : { parallelizationFactor: props.parallelizationFactor }),
         // A poisoned record must not block its shard (DESIGN §4): bounded retries, bisect to
         // isolate it, report per-record failures, give up on records older than an hour, and
         // send what failed to the queue for an operator (the alarm in alarms.ts fires).
@@ -63,7 +92,7 @@ export class StreamConsumer extends Construct {
         reportBatchItemFailures: true,
         maxRecordAge: Duration.hours(1),
         onFailure: new SqsDlq(this.failureQueue),
-        filters: [STREAM_FILTER],
+        filters: [props.filter],
       })
     );
   }

@@ -1,12 +1,14 @@
 /**
- * Everything one deployment of tiny-harness is: the task table, the three Lambdas, the turn
- * state machine, the stream consumer, the A2A API and its user pool, and the alarms.
+ * Everything one deployment of tiny-harness is: the task table, the four Lambdas, the turn
+ * state machine, the two stream consumers (the stand-in and push delivery), the key that seals
+ * push secrets, the A2A API and its user pool, and the alarms.
  *
  * Construct ids of the table and the functions are fixed: the local runtime finds the
  * functions in the synthesized template by them (`TaskTable`, `TurnStepFunction`,
- * `StreamFunction`, `A2aFunction`).
+ * `StreamFunction`, `A2aFunction`, `PushFunction`).
  */
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import { type HarnessConfig, readHarnessConfig } from '../config.js';
 import { A2aApi } from '../constructs/a2a-api.js';
@@ -14,7 +16,7 @@ import { A2aAuth } from '../constructs/a2a-auth.js';
 import { HarnessAlarms } from '../constructs/alarms.js';
 import { ENV } from '../constructs/environment.js';
 import { HarnessFunction, handlerEntry } from '../constructs/harness-function.js';
-import { StreamConsumer } from '../constructs/stream-consumer.js';
+import { PUSH_FILTER, STREAM_FILTER, StreamConsumer } from '../constructs/stream-consumer.js';
 import { TaskTable } from '../constructs/task-table.js';
 import { turnMachineArns, turnMachineName } from '../constructs/turn-machine-arns.js';
 import { TurnStateMachine } from '../constructs/turn-state-machine.js';
@@ -24,10 +26,13 @@ export const CONSTRUCT_IDS = {
   turnStepFunction: 'TurnStepFunction',
   streamFunction: 'StreamFunction',
   a2aFunction: 'A2aFunction',
+  pushFunction: 'PushFunction',
   turnStateMachine: 'TurnStateMachine',
   api: 'A2aApi',
   auth: 'A2aAuth',
   streamConsumer: 'StreamConsumer',
+  pushConsumer: 'PushConsumer',
+  pushSecretsKey: 'PushSecretsKey',
   alarms: 'Alarms',
 } as const;
 
@@ -42,6 +47,8 @@ export class HarnessStack extends Stack {
   readonly turnStepFunction: HarnessFunction;
   readonly streamFunction: HarnessFunction;
   readonly a2aFunction: HarnessFunction;
+  readonly pushFunction: HarnessFunction;
+  readonly pushSecretsKey: Key;
   readonly turnMachine: TurnStateMachine;
   readonly api: A2aApi;
   readonly auth: A2aAuth;
@@ -92,9 +99,33 @@ export class HarnessStack extends Stack {
       environment,
     });
 
+    this.pushFunction = new HarnessFunction(this, CONSTRUCT_IDS.pushFunction, {
+      entry: handlerEntry('push'),
+      description: "tiny-harness: delivers push notifications of a task's events",
+      // A batch's deliveries stop in time to report it (four attempts of at most 10 s each).
+      timeout: Duration.minutes(2),
+      environment: {
+        ...environment,
+        // Read by the runtime's configuration; the function never calls the state machine.
+        [ENV.stateMachineArn]: arns.stateMachineArn,
+      },
+    });
+
     for (const fn of [this.turnStepFunction, this.streamFunction, this.a2aFunction]) {
       fn.bindTable({ table: this.table, access: 'readWrite' });
     }
+    // Delivery reads the task and its configs, and writes nothing.
+    this.pushFunction.bindTable({ table: this.table, access: 'read' });
+
+    // Push tokens and credentials are sealed with this key (docs/push-notifications.md). It lives
+    // as long as the table that holds what it sealed.
+    this.pushSecretsKey = new Key(this, CONSTRUCT_IDS.pushSecretsKey, {
+      description: 'tiny-harness push-notification tokens and credentials',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.a2aFunction.bindPushSecrets({ key: this.pushSecretsKey, access: 'seal' });
+    this.pushFunction.bindPushSecrets({ key: this.pushSecretsKey, access: 'open' });
     // The turn step renews (starts the next generation) and starts sub-tasks; the stream
     // function wakes parents; the A2A function starts tasks, wakes them, and cuts turns.
     this.turnStepFunction.bindTurnMachine({ arns, access: 'drive' });
@@ -117,6 +148,15 @@ export class HarnessStack extends Stack {
     const consumer = new StreamConsumer(this, CONSTRUCT_IDS.streamConsumer, {
       table: this.table,
       handler: this.streamFunction,
+      filter: STREAM_FILTER,
+    });
+    const pushConsumer = new StreamConsumer(this, CONSTRUCT_IDS.pushConsumer, {
+      table: this.table,
+      handler: this.pushFunction,
+      filter: PUSH_FILTER,
+      // A webhook that is down holds up the records behind it for its retries: spread a shard
+      // over ten batches (one task's events still go one batch at a time, in order).
+      parallelizationFactor: 10,
     });
 
     this.auth = new A2aAuth(this, CONSTRUCT_IDS.auth, {
@@ -135,6 +175,7 @@ export class HarnessStack extends Stack {
     this.alarms = new HarnessAlarms(this, CONSTRUCT_IDS.alarms, {
       stateMachine: this.turnMachine.stateMachine,
       streamFailureQueue: consumer.failureQueue,
+      pushFailureQueue: pushConsumer.failureQueue,
     });
 
     new CfnOutput(this, 'ApiUrl', {
@@ -160,7 +201,8 @@ export class HarnessStack extends Stack {
     });
     new CfnOutput(this, 'AlarmTopicArn', {
       value: this.alarms.topic.topicArn,
-      description: 'Subscribe to hear of failed executions and stream batches that gave up',
+      description:
+        'Subscribe to hear of failed executions, and stream and push batches that gave up',
     });
   }
 }

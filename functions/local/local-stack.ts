@@ -11,12 +11,14 @@ import { buildRuntime, type Runtime, type RuntimeOverrides } from '../compositio
 import { readRuntimeConfig } from '../composition/runtime-config.js';
 import type { Model } from '../core/ports/model.js';
 import { createA2aHandler } from '../handlers/a2a.js';
+import { createPushHandler } from '../handlers/push.js';
 import { createStreamHandler } from '../handlers/stream.js';
 import { createTurnStepHandler } from '../handlers/turn-step.js';
 import { A2aService } from '../service/a2a-service.js';
 import { localDynamoDbClientConfig, startDynamoDbLocal } from './dynamodb-local.js';
 import { startHttpShim } from './http-shim.js';
 import { localLambdaContext } from './lambda-context.js';
+import { persistentPushTokenKey } from './push-token-key.js';
 import {
   type CloudFormationTemplate,
   extractStateMachines,
@@ -26,7 +28,7 @@ import {
   startSfnHttpFacade,
 } from './stepfunctions/index.js';
 import { StreamPoller } from './stream-poller.js';
-import { type FunctionId, functionsByLogicalId, streamEventSource } from './template-reader.js';
+import { eventSourceMappings, type FunctionId, functionsByLogicalId } from './template-reader.js';
 
 export interface LocalStackOptions {
   /** HTTP port of the A2A endpoint; 0 picks a free one. */
@@ -45,7 +47,8 @@ export interface LocalStack {
   url: string;
   runtime: Runtime;
   engine: LocalStepFunctions;
-  poller: StreamPoller;
+  /** One poller per event source mapping, by the function it feeds (StreamFunction, PushFunction). */
+  pollers: ReadonlyMap<FunctionId, StreamPoller>;
   stateMachineArn: string;
   close(): Promise<void>;
 }
@@ -66,9 +69,9 @@ const synthesizeTemplate = (): CloudFormationTemplate => {
 /**
  * The whole system on loopback, one process plus DynamoDB Local: the synthesized state machine in
  * aws-local-stepfunctions behind a Step Functions endpoint, the same Lambda handlers called
- * in-process, the stream read by a poller that plays the event source mapping, and an HTTP shim
- * in front of the A2A handler. Handlers reach DynamoDB and Step Functions through the real SDK
- * clients with local endpoints: no separate code path.
+ * in-process, the stream read by one poller per event source mapping (the stand-in, push
+ * delivery), and an HTTP shim in front of the A2A handler. Handlers reach DynamoDB and Step
+ * Functions through the real SDK clients with local endpoints: no separate code path.
  */
 export const startLocalStack = async (options: LocalStackOptions): Promise<LocalStack> => {
   const closers: Array<() => Promise<void> | void> = [];
@@ -97,6 +100,13 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     closers.push(() => facade.close());
     const stateMachineArn = `arn:aws:states:us-east-1:000000000000:stateMachine:${machine.name}`;
 
+    // Push tokens sealed in a data directory must open after a restart: keep the key beside them.
+    const pushTokenKey =
+      options.dataDir !== undefined &&
+      (options.env?.TINY_HARNESS_PUSH_TOKEN_KEY ?? process.env.TINY_HARNESS_PUSH_TOKEN_KEY) ===
+        undefined
+        ? persistentPushTokenKey(options.dataDir)
+        : undefined;
     const config = readRuntimeConfig({
       ...process.env,
       TINY_HARNESS_TABLE: TABLE_NAME,
@@ -104,6 +114,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       TINY_HARNESS_DYNAMODB_ENDPOINT: dynamo.endpoint,
       TINY_HARNESS_SFN_ENDPOINT: facade.endpoint,
       AWS_REGION: 'us-east-1',
+      ...(pushTokenKey === undefined ? {} : { TINY_HARNESS_PUSH_TOKEN_KEY: pushTokenKey }),
       ...options.env,
     });
     const runtime = buildRuntime(config, {
@@ -118,6 +129,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const handlers: Record<FunctionId, Handler> = {
       TurnStepFunction: createTurnStepHandler(() => runtime),
       StreamFunction: createStreamHandler(() => runtime),
+      PushFunction: createPushHandler(() => runtime),
       A2aFunction: createA2aHandler(
         () => runtime,
         () => service
@@ -141,17 +153,23 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     );
     engine.createStateMachine({ name: machine.name, definition: machine.definition, taskHandlers });
 
-    const poller = new StreamPoller({
-      dynamodb,
-      streams: new DynamoDBStreamsClient(localDynamoDbClientConfig(dynamo.endpoint)),
-      tableName: TABLE_NAME,
-      settings: streamEventSource(template),
-      handler: (event) => invoke('StreamFunction', event) as never,
-      logger: runtime.logger,
-      pollIntervalMs: 20,
-    });
-    await poller.start();
-    closers.push(() => poller.stop());
+    // Each mapping reads the same stream on its own, as each event source mapping does.
+    const streams = new DynamoDBStreamsClient(localDynamoDbClientConfig(dynamo.endpoint));
+    const pollers = new Map<FunctionId, StreamPoller>();
+    for (const mapping of eventSourceMappings(template)) {
+      const poller = new StreamPoller({
+        dynamodb,
+        streams,
+        tableName: TABLE_NAME,
+        settings: mapping.settings,
+        handler: (event) => invoke(mapping.functionId, event) as never,
+        logger: runtime.logger,
+        pollIntervalMs: 20,
+      });
+      await poller.start();
+      closers.push(() => poller.stop());
+      pollers.set(mapping.functionId, poller);
+    }
 
     const shim = await startHttpShim({
       handler: (event, context) =>
@@ -174,7 +192,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const rehydrated = await engine.rehydrate();
     if (rehydrated.failed.length > 0)
       runtime.logger.warn('parked executions not resumed', { failed: rehydrated.failed });
-    return { url: shim.url, runtime, engine, poller, stateMachineArn, close };
+    return { url: shim.url, runtime, engine, pollers, stateMachineArn, close };
   } catch (error) {
     await close();
     throw error;

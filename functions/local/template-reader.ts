@@ -3,7 +3,12 @@ import type { CloudFormationTemplate } from './stepfunctions/index.js';
 import type { EventSourceSettings } from './stream-poller.js';
 
 /** The Lambda functions the stack declares, by the construct id the local runtime knows them by. */
-export const FUNCTION_IDS = ['TurnStepFunction', 'StreamFunction', 'A2aFunction'] as const;
+export const FUNCTION_IDS = [
+  'TurnStepFunction',
+  'StreamFunction',
+  'A2aFunction',
+  'PushFunction',
+] as const;
 export type FunctionId = (typeof FUNCTION_IDS)[number];
 
 type Resource = {
@@ -37,25 +42,48 @@ export const functionsByLogicalId = (template: CloudFormationTemplate): Map<stri
   return found;
 };
 
-/** The stream event source mapping's settings, read from the template so local matches cloud. */
-export const streamEventSource = (template: CloudFormationTemplate): EventSourceSettings => {
-  const mapping = Object.values(resourcesOf(template)).find(
+type MappingProperties = {
+  FunctionName?: { Ref?: string } | string;
+  BatchSize?: number;
+  MaximumRetryAttempts?: number;
+  BisectBatchOnFunctionError?: boolean;
+  FilterCriteria?: { Filters?: Array<{ Pattern: string }> };
+};
+
+/** One event source mapping of the stack: the function it feeds and how. */
+export interface EventSourceMapping {
+  functionId: FunctionId;
+  settings: EventSourceSettings;
+}
+
+/**
+ * Every event source mapping of the template (the table stream's consumers: the stand-in and
+ * push delivery), each with the function it feeds and its settings, so local matches cloud.
+ */
+export const eventSourceMappings = (template: CloudFormationTemplate): EventSourceMapping[] => {
+  const functions = functionsByLogicalId(template);
+  const mappings = Object.values(resourcesOf(template)).filter(
     (resource) => resource.Type === 'AWS::Lambda::EventSourceMapping'
   );
-  if (mapping?.Properties === undefined)
+  if (mappings.length === 0)
     throw new Error('the synthesized template has no event source mapping');
-  const properties = mapping.Properties as {
-    BatchSize?: number;
-    MaximumRetryAttempts?: number;
-    BisectBatchOnFunctionError?: boolean;
-    FilterCriteria?: { Filters?: Array<{ Pattern: string }> };
-  };
-  return {
-    batchSize: properties.BatchSize ?? 100,
-    maximumRetryAttempts: properties.MaximumRetryAttempts ?? 10_000,
-    bisectBatchOnFunctionError: properties.BisectBatchOnFunctionError ?? false,
-    filters: (properties.FilterCriteria?.Filters ?? []).map(
-      (filter) => JSON.parse(filter.Pattern) as FilterPattern
-    ),
-  };
+  return mappings.map((mapping) => {
+    const properties = (mapping.Properties ?? {}) as MappingProperties;
+    const target = properties.FunctionName;
+    const functionId = functions.get(typeof target === 'object' ? (target.Ref ?? '') : '');
+    if (functionId === undefined) {
+      throw new Error(`an event source mapping feeds no known function: ${JSON.stringify(target)}`);
+    }
+    return {
+      functionId,
+      settings: {
+        batchSize: properties.BatchSize ?? 100,
+        maximumRetryAttempts: properties.MaximumRetryAttempts ?? 10_000,
+        bisectBatchOnFunctionError: properties.BisectBatchOnFunctionError ?? false,
+        filters: (properties.FilterCriteria?.Filters ?? []).map(
+          (filter) => JSON.parse(filter.Pattern) as FilterPattern
+        ),
+      },
+    };
+  });
 };

@@ -31,8 +31,25 @@ const functionIds = {
   turnStep: logicalIdAt(template, 'TurnStepFunction'),
   stream: logicalIdAt(template, 'StreamFunction'),
   a2a: logicalIdAt(template, 'A2aFunction'),
+  push: logicalIdAt(template, 'PushFunction'),
 };
 const queueId = logicalIdAt(template, 'StreamConsumer/FailureQueue');
+const pushQueueId = logicalIdAt(template, 'PushConsumer/FailureQueue');
+const pushKeyId = logicalIdAt(template, 'PushSecretsKey');
+
+/** The event source mapping that feeds a function. */
+const mappingOf = (functionLogicalId: string) => {
+  const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).filter(
+    (mapping) => mapping.Properties.FunctionName.Ref === functionLogicalId
+  );
+  expect(mappings).toHaveLength(1);
+  return mappings[0]!.Properties as Record<string, unknown>;
+};
+
+const filterPatterns = (mapping: Record<string, unknown>) =>
+  (mapping.FilterCriteria as { Filters: { Pattern: string }[] }).Filters.map((filter) =>
+    JSON.parse(filter.Pattern)
+  );
 
 describe('configuration', () => {
   it('cdk.json carries the same context defaults as cdk/config.ts', () => {
@@ -107,11 +124,11 @@ describe('task table', () => {
 });
 
 describe('stream consumer', () => {
-  const mapping = () => {
-    const mappings = template.findResources('AWS::Lambda::EventSourceMapping');
-    expect(Object.keys(mappings)).toHaveLength(1);
-    return Object.values(mappings)[0]!.Properties as Record<string, unknown>;
-  };
+  const mapping = () => mappingOf(functionIds.stream);
+
+  it('is one of two mappings on the table stream, beside the push consumer', () => {
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
+  });
 
   it('reads the table stream into StreamFunction with bounded retries and bisection', () => {
     expect(mapping()).toMatchObject({
@@ -128,8 +145,7 @@ describe('stream consumer', () => {
   });
 
   it('passes only inserted or modified task records of tasks with a parent', () => {
-    const filters = (mapping().FilterCriteria as { Filters: { Pattern: string }[] }).Filters;
-    expect(filters.map((filter) => JSON.parse(filter.Pattern))).toEqual([
+    expect(filterPatterns(mapping())).toEqual([
       {
         eventName: ['INSERT', 'MODIFY'],
         dynamodb: {
@@ -160,11 +176,77 @@ describe('stream consumer', () => {
   });
 });
 
+describe('push consumer', () => {
+  const mapping = () => mappingOf(functionIds.push);
+
+  it('reads the table stream into PushFunction with bounded retries, bisection and its own failure queue', () => {
+    expect(mapping()).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': [tableId, 'StreamArn'] },
+      StartingPosition: 'LATEST',
+      BatchSize: 10,
+      ParallelizationFactor: 10,
+      MaximumRetryAttempts: 3,
+      BisectBatchOnFunctionError: true,
+      MaximumRecordAgeInSeconds: 3600,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [pushQueueId, 'Arn'] } } },
+    });
+    expect(resourceAt(template, 'PushConsumer/FailureQueue').Properties).toMatchObject({
+      SqsManagedSseEnabled: true,
+    });
+  });
+
+  it('passes only inserted events of a task log, never a task record', () => {
+    expect(filterPatterns(mapping())).toEqual([
+      { eventName: ['INSERT'], dynamodb: { NewImage: { sk: { S: [{ prefix: 'EVT#' }] } } } },
+    ]);
+  });
+
+  it('alarms when a push batch gave up', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [pushQueueId, 'QueueName'] } }],
+      Threshold: 1,
+      AlarmActions: [{ Ref: logicalIdAt(template, 'Alarms/Topic') }],
+    });
+  });
+});
+
+describe('push secrets key', () => {
+  it('rotates, and is retained with the table whose tokens it sealed', () => {
+    template.hasResource('AWS::KMS::Key', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: Match.objectLike({
+        EnableKeyRotation: true,
+        Description: 'tiny-harness push-notification tokens and credentials',
+      }),
+    });
+    expect(resourceAt(template, 'PushSecretsKey').DeletionPolicy).toBe('Retain');
+  });
+
+  it('is named to the A2A and push functions only', () => {
+    const keyOf = (id: string) =>
+      (
+        resourceAt(template, id).Properties!.Environment as {
+          Variables: Record<string, unknown>;
+        }
+      ).Variables[ENV.pushKmsKeyId];
+    const arn = { 'Fn::GetAtt': [pushKeyId, 'Arn'] };
+    expect(keyOf('A2aFunction')).toEqual(arn);
+    expect(keyOf('PushFunction')).toEqual(arn);
+    expect(keyOf('TurnStepFunction')).toBeUndefined();
+    expect(keyOf('StreamFunction')).toBeUndefined();
+  });
+});
+
 describe('functions', () => {
   const cases = [
     { id: 'TurnStepFunction', logicalId: functionIds.turnStep, timeout: 300 },
     { id: 'StreamFunction', logicalId: functionIds.stream, timeout: 60 },
     { id: 'A2aFunction', logicalId: functionIds.a2a, timeout: 900 },
+    { id: 'PushFunction', logicalId: functionIds.push, timeout: 120 },
   ];
 
   it.each(cases)('$id: Node 22 on arm64, ESM, traced, 512 MB, its own log group', (c) => {
@@ -288,6 +370,46 @@ describe('IAM (least privilege)', () => {
         },
       ])
     );
+  });
+
+  const KEY = `<${pushKeyId}.Arn>`;
+  const kmsActions = (id: string) =>
+    statementsOfRole(template, roleOf(id))
+      .filter((statement) => statement.actions.some((action) => action.startsWith('kms:')))
+      .map(({ actions, resources }) => ({ actions, resources }));
+
+  it('push: reads the table and the stream, writes its failure queue, decrypts with the push key; nothing else', () => {
+    const statements = statementsOfRole(template, roleOf('PushFunction'));
+    expect(statements).toEqual(
+      expect.arrayContaining([
+        { effect: 'Allow', actions: XRAY, resources: ['*'] },
+        {
+          effect: 'Allow',
+          actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
+          resources: [`<${tableId}.StreamArn>`],
+        },
+        {
+          effect: 'Allow',
+          actions: ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'],
+          resources: [`<${pushQueueId}.Arn>`],
+        },
+      ])
+    );
+    const actions = statements.flatMap((statement) => statement.actions);
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+    expect(
+      actions.filter((action) => /^dynamodb:.*(Put|Update|Delete|Write)/.test(action))
+    ).toEqual([]);
+    expect(actions.filter((action) => action.startsWith('states:'))).toEqual([]);
+    expect(kmsActions('PushFunction')).toEqual([{ actions: ['kms:Decrypt'], resources: [KEY] }]);
+  });
+
+  it('push key: the A2A function encrypts and decrypts; the turn step and stream functions may not use it', () => {
+    expect(kmsActions('A2aFunction')).toEqual([
+      { actions: ['kms:Decrypt', 'kms:Encrypt'], resources: [KEY] },
+    ]);
+    expect(kmsActions('TurnStepFunction')).toEqual([]);
+    expect(kmsActions('StreamFunction')).toEqual([]);
   });
 
   it('grants "*" only for X-Ray and Step Functions log delivery, which have no resource ARNs', () => {

@@ -3,13 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../cdk/app.js';
-import { STREAM_FILTER } from '../../cdk/constructs/stream-consumer.js';
+import { PUSH_FILTER, STREAM_FILTER } from '../../cdk/constructs/stream-consumer.js';
 import {
+  encodeEvent,
   encodeHistoryEntry,
   encodeInboxItem,
   encodeTaskRecord,
+  eventKeySk,
+  key,
+  markerItem,
   taskKey,
 } from '../../functions/adapters/dynamodb/item-codec.js';
+import { ITEM_TYPE, SORT_KEY_VALUE } from '../../functions/adapters/dynamodb/table.js';
 import { startTask } from '../../functions/core/intake/start-task.js';
 import { runTask } from '../../functions/core/loop/driver.js';
 import type { TaskRecord } from '../../functions/core/ports/task-store.js';
@@ -21,7 +26,7 @@ import {
   matchesPattern,
   passesFilters,
 } from '../../functions/local/event-filter.js';
-import { streamEventSource } from '../../functions/local/template-reader.js';
+import { eventSourceMappings } from '../../functions/local/template-reader.js';
 import { textMessage } from '../support/messages.js';
 
 describe('the event filter syntax (the subset Lambda event filtering the stack uses)', () => {
@@ -184,16 +189,48 @@ describe("the stack's stream filter", () => {
     expect(passesFilters(record('REMOVE', undefined, old), filters)).toBe(false);
     expect(old.pk).toEqual(taskKey(childWrite.after.task.id).pk);
   });
+});
 
-  it('is the filter the synthesized template gives the local stream poller', () => {
+describe("the push consumer's stream filter", () => {
+  const filters = [JSON.parse(PUSH_FILTER.pattern) as FilterPattern];
+
+  it('passes an appended event, and nothing else of the event log or the task', async () => {
+    const { childWrite } = await parentAndChild();
+    const task = childWrite.after.task;
+    const taskId = task.id;
+    const event = encodeEvent(taskId, 1, { kind: 'task', task });
+    const counter = { ...key(taskId, SORT_KEY_VALUE.eventCounter), seq: { N: '1' } };
+    const marker = markerItem(taskId, eventKeySk('created'), ITEM_TYPE.eventKey, 'created', 1);
+
+    expect(passesFilters(record('INSERT', event), filters)).toBe(true);
+    expect(passesFilters(record('MODIFY', event, event), filters)).toBe(false);
+    expect(passesFilters(record('REMOVE', undefined, event), filters)).toBe(false);
+    expect(passesFilters(record('INSERT', counter), filters)).toBe(false);
+    expect(passesFilters(record('MODIFY', counter, counter), filters)).toBe(false);
+    expect(passesFilters(record('INSERT', marker), filters)).toBe(false);
+    expect(passesFilters(taskWrite({ ...childWrite, before: undefined }), filters)).toBe(false);
+    expect(passesFilters(taskWrite(childWrite), filters)).toBe(false);
+  });
+});
+
+describe('the synthesized template, as the local runtime reads it', () => {
+  it('gives one poller per event source mapping: the stand-in and push delivery, with their filters', () => {
     const outdir = mkdtempSync(join(tmpdir(), 'tiny-harness-filter-'));
     try {
       const { app, stack } = buildApp({ outdir, bundle: false });
       const template = app.synth().getStackByName(stack.stackName).template;
-      const settings = streamEventSource(template);
-      expect(settings.filters).toEqual(filters);
-      expect(settings.bisectBatchOnFunctionError).toBe(true);
-      expect(settings.maximumRetryAttempts).toBeGreaterThan(0);
+      const mappings = eventSourceMappings(template);
+      expect(mappings.map((mapping) => mapping.functionId).sort()).toEqual([
+        'PushFunction',
+        'StreamFunction',
+      ]);
+      for (const { functionId, settings } of mappings) {
+        const filter = functionId === 'PushFunction' ? PUSH_FILTER : STREAM_FILTER;
+        expect(settings.filters).toEqual([JSON.parse(filter.pattern)]);
+        expect(settings.bisectBatchOnFunctionError).toBe(true);
+        expect(settings.maximumRetryAttempts).toBe(3);
+        expect(settings.batchSize).toBe(10);
+      }
     } finally {
       rmSync(outdir, { recursive: true, force: true });
     }
