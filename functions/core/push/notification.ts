@@ -1,23 +1,10 @@
 import { A2A_CONTENT_TYPE, StreamResponse } from '@a2a-js/sdk';
+import { streamResponseOf } from '../a2a/stream-response.js';
 import type { TaskEvent } from '../ports/event-log.js';
 import type { PushConfig } from '../ports/push-config-store.js';
 
 /** The header that carries a config's token back to its webhook (A2A §4.3). */
 export const NOTIFICATION_TOKEN_HEADER = 'X-A2A-Notification-Token';
-
-/** An event of the task's log as the `StreamResponse` that streams and webhooks carry. */
-export const streamResponseOf = (event: TaskEvent): StreamResponse => {
-  switch (event.kind) {
-    case 'task':
-      return { payload: { $case: 'task', value: event.task } };
-    case 'status_update':
-      return { payload: { $case: 'statusUpdate', value: event.statusUpdate } };
-    case 'artifact_update':
-      return { payload: { $case: 'artifactUpdate', value: event.artifactUpdate } };
-    case 'message':
-      return { payload: { $case: 'message', value: event.message } };
-  }
-};
 
 /**
  * The body POSTed for an event: its `StreamResponse` in ProtoJSON (`{"statusUpdate": {...}}`),

@@ -1,5 +1,6 @@
 import { Role, type Task, TaskState } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
+import { streamResponseOf } from '../../../functions/core/a2a/stream-response.js';
 import type { TaskEvent } from '../../../functions/core/ports/event-log.js';
 import type { PushConfig } from '../../../functions/core/ports/push-config-store.js';
 import {
@@ -7,7 +8,6 @@ import {
   notificationBody,
   notificationHeaders,
   recipientsOf,
-  streamResponseOf,
 } from '../../../functions/core/push/notification.js';
 
 const STATUS = {
