@@ -20,6 +20,7 @@ export const DEFAULT_CONTEXT = {
   modelReasoning: 'false',
   modelApiKeySecret: '',
   modelPrices: '{}',
+  callerRequestsPerMinute: 120,
 } as const;
 
 // `-c key=value` always arrives as a string: numbers are coerced.
@@ -49,6 +50,11 @@ const HarnessConfigSchema = z.object({
   /** Secrets Manager secret ARN holding the provider's API key ('' = none; Bedrock needs none). */
   modelApiKeySecret: z.union([z.literal(''), z.string().startsWith('arn:aws')]),
   /** Prices per model id in USD per million tokens (JSON), for each task's cost ledger. */
+  /**
+   * Requests one caller (one access token) may make a minute, enforced by a WAF rate rule on the
+   * stage; the local shim's default is the same. WAF counts at least 10 per window.
+   */
+  callerRequestsPerMinute: positiveInt.min(10),
   modelPrices: z.string().refine((text) => {
     try {
       return ModelPricesSchema.safeParse(JSON.parse(text)).success;

@@ -24,14 +24,13 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { A2aRateLimit } from './a2a-rate-limit.js';
 
 export const AGENT_CARD_PATH = ['.well-known', 'agent-card.json'] as const;
 
 /**
  * Per-method steady rate and burst (requests per second) for the stage: a ceiling for all
- * callers together. API Gateway has no per-caller limit without usage plans and API keys, which
- * A2A clients would have to send besides their token; docs/identity.md says what limits one
- * caller in the cloud.
+ * callers together. One caller is limited by the WAF rate rules of `A2aRateLimit`.
  */
 export const THROTTLING = { rateLimit: 50, burstLimit: 100 } as const;
 
@@ -51,6 +50,8 @@ export interface A2aApiProps {
     /** Scopes the access token must carry (so API Gateway takes access tokens, not ID tokens). */
     readonly scopes: readonly string[];
   };
+  /** Requests one caller may make a minute (a WAF rate rule on the stage). */
+  readonly callerRequestsPerMinute: number;
   /** @default one month */
   readonly logRetention?: RetentionDays;
 }
@@ -116,6 +117,11 @@ export class A2aApi extends Construct {
       responseHeaders: { 'WWW-Authenticate': `'${WWW_AUTHENTICATE}'` },
     });
 
+    new A2aRateLimit(this, 'RateLimit', {
+      stage: this.restApi.deploymentStage,
+      requestsPerMinute: props.callerRequestsPerMinute,
+    });
+
     const stack = Stack.of(this);
     this.baseUrl = `https://${this.restApi.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${props.stageName}`;
 
@@ -138,17 +144,10 @@ export class A2aApi extends Construct {
       { id: 'AwsSolutions-APIG4', reason: publicCard },
       { id: 'AwsSolutions-COG4', reason: publicCard }
     );
-    Validations.of(this).acknowledge(
-      {
-        id: 'AwsSolutions-APIG2',
-        reason:
-          'Requests are validated with zod inside the A2A function, which must answer with A2A/JSON-RPC error objects; an API Gateway request validator would answer with its own shape instead.',
-      },
-      {
-        id: 'AwsSolutions-APIG3',
-        reason:
-          'WAF is a per-deployment choice (a web ACL costs money in every stage); stage throttling bounds request rates, and a web ACL can be associated with the stage without changing this stack.',
-      }
-    );
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-APIG2',
+      reason:
+        'Requests are validated with zod inside the A2A function, which must answer with A2A/JSON-RPC error objects; an API Gateway request validator would answer with its own shape instead.',
+    });
   }
 }

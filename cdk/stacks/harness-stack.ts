@@ -167,6 +167,7 @@ export class HarnessStack extends Stack {
       handler: this.a2aFunction,
       stageName: config.stage,
       auth: this.auth,
+      callerRequestsPerMinute: config.callerRequestsPerMinute,
     });
     this.a2aFunction.addEnvironment(ENV.baseUrl, this.api.baseUrl);
     this.a2aFunction.addEnvironment(ENV.authMode, 'cognito');

@@ -564,3 +564,62 @@ describe('alarms and outputs', () => {
     expect(outputs.AlarmTopicArn!.Value).toEqual({ Ref: topicId });
   });
 });
+
+describe('A2A per-caller rate limits (WAF)', () => {
+  const [webAcl] = Object.values(template.findResources('AWS::WAFv2::WebACL'));
+  const rules = (webAcl?.Properties.Rules ?? []) as Array<{
+    Name: string;
+    Action: { Block: { CustomResponse: Record<string, unknown> } };
+    Statement: { RateBasedStatement: Record<string, unknown> };
+  }>;
+
+  it('counts each caller’s requests by its Authorization header, 120 a minute by default, and answers 429 with Retry-After past it', () => {
+    expect(webAcl?.Properties).toMatchObject({ Scope: 'REGIONAL', DefaultAction: { Allow: {} } });
+    const perCaller = rules.find((rule) => rule.Name === 'PerCaller');
+    expect(perCaller?.Statement.RateBasedStatement).toEqual({
+      Limit: DEFAULT_CONTEXT.callerRequestsPerMinute,
+      EvaluationWindowSec: 60,
+      AggregateKeyType: 'CUSTOM_KEYS',
+      CustomKeys: [
+        {
+          Header: { Name: 'authorization', TextTransformations: [{ Priority: 0, Type: 'NONE' }] },
+        },
+      ],
+    });
+    expect(perCaller?.Action.Block.CustomResponse).toEqual({
+      ResponseCode: 429,
+      CustomResponseBodyKey: 'throttled',
+      ResponseHeaders: [{ Name: 'Retry-After', Value: '60' }],
+    });
+    expect(webAcl?.Properties.CustomResponseBodies.throttled).toMatchObject({
+      ContentType: 'APPLICATION_JSON',
+    });
+  });
+
+  it('bounds requests without a token by address, at several callers’ worth', () => {
+    const perAddress = rules.find((rule) => rule.Name === 'PerAddress');
+    expect(perAddress?.Statement.RateBasedStatement).toEqual({
+      Limit: DEFAULT_CONTEXT.callerRequestsPerMinute * 10,
+      EvaluationWindowSec: 60,
+      AggregateKeyType: 'IP',
+    });
+  });
+
+  it('is associated with the A2A stage', () => {
+    const stageId = logicalIdAt(template, `A2aApi/RestApi/DeploymentStage.${TEST_STAGE}`);
+    const associations = Object.values(template.findResources('AWS::WAFv2::WebACLAssociation'));
+    expect(associations).toHaveLength(1);
+    expect(JSON.stringify(associations[0]?.Properties.ResourceArn)).toContain(stageId);
+    expect(associations[0]?.Properties.WebACLArn).toEqual({
+      'Fn::GetAtt': [logicalIdAt(template, 'A2aApi/RateLimit/WebAcl'), 'Arn'],
+    });
+  });
+
+  it('takes the limit from context, and refuses one below WAF’s minimum of 10', () => {
+    const { stack } = buildApp({ bundle: false, context: { callerRequestsPerMinute: '600' } });
+    expect(stack.config.callerRequestsPerMinute).toBe(600);
+    expect(() => buildApp({ bundle: false, context: { callerRequestsPerMinute: '5' } })).toThrow(
+      /callerRequestsPerMinute/
+    );
+  });
+});

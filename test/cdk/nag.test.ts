@@ -51,7 +51,6 @@ describe('cdk-nag AwsSolutions', () => {
     expect([...rules].sort()).toEqual(
       [
         'AwsSolutions-APIG2',
-        'AwsSolutions-APIG3',
         'AwsSolutions-APIG4',
         'AwsSolutions-COG2',
         'AwsSolutions-COG4',

@@ -1,0 +1,102 @@
+/**
+ * Per-client throttling in the cloud: a regional WAF web ACL on the A2A stage with rate-based
+ * rules. A REST API limits one caller only through usage plans keyed by API keys, which A2A
+ * clients would have to send besides their token (and AWS advises against API keys as identity);
+ * WAF can count requests per `Authorization` header instead, which is the caller (docs/identity.md).
+ */
+import { Stack } from 'aws-cdk-lib';
+import type { Stage } from 'aws-cdk-lib/aws-apigateway';
+import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
+import { Construct } from 'constructs';
+
+/** WAF's fixed windows; a minute matches the local shim's "requests a minute". */
+export const RATE_WINDOW_SECONDS = 60;
+/**
+ * Callers without a token (the agent card, a refused request) share their address's budget, and
+ * an address may front many callers (a NAT), so it gets several callers' worth.
+ */
+export const CALLERS_PER_ADDRESS = 10;
+
+export const THROTTLED_BODY = '{"error":"too many requests"}';
+
+export interface A2aRateLimitProps {
+  readonly stage: Stage;
+  /** Requests one caller (one Authorization header) may make in a minute; WAF's minimum is 10. */
+  readonly requestsPerMinute: number;
+}
+
+const visibility = (metricName: string): CfnWebACL.VisibilityConfigProperty => ({
+  cloudWatchMetricsEnabled: true,
+  metricName,
+  sampledRequestsEnabled: true,
+});
+
+/** Blocked requests get 429 with Retry-After, as the local shim answers. */
+const throttled: CfnWebACL.RuleActionProperty = {
+  block: {
+    customResponse: {
+      responseCode: 429,
+      customResponseBodyKey: 'throttled',
+      responseHeaders: [{ name: 'Retry-After', value: String(RATE_WINDOW_SECONDS) }],
+    },
+  },
+};
+
+export class A2aRateLimit extends Construct {
+  readonly webAcl: CfnWebACL;
+
+  constructor(scope: Construct, id: string, props: A2aRateLimitProps) {
+    super(scope, id);
+    const prefix = Stack.of(this).stackName.replace(/[^A-Za-z0-9]/g, '');
+    this.webAcl = new CfnWebACL(this, 'WebAcl', {
+      scope: 'REGIONAL',
+      description: 'tiny-harness: per-caller rate limits on the A2A API',
+      defaultAction: { allow: {} },
+      visibilityConfig: visibility(`${prefix}A2a`),
+      customResponseBodies: {
+        throttled: { contentType: 'APPLICATION_JSON', content: THROTTLED_BODY },
+      },
+      rules: [
+        {
+          name: 'PerCaller',
+          priority: 0,
+          action: throttled,
+          visibilityConfig: visibility(`${prefix}PerCaller`),
+          statement: {
+            rateBasedStatement: {
+              limit: props.requestsPerMinute,
+              evaluationWindowSec: RATE_WINDOW_SECONDS,
+              aggregateKeyType: 'CUSTOM_KEYS',
+              // Requests without the header are not counted here; PerAddress bounds them.
+              customKeys: [
+                {
+                  header: {
+                    name: 'authorization',
+                    textTransformations: [{ priority: 0, type: 'NONE' }],
+                  },
+                },
+              ],
+            },
+          },
+        },
+        {
+          name: 'PerAddress',
+          priority: 1,
+          action: throttled,
+          visibilityConfig: visibility(`${prefix}PerAddress`),
+          statement: {
+            rateBasedStatement: {
+              limit: props.requestsPerMinute * CALLERS_PER_ADDRESS,
+              evaluationWindowSec: RATE_WINDOW_SECONDS,
+              aggregateKeyType: 'IP',
+            },
+          },
+        },
+      ],
+    });
+    new CfnWebACLAssociation(this, 'Association', {
+      resourceArn: props.stage.stageArn,
+      webAclArn: this.webAcl.attrArn,
+    });
+  }
+}
