@@ -6,6 +6,7 @@ import {
   Task,
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
+import { streamResponseOf } from '../../core/a2a/stream-response.js';
 import type { TaskEvent } from '../../core/ports/event-log.js';
 
 /**
@@ -15,22 +16,8 @@ import type { TaskEvent } from '../../core/ports/event-log.js';
 
 export const taskToJson = (task: Task): unknown => Task.toJSON(task);
 
-const streamPayload = (event: TaskEvent): StreamResponse['payload'] => {
-  switch (event.kind) {
-    case 'task':
-      return { $case: 'task', value: event.task };
-    case 'status_update':
-      return { $case: 'statusUpdate', value: event.statusUpdate };
-    case 'artifact_update':
-      return { $case: 'artifactUpdate', value: event.artifactUpdate };
-    case 'message':
-      return { $case: 'message', value: event.message };
-  }
-};
-
-/** A logged event as the `StreamResponse` a stream frame (or a push notification) carries. */
 export const streamResponseToJson = (event: TaskEvent): unknown =>
-  StreamResponse.toJSON({ payload: streamPayload(event) });
+  StreamResponse.toJSON(streamResponseOf(event));
 
 export const sendMessageResultToJson = (task: Task): unknown =>
   SendMessageResponse.toJSON({ payload: { $case: 'task', value: task } });
