@@ -1,5 +1,4 @@
-import type { Logger } from '../adapters/system/logger.js';
-import { errorFields } from '../adapters/system/logger.js';
+import { errorFields, type Logger } from '../adapters/system/logger.js';
 import { SecretUnreadableError } from '../core/errors.js';
 import type { LoggedEvent } from '../core/ports/event-log.js';
 import type { PushConfig, PushConfigStore } from '../core/ports/push-config-store.js';

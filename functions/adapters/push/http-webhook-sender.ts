@@ -38,11 +38,11 @@ class AddressRefusedError extends Error {
 const checkedLookup =
   (resolve: Resolve, policy: WebhookPolicy): LookupFunction =>
   (hostname, options, callback) => {
+    // The socket may ask for one family, as a number or by name; 0 or none means either.
+    const family = { IPv4: 4, IPv6: 6 }[String(options.family)] ?? options.family;
     resolve(hostname).then(
       (resolved) => {
-        const wanted = resolved.filter(
-          (entry) => !options.family || entry.family === options.family
-        );
+        const wanted = resolved.filter((entry) => !family || entry.family === family);
         const refused = resolved.find((entry) => !isAllowedAddress(entry.address, policy));
         const first = wanted[0];
         if (refused !== undefined || first === undefined) {
