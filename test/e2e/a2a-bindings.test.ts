@@ -266,16 +266,17 @@ describe('the A2A bindings end to end', () => {
       const task = await nick.send('hi');
       const before = await stack.runtime.loop.store.get(task.id);
 
+      // Thunks: each call starts only when it is awaited, so no refusal goes unhandled meanwhile.
       const attempts = [
-        mallory.getTask(task.id),
-        mallory.cancel(task.id),
-        mallory.send('let me in', { taskId: task.id, contextId: task.contextId }),
-        rest(mallory.subscribe(task.id)),
-        rest(mallory.subscribe('no-such-task')),
-        mallory.createPush(task.id, { url: 'https://hooks.example.com/x' }),
-        mallory.listPush(task.id),
+        () => mallory.getTask(task.id),
+        () => mallory.cancel(task.id),
+        () => mallory.send('let me in', { taskId: task.id, contextId: task.contextId }),
+        () => rest(mallory.subscribe(task.id)),
+        () => rest(mallory.subscribe('no-such-task')),
+        () => mallory.createPush(task.id, { url: 'https://hooks.example.com/x' }),
+        () => mallory.listPush(task.id),
       ];
-      for (const attempt of attempts) expect(await failureOf(attempt)).toBe('TaskNotFoundError');
+      for (const attempt of attempts) expect(await failureOf(attempt())).toBe('TaskNotFoundError');
       expect(await mallory.listTasks({})).toEqual({ ids: [], nextPageToken: '', totalSize: 0 });
       expect(await stack.runtime.loop.store.get(task.id)).toEqual(before);
       expect(await stack.runtime.pushConfigs.list(task.id)).toEqual([]);
