@@ -3,7 +3,8 @@ import { TASK_EXTENSION_URI } from '../../functions/core/a2a/identifiers.js';
 import { ScriptedModel } from '../../functions/core/testing/scripted-model.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
 import { bearerTokensFor } from '../support/identity.js';
-import { startStack } from '../support/local-stack.js';
+import { eventually, startStack } from '../support/local-stack.js';
+import { startWebhooks } from '../support/webhooks.js';
 import {
   type A2aClient,
   type EventView,
@@ -37,7 +38,10 @@ describe('the A2A bindings end to end', () => {
   const model = new ScriptedModel();
   let stack: LocalStack;
 
+  let webhooks: Awaited<ReturnType<typeof startWebhooks>>;
+
   beforeAll(async () => {
+    webhooks = await startWebhooks({});
     // Every participant of every client below has its own bearer token.
     const names = [
       'alice',
@@ -53,14 +57,23 @@ describe('the A2A bindings end to end', () => {
       'kim',
       'leo',
       'nick',
+      'olga',
       'mallory',
     ];
     const tags = CLIENTS.map(({ kind, binding }) => tagOf(kind, binding));
     const ids = names.flatMap((name) => tags.map((tag) => `${name}-${tag}`));
-    stack = await startStack({ model, env: { TINY_HARNESS_BEARER_TOKENS: bearerTokensFor(ids) } });
+    stack = await startStack({
+      model,
+      env: {
+        TINY_HARNESS_BEARER_TOKENS: bearerTokensFor(ids),
+        // The test's webhook listens on loopback, which only this switch allows.
+        TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS: 'true',
+      },
+    });
   });
   afterAll(async () => {
     await stack?.close();
+    await webhooks?.close();
   });
 
   describe.each(CLIENTS)('through $label', ({ kind, binding }) => {
@@ -280,6 +293,37 @@ describe('the A2A bindings end to end', () => {
       expect(await mallory.listTasks({})).toEqual({ ids: [], nextPageToken: '', totalSize: 0 });
       expect(await stack.runtime.loop.store.get(task.id)).toEqual(before);
       expect(await stack.runtime.pushConfigs.list(task.id)).toEqual([]);
+    });
+
+    it('POSTs every event of a task to the webhook its SendMessage named inline, in log order, with the notification token (§3.1.7, §4.3)', async () => {
+      model.push({ text: 'Pushed hello.' });
+      const olga = await clientFor('olga');
+      const path = `/inline-${tag}`;
+
+      const task = await olga.send('hi', {
+        pushConfig: { url: webhooks.url(path), token: `token-${tag}` },
+      });
+      const delivered = await eventually(async () => {
+        const received = webhooks.received(path);
+        return received.length >= 3 ? received : undefined;
+      });
+
+      const bodies = delivered.map((delivery) => JSON.parse(delivery.body));
+      expect(
+        bodies.map((body) => {
+          const [kind] = Object.keys(body);
+          return `${kind}:${body[kind ?? '']?.status?.state ?? ''}`;
+        })
+      ).toEqual([
+        'task:TASK_STATE_SUBMITTED',
+        'statusUpdate:TASK_STATE_WORKING',
+        'statusUpdate:TASK_STATE_INPUT_REQUIRED',
+      ]);
+      expect(bodies[0].task.id).toBe(task.id);
+      for (const delivery of delivered) {
+        expect(delivery.headers['content-type']).toBe('application/a2a+json');
+        expect(delivery.headers['x-a2a-notification-token']).toBe(`token-${tag}`);
+      }
     });
   });
 });

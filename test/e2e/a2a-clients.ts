@@ -58,6 +58,8 @@ export interface SendOptions {
   contextId?: string;
   /** Extension URIs for the request's `A2A-Extensions` header. */
   extensions?: string[];
+  /** `configuration.taskPushNotificationConfig`: a webhook for the task, stored with the message. */
+  pushConfig?: { url: string; token: string };
 }
 
 export interface A2aClient {
@@ -208,8 +210,23 @@ export const sdkClient = async (
         taskId: options.taskId,
         contextId: options.contextId,
       });
+      const configuration =
+        options.pushConfig === undefined
+          ? undefined
+          : {
+              acceptedOutputModes: [],
+              taskPushNotificationConfig: {
+                tenant: '',
+                id: '',
+                taskId: '',
+                ...options.pushConfig,
+                authentication: undefined,
+              },
+              historyLength: undefined,
+              returnImmediately: false,
+            };
       const result = await client.sendMessage(
-        { tenant: '', message, configuration: undefined, metadata: undefined },
+        { tenant: '', message, configuration, metadata: undefined },
         options.extensions === undefined
           ? undefined
           : { serviceParameters: { 'A2A-Extensions': options.extensions.join(',') } }
@@ -483,7 +500,12 @@ export const rawClient = (
   return {
     name: `raw fetch client over ${binding}`,
     send: async (text, options = {}) => {
-      const params = { message: rawMessage(text, options) };
+      const params = {
+        message: rawMessage(text, options),
+        ...(options.pushConfig === undefined
+          ? {}
+          : { configuration: { taskPushNotificationConfig: options.pushConfig } }),
+      };
       const result = jsonRpc
         ? await rpc('SendMessage', params, options.extensions)
         : await rest('POST', '/message:send', params, options.extensions);
