@@ -58,6 +58,8 @@ describe('the A2A bindings end to end', () => {
       'leo',
       'nick',
       'olga',
+      'paul',
+      'quinn',
       'mallory',
     ];
     const tags = CLIENTS.map(({ kind, binding }) => tagOf(kind, binding));
@@ -324,6 +326,46 @@ describe('the A2A bindings end to end', () => {
         expect(delivery.headers['content-type']).toBe('application/a2a+json');
         expect(delivery.headers['x-a2a-notification-token']).toBe(`token-${tag}`);
       }
+    });
+
+    it('lets every participant of a shared task read, follow and write to it, and no one else (§13.1)', async () => {
+      model.push({ text: 'Hello both.' });
+      const paul = await clientFor('paul');
+      const quinn = await clientFor('quinn');
+      const mallory = await clientFor('mallory');
+      const shared = await paul.send('', {
+        envelope: {
+          kind: 'task',
+          payload: {
+            name: 'Shared',
+            goal: 'talk together',
+            participants: [
+              { id: `paul-${tag}`, kind: 'human', role: 'admin' },
+              { id: `quinn-${tag}`, kind: 'human', role: 'reporter' },
+            ],
+          },
+        },
+      });
+
+      const following = quinn.subscribe(shared.id);
+      await opened(following);
+      const answered = await quinn.send('hi from quinn', {
+        taskId: shared.id,
+        contextId: shared.contextId,
+      });
+      const followed = await rest(following);
+
+      expect(answered.state).toBe('TASK_STATE_INPUT_REQUIRED');
+      expect(followed.at(-1)).toMatchObject({
+        state: 'TASK_STATE_INPUT_REQUIRED',
+        text: 'Hello both.',
+      });
+      expect((await paul.getTask(shared.id)).history).toEqual([
+        { role: 'ROLE_USER', text: 'hi from quinn', participantId: `quinn-${tag}` },
+        { role: 'ROLE_AGENT', text: 'Hello both.' },
+      ]);
+      expect((await quinn.listTasks({})).ids).toEqual([shared.id]);
+      expect(await failureOf(mallory.getTask(shared.id))).toBe('TaskNotFoundError');
     });
   });
 });

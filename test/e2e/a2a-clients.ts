@@ -13,6 +13,7 @@ import {
   JsonRpcTransportFactory,
   RestTransportFactory,
 } from '@a2a-js/sdk/client';
+import { EVENT_MEDIA_TYPE } from '../../functions/core/a2a/identifiers.js';
 import { userTextMessage } from '../../functions/core/loop/messages.js';
 import { tokenFor } from '../support/identity.js';
 import { readSse } from '../support/sse.js';
@@ -58,6 +59,8 @@ export interface SendOptions {
   contextId?: string;
   /** Extension URIs for the request's `A2A-Extensions` header. */
   extensions?: string[];
+  /** A task envelope (docs/a2a/ext): a data part of the event media type, next to the text. */
+  envelope?: { kind: 'task'; payload: Record<string, unknown> };
   /** `configuration.taskPushNotificationConfig`: a webhook for the task, stored with the message. */
   pushConfig?: { url: string; token: string };
 }
@@ -204,12 +207,27 @@ export const sdkClient = async (
   return {
     name: `SDK client over ${transport}`,
     send: async (text, options = {}) => {
-      const message: Message = userTextMessage({
+      const plain: Message = userTextMessage({
         messageId: messageId(),
         text,
         taskId: options.taskId,
         contextId: options.contextId,
       });
+      const message: Message =
+        options.envelope === undefined
+          ? plain
+          : {
+              ...plain,
+              parts: [
+                ...plain.parts,
+                {
+                  content: { $case: 'data', value: options.envelope },
+                  metadata: undefined,
+                  filename: '',
+                  mediaType: EVENT_MEDIA_TYPE,
+                },
+              ],
+            };
       const configuration =
         options.pushConfig === undefined
           ? undefined
@@ -369,7 +387,12 @@ const rawPushView = (config: Json): PushView => ({
 const rawMessage = (text: string, options: SendOptions): Json => ({
   messageId: messageId(),
   role: 'ROLE_USER',
-  parts: [{ text }],
+  parts: [
+    { text },
+    ...(options.envelope === undefined
+      ? []
+      : [{ data: options.envelope, mediaType: EVENT_MEDIA_TYPE }]),
+  ],
   ...(options.taskId === undefined ? {} : { taskId: options.taskId }),
   ...(options.contextId === undefined ? {} : { contextId: options.contextId }),
 });
