@@ -45,11 +45,14 @@ const main = async () => {
     method: 'SendMessage',
     params: { message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'Hello!' }] } },
   });
+  const streamBody = JSON.stringify({
+    message: { messageId: 'm-2', role: 'ROLE_USER', parts: [{ text: 'Hello again!' }] },
+  });
   const token = generatedToken ?? '<a token from TINY_HARNESS_BEARER_TOKENS>';
   console.log(
     [
       `tiny-harness is up in ${((Date.now() - started) / 1000).toFixed(1)} s`,
-      `  A2A endpoint   ${stack.url}/  (JSON-RPC, A2A 1.0)`,
+      `  A2A endpoint   ${stack.url}/  (A2A 1.0: JSON-RPC at /, HTTP+JSON routes, SSE streams)`,
       `  agent card     ${stack.url}/.well-known/agent-card.json`,
       `  model          ${model}`,
       `  state machine  ${stack.stateMachineArn}`,
@@ -59,6 +62,9 @@ const main = async () => {
       'Send a first message:',
       `  curl -s ${stack.url}/ -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' -H 'Authorization: Bearer ${token}' \\`,
       `    -d '${body}'`,
+      'Or watch it work, as Server-Sent Events:',
+      `  curl -sN ${stack.url}/message:stream -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' -H 'Authorization: Bearer ${token}' \\`,
+      `    -d '${streamBody}'`,
       '',
       'Ctrl-C stops everything.',
     ].join('\n')

@@ -166,6 +166,31 @@ describe('npm start (functions/local/start.ts)', () => {
     expect(body.result?.task?.status.message?.parts[0]?.text).toMatch(/^\(demo model\)/);
     expect(body.result?.task?.status.message?.parts[0]?.text).toContain('Hello!');
 
+    // The banner's streaming example: the events arrive as Server-Sent Events, ending at the pause.
+    expect(banner).toContain(`curl -sN ${url}/message:stream`);
+    const streamed = await fetch(`${url}/message:stream`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'A2A-Version': '1.0',
+        Authorization: `Bearer ${token}`,
+      },
+      body: JSON.stringify({
+        message: { messageId: 'm-2', role: 'ROLE_USER', parts: [{ text: 'Hello again!' }] },
+      }),
+    });
+    expect(streamed.headers.get('Content-Type')).toBe('text/event-stream');
+    const frames = (await streamed.text()).split('\n').filter((line) => line.startsWith('data: '));
+    const states = frames.map((line) => {
+      const event = JSON.parse(line.slice('data: '.length));
+      return (event.task ?? event.statusUpdate)?.status?.state;
+    });
+    expect(states).toEqual([
+      'TASK_STATE_SUBMITTED',
+      'TASK_STATE_WORKING',
+      'TASK_STATE_INPUT_REQUIRED',
+    ]);
+
     const below = descendants(app.child.pid!);
     const javas = below.filter((process) => process.command === 'java');
     expect(javas).toHaveLength(1);
