@@ -129,7 +129,7 @@ export class StreamPoller {
 
   async #deliver(records: DynamoDBRecord[]): Promise<void> {
     const { batchSize } = this.#options.settings;
-    for (let start = 0; start < records.length; start += batchSize) {
+    for (let start = 0; start < records.length && !this.#stopped; start += batchSize) {
       await this.#invoke(records.slice(start, start + batchSize), 0);
     }
   }
@@ -156,6 +156,10 @@ export class StreamPoller {
         errorMessage: (error as Error).message,
       });
     }
+    // Stopping ends retries: a handler that keeps failing (a dead webhook) would otherwise hold
+    // Ctrl-C for every attempt left. The records are not marked done; nothing is lost that a
+    // Lambda shutdown would not lose too.
+    if (this.#stopped) return;
     if (attempt >= maximumRetryAttempts) {
       this.failed.push(...remaining);
       this.#options.logger.error('stream records sent to the on-failure destination', {

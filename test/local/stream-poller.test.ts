@@ -96,7 +96,9 @@ afterEach(async () => {
  * numbers are recorded, with whether it succeeded.
  */
 const startPoller = async (
-  respond: (seqs: string[]) => DynamoDBBatchResponse | undefined,
+  respond: (
+    seqs: string[]
+  ) => DynamoDBBatchResponse | undefined | Promise<DynamoDBBatchResponse | undefined>,
   overrides: Partial<EventSourceSettings> = {}
 ) => {
   const streams = new FakeStreams();
@@ -112,7 +114,7 @@ const startPoller = async (
       events.push(event);
       const seqs = event.Records.map((record) => record.dynamodb?.SequenceNumber ?? '?');
       try {
-        const response = respond(seqs);
+        const response = await respond(seqs);
         invocations.push({ seqs, ok: true });
         return response;
       } catch (error) {
@@ -221,5 +223,25 @@ describe('the local stream poller (the event source mapping)', () => {
     streams.push(childChange(1));
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(invocations).toEqual([]);
+  });
+
+  it('makes no more attempts at a failing batch once stopped, so stopping waits only for the invocation in flight', async () => {
+    const { poller, streams, invocations } = await startPoller(
+      async () => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        throw new Error('the webhook is down');
+      },
+      { bisectBatchOnFunctionError: false, maximumRetryAttempts: 100 }
+    );
+    streams.push(childChange(1));
+    await until(() => invocations.length >= 1);
+
+    await poller.stop();
+    const attempts = invocations.length;
+    await new Promise((resolve) => setTimeout(resolve, 60));
+
+    expect(invocations.length).toBe(attempts);
+    expect(attempts).toBeLessThan(5);
+    expect(poller.failed).toEqual([]);
   });
 });
