@@ -7,6 +7,12 @@ import { A2aError } from './a2a-errors.js';
 export type HistoryLimit = number | 'all';
 
 /**
+ * The most messages one response carries, whatever the request asks (§3.2.4 lets the server
+ * apply a lower limit): a years-long conversation must not make an answer of unbounded size.
+ */
+export const MAX_HISTORY_MESSAGES = 1_000;
+
+/**
  * What a request's `historyLength` asks for, given the operation's default when it is unset. A
  * negative or fractional length is malformed.
  */
@@ -79,16 +85,17 @@ export const transcriptMessages = (task: Task, entries: readonly HistoryEntry[])
   });
 
 /**
- * The task with its history as limited. The stored task keeps `history: []` (the transcript is
+ * The task with its history as limited, never more than the `cap` most recent messages. The stored task keeps `history: []` (the transcript is
  * many small items), so the history is built from the transcript here, and not read at all when
  * none is wanted. Messages still in the inbox (not yet folded in by a turn) are not history yet.
  */
 export const withHistory = async (
   store: TaskStore,
   task: Task,
-  limit: HistoryLimit
+  limit: HistoryLimit,
+  cap = MAX_HISTORY_MESSAGES
 ): Promise<Task> => {
   if (limit === 0) return { ...task, history: [] };
   const messages = transcriptMessages(task, await store.readHistory(task.id));
-  return { ...task, history: limit === 'all' ? messages : messages.slice(-limit) };
+  return { ...task, history: messages.slice(-(limit === 'all' ? cap : Math.min(limit, cap))) };
 };
