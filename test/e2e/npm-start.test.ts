@@ -142,19 +142,21 @@ describe('npm start (functions/local/start.ts)', () => {
     expect(cardJson.supportedInterfaces[0]?.url).toBe(url);
 
     // What the banner tells a user to send with curl.
-    const reply = await fetch(`${url}/`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        'A2A-Version': '1.0',
-        Authorization: `Bearer ${token}`,
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'SendMessage',
-        params: { message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'Hello!' }] } },
-      }),
+    const post = (path: string, json: unknown) =>
+      fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'A2A-Version': '1.0',
+          Authorization: `Bearer ${token}`,
+        },
+        body: JSON.stringify(json),
+      });
+    const reply = await post('/', {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'SendMessage',
+      params: { message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'Hello!' }] } },
     });
     expect(reply.status).toBe(200);
     const body = (await reply.json()) as {
@@ -168,16 +170,8 @@ describe('npm start (functions/local/start.ts)', () => {
 
     // The banner's streaming example: the events arrive as Server-Sent Events, ending at the pause.
     expect(banner).toContain(`curl -sN ${url}/message:stream`);
-    const streamed = await fetch(`${url}/message:stream`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        'A2A-Version': '1.0',
-        Authorization: `Bearer ${token}`,
-      },
-      body: JSON.stringify({
-        message: { messageId: 'm-2', role: 'ROLE_USER', parts: [{ text: 'Hello again!' }] },
-      }),
+    const streamed = await post('/message:stream', {
+      message: { messageId: 'm-2', role: 'ROLE_USER', parts: [{ text: 'Hello again!' }] },
     });
     expect(streamed.headers.get('Content-Type')).toBe('text/event-stream');
     const frames = (await streamed.text()).split('\n').filter((line) => line.startsWith('data: '));
