@@ -70,7 +70,15 @@ export interface FollowTask {
   onEnd?: (reason: StreamEndReason, sent: number) => void;
 }
 
-export type StreamEndReason = 'terminal' | 'paused' | 'message' | 'max-duration' | 'task-gone';
+/** Why a stream ended; `client-gone` when the client stopped reading, `failed` on an error. */
+export type StreamEndReason =
+  | 'terminal'
+  | 'paused'
+  | 'message'
+  | 'max-duration'
+  | 'task-gone'
+  | 'client-gone'
+  | 'failed';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -153,7 +161,11 @@ export async function* followTask(follow: FollowTask): AsyncGenerator<StreamItem
       if (now - lastSentAt >= timing.keepAliveMs) yield send({ kind: 'keep-alive' });
       await sleep(timing.pollIntervalMs);
     }
+  } catch (error) {
+    reason = 'failed';
+    throw error;
   } finally {
-    if (reason !== undefined) follow.onEnd?.(reason, sent);
+    // A generator closed from outside (the response was destroyed) runs only this block.
+    follow.onEnd?.(reason ?? 'client-gone', sent);
   }
 }

@@ -1,5 +1,7 @@
+import type { Readable } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
 import { ALICE, BOB, STRANGER } from '../../support/harness.js';
+import { authorizationFor } from '../../support/identity.js';
 import { textMessage } from '../../support/messages.js';
 import {
   BINDINGS,
@@ -210,6 +212,43 @@ describe.each(BINDINGS)('streaming over %s (A2A §3.1.2, §3.1.6)', (binding) =>
 
     expect(errorOf(binding, refused)).toEqual(spelling(binding, 'TaskNotFound'));
     expect(await setup.harness.store.readInbox(taskId, 0)).toEqual(before);
+  });
+
+  it('stops following when the client goes away, and logs why the stream ended', async () => {
+    const { setup, taskId } = await startedConversation(binding, [{ text: 'Hello Alice.' }]);
+    const subscribe =
+      binding === 'JSON-RPC'
+        ? {
+            body: JSON.stringify({
+              jsonrpc: '2.0',
+              id: 1,
+              method: 'SubscribeToTask',
+              params: { id: taskId },
+            }),
+          }
+        : { path: `/tasks/${taskId}:subscribe` };
+
+    const response = await setup.rawCall({
+      ...subscribe,
+      headers: {
+        'Content-Type': 'application/json',
+        'A2A-Version': '1.0',
+        ...authorizationFor(ALICE),
+      },
+    });
+    const body = response.body as Readable;
+    await new Promise((resolve) => body.once('data', resolve));
+    body.destroy();
+    const reads = vi.spyOn(setup.harness.deps.events, 'read');
+
+    await vi.waitFor(() =>
+      expect(setup.logs()).toContainEqual(
+        expect.objectContaining({ message: 'a2a stream ended', taskId, reason: 'client-gone' })
+      )
+    );
+    const readsAtEnd = reads.mock.calls.length;
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(reads.mock.calls.length).toBe(readsAtEnd);
   });
 
   it('sends a failure after the stream started as an error event, and ends the stream', async () => {
