@@ -80,6 +80,12 @@ export type StreamEndReason =
   | 'client-gone'
   | 'failed';
 
+/**
+ * Events read from the log at a time: a replay of a long log is sent a page at a time, never
+ * held in memory whole (a years-long task logs tens of thousands of events).
+ */
+export const LOG_PAGE = 100;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const stateCarried = (event: TaskEvent): TaskState | undefined => {
@@ -128,7 +134,8 @@ export async function* followTask(follow: FollowTask): AsyncGenerator<StreamItem
       event: { kind: 'task', task: follow.snapshot },
     });
     while (reason === undefined) {
-      for (const logged of await follow.events.read(taskId, cursor)) {
+      const page = await follow.events.read(taskId, cursor, LOG_PAGE);
+      for (const logged of page) {
         cursor = logged.seq;
         yield send({ kind: 'event', seq: logged.seq, event: logged.event });
         if (logged.seq <= follow.endAfter) continue;
@@ -136,6 +143,8 @@ export async function* followTask(follow: FollowTask): AsyncGenerator<StreamItem
         reason = endingOf(logged.event, end);
         if (reason !== undefined) return;
       }
+      // A full page: more is waiting (a replay of a long log), read on without pausing.
+      if (page.length === LOG_PAGE) continue;
       if (
         end.kind === 'settled' &&
         newestState !== undefined &&
@@ -147,10 +156,14 @@ export async function* followTask(follow: FollowTask): AsyncGenerator<StreamItem
         if (reason !== undefined) {
           // The task settled after the last read: what it logged on the way (its status is logged
           // before the token is stored) is sent before the stream ends.
-          for (const logged of await follow.events.read(taskId, cursor)) {
-            yield send({ kind: 'event', seq: logged.seq, event: logged.event });
+          for (;;) {
+            const rest = await follow.events.read(taskId, cursor, LOG_PAGE);
+            for (const logged of rest) {
+              cursor = logged.seq;
+              yield send({ kind: 'event', seq: logged.seq, event: logged.event });
+            }
+            if (rest.length < LOG_PAGE) return;
           }
-          return;
         }
       }
       const now = Date.now();

@@ -91,6 +91,24 @@ export const describeEventLogContract = (name: string, makeLog: () => Promise<Ev
       );
     });
 
+    it('reads at most limit events, the first ones after afterSeq, so a long log is read in pages', async () => {
+      const taskId = uid('task');
+      await log.append(taskId, { kind: 'task', task: makeTask(taskId) });
+      for (let i = 0; i < 6; i++)
+        await log.append(taskId, statusEvent(taskId, 'TASK_STATE_WORKING'));
+
+      const pages: number[][] = [];
+      for (let after = 0; ; ) {
+        const page = await log.read(taskId, after, 3);
+        if (page.length === 0) break;
+        pages.push(page.map((logged) => logged.seq));
+        after = page.at(-1)?.seq ?? after;
+      }
+
+      expect(pages).toEqual([[1, 2, 3], [4, 5, 6], [7]]);
+      expect(await log.read(taskId, 2, 100)).toHaveLength(5);
+    });
+
     it('lastSeq is the newest seq: 0 before any event, then each append’s, a duplicate moves nothing', async () => {
       const taskId = uid('task');
       expect(await log.lastSeq(taskId)).toBe(0);

@@ -47,20 +47,24 @@ export class DynamoDbEventLog implements EventLog {
     return seq;
   }
 
-  async read(taskId: string, afterSeq = 0): Promise<LoggedEvent[]> {
+  async read(taskId: string, afterSeq = 0, limit?: number): Promise<LoggedEvent[]> {
     const first = firstSeqAfter(afterSeq);
     if (first === undefined || !isStorableTaskId(taskId)) return [];
-    const items = await queryAll(this.#options.client, {
-      TableName: this.#options.tableName,
-      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
-      ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
-      ExpressionAttributeValues: {
-        ':pk': { S: taskPk(taskId) },
-        ':from': { S: eventSk(first) },
-        ':to': { S: eventSk(MAX_SEQ) },
+    const items = await queryAll(
+      this.#options.client,
+      {
+        TableName: this.#options.tableName,
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+        ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
+        ExpressionAttributeValues: {
+          ':pk': { S: taskPk(taskId) },
+          ':from': { S: eventSk(first) },
+          ':to': { S: eventSk(MAX_SEQ) },
+        },
+        ConsistentRead: true,
       },
-      ConsistentRead: true,
-    });
+      limit
+    );
     return items.map(decodeEvent);
   }
 

@@ -51,15 +51,26 @@ const CONTENTION_CODES = new Set(['ConditionalCheckFailed', 'TransactionConflict
 // ---------------------------------------------------------------------------------------------
 // Reads
 
-/** Every item of a Query, all pages. */
-export const queryAll = async (client: DynamoDBClient, input: QueryCommandInput) => {
+/** Every item of a Query, all pages; or the first `maxItems` (the Query has no filter). */
+export const queryAll = async (
+  client: DynamoDBClient,
+  input: QueryCommandInput,
+  maxItems?: number
+) => {
   const items: Item[] = [];
   let startKey: Item | undefined;
   do {
-    const page = await client.send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }));
+    const remaining = maxItems === undefined ? undefined : maxItems - items.length;
+    const page = await client.send(
+      new QueryCommand({
+        ...input,
+        ExclusiveStartKey: startKey,
+        ...(remaining === undefined ? {} : { Limit: remaining }),
+      })
+    );
     items.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  } while (startKey && (maxItems === undefined || items.length < maxItems));
   return items;
 };
 

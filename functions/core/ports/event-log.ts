@@ -17,12 +17,13 @@ export interface LoggedEvent {
  *
  * - `append` MUST assign strictly increasing seqs per task (1, 2, ...). With a `key`, it MUST be
  *   idempotent: a second append with the same key returns the first seq and stores nothing.
- * - `read` returns events with `seq > afterSeq`, ascending.
+ * - `read` returns events with `seq > afterSeq`, ascending; with a `limit`, at most that many
+ *   (the first ones), so a reader of a long log takes it a page at a time.
  * - `lastSeq` returns the seq of the newest event (0 for a task with none), read consistently:
  *   a reader that starts after it misses nothing appended later (streams start there).
  */
 export interface EventLog {
   append(taskId: string, event: TaskEvent, key?: string): Promise<number>;
-  read(taskId: string, afterSeq?: number): Promise<LoggedEvent[]>;
+  read(taskId: string, afterSeq?: number, limit?: number): Promise<LoggedEvent[]>;
   lastSeq(taskId: string): Promise<number>;
 }

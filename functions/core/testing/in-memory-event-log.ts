@@ -77,11 +77,12 @@ export class InMemoryEventLog implements EventLog {
     return seq;
   }
 
-  async read(taskId: string, afterSeq = 0): Promise<LoggedEvent[]> {
+  async read(taskId: string, afterSeq = 0, limit?: number): Promise<LoggedEvent[]> {
     const events = this.#logs.get(taskId)?.events ?? [];
-    return events
+    const after = events
       .map((text, index) => ({ seq: index + 1, event: decodeEvent(text) }))
       .filter((logged) => logged.seq > afterSeq);
+    return limit === undefined ? after : after.slice(0, limit);
   }
 
   async lastSeq(taskId: string): Promise<number> {

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
+import { LOG_PAGE } from '../../../functions/service/task-stream.js';
 import { ALICE, BOB, STRANGER } from '../../support/harness.js';
 import { authorizationFor } from '../../support/identity.js';
 import { textMessage } from '../../support/messages.js';
@@ -249,6 +250,24 @@ describe.each(BINDINGS)('streaming over %s (A2A §3.1.2, §3.1.6)', (binding) =>
     const readsAtEnd = reads.mock.calls.length;
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(reads.mock.calls.length).toBe(readsAtEnd);
+  });
+
+  it('replays a log longer than a page whole and in order, a page at a time', async () => {
+    const { setup, taskId } = await startedConversation(binding, [{ text: 'Hello Alice.' }]);
+    const { events } = setup.harness.deps;
+    const task = (await setup.harness.task(taskId)).task;
+    for (let i = 0; i < LOG_PAGE * 2 + 10; i++) await events.append(taskId, { kind: 'task', task });
+    const head = await events.lastSeq(taskId);
+    const reads = vi.spyOn(events, 'read');
+
+    const subscribed = setup.calls.subscribe(taskId);
+    await subscriptionOpened();
+    await setup.calls.cancel(taskId);
+    const read = (await subscribed).stream;
+
+    expect(ids(read).slice(1, head + 1)).toEqual(Array.from({ length: head }, (_, i) => i + 1));
+    expect(kinds(read).at(-1)).toBe('status:CANCELED');
+    expect(reads.mock.calls.every(([, , limit]) => limit === LOG_PAGE)).toBe(true);
   });
 
   it('sends a failure after the stream started as an error event, and ends the stream', async () => {
