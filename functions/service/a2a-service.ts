@@ -30,7 +30,7 @@ import {
   type StreamTiming,
 } from './task-stream.js';
 
-interface SendOptions {
+export interface SendOptions {
   message: Message;
   sender: string;
   historyLength?: number | undefined;

@@ -12,6 +12,7 @@ import {
 import { z } from 'zod';
 import { A2A_ERRORS, A2aError, errorDetails, toA2aError } from '../../service/a2a-errors.js';
 import type { A2aService } from '../../service/a2a-service.js';
+import { isBlocking, sendOptionsOf } from './send-request.js';
 import { Streamed, sseFrames } from './sse.js';
 import {
   listTasksToJson,
@@ -94,28 +95,18 @@ type Method = (params: unknown, call: JsonRpcCall, service: A2aService) => Promi
 const METHODS: Record<string, Method> = {
   SendMessage: async (params, { caller }, service) => {
     const request = paramsOf(SendMessageRequest, params);
-    if (request.message === undefined) throw new A2aError('InvalidParams', 'message is required');
     const task = await service.sendMessage({
-      message: request.message,
-      sender: caller,
-      blocking: request.configuration?.returnImmediately !== true,
-      historyLength: request.configuration?.historyLength,
-      pushConfig: request.configuration?.taskPushNotificationConfig,
+      ...sendOptionsOf(request, caller),
+      blocking: isBlocking(request),
     });
     return sendMessageResultToJson(task);
   },
-  SendStreamingMessage: async (params, { caller }, service) => {
-    const request = paramsOf(SendMessageRequest, params);
-    if (request.message === undefined) throw new A2aError('InvalidParams', 'message is required');
-    return new Streamed(
-      await service.sendStreamingMessage({
-        message: request.message,
-        sender: caller,
-        historyLength: request.configuration?.historyLength,
-        pushConfig: request.configuration?.taskPushNotificationConfig,
-      })
-    );
-  },
+  SendStreamingMessage: async (params, { caller }, service) =>
+    new Streamed(
+      await service.sendStreamingMessage(
+        sendOptionsOf(paramsOf(SendMessageRequest, params), caller)
+      )
+    ),
   SubscribeToTask: async (params, { caller, lastEventId }, service) => {
     const request = paramsOf(SubscribeToTaskRequest, params);
     return new Streamed(

@@ -11,6 +11,7 @@ import {
   type RestRequest,
   restFailure,
 } from './rest-request.js';
+import { isBlocking, sendOptionsOf } from './send-request.js';
 import { Streamed, sseFrames } from './sse.js';
 import {
   listTasksToJson,
@@ -57,13 +58,9 @@ const ROUTES: readonly Route[] = [
     operation: 'SendMessage',
     run: async (_, request, service) => {
       const send = decode(SendMessageRequest, jsonBody(request));
-      if (send.message === undefined) throw invalid('message is required');
       const task = await service.sendMessage({
-        message: send.message,
-        sender: request.caller,
-        blocking: send.configuration?.returnImmediately !== true,
-        historyLength: send.configuration?.historyLength,
-        pushConfig: send.configuration?.taskPushNotificationConfig,
+        ...sendOptionsOf(send, request.caller),
+        blocking: isBlocking(send),
       });
       return ok(sendMessageResultToJson(task));
     },
@@ -72,18 +69,12 @@ const ROUTES: readonly Route[] = [
     method: 'POST',
     pattern: /^\/message:stream$/,
     operation: 'SendStreamingMessage',
-    run: async (_, request, service) => {
-      const send = decode(SendMessageRequest, jsonBody(request));
-      if (send.message === undefined) throw invalid('message is required');
-      return new Streamed(
-        await service.sendStreamingMessage({
-          message: send.message,
-          sender: request.caller,
-          historyLength: send.configuration?.historyLength,
-          pushConfig: send.configuration?.taskPushNotificationConfig,
-        })
-      );
-    },
+    run: async (_, request, service) =>
+      new Streamed(
+        await service.sendStreamingMessage(
+          sendOptionsOf(decode(SendMessageRequest, jsonBody(request)), request.caller)
+        )
+      ),
   },
   {
     method: 'GET',
