@@ -31,18 +31,29 @@ export { AGENT_CARD_PATH };
 
 const SUPPORTED_VERSIONS = new Set(['1.0']);
 
+/** What the transport said besides the body, once the request is admitted. */
+interface Admitted {
+  /** The extensions the request activated, echoed in the answer. */
+  activated: string[];
+  /** The SSE `Last-Event-ID` header, for SubscribeToTask. */
+  lastEventId: number | undefined;
+}
+
 /**
  * The checks every A2A request passes before its binding reads it, so a refused request reads and
  * stores nothing: the protocol version (§3.6: an absent `A2A-Version` is 0.3, which this server
- * does not serve), then the requested extensions (§3.2.6). Returns the activated extensions.
+ * does not serve), the requested extensions (§3.2.6), and a `Last-Event-ID` that is a number.
  */
-const admit = (event: APIGatewayProxyEvent, card: AgentCard): string[] => {
+const admit = (event: APIGatewayProxyEvent, card: AgentCard): Admitted => {
   const version =
     header(event, 'a2a-version') || event.queryStringParameters?.['A2A-Version'] || '0.3';
   if (!SUPPORTED_VERSIONS.has(version)) {
     throw new A2aError('VersionNotSupported', `A2A protocol version ${version} is not supported`);
   }
-  return negotiateExtensions(header(event, HTTP_EXTENSION_HEADER), card);
+  return {
+    activated: negotiateExtensions(header(event, HTTP_EXTENSION_HEADER), card),
+    lastEventId: lastEventIdOf(header(event, 'last-event-id')),
+  };
 };
 
 /** JSON-RPC is `POST /`; everything else at the base URL is the HTTP+JSON binding (§5.3). */
@@ -76,14 +87,13 @@ const CONTENT_TYPE: Record<Binding, string> = {
 const jsonRpcCall = async (call: Call): Promise<Answer> => {
   const { event, body, caller, card, service } = call;
   const binding = 'JSONRPC';
-  let activated: string[];
-  let lastEventId: number | undefined;
+  let admitted: Admitted;
   try {
-    activated = admit(event, card);
-    lastEventId = lastEventIdOf(header(event, 'last-event-id'));
+    admitted = admit(event, card);
   } catch (error) {
     return { binding, reply: jsonRpcFailure(jsonRpcIdOf(body), toA2aError(error)), activated: [] };
   }
+  const { activated, lastEventId } = admitted;
   const reply = await dispatchJsonRpc(body, { caller, lastEventId }, service, call.onStreamError);
   return { binding, reply, activated };
 };
@@ -96,14 +106,13 @@ const restCall = async (call: Call): Promise<Answer> => {
   if (matched === undefined) {
     return { binding, reply: noRoute(event.httpMethod, event.path), activated: [] };
   }
-  let activated: string[];
-  let lastEventId: number | undefined;
+  let admitted: Admitted;
   try {
-    activated = admit(event, card);
-    lastEventId = lastEventIdOf(header(event, 'last-event-id'));
+    admitted = admit(event, card);
   } catch (error) {
     return { binding, reply: restFailure(toA2aError(error)), activated: [] };
   }
+  const { activated, lastEventId } = admitted;
   const request = {
     method: event.httpMethod,
     path: event.path,
