@@ -1,5 +1,5 @@
 import { type Task, TaskState } from '@a2a-js/sdk';
-import type { EventLog, TaskEvent } from '../core/ports/event-log.js';
+import type { EventLog, LoggedEvent, TaskEvent } from '../core/ports/event-log.js';
 import type { TaskRecord } from '../core/ports/task-store.js';
 import { isTerminalState } from '../core/task/a2a-task.js';
 
@@ -86,6 +86,21 @@ export type StreamEndReason =
  */
 export const LOG_PAGE = 100;
 
+/** Everything logged after `afterSeq` so far, read a page at a time until a short page. */
+async function* loggedAfter(
+  events: Pick<EventLog, 'read'>,
+  taskId: string,
+  afterSeq: number
+): AsyncGenerator<LoggedEvent> {
+  let cursor = afterSeq;
+  for (;;) {
+    const page = await events.read(taskId, cursor, LOG_PAGE);
+    yield* page;
+    if (page.length < LOG_PAGE) return;
+    cursor = page.at(-1)?.seq ?? cursor;
+  }
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const stateCarried = (event: TaskEvent): TaskState | undefined => {
@@ -134,8 +149,7 @@ export async function* followTask(follow: FollowTask): AsyncGenerator<StreamItem
       event: { kind: 'task', task: follow.snapshot },
     });
     while (reason === undefined) {
-      const page = await follow.events.read(taskId, cursor, LOG_PAGE);
-      for (const logged of page) {
+      for await (const logged of loggedAfter(follow.events, taskId, cursor)) {
         cursor = logged.seq;
         yield send({ kind: 'event', seq: logged.seq, event: logged.event });
         if (logged.seq <= follow.endAfter) continue;
@@ -143,8 +157,6 @@ export async function* followTask(follow: FollowTask): AsyncGenerator<StreamItem
         reason = endingOf(logged.event, end);
         if (reason !== undefined) return;
       }
-      // A full page: more is waiting (a replay of a long log), read on without pausing.
-      if (page.length === LOG_PAGE) continue;
       if (
         end.kind === 'settled' &&
         newestState !== undefined &&
@@ -156,14 +168,10 @@ export async function* followTask(follow: FollowTask): AsyncGenerator<StreamItem
         if (reason !== undefined) {
           // The task settled after the last read: what it logged on the way (its status is logged
           // before the token is stored) is sent before the stream ends.
-          for (;;) {
-            const rest = await follow.events.read(taskId, cursor, LOG_PAGE);
-            for (const logged of rest) {
-              cursor = logged.seq;
-              yield send({ kind: 'event', seq: logged.seq, event: logged.event });
-            }
-            if (rest.length < LOG_PAGE) return;
+          for await (const logged of loggedAfter(follow.events, taskId, cursor)) {
+            yield send({ kind: 'event', seq: logged.seq, event: logged.event });
           }
+          return;
         }
       }
       const now = Date.now();
