@@ -1,11 +1,11 @@
 import { type Message, Role } from '@a2a-js/sdk';
-import { EVENT_MEDIA_TYPE } from '../a2a/identifiers.js';
 import { InvalidMessageError } from '../errors.js';
 import { childRow } from '../loop/apply-command.js';
 import type { LoopDeps } from '../loop/deps.js';
 import { emitTask, mutateRecord } from '../loop/records.js';
 import type { TaskRecord } from '../ports/task-store.js';
 import { readExtension, withExtension } from '../task/a2a-task.js';
+import { taskEnvelopePart } from '../task/envelope.js';
 import type { TaskExtensionInput } from '../task/extension.schema.js';
 
 const PREFIX = '/sub-task';
@@ -56,14 +56,7 @@ export const createSubTaskFromCommand = async (
     contextId: parent.task.contextId,
     taskId: '',
     role: Role.ROLE_USER,
-    parts: [
-      {
-        content: { $case: 'data', value: { kind: 'task', payload } },
-        metadata: undefined,
-        filename: '',
-        mediaType: EVENT_MEDIA_TYPE,
-      },
-    ],
+    parts: [taskEnvelopePart(payload)],
     metadata: { participant_id: sender },
     extensions: [],
     referenceTaskIds: [parent.task.id],

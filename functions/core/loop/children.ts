@@ -1,8 +1,8 @@
 import { type Message, Role } from '@a2a-js/sdk';
-import { EVENT_MEDIA_TYPE } from '../a2a/identifiers.js';
 import type { ChildRequest } from '../ports/agent-directory.js';
 import type { TaskRecord } from '../ports/task-store.js';
 import { readExtension } from '../task/a2a-task.js';
+import { taskEnvelopePart } from '../task/envelope.js';
 import type { Participant, TaskExtensionInput } from '../task/extension.schema.js';
 import type { Command } from '../tools/commands.js';
 
@@ -68,12 +68,7 @@ export const childBrief = (options: {
         filename: '',
         mediaType: 'text/plain',
       },
-      {
-        content: { $case: 'data', value: { kind: 'task', payload } },
-        metadata: undefined,
-        filename: '',
-        mediaType: EVENT_MEDIA_TYPE,
-      },
+      taskEnvelopePart(payload),
     ],
     metadata: { participant_id: agentId },
     extensions: [],

@@ -1,4 +1,4 @@
-import type { Message } from '@a2a-js/sdk';
+import type { Message, Part } from '@a2a-js/sdk';
 import { z } from 'zod';
 import { EVENT_MEDIA_TYPE } from '../a2a/identifiers.js';
 import {
@@ -21,6 +21,14 @@ import {
   type TaskExtension,
   TaskExtensionSchema,
 } from './extension.schema.js';
+
+/** The message part that carries a task envelope (a brief for a child task). */
+export const taskEnvelopePart = (payload: unknown): Part => ({
+  content: { $case: 'data', value: { kind: 'task', payload } },
+  metadata: undefined,
+  filename: '',
+  mediaType: EVENT_MEDIA_TYPE,
+});
 
 const describeIssues = (error: z.ZodError): string => z.prettifyError(error).replaceAll('\n', '; ');
 
