@@ -59,14 +59,15 @@ export interface ServiceOptions {
   stream?: StreamTiming;
 }
 
-/** A message accepted into a task: where its stream starts and what settles it. */
+/** A message accepted into a task: which task, and what settles it. */
 interface Accepted {
   taskId: string;
   /** The message's inbox seq; 0 when it queued nothing (the task has no turn to take for it). */
   inboxSeq: number;
-  /** The task's newest event before the message was accepted. */
-  logHead: number;
 }
+
+/** Runs once the message is checked, just before the task can act on it. */
+type BeforeTaskActs = (taskId: string) => Promise<void>;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -124,7 +125,11 @@ export class A2aService {
   async sendStreamingMessage(options: SendOptions): Promise<AsyncIterable<StreamItem>> {
     const { store } = this.#runtime.loop;
     const limit = historyLimit(options.historyLength, DEFAULT_HISTORY.stream);
-    const { taskId, inboxSeq, logHead } = await this.#accept(options);
+    // Where the stream starts: the log's head before the task could log anything of this message.
+    let logHead = 0;
+    const { taskId, inboxSeq } = await this.#accept(options, async (id) => {
+      logHead = await this.#runtime.loop.events.lastSeq(id);
+    });
     const snapshot = await withHistory(store, await this.#task(taskId), limit);
     return this.#follow(taskId, snapshot, {
       replayAfter: logHead,
@@ -183,7 +188,7 @@ export class A2aService {
    * Takes a message in: a new task for a message without a task id, else the message joins the
    * task's inbox and wakes it as the core says. Refusals throw before anything is stored.
    */
-  async #accept(options: SendOptions): Promise<Accepted> {
+  async #accept(options: SendOptions, beforeTaskActs?: BeforeTaskActs): Promise<Accepted> {
     const { loop, executions } = this.#runtime;
     const { sender } = options;
     // A message may not speak for someone else (A2A §7: the server authenticates the caller).
@@ -205,10 +210,9 @@ export class A2aService {
       }
       const taskId = record.task.id;
       const inboxSeq = (await loop.store.readInbox(taskId, 0)).at(-1)?.seq ?? 0;
-      // Read before the execution starts: every event of the task's work comes after it.
-      const logHead = await loop.events.lastSeq(taskId);
+      await beforeTaskActs?.(taskId);
       await executions.start({ taskId, generation: 1, turn: 0 });
-      return { taskId, inboxSeq, logHead };
+      return { taskId, inboxSeq };
     }
     const taskId = message.taskId;
     const record = await visibleRecord(loop.store, taskId, sender);
@@ -221,11 +225,11 @@ export class A2aService {
       throw new A2aError('UnsupportedOperation', 'the task is in a terminal state');
     }
     await this.#storeInlinePush(taskId, options);
-    const logHead = await loop.events.lastSeq(taskId);
+    await beforeTaskActs?.(taskId);
     const receipt = await receiveMessage(loop, { taskId, message, sender });
     if (!receipt.accepted) throw new A2aError('TaskNotFound', 'task not found');
     await this.#wake(receipt.wake);
-    return { taskId, inboxSeq: receipt.seq, logHead };
+    return { taskId, inboxSeq: receipt.seq };
   }
 
   async getTask(options: {
