@@ -17,7 +17,12 @@ export const followWake = async (
     case 'none':
       return;
     case 'resume':
-      await executions.resume(wake.token);
+      // A token nobody answers: the parked execution is gone (a crash between the park and its
+      // checkpoint). The commit that claimed the token left the task unparked: revive it.
+      if (!(await executions.resume(wake.token))) {
+        const { taskId, generation } = wake;
+        await followWake(deps, await reviveIfGone(loop, executions, { taskId, generation }));
+      }
       return;
     case 'cut':
       await executions.stop(wake.taskId, wake.generation - 1, 'the turn was cut');

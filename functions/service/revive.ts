@@ -12,8 +12,8 @@ import type { Executions } from './executions.js';
 export const reviveIfGone = async (
   loop: LoopDeps,
   executions: Executions,
-  wake: Extract<Wake, { action: 'ensure-running' }>
+  owner: { taskId: string; generation: number }
 ): Promise<Wake> => {
-  if (await executions.isRunning(wake.taskId, wake.generation)) return { action: 'none' };
-  return reviveTask(loop, wake.taskId, wake.generation);
+  if (await executions.isRunning(owner.taskId, owner.generation)) return { action: 'none' };
+  return reviveTask(loop, owner.taskId, owner.generation);
 };

@@ -148,7 +148,7 @@ export const recordChildChange = async (deps: LoopDeps, change: ChildChange): Pr
     const news = decision.change.enqueue.length > 0;
     const wake: Wake =
       decision.wake === 'claim' && parkToken !== null
-        ? { action: 'resume', token: parkToken }
+        ? { action: 'resume', token: parkToken, taskId: change.parentId, generation }
         : news
           ? { action: 'ensure-running', taskId: change.parentId, generation }
           : { action: 'none' };

@@ -54,7 +54,15 @@ export const requestCompletion = async (
       options.along
     );
     const { change, token } = withTokenClaimed(requested);
-    if (token !== null) return decided(record, change, { action: 'resume', token });
+    if (token !== null) {
+      const { generation } = record.loop;
+      return decided(record, change, {
+        action: 'resume',
+        token,
+        taskId: options.taskId,
+        generation,
+      });
+    }
     const cut = withTurnCut(change);
     return decided(record, cut, {
       action: 'cut',

@@ -54,7 +54,7 @@ const acceptedReceipt = (record: TaskRecord, queuesText: boolean, seq: number): 
       seq,
       wake:
         token !== null
-          ? { action: 'resume', token }
+          ? { action: 'resume', token, taskId: record.task.id, generation: record.loop.generation }
           : {
               action: 'ensure-running',
               taskId: record.task.id,

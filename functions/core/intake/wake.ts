@@ -10,7 +10,8 @@ import type { CanceledExecution } from './control.js';
  */
 export type Wake =
   | { action: 'none' }
-  | { action: 'resume'; token: string }
+  /** The task's execution (`generation`) is parked on `token`. */
+  | { action: 'resume'; token: string; taskId: string; generation: number }
   | { action: 'cut'; taskId: string; generation: number }
   | { action: 'ensure-running'; taskId: string; generation: number }
   /** Tasks that ended (a cancel and its cascade): resume each parked one, stop each running one. */
