@@ -8,6 +8,7 @@ import { type Change, changeOf, decideAndCommit, decided, loadRecord } from './r
 import { shouldRenew } from './renewal-policy.js';
 import type { StepResult, TurnRef } from './route.schema.js';
 import { endRoute, parkedForInput, working } from './status.js';
+import { currentRef, unappliedCalls } from './turn-position.js';
 
 /**
  * How much one drain folds: a commit holds at most 100 items and 4 MB, and the transcript
@@ -110,6 +111,14 @@ export const decideDrain = (
   if (record.loop.generation !== ref.generation)
     return { route: { ref, route: { next: 'superseded' } } };
   if (shouldRenew(record.loop, options)) return { route: { ref, route: { next: 'renew' } } };
+  // Re-entered mid-turn (a restart from an earlier checkpoint): the turn's calls run first, and
+  // nothing is folded between a call and its result.
+  const pending = unappliedCalls(record.loop);
+  if (pending.length > 0) {
+    const current = currentRef(ref, record.loop);
+    const calls = pending.map((call) => ({ ref: current, callId: call.id }));
+    return { route: { ref: current, route: { next: 'execute_tools', calls } } };
+  }
 
   const folded = foldInbox(changeOf(record), itemsToFold(inbox), options.agentId);
   const { loop } = folded.record;
