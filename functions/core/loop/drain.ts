@@ -12,10 +12,10 @@ import { currentRef, unappliedCalls } from './turn-position.js';
 
 /**
  * How much one drain folds: a commit holds at most 100 items and 4 MB, and the transcript
- * entries of large messages are split across items. What is left waits for the next drain (the
- * turn that follows reads it).
+ * entries of large messages are split across items (400,000 characters are at most 1.2 MB in
+ * UTF-8). What is left waits for the next drain (the turn that follows reads it).
  */
-export const DRAIN_LIMITS = { items: 20, characters: 1_500_000 } as const;
+export const DRAIN_LIMITS = { items: 20, characters: 400_000 } as const;
 
 /** The items one drain takes: the oldest first, within the limits (always at least one). */
 export const itemsToFold = (inbox: readonly InboxItem[]): InboxItem[] => {
