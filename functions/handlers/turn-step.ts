@@ -1,5 +1,6 @@
 import middy from '@middy/core';
 import { z } from 'zod';
+import { asStepError } from '../adapters/aws/transient-error.js';
 import { executionName } from '../adapters/stepfunctions/turn-executions.js';
 import { errorFields } from '../adapters/system/logger.js';
 import { lambdaRuntime, type Runtime } from '../composition/runtime.js';
@@ -100,7 +101,8 @@ export const createTurnStepHandler = (runtime: () => Runtime) =>
       return result;
     } catch (error) {
       log.error('turn step failed', errorFields(error));
-      throw error;
+      // A throttled or failing AWS call is thrown under the name the state machine retries.
+      throw asStepError(error);
     }
   });
 

@@ -1,3 +1,4 @@
+import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { executionName } from '../../../functions/adapters/stepfunctions/turn-executions.js';
@@ -258,6 +259,38 @@ describe('the turn-step handler', () => {
       op: 'drain',
       errorName: 'ConcurrencyConflictError',
       code: 'store.conflict',
+    });
+  });
+
+  it('rethrows a DynamoDB throttle as TransientServiceError (the name the state machine retries), keeping the original as its cause', async () => {
+    const parts = await withTask();
+    const throttle = new ProvisionedThroughputExceededException({
+      $metadata: { httpStatusCode: 400 },
+      message: 'The level of configured provisioned throughput for the table was exceeded.',
+    });
+    const store = new Proxy(parts.harness.store, {
+      get(target, property) {
+        if (property === 'get') {
+          return async () => {
+            throw throttle;
+          };
+        }
+        const value = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    }) as TaskStore;
+    const runtime: Runtime = { ...parts.runtime, loop: { ...parts.runtime.loop, store } };
+
+    const error = (await invoker(runtime)({ op: 'drain', ref: parts.ref }).catch(
+      (e) => e
+    )) as Error;
+
+    expect(error.name).toBe('TransientServiceError');
+    expect(error.message).toContain('ProvisionedThroughputExceededException');
+    expect(error.cause).toBe(throttle);
+    expect(parts.logs().at(-1)).toMatchObject({
+      level: 'error',
+      errorName: 'ProvisionedThroughputExceededException',
     });
   });
 });
