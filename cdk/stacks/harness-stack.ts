@@ -1,11 +1,12 @@
 /**
- * Everything one deployment of tiny-harness is: the task table, the four Lambdas, the turn
- * state machine, the two stream consumers (the stand-in and push delivery), the key that seals
- * push secrets, the A2A API and its user pool, and the alarms.
+ * Everything one deployment of tiny-harness is: the task table, the five Lambdas, the turn
+ * state machine and the reconciler of its executions, the two stream consumers (the stand-in
+ * and push delivery), the key that seals push secrets, the A2A API and its user pool, and the
+ * alarms.
  *
  * Construct ids of the table and the functions are fixed: the local runtime finds the
  * functions in the synthesized template by them (`TaskTable`, `TurnStepFunction`,
- * `StreamFunction`, `A2aFunction`, `PushFunction`).
+ * `StreamFunction`, `A2aFunction`, `PushFunction`, `ReconcileFunction`).
  */
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { Key } from 'aws-cdk-lib/aws-kms';
@@ -15,6 +16,7 @@ import { A2aApi } from '../constructs/a2a-api.js';
 import { A2aAuth } from '../constructs/a2a-auth.js';
 import { HarnessAlarms } from '../constructs/alarms.js';
 import { ENV } from '../constructs/environment.js';
+import { ExecutionReconciler } from '../constructs/execution-reconciler.js';
 import { HarnessFunction, handlerEntry } from '../constructs/harness-function.js';
 import { PUSH_FILTER, STREAM_FILTER, StreamConsumer } from '../constructs/stream-consumer.js';
 import { TaskTable } from '../constructs/task-table.js';
@@ -27,6 +29,8 @@ export const CONSTRUCT_IDS = {
   streamFunction: 'StreamFunction',
   a2aFunction: 'A2aFunction',
   pushFunction: 'PushFunction',
+  reconcileFunction: 'ReconcileFunction',
+  reconciler: 'ExecutionReconciler',
   turnStateMachine: 'TurnStateMachine',
   api: 'A2aApi',
   auth: 'A2aAuth',
@@ -48,6 +52,8 @@ export class HarnessStack extends Stack {
   readonly streamFunction: HarnessFunction;
   readonly a2aFunction: HarnessFunction;
   readonly pushFunction: HarnessFunction;
+  readonly reconcileFunction: HarnessFunction;
+  readonly reconciler: ExecutionReconciler;
   readonly pushSecretsKey: Key;
   readonly turnMachine: TurnStateMachine;
   readonly api: A2aApi;
@@ -143,6 +149,21 @@ export class HarnessStack extends Stack {
       handler: this.turnStepFunction,
       stateMachineName: arns.stateMachineName,
       parkTimeout: Duration.days(config.parkTimeoutDays),
+    });
+
+    // No execution ends unnoticed: the reconciler hears of every FAILED, TIMED_OUT or ABORTED
+    // one and fails its task, or starts a fresh generation when work is waiting.
+    this.reconcileFunction = new HarnessFunction(this, CONSTRUCT_IDS.reconcileFunction, {
+      entry: handlerEntry('reconcile'),
+      description: 'tiny-harness: reconciles a task whose turn execution ended without it',
+      timeout: Duration.minutes(1),
+      environment,
+    });
+    this.reconcileFunction.bindTable({ table: this.table, access: 'readWrite' });
+    this.reconcileFunction.bindTurnMachine({ arns, access: 'drive' });
+    this.reconciler = new ExecutionReconciler(this, CONSTRUCT_IDS.reconciler, {
+      handler: this.reconcileFunction,
+      stateMachineArn: arns.stateMachineArn,
     });
 
     const consumer = new StreamConsumer(this, CONSTRUCT_IDS.streamConsumer, {

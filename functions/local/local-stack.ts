@@ -12,10 +12,12 @@ import { readRuntimeConfig } from '../composition/runtime-config.js';
 import type { Model } from '../core/ports/model.js';
 import { createA2aHandler } from '../handlers/a2a.js';
 import { createPushHandler } from '../handlers/push.js';
+import { createReconcileHandler } from '../handlers/reconcile.js';
 import { createStreamHandler } from '../handlers/stream.js';
 import { createTurnStepHandler } from '../handlers/turn-step.js';
 import { A2aService } from '../service/a2a-service.js';
 import { localDynamoDbClientConfig, startDynamoDbLocal } from './dynamodb-local.js';
+import { executionStatusChange } from './execution-status-change.js';
 import { startHttpShim } from './http-shim.js';
 import { localLambdaContext } from './lambda-context.js';
 import { persistentPushTokenKey } from './push-token-key.js';
@@ -90,11 +92,24 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const [machine] = extractStateMachines(template);
     if (machine === undefined) throw new Error('the synthesized template has no state machine');
     const functions = functionsByLogicalId(template);
-    const engine = new LocalStepFunctions(
-      options.dataDir === undefined
+    // What EventBridge does in the cloud: an execution that ended FAILED, TIMED_OUT or ABORTED
+    // reaches the reconciler (bound below, once the handlers exist).
+    let onExecutionEnd: (event: unknown) => void = () => undefined;
+    // Reconciles run on their own. Closing waits for those in flight after the engine has closed
+    // (a closing engine reports no end) and before DynamoDB Local stops.
+    const reconciling = new Set<Promise<unknown>>();
+    closers.push(async () => {
+      await Promise.all([...reconciling]);
+    });
+    const engine = new LocalStepFunctions({
+      ...(options.dataDir === undefined
         ? {}
-        : { store: new FileParkedStore(join(options.dataDir, 'parked.json')) }
-    );
+        : { store: new FileParkedStore(join(options.dataDir, 'parked.json')) }),
+      onExecutionEnd: (execution) => {
+        const event = executionStatusChange(execution, 'us-east-1', '000000000000');
+        if (event !== undefined) onExecutionEnd(event);
+      },
+    });
     closers.push(() => engine.close());
     const facade = await startSfnHttpFacade(engine, { port: 0 });
     closers.push(() => facade.close());
@@ -130,6 +145,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       TurnStepFunction: createTurnStepHandler(() => runtime),
       StreamFunction: createStreamHandler(() => runtime),
       PushFunction: createPushHandler(() => runtime),
+      ReconcileFunction: createReconcileHandler(() => runtime),
       A2aFunction: createA2aHandler(
         () => runtime,
         () => service
@@ -152,6 +168,16 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       })
     );
     engine.createStateMachine({ name: machine.name, definition: machine.definition, taskHandlers });
+
+    onExecutionEnd = (event) => {
+      const run = invoke('ReconcileFunction', event).catch((error: unknown) =>
+        runtime.logger.error('execution end not reconciled', {
+          errorMessage: (error as Error).message,
+        })
+      );
+      reconciling.add(run);
+      void run.finally(() => reconciling.delete(run));
+    };
 
     // Each mapping reads the same stream on its own, as each event source mapping does.
     const streams = new DynamoDBStreamsClient(localDynamoDbClientConfig(dynamo.endpoint));
