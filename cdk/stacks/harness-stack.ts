@@ -11,7 +11,7 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
-import { type HarnessConfig, readHarnessConfig } from '../config.js';
+import { type HarnessConfig, readHarnessConfig, turnStepModelEnvironment } from '../config.js';
 import { A2aApi } from '../constructs/a2a-api.js';
 import { A2aAuth } from '../constructs/a2a-auth.js';
 import { HarnessAlarms } from '../constructs/alarms.js';
@@ -39,6 +39,10 @@ export const CONSTRUCT_IDS = {
   pushSecretsKey: 'PushSecretsKey',
   alarms: 'Alarms',
 } as const;
+
+/** Reserved concurrency, or none for 0 (Lambda reads 0 as "never run"). */
+const reservedConcurrency = (reserved: number) =>
+  reserved === 0 ? {} : { reservedConcurrentExecutions: reserved };
 
 export interface HarnessStackProps extends StackProps {
   /** @default read from CDK context (see cdk/config.ts) */
@@ -69,26 +73,22 @@ export class HarnessStack extends Stack {
       deletionProtection: config.stage === 'prod',
     });
     const arns = turnMachineArns(this, turnMachineName(this));
+    // What every function reads. The model's configuration goes to the turn step alone: the
+    // only function that calls the model (the agent card, streams, push delivery and the
+    // reconciler never depend on it).
     const environment = {
       [ENV.logLevel]: config.logLevel,
-      [ENV.modelProvider]: config.modelProvider,
-      [ENV.model]: config.model,
       [ENV.turnsPerGeneration]: String(config.turnsPerGeneration),
       [ENV.stage]: config.stage,
-      [ENV.modelReasoning]: config.modelReasoning,
-      [ENV.modelPrices]: config.modelPrices,
-      ...(config.modelBaseUrl === '' ? {} : { [ENV.modelBaseUrl]: config.modelBaseUrl }),
-      ...(config.modelApiKeySecret === ''
-        ? {}
-        : { [ENV.modelApiKeySecret]: config.modelApiKeySecret }),
     };
-
     this.turnStepFunction = new HarnessFunction(this, CONSTRUCT_IDS.turnStepFunction, {
       entry: handlerEntry('turn-step'),
       description: 'tiny-harness: one step of a turn (the turn state machine calls it)',
       // A model call is the longest step.
       timeout: Duration.minutes(5),
-      environment,
+      environment: { ...environment, ...turnStepModelEnvironment(config) },
+      // Turn steps keep running while streams hold A2A instances (docs/deploy.md, "Concurrency").
+      ...reservedConcurrency(config.turnStepReservedConcurrency),
     });
     this.streamFunction = new HarnessFunction(this, CONSTRUCT_IDS.streamFunction, {
       entry: handlerEntry('stream'),
@@ -102,7 +102,13 @@ export class HarnessStack extends Stack {
       // A stream (SSE) lasts up to 15 minutes, the REST API's stream-mode limit; the service ends
       // its own streams at 14 (a client resumes with Last-Event-ID), unary calls within 25 s.
       timeout: Duration.minutes(15),
-      environment,
+      environment: {
+        ...environment,
+        [ENV.streamsPerCaller]: String(config.streamsPerCaller),
+      },
+      // An upper bound on A2A instances (each open stream holds one), so streams never take the
+      // account's concurrency from the stream, push and reconcile functions.
+      ...reservedConcurrency(config.a2aReservedConcurrency),
     });
 
     this.pushFunction = new HarnessFunction(this, CONSTRUCT_IDS.pushFunction, {
@@ -143,6 +149,7 @@ export class HarnessStack extends Stack {
       provider: config.modelProvider,
       model: config.model,
       apiKeySecretArn: config.modelApiKeySecret || undefined,
+      apiKeySecretKmsKeyArn: config.modelApiKeySecretKmsKey || undefined,
     });
 
     this.turnMachine = new TurnStateMachine(this, CONSTRUCT_IDS.turnStateMachine, {

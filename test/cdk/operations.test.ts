@@ -79,3 +79,36 @@ describe('the execution reconciler', () => {
     ]);
   });
 });
+
+describe('concurrency', () => {
+  const reserved = (t: typeof template, id: string) =>
+    (t.toJSON().Resources as Record<string, { Properties?: Record<string, unknown> }>)[
+      logicalIdAt(t, id)
+    ]!.Properties!.ReservedConcurrentExecutions;
+
+  it('reserves instances for the turn step and caps the A2A function, whose streams hold instances', () => {
+    expect(reserved(template, 'TurnStepFunction')).toBe(20);
+    expect(reserved(template, 'A2aFunction')).toBe(100);
+    for (const id of ['StreamFunction', 'PushFunction', 'ReconcileFunction']) {
+      expect(reserved(template, id), id).toBeUndefined();
+    }
+  });
+
+  it('tells the A2A function how many streams one caller may hold open', () => {
+    const variables = (
+      resourceAt(template, 'A2aFunction').Properties!.Environment as {
+        Variables: Record<string, unknown>;
+      }
+    ).Variables;
+    expect(variables[ENV.streamsPerCaller]).toBe('4');
+  });
+
+  it('takes the reservations from context, 0 meaning none (not "never run")', () => {
+    const { template: custom } = synthHarness({
+      turnStepReservedConcurrency: '0',
+      a2aReservedConcurrency: '40',
+    });
+    expect(reserved(custom, 'TurnStepFunction')).toBeUndefined();
+    expect(reserved(custom, 'A2aFunction')).toBe(40);
+  });
+});
