@@ -202,9 +202,33 @@ export class HarnessStack extends Stack {
     this.a2aFunction.addEnvironment(ENV.oauthTokenUrl, this.auth.tokenUrl);
 
     this.alarms = new HarnessAlarms(this, CONSTRUCT_IDS.alarms, {
+      stage: config.stage,
       stateMachine: this.turnMachine.stateMachine,
-      streamFailureQueue: consumer.failureQueue,
-      pushFailureQueue: pushConsumer.failureQueue,
+      functions: {
+        TurnStep: this.turnStepFunction,
+        Stream: this.streamFunction,
+        A2a: this.a2aFunction,
+        Push: this.pushFunction,
+        Reconcile: this.reconcileFunction,
+      },
+      apiStage: this.api.restApi.deploymentStage,
+      streamConsumers: [
+        {
+          id: 'Stream',
+          handler: this.streamFunction,
+          failureQueue: consumer.failureQueue,
+          failureDescription:
+            'A stream batch gave up after its retries: a parent may have missed a child change.',
+        },
+        {
+          id: 'Push',
+          handler: this.pushFunction,
+          failureQueue: pushConsumer.failureQueue,
+          failureDescription:
+            'A push-notification batch gave up after its retries: a webhook missed events (see docs/push-notifications.md).',
+        },
+      ],
+      reconcilerDeadLetterQueue: this.reconciler.deadLetterQueue,
     });
 
     new CfnOutput(this, 'ApiUrl', {

@@ -19,6 +19,8 @@ export const RuntimeConfigSchema = z.object({
   TINY_HARNESS_TABLE: z.string().min(1),
   TINY_HARNESS_STATE_MACHINE_ARN: z.string().startsWith('arn:'),
   TINY_HARNESS_AGENT_ID: z.string().min(1).default(DEFAULT_AGENT_ID),
+  /** The deployment's stage (the stack sets it): a dimension of the turn step's metrics. */
+  TINY_HARNESS_STAGE: z.string().min(1).default('local'),
   TINY_HARNESS_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   /** The model's variables (model-config.ts): the same schema `cdk synth` checks. */
   ...ModelConfigShape,

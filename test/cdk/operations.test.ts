@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { ALARM_THRESHOLDS } from '../../cdk/constructs/alarms.js';
 import { ENV } from '../../cdk/constructs/environment.js';
+import { TURN_METRICS } from '../../functions/adapters/system/turn-metrics.js';
 import { extractStateMachines } from '../../functions/local/stepfunctions/asl-extractor.js';
 import {
   flatten,
@@ -110,5 +113,109 @@ describe('concurrency', () => {
     });
     expect(reserved(custom, 'TurnStepFunction')).toBeUndefined();
     expect(reserved(custom, 'A2aFunction')).toBe(40);
+  });
+});
+
+describe('alarms and the dashboard', () => {
+  const topic = { Ref: logicalIdAt(template, 'Alarms/Topic') };
+  const alarms = Object.entries(resources)
+    .filter(([, resource]) => resource.Type === 'AWS::CloudWatch::Alarm')
+    .map(([logicalId, resource]) => ({
+      logicalId,
+      path: String(
+        (template.toJSON().Resources[logicalId].Metadata as Record<string, unknown>)['aws:cdk:path']
+      )
+        .replace(`${TEST_STACK_NAME}/`, '')
+        .replace(/\/Resource$/, ''),
+      properties: resource.Properties as Record<string, unknown> & {
+        Dimensions?: Array<{ Name: string; Value: unknown }>;
+      },
+    }));
+  const alarmAt = (path: string) => {
+    const found = alarms.find((alarm) => alarm.path === path);
+    if (found === undefined) throw new Error(`no alarm at ${path}`);
+    return found.properties;
+  };
+
+  /** Every alarm the issue asks for, with its metric and threshold. */
+  const EXPECTED: Array<[string, string, string, number]> = [
+    ['Alarms/ExecutionsFailed', 'AWS/States', 'ExecutionsFailed', 1],
+    ['Alarms/ExecutionsTimedOut', 'AWS/States', 'ExecutionsTimedOut', 1],
+    [
+      'Alarms/ExecutionsAborted',
+      'AWS/States',
+      'ExecutionsAborted',
+      ALARM_THRESHOLDS.abortedPer15Minutes,
+    ],
+    ...['TurnStep', 'Stream', 'A2a', 'Push', 'Reconcile'].flatMap(
+      (fn): Array<[string, string, string, number]> => [
+        [`Alarms/${fn}Errors`, 'AWS/Lambda', 'Errors', ALARM_THRESHOLDS.functionErrors],
+        [`Alarms/${fn}Throttles`, 'AWS/Lambda', 'Throttles', 1],
+      ]
+    ),
+    ['Alarms/Api5xx', 'AWS/ApiGateway', '5XXError', ALARM_THRESHOLDS.api5xx],
+    ['Alarms/ApiLatency', 'AWS/ApiGateway', 'Latency', ALARM_THRESHOLDS.apiLatencyP90Ms],
+    ['Alarms/StreamIteratorAge', 'AWS/Lambda', 'IteratorAge', ALARM_THRESHOLDS.iteratorAgeMs],
+    ['Alarms/PushIteratorAge', 'AWS/Lambda', 'IteratorAge', ALARM_THRESHOLDS.iteratorAgeMs],
+    ['Alarms/StreamFailures', 'AWS/SQS', 'ApproximateNumberOfMessagesVisible', 1],
+    ['Alarms/PushFailures', 'AWS/SQS', 'ApproximateNumberOfMessagesVisible', 1],
+    ['Alarms/ReconcilerFailures', 'AWS/SQS', 'ApproximateNumberOfMessagesVisible', 1],
+  ];
+
+  it('has exactly the alarms the runbook covers, each notifying the topic', () => {
+    expect(alarms.map((alarm) => alarm.path).sort()).toEqual(EXPECTED.map(([path]) => path).sort());
+    for (const alarm of alarms) expect(alarm.properties.AlarmActions, alarm.path).toEqual([topic]);
+  });
+
+  it.each(EXPECTED)('%s watches %s %s at %d', (path, namespace, metricName, threshold) => {
+    expect(alarmAt(path)).toMatchObject({
+      Namespace: namespace,
+      MetricName: metricName,
+      Threshold: threshold,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  it('watches each function by its own name, the state machine by its ARN, the API by its stage', () => {
+    const dimension = (path: string) =>
+      alarmAt(path).Dimensions!.map((d) => [d.Name, flatten(d.Value)]);
+    expect(dimension('Alarms/TurnStepThrottles')).toEqual([
+      ['FunctionName', `<${logicalIdAt(template, 'TurnStepFunction')}>`],
+    ]);
+    expect(dimension('Alarms/ReconcileErrors')).toEqual([['FunctionName', `<${reconcileId}>`]]);
+    expect(dimension('Alarms/StreamIteratorAge')).toEqual([
+      ['FunctionName', `<${logicalIdAt(template, 'StreamFunction')}>`],
+    ]);
+    expect(dimension('Alarms/ExecutionsTimedOut')[0]![0]).toBe('StateMachineArn');
+    expect(
+      dimension('Alarms/Api5xx')
+        .map(([name]) => name)
+        .sort()
+    ).toEqual(['ApiName', 'Stage']);
+    expect(dimension('Alarms/ReconcilerFailures')).toEqual([['QueueName', `<${dlqId}.QueueName>`]]);
+  });
+
+  it('each alarm has a runbook line in docs/deploy.md', () => {
+    const deployDoc = readFileSync(new URL('../../docs/deploy.md', import.meta.url), 'utf8');
+    for (const [path] of EXPECTED) {
+      expect(deployDoc, path).toMatch(new RegExp(`\\| \`${path}\` \\|[^\\n]+\\|[^\\n]+\\|`));
+    }
+  });
+
+  it('a dashboard of turns, model tokens and cost per hour from the turn step metrics', () => {
+    const dashboards = Object.values(resources).filter(
+      (resource) => resource.Type === 'AWS::CloudWatch::Dashboard'
+    );
+    expect(dashboards).toHaveLength(1);
+    const body = JSON.stringify(dashboards[0]!.Properties!.DashboardBody);
+    for (const name of Object.values(TURN_METRICS.names)) {
+      expect(body).toContain(
+        `\\"${TURN_METRICS.namespace}\\",\\"${name}\\",\\"service\\",\\"${TURN_METRICS.service}\\",\\"stage\\",\\"test\\"`
+      );
+    }
+    expect(body).toContain('"period\\":3600');
+    expect(body).toContain('Turns per hour');
+    expect(body).toContain('Model cost per hour');
   });
 });

@@ -293,4 +293,38 @@ describe('the turn-step handler', () => {
       errorName: 'ProvisionedThroughputExceededException',
     });
   });
+
+  it('reports each model call it makes to the metrics (tokens and cost), and nothing for a retried step that reuses the recorded response', async () => {
+    const parts = inMemoryRuntime({ replies: [{ text: 'Hello Alice.' }] });
+    parts.runtime.loop.config = {
+      ...parts.runtime.loop.config,
+      prices: { scripted: { input: 2, cachedInput: 0.5, output: 10 } },
+    };
+    const record = await startTask(parts.harness.deps, {
+      message: textMessage('hi'),
+      sender: ALICE,
+    });
+    const calls: unknown[] = [];
+    const handler = createTurnStepHandler(
+      () => parts.runtime,
+      () => ({ modelCall: (call) => calls.push(call) })
+    );
+    const invoke = (event: unknown) =>
+      handler(event, lambdaContext('TurnStepFunction')) as Promise<StepResult>;
+    const ref: TurnRef = { taskId: record.task.id, generation: 1, turn: 0 };
+    const drained = await invoke({ op: 'drain', ref });
+    const assembled = await invoke({ op: 'assemble', ref: drained.ref });
+
+    await invoke({ op: 'invoke_model', ref: assembled.ref });
+    await invoke({ op: 'invoke_model', ref: assembled.ref });
+
+    expect(parts.model.requests).toHaveLength(1);
+    // The scripted model reports 100 tokens in and 10 out, as model "scripted".
+    expect(calls).toEqual([
+      {
+        usage: { inputTokens: 100, cachedInputTokens: 0, outputTokens: 10 },
+        costUsd: (100 * 2 + 10 * 10) / 1_000_000,
+      },
+    ]);
+  });
 });
