@@ -7,13 +7,19 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { Handler } from 'aws-lambda';
 import { buildApp } from '../../cdk/app.js';
 import { createTable } from '../adapters/dynamodb/create-table.js';
-import { buildRuntime, type Runtime, type RuntimeOverrides } from '../composition/runtime.js';
+import {
+  buildRuntime,
+  buildStreamLeases,
+  type Runtime,
+  type RuntimeOverrides,
+} from '../composition/runtime.js';
 import { readRuntimeConfig } from '../composition/runtime-config.js';
 import type { Model } from '../core/ports/model.js';
 import { createA2aHandler } from '../handlers/a2a.js';
 import { createPushHandler } from '../handlers/push.js';
 import { createReconcileHandler } from '../handlers/reconcile.js';
 import { createStreamHandler } from '../handlers/stream.js';
+import { capStreamsPerCaller } from '../handlers/stream-cap.js';
 import { createTurnStepHandler } from '../handlers/turn-step.js';
 import { A2aService } from '../service/a2a-service.js';
 import { localDynamoDbClientConfig, startDynamoDbLocal } from './dynamodb-local.js';
@@ -149,9 +155,15 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       A2aFunction: createA2aHandler(
         () => runtime,
         () => service
+      ).use(
+        capStreamsPerCaller(
+          () => runtime,
+          () => streamLeases
+        )
       ),
     };
     const service = new A2aService(runtime, { blockingTimeoutMs: 25_000, pollIntervalMs: 25 });
+    const streamLeases = buildStreamLeases(config);
     const invoke = (id: FunctionId, event: unknown) =>
       (handlers[id] as (event: unknown, context: unknown) => Promise<unknown>)(
         event,
