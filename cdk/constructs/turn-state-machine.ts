@@ -90,7 +90,8 @@ export const RETRY_POLICY: readonly RetryProps[] = [
   },
   {
     // Lambda refused the invocation: the account's or the function's concurrency is used up.
-    // Waits up to about 8 minutes in all, long enough for open streams to give instances back.
+    // Waits of at most 2, 4, 8, 16, 32, then 60 s: up to 6 minutes in all (3 on average with full
+    // jitter), time for open streams to give instances back.
     errors: ['Lambda.TooManyRequestsException'],
     interval: Duration.seconds(2),
     backoffRate: 2,
