@@ -145,15 +145,21 @@ export class PushConfigs {
     return { stored: await sealPushSecrets(sealer, clear), answer: toWire(clear) };
   }
 
-  /**
-   * Stores a prepared config: refused when its id is another participant's config on the task,
-   * or when the participant already has the most configs on it (a replacement is not one more).
-   * Needs no task record, so it may run before the task is created. Returns the client's answer.
-   */
+  /** Stores a prepared config (`admit` says whether it may be). Returns the client's answer. */
   async storePrepared(prepared: PreparedPushConfig): Promise<TaskPushNotificationConfig> {
+    await this.#runtime.pushConfigs.put(await this.admit(prepared));
+    return prepared.answer;
+  }
+
+  /**
+   * The config to store, if the task's stored configs allow it: refused when its id is another
+   * participant's config on the task, or when the participant already has the most configs on
+   * it (a replacement is not one more). Writes nothing: SendMessage commits an inline config
+   * with the message, so a refused message leaves none behind.
+   */
+  async admit(prepared: PreparedPushConfig): Promise<PushConfig> {
     const { taskId, id, ownerId } = prepared.stored;
-    const { pushConfigs } = this.#runtime;
-    const existing = await pushConfigs.list(taskId);
+    const existing = await this.#runtime.pushConfigs.list(taskId);
     const sameId = existing.find((config) => config.id === id);
     if (sameId !== undefined && sameId.ownerId !== ownerId) {
       throw invalid('this push config id is taken on the task');
@@ -164,8 +170,7 @@ export class PushConfigs {
         `a participant has at most ${PUSH_CONFIG_LIMITS.perParticipant} push configs on a task`
       );
     }
-    await pushConfigs.put(prepared.stored);
-    return prepared.answer;
+    return prepared.stored;
   }
 
   async get(

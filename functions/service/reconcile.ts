@@ -1,5 +1,5 @@
 import type { Runtime } from '../composition/runtime.js';
-import { cutTurn } from '../core/intake/cut-turn.js';
+import { reviveTask } from '../core/intake/revive.js';
 import { failTask } from '../core/loop/fail-task.js';
 import type { TurnRef } from '../core/loop/route.schema.js';
 import { isTerminalState, stateOf } from '../core/task/a2a-task.js';
@@ -56,20 +56,27 @@ export const reconcileExecutionEnd = async (
   if (record === undefined) return { action: 'ignored', why: 'unknown task' };
   if (isTerminalState(stateOf(record.task))) return { action: 'ignored', why: 'task ended' };
   const { generation, turn } = record.loop;
-  if (generation === end.generation + 1) {
-    const ref = { taskId: end.taskId, generation, turn };
+  // The same input as followWake's start of a cut turn's next generation: a repeated start of a
+  // running execution with the same name and input is a no-op.
+  const restart = async (next: number): Promise<Reconciliation> => {
+    const ref = { taskId: end.taskId, generation: next, turn: 0 };
     await executions.start(ref);
     return { action: 'restarted', ref };
-  }
+  };
+  if (generation === end.generation + 1) return restart(generation);
   if (generation !== end.generation) return { action: 'ignored', why: 'superseded' };
 
-  const waiting = await loop.store.readInbox(end.taskId, record.loop.inboxCursor);
+  const waiting = await loop.store.readInbox(end.taskId);
   if (waiting.length > 0 || record.loop.completionRequest !== null) {
-    const ref = await cutTurn(loop, end.taskId);
-    await executions.start(ref);
-    return { action: 'restarted', ref };
+    // The ended execution held any park token it had: it answers nobody now.
+    const wake = await reviveTask(loop, end.taskId, end.generation, { parkedExecutionGone: true });
+    // The generation before it has ended already: there is nothing to stop, only a start.
+    if (wake.action === 'cut') return restart(wake.generation);
+    return { action: 'ignored', why: 'superseded' };
   }
   const reason = executionEndReason(end);
-  await failTask(loop, { taskId: end.taskId, generation, turn }, reason);
+  const failed = await failTask(loop, { taskId: end.taskId, generation, turn }, reason);
+  // Decided on a fresh read: the task may have ended, or moved on, since the one above.
+  if (failed.route.next === 'superseded') return { action: 'ignored', why: 'superseded' };
   return { action: 'failed', reason };
 };

@@ -55,12 +55,19 @@ describe('the local engine feeds the reconciler, as EventBridge does in the clou
     try {
       const { alice, taskId } = await parkedConversation(stack);
       // A message reached the inbox but its wake was lost (the waker died before SendTaskSuccess).
-      await stack.runtime.loop.store.enqueue(taskId, {
-        kind: 'message',
-        id: 'lost-wake-1',
-        participantId: 'alice',
-        source: 'human',
-        text: 'anyone there?',
+      await stack.runtime.loop.store.commit({
+        kind: 'guarded',
+        taskId,
+        unparked: false,
+        enqueue: [
+          {
+            kind: 'message',
+            id: 'lost-wake-1',
+            participantId: 'alice',
+            source: 'human',
+            text: 'anyone there?',
+          },
+        ],
       });
 
       stack.engine.stopExecution({ executionArn: executionArn(stack.stateMachineArn, taskId, 1) });

@@ -90,7 +90,7 @@ describe('a conversation task', () => {
     expect(after.loop.parkToken).toBe(before.loop.parkToken);
     expect(model.requests).toHaveLength(1);
     expect((await harness.events.read(task.task.id)).length).toBe(eventsBefore);
-    expect(await harness.store.getOnce(task.task.id, 'audit:m-x')).toMatchObject({
+    expect(await harness.store.getAudit(task.task.id, 'audit:m-x')).toMatchObject({
       participant_id: STRANGER,
       accepted: false,
       reason: 'not a participant',

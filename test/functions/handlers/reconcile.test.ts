@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { executionName } from '../../../functions/adapters/stepfunctions/turn-executions.js';
-import { cutTurn } from '../../../functions/core/intake/cut-turn.js';
 import { receiveMessage } from '../../../functions/core/intake/receive-message.js';
+import { reviveTask } from '../../../functions/core/intake/revive.js';
 import { startTask } from '../../../functions/core/intake/start-task.js';
 import type { TurnRef } from '../../../functions/core/loop/route.schema.js';
 import { createReconcileHandler } from '../../../functions/handlers/reconcile.js';
@@ -46,7 +46,10 @@ const statusChange = (
  */
 const midTurn = async () => {
   const parts = inMemoryRuntime({ replies: [{ text: 'Hello Alice.' }] });
-  const record = await startTask(parts.harness.deps, { message: textMessage('hi'), sender: ALICE });
+  const { record } = await startTask(parts.harness.deps, {
+    message: textMessage('hi'),
+    sender: ALICE,
+  });
   const taskId = record.task.id;
   const ref: TurnRef = { taskId, generation: 1, turn: 0 };
   const turnStep = createTurnStepHandler(() => parts.runtime);
@@ -112,12 +115,20 @@ describe('the reconciler handler', () => {
 
   it("a child's note waiting restarts the task too", async () => {
     const { deliver, load, name, taskId, harness, executions } = await midTurn();
-    await harness.store.enqueue(taskId, {
-      kind: 'note',
-      id: 'note-child-1',
-      fromTaskId: 'child-1',
-      text: 'Sub-task child-1 is COMPLETED: done',
-      result: true,
+    // A child's news that reached the inbox (what the stand-in commits).
+    await harness.store.commit({
+      kind: 'guarded',
+      taskId,
+      unparked: false,
+      enqueue: [
+        {
+          kind: 'note',
+          id: 'note-child-1',
+          fromTaskId: 'child-1',
+          text: 'Sub-task child-1 is COMPLETED: done',
+          result: true,
+        },
+      ],
     });
 
     await deliver(statusChange(name, 'FAILED'));
@@ -160,9 +171,9 @@ describe('the reconciler handler', () => {
 
   it('leaves a task alone whose generation has moved on past the one after the ended one', async () => {
     const { deliver, load, name, taskId, harness, executions } = await midTurn();
-    // Two cut turns: generation 3 owns the task now.
-    await cutTurn(harness.deps, taskId);
-    await cutTurn(harness.deps, taskId);
+    // Taken over twice: generation 3 owns the task now.
+    await reviveTask(harness.deps, taskId, 1);
+    await reviveTask(harness.deps, taskId, 2);
     const before = await load();
     expect(before.loop.generation).toBe(3);
 
