@@ -121,10 +121,12 @@ export class HarnessFunction extends NodejsFunction {
 
   /**
    * Names the turn state machine in the environment. `drive`: start executions and answer task
-   * tokens (every handler). `manage`: also stop and describe executions (cutting a turn).
+   * tokens. `follow`: also ask whether an execution still runs (DescribeExecution: following a
+   * wake revives a task whose execution is gone). `manage`: also stop executions (cutting a turn,
+   * cancelling).
    */
-  bindTurnMachine(options: { arns: TurnMachineArns; access: 'drive' | 'manage' }): void {
-    const { arns } = options;
+  bindTurnMachine(options: { arns: TurnMachineArns; access: 'drive' | 'follow' | 'manage' }): void {
+    const { arns, access } = options;
     this.addEnvironment(ENV.stateMachineArn, arns.stateMachineArn);
     this.addToRolePolicy(
       new PolicyStatement({
@@ -137,20 +139,22 @@ export class HarnessFunction extends NodejsFunction {
         resources: [arns.stateMachineArn],
       })
     );
-    if (options.access === 'manage') {
-      this.addToRolePolicy(
-        new PolicyStatement({
-          actions: ['states:StopExecution', 'states:DescribeExecution'],
-          resources: [arns.executionArnPattern],
-        })
+    if (access === 'drive') return;
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: [
+          'states:DescribeExecution',
+          ...(access === 'manage' ? ['states:StopExecution'] : []),
+        ],
+        resources: [arns.executionArnPattern],
+      })
+    );
+    if (this.role) {
+      acknowledge(
+        this.role,
+        wildcardResourceFinding(this, arns.executionArnPattern),
+        "Execution names are per task and generation, known only at run time; the pattern covers executions of this stack's turn state machine and no other."
       );
-      if (this.role) {
-        acknowledge(
-          this.role,
-          wildcardResourceFinding(this, arns.executionArnPattern),
-          "Execution names are per task and generation, known only at run time; the pattern covers executions of this stack's turn state machine and no other."
-        );
-      }
     }
   }
 

@@ -139,9 +139,10 @@ export class HarnessStack extends Stack {
     this.a2aFunction.bindPushSecrets({ key: this.pushSecretsKey, access: 'seal' });
     this.pushFunction.bindPushSecrets({ key: this.pushSecretsKey, access: 'open' });
     // The turn step renews (starts the next generation) and starts sub-tasks; the stream
-    // function wakes parents; the A2A function starts tasks, wakes them, and cuts turns.
+    // function wakes parents (and revives one whose execution is gone); the A2A function starts
+    // tasks, wakes them, and cuts turns.
     this.turnStepFunction.bindTurnMachine({ arns, access: 'drive' });
-    this.streamFunction.bindTurnMachine({ arns, access: 'drive' });
+    this.streamFunction.bindTurnMachine({ arns, access: 'follow' });
     this.a2aFunction.bindTurnMachine({ arns, access: 'manage' });
 
     // Only the turn step calls the model: only it may read the key or invoke Bedrock.

@@ -32,6 +32,7 @@ const ACTIONS_OF_COMMAND: Record<string, string[]> = {
   SendTaskSuccess: ['states:SendTaskSuccess'],
   SendTaskFailure: ['states:SendTaskFailure'],
   StopExecution: ['states:StopExecution'],
+  DescribeExecution: ['states:DescribeExecution'],
   Encrypt: ['kms:Encrypt'],
   Decrypt: ['kms:Decrypt'],
   GetSecretValue: ['secretsmanager:GetSecretValue'],
@@ -72,11 +73,19 @@ const NOT_CALLED = {
     commands: ['StopExecution'],
     why: 'only the A2A service cuts or cancels a running turn',
   },
+  describe: {
+    commands: ['DescribeExecution'],
+    why: "only following a wake asks whether an execution runs (to revive a task whose execution is gone): the A2A service's and the stream stand-in's",
+  },
   sendTaskFailure: {
     commands: ['SendTaskFailure'],
     why: 'TurnExecutions.fail exists for the port; no operation calls it',
   },
   scan: { commands: ['Scan'], why: 'no operation of the deployed runtime scans the table' },
+  resume: {
+    commands: ['SendTaskSuccess'],
+    why: 'the reconciler starts generations; the execution it hears of has ended, tokens and all',
+  },
   drive: {
     commands: [...TABLE_WRITES, 'StartExecution', 'SendTaskSuccess'],
     why: 'push delivery only reads the task and its configs',
@@ -101,11 +110,17 @@ const CALLS: Record<string, { entry: string; calls: string[]; notCalled: Reason[
       'Converse',
       'GetSecretValue',
     ],
-    notCalled: ['pushSecrets', 'stop', 'sendTaskFailure', 'scan'],
+    notCalled: ['pushSecrets', 'stop', 'describe', 'sendTaskFailure', 'scan'],
   },
   StreamFunction: {
     entry: 'stream',
-    calls: [...TABLE_READS, ...TABLE_WRITES, 'StartExecution', 'SendTaskSuccess'],
+    calls: [
+      ...TABLE_READS,
+      ...TABLE_WRITES,
+      'StartExecution',
+      'SendTaskSuccess',
+      'DescribeExecution',
+    ],
     notCalled: ['model', 'pushSecrets', 'stop', 'sendTaskFailure', 'scan'],
   },
   A2aFunction: {
@@ -116,6 +131,7 @@ const CALLS: Record<string, { entry: string; calls: string[]; notCalled: Reason[
       'StartExecution',
       'SendTaskSuccess',
       'StopExecution',
+      'DescribeExecution',
       'Encrypt',
       'Decrypt',
     ],
@@ -124,12 +140,12 @@ const CALLS: Record<string, { entry: string; calls: string[]; notCalled: Reason[
   PushFunction: {
     entry: 'push',
     calls: [...TABLE_READS, 'Decrypt'],
-    notCalled: ['model', 'pushSecrets', 'stop', 'sendTaskFailure', 'scan', 'drive'],
+    notCalled: ['model', 'pushSecrets', 'stop', 'describe', 'sendTaskFailure', 'scan', 'drive'],
   },
   ReconcileFunction: {
     entry: 'reconcile',
     calls: [...TABLE_READS, ...TABLE_WRITES, 'StartExecution'],
-    notCalled: ['model', 'pushSecrets', 'stop', 'sendTaskFailure', 'scan', 'drive'],
+    notCalled: ['model', 'pushSecrets', 'stop', 'describe', 'sendTaskFailure', 'scan', 'resume'],
   },
 };
 
