@@ -23,6 +23,8 @@ export interface BuildAppOptions {
    * deployable assembly is fully checked and a quick template read stays quick
    */
   readonly validateTemplate?: boolean;
+  /** The region the CLI deploys to (CDK_DEFAULT_REGION), checked against where the stack runs. */
+  readonly region?: string | undefined;
 }
 
 /** `TinyHarness-<stage>`: stages deploy side by side in one account. */
@@ -42,7 +44,7 @@ export function buildApp(options: BuildAppOptions = {}): { app: App; stack: Harn
       ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
     },
   });
-  const config = readHarnessConfig(app);
+  const config = readHarnessConfig(app, options.region);
   const stack = new HarnessStack(app, stackNameFor(config.stage), {
     config,
     description: `tiny-harness (${config.stage}): A2A agent harness on Step Functions, Lambda and DynamoDB`,

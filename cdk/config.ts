@@ -1,12 +1,19 @@
 /**
  * The deployment's configuration, from CDK context (`cdk.json` defaults, `-c key=value` on the
  * command line, or `buildApp({ context })` in-process). Validated at synthesis so a bad value
- * fails `cdk synth`, not a Lambda cold start in the cloud.
+ * fails `cdk synth` with one line naming the key, not a Lambda cold start in the cloud. The
+ * model's keys are checked by the runtime's own schema (functions/composition/model-config.ts),
+ * applied to the environment the turn-step function will get.
  */
 import type { Construct } from 'constructs';
 import { z } from 'zod';
+import {
+  type ConfigNaming,
+  type ModelVariable,
+  modelConfigSchema,
+  oneLineIssues,
+} from '../functions/composition/model-config.js';
 import { RuntimeConfigSchema } from '../functions/composition/runtime-config.js';
-import { ModelPricesSchema } from '../functions/core/loop/usage.js';
 
 /** The defaults `cdk.json` repeats (a test keeps the two equal). */
 export const DEFAULT_CONTEXT = {
@@ -19,21 +26,53 @@ export const DEFAULT_CONTEXT = {
   modelBaseUrl: '',
   modelReasoning: 'false',
   modelApiKeySecret: '',
+  modelApiKeySecretKmsKey: '',
   modelPrices: '{}',
   callerRequestsPerMinute: 120,
+  turnStepReservedConcurrency: 20,
+  a2aReservedConcurrency: 100,
+  streamsPerCaller: 4,
 } as const;
+
+export type ContextKey = keyof typeof DEFAULT_CONTEXT;
+
+/** The context key behind each model variable the stack sets on the turn-step function. */
+export const MODEL_CONTEXT_KEYS: Partial<Record<ModelVariable, ContextKey>> = {
+  TINY_HARNESS_MODEL_PROVIDER: 'modelProvider',
+  TINY_HARNESS_MODEL: 'model',
+  TINY_HARNESS_MODEL_BASE_URL: 'modelBaseUrl',
+  TINY_HARNESS_MODEL_REASONING: 'modelReasoning',
+  TINY_HARNESS_MODEL_API_KEY_SECRET: 'modelApiKeySecret',
+  TINY_HARNESS_MODEL_PRICES: 'modelPrices',
+};
+
+const CONTEXT_NAMING: ConfigNaming = {
+  cloud: true,
+  name: (variable) => MODEL_CONTEXT_KEYS[variable] ?? variable,
+};
 
 // `-c key=value` always arrives as a string: numbers are coerced.
 const positiveInt = z.coerce.number().int().positive();
+/** 0 = no reservation (the function draws on the account's unreserved pool). */
+const reservation = z.coerce.number().int().min(0).max(10_000);
+
+/** Cognito refuses a hosted-domain prefix containing these words (the prefix holds the stage). */
+const RESERVED_DOMAIN_WORDS = /aws|amazon|cognito/i;
 
 const HarnessConfigSchema = z.object({
   /**
    * The API Gateway stage and the stack-name suffix (`TinyHarness-<stage>`; the state machine is
-   * `<stack>-turns`, at most 80 characters): letters, digits and "-".
+   * `<stack>-turns`, at most 80 characters): letters, digits and "-". It is also part of the
+   * Cognito domain prefix, which may not contain "aws", "amazon" or "cognito".
    */
-  stage: z.string().regex(/^[A-Za-z0-9-]{1,40}$/, 'letters, digits and "-", at most 40'),
-  // The runtime's own schema is the source of truth for what a Lambda accepts at cold start.
-  modelProvider: RuntimeConfigSchema.shape.TINY_HARNESS_MODEL_PROVIDER,
+  stage: z
+    .string()
+    .regex(/^[A-Za-z0-9-]{1,40}$/, 'letters, digits and "-", at most 40')
+    .refine(
+      (stage) => !RESERVED_DOMAIN_WORDS.test(stage),
+      'may not contain "aws", "amazon" or "cognito": it is part of the Cognito domain prefix (harness-<stage>-<account>), which Cognito refuses with those words'
+    ),
+  modelProvider: z.string(),
   model: z.string(),
   logLevel: RuntimeConfigSchema.shape.TINY_HARNESS_LOG_LEVEL,
   turnsPerGeneration: positiveInt,
@@ -43,32 +82,51 @@ const HarnessConfigSchema = z.object({
    * inside both.
    */
   parkTimeoutDays: positiveInt.max(24),
-  /** The only host the provider is called at (an OpenAI-compatible server); '' = the provider's own. */
-  modelBaseUrl: z.union([z.literal(''), z.string().url()]),
-  /** Whether the model honours a task's reasoning_effort. */
-  modelReasoning: z.enum(['true', 'false']),
-  /** Secrets Manager secret ARN holding the provider's API key ('' = none; Bedrock needs none). */
-  modelApiKeySecret: z.union([z.literal(''), z.string().startsWith('arn:aws')]),
-  /** Prices per model id in USD per million tokens (JSON), for each task's cost ledger. */
+  modelBaseUrl: z.string(),
+  modelReasoning: z.string(),
+  modelApiKeySecret: z.string(),
+  /** The customer managed KMS key the secret is encrypted with ('' = aws/secretsmanager). */
+  modelApiKeySecretKmsKey: z.union([
+    z.literal(''),
+    z
+      .string()
+      .regex(
+        /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/,
+        "the KMS key's ARN (arn:aws:kms:<region>:<account>:key/<key id>)"
+      ),
+  ]),
+  modelPrices: z.string(),
   /**
    * Requests one caller (one access token) may make a minute, enforced by a WAF rate rule on the
    * stage; the local shim's default is the same. WAF counts at least 10 per window.
    */
   callerRequestsPerMinute: positiveInt.min(10),
-  modelPrices: z.string().refine((text) => {
-    try {
-      return ModelPricesSchema.safeParse(JSON.parse(text)).success;
-    } catch {
-      return false;
-    }
-  }, 'a JSON price table: {"<model id>": {"input": 1.25, "cachedInput": 0.125, "output": 10}}'),
+  turnStepReservedConcurrency: reservation,
+  a2aReservedConcurrency: reservation,
+  /** Server-Sent Event streams one caller may hold open at once. */
+  streamsPerCaller: positiveInt.max(100),
 });
 
 export type HarnessConfig = z.infer<typeof HarnessConfigSchema>;
 
-export type ContextKey = keyof typeof DEFAULT_CONTEXT;
+/** A configuration `cdk synth` refuses; its message is one line and names the keys. */
+export class ConfigurationError extends Error {
+  override readonly name = 'ConfigurationError';
+}
 
-export const readHarnessConfig = (scope: Construct): HarnessConfig => {
+/** The model environment the stack gives the turn-step function ('' values are left unset). */
+export const turnStepModelEnvironment = (config: HarnessConfig): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(MODEL_CONTEXT_KEYS)
+      .map(([variable, key]) => [variable, String(config[key as ContextKey])])
+      .filter(([, value]) => value !== '')
+  );
+
+/** Partitions where the stack's Cognito user pool (Plus plan, threat protection) is not offered. */
+const UNSUPPORTED_REGION = /^(cn|us-gov|us-iso[a-z]*|eu-isoe)-/;
+
+/** `region`: where the CLI deploys (CDK_DEFAULT_REGION), when it knows. */
+export const readHarnessConfig = (scope: Construct, region?: string): HarnessConfig => {
   const raw = Object.fromEntries(
     Object.entries(DEFAULT_CONTEXT).map(([key, fallback]) => [
       key,
@@ -77,13 +135,33 @@ export const readHarnessConfig = (scope: Construct): HarnessConfig => {
   );
   const parsed = HarnessConfigSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new Error(`invalid CDK context: ${z.prettifyError(parsed.error)}`);
-  }
-  const { modelProvider, model } = parsed.data;
-  if (modelProvider !== 'demo' && modelProvider !== 'scripted' && model === '') {
-    throw new Error(
-      `invalid CDK context: modelProvider=${modelProvider} needs -c model=<model id>`
+    throw new ConfigurationError(
+      `invalid CDK context: ${oneLineIssues(parsed.error, (path) => String(path ?? ''))}`
     );
   }
-  return parsed.data;
+  const config = parsed.data;
+  const model = modelConfigSchema(CONTEXT_NAMING).safeParse(turnStepModelEnvironment(config));
+  if (!model.success) {
+    throw new ConfigurationError(
+      `invalid CDK context: ${oneLineIssues(model.error, (path) =>
+        CONTEXT_NAMING.name(path as ModelVariable)
+      )}`
+    );
+  }
+  if (config.modelProvider === 'bedrock' && config.model.startsWith('arn:')) {
+    throw new ConfigurationError(
+      'invalid CDK context: model: with modelProvider=bedrock, give a model id (anthropic.claude-…) or an inference profile id (us.anthropic.claude-…), not an ARN'
+    );
+  }
+  if (config.modelApiKeySecretKmsKey !== '' && config.modelApiKeySecret === '') {
+    throw new ConfigurationError(
+      'invalid CDK context: modelApiKeySecretKmsKey is the key of modelApiKeySecret: set the secret too'
+    );
+  }
+  if (region !== undefined && UNSUPPORTED_REGION.test(region)) {
+    throw new ConfigurationError(
+      `invalid deployment region ${region}: the stack's Cognito user pool (Plus feature plan, threat protection) is offered only in the commercial aws partition (docs/deploy.md, "Where it deploys")`
+    );
+  }
+  return config;
 };

@@ -1,5 +1,5 @@
 /**
- * The A2A surface (DESIGN §5): a REST API in front of A2aFunction. The agent card, the JSON-RPC
+ * The A2A surface: a REST API in front of A2aFunction. The agent card, the JSON-RPC
  * binding (POST /) and the HTTP+JSON binding ({proxy+}) all reach the one function, which
  * routes, validates (zod) and answers with A2A's own error shapes.
  *

@@ -20,6 +20,8 @@ export const ENV = {
   authMode: 'TINY_HARNESS_AUTH_MODE',
   /** The user pool's OAuth 2.0 token endpoint, for the agent card (A2A function only). */
   oauthTokenUrl: 'TINY_HARNESS_OAUTH_TOKEN_URL',
+  /** Server-Sent Event streams one caller may hold open at once (A2A function only). */
+  streamsPerCaller: 'TINY_HARNESS_STREAMS_PER_CALLER',
   /** The KMS key that seals push-notification tokens and credentials. */
   pushKmsKeyId: 'TINY_HARNESS_PUSH_KMS_KEY_ID',
 } as const;

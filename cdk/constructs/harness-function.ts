@@ -40,6 +40,8 @@ export interface HarnessFunctionProps {
   readonly memorySize?: number;
   /** @default one month */
   readonly logRetention?: RetentionDays;
+  /** @default none: the function draws on the account's unreserved concurrency */
+  readonly reservedConcurrentExecutions?: number;
 }
 
 export class HarnessFunction extends NodejsFunction {
@@ -64,6 +66,9 @@ export class HarnessFunction extends NodejsFunction {
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout,
+      ...(props.reservedConcurrentExecutions === undefined
+        ? {}
+        : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
       tracing: Tracing.ACTIVE,
       logGroup,
       role,
@@ -116,10 +121,12 @@ export class HarnessFunction extends NodejsFunction {
 
   /**
    * Names the turn state machine in the environment. `drive`: start executions and answer task
-   * tokens (every handler). `manage`: also stop and describe executions (cutting a turn).
+   * tokens. `follow`: also ask whether an execution still runs (DescribeExecution: following a
+   * wake revives a task whose execution is gone). `manage`: also stop executions (cutting a turn,
+   * cancelling).
    */
-  bindTurnMachine(options: { arns: TurnMachineArns; access: 'drive' | 'manage' }): void {
-    const { arns } = options;
+  bindTurnMachine(options: { arns: TurnMachineArns; access: 'drive' | 'follow' | 'manage' }): void {
+    const { arns, access } = options;
     this.addEnvironment(ENV.stateMachineArn, arns.stateMachineArn);
     this.addToRolePolicy(
       new PolicyStatement({
@@ -132,20 +139,22 @@ export class HarnessFunction extends NodejsFunction {
         resources: [arns.stateMachineArn],
       })
     );
-    if (options.access === 'manage') {
-      this.addToRolePolicy(
-        new PolicyStatement({
-          actions: ['states:StopExecution', 'states:DescribeExecution'],
-          resources: [arns.executionArnPattern],
-        })
+    if (access === 'drive') return;
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: [
+          'states:DescribeExecution',
+          ...(access === 'manage' ? ['states:StopExecution'] : []),
+        ],
+        resources: [arns.executionArnPattern],
+      })
+    );
+    if (this.role) {
+      acknowledge(
+        this.role,
+        wildcardResourceFinding(this, arns.executionArnPattern),
+        "Execution names are per task and generation, known only at run time; the pattern covers executions of this stack's turn state machine and no other."
       );
-      if (this.role) {
-        acknowledge(
-          this.role,
-          wildcardResourceFinding(this, arns.executionArnPattern),
-          "Execution names are per task and generation, known only at run time; the pattern covers executions of this stack's turn state machine and no other."
-        );
-      }
     }
   }
 
@@ -163,15 +172,17 @@ export class HarnessFunction extends NodejsFunction {
   }
 
   /**
-   * Lets the function call the configured model: read the provider key's secret (when one is
-   * configured), or invoke the Bedrock model (foundation model and inference profiles of that id
-   * in this region). Other providers need no AWS permission.
+   * Lets the function call the configured model: read the provider key's secret (and decrypt it,
+   * when a customer managed key encrypts it), or invoke the Bedrock model (the foundation model,
+   * and the cross-region inference profile of that id). Other providers need no AWS permission.
    */
   bindModel(options: {
     provider: string;
     model: string;
     apiKeySecretArn?: string | undefined;
+    apiKeySecretKmsKeyArn?: string | undefined;
   }): void {
+    const stack = Stack.of(this);
     if (options.apiKeySecretArn !== undefined) {
       this.addToRolePolicy(
         new PolicyStatement({
@@ -180,28 +191,42 @@ export class HarnessFunction extends NodejsFunction {
         })
       );
     }
+    if (options.apiKeySecretKmsKeyArn !== undefined) {
+      // Only through Secrets Manager, for reading that secret: not a general use of the key.
+      this.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['kms:Decrypt'],
+          resources: [options.apiKeySecretKmsKeyArn],
+          conditions: {
+            StringEquals: { 'kms:ViaService': `secretsmanager.${stack.region}.amazonaws.com` },
+          },
+        })
+      );
+    }
     if (options.provider !== 'bedrock') return;
-    const stack = Stack.of(this);
-    const model = options.model.replace(/^(us|eu|apac|global)\./, '');
+    const { foundationModel, profile } = bedrockModelId(options.model);
     const resources = [
       stack.formatArn({
         service: 'bedrock',
         account: '',
         resource: 'foundation-model',
-        resourceName: model,
-      }),
-      // A cross-region inference profile routes to the same model in other regions.
-      `arn:${stack.partition}:bedrock:*::foundation-model/${model}`,
-      stack.formatArn({
-        service: 'bedrock',
-        resource: 'inference-profile',
-        resourceName: options.model,
+        resourceName: foundationModel,
       }),
     ];
-    this.addToRolePolicy(
-      new PolicyStatement({ actions: ['bedrock:InvokeModel', 'bedrock:Converse'], resources })
-    );
-    if (this.role) {
+    if (profile) {
+      resources.push(
+        // A cross-region (or global) inference profile may serve the model from any region.
+        `arn:${stack.partition}:bedrock:*::foundation-model/${foundationModel}`,
+        stack.formatArn({
+          service: 'bedrock',
+          resource: 'inference-profile',
+          resourceName: options.model,
+        })
+      );
+    }
+    // The Converse API is authorized as bedrock:InvokeModel (there is no bedrock:Converse action).
+    this.addToRolePolicy(new PolicyStatement({ actions: ['bedrock:InvokeModel'], resources }));
+    if (profile && this.role) {
       acknowledge(
         this.role,
         wildcardResourceFinding(this, resources[1] ?? ''),
@@ -210,3 +235,15 @@ export class HarnessFunction extends NodejsFunction {
     }
   }
 }
+
+/**
+ * The geographic prefixes of Bedrock's cross-region inference profiles (`us.`, `eu.`, `apac.`,
+ * `jp.`, `au.`, `ca.`, `us-gov.`, and `global.`): a model id with one is a profile id, and the
+ * foundation model is the id without it.
+ */
+export const INFERENCE_PROFILE_PREFIX = /^(us|us-gov|eu|apac|jp|au|ca|global)\./;
+
+export const bedrockModelId = (model: string): { foundationModel: string; profile: boolean } => ({
+  foundationModel: model.replace(INFERENCE_PROFILE_PREFIX, ''),
+  profile: INFERENCE_PROFILE_PREFIX.test(model),
+});

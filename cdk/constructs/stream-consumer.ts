@@ -1,6 +1,6 @@
 /**
  * Feeds the table's stream to a function through a filtered event source mapping, with what a
- * stream consumer must have so that a poisoned record never blocks its shard (DESIGN §4):
+ * stream consumer must have so that a poisoned record never blocks its shard:
  * bounded retries, bisection, per-record failures, and an on-failure queue. Two consumers read
  * the stream: StreamFunction (the stand-in: a child's change reaches its parent) and PushFunction
  * (push notifications); the filters keep each function from being invoked for the rest.
@@ -104,7 +104,7 @@ export class StreamConsumer extends Construct {
         ...(props.parallelizationFactor === undefined
           ? {}
           : { parallelizationFactor: props.parallelizationFactor }),
-        // A poisoned record must not block its shard (DESIGN §4): bounded retries, bisect to
+        // A poisoned record must not block its shard: bounded retries, bisect to
         // isolate it, report per-record failures, give up on records older than an hour, and
         // send what failed to the queue for an operator (the alarm in alarms.ts fires).
         retryAttempts: 3,

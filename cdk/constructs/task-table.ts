@@ -1,5 +1,5 @@
 /**
- * The one DynamoDB table (DESIGN §4), built from the same constants the adapters and the local
+ * The one DynamoDB table, built from the same constants the adapters and the local
  * `create-table.ts` read, so the key schema cannot drift between the cloud and a laptop.
  */
 import { RemovalPolicy } from 'aws-cdk-lib';

@@ -1,5 +1,5 @@
 /**
- * The turn loop as states (DESIGN §3): the machine routes, the core decides. Every Task calls
+ * The turn loop as states: the machine routes, the core decides. Every Task calls
  * TurnStepFunction with one operation and references only; the function answers
  * `{ ref, route }` and "Route Turn" follows `route.next`.
  *
@@ -19,6 +19,9 @@ import {
   JsonPath,
   LogLevel,
   Map as MapState,
+  Pass,
+  Result,
+  type RetryProps,
   type State,
   StateMachine,
   StateMachineType,
@@ -28,6 +31,7 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
+import { TRANSIENT_SERVICE_ERROR_NAME } from '../../functions/adapters/aws/transient-error.js';
 import { RETRYABLE_ERROR_NAMES } from '../../functions/core/errors.js';
 import type { RouteName } from '../../functions/core/loop/route.schema.js';
 import { acknowledge, wildcardResourceFinding } from './nag.js';
@@ -52,6 +56,75 @@ export const STATE_NAMES = {
 
 /** The error the execution fails with when a step failed for good. */
 export const TASK_FAILED_ERROR = 'TaskFailed';
+
+/** What "Unknown Route" hands to "Fail Task" as the failure. */
+export const UNKNOWN_ROUTE_ERROR = {
+  Error: 'UnknownRoute',
+  Cause: 'The turn step returned a route.next this state machine does not know.',
+} as const;
+
+/**
+ * The Retry list of every Task state, in the order Step Functions tries them (the first whose
+ * ErrorEquals matches applies). Every entry backs off exponentially with full jitter, so a burst
+ * of throttled steps does not come back in step.
+ */
+export const RETRY_POLICY: readonly RetryProps[] = [
+  {
+    // A lost optimistic write, a throttled or overloaded model.
+    errors: [...RETRYABLE_ERROR_NAMES],
+    interval: Duration.seconds(1),
+    backoffRate: 2,
+    maxAttempts: 5,
+    jitterStrategy: JitterType.FULL,
+    maxDelay: Duration.seconds(60),
+  },
+  {
+    // The step's own AWS calls (DynamoDB, Step Functions, KMS, Secrets Manager, Bedrock) that
+    // were throttled or failed transiently past the SDK's retries (functions/adapters/aws).
+    errors: [TRANSIENT_SERVICE_ERROR_NAME],
+    interval: Duration.seconds(2),
+    backoffRate: 2,
+    maxAttempts: 6,
+    jitterStrategy: JitterType.FULL,
+    maxDelay: Duration.seconds(60),
+  },
+  {
+    // Lambda refused the invocation: the account's or the function's concurrency is used up.
+    // Waits of at most 2, 4, 8, 16, 32, then 60 s: up to 6 minutes in all (3 on average with full
+    // jitter), time for open streams to give instances back.
+    errors: ['Lambda.TooManyRequestsException'],
+    interval: Duration.seconds(2),
+    backoffRate: 2,
+    maxAttempts: 10,
+    jitterStrategy: JitterType.FULL,
+    maxDelay: Duration.seconds(60),
+  },
+  {
+    // Lambda's own transient failures (AWS's list for the Lambda integration).
+    errors: [
+      'Lambda.ClientExecutionTimeoutException',
+      'Lambda.ServiceException',
+      'Lambda.AWSLambdaException',
+      'Lambda.SdkClientException',
+    ],
+    interval: Duration.seconds(2),
+    backoffRate: 2,
+    maxAttempts: 6,
+    jitterStrategy: JitterType.FULL,
+    maxDelay: Duration.seconds(60),
+  },
+];
+
+/**
+ * What each state that can fail hands to "Fail Task". `States.DataLimitExceeded` (a result over
+ * the 256 KiB payload limit) is not matched by `States.ALL` and must be named; `States.Runtime`
+ * can be neither caught nor retried: the execution fails, and the reconciler (EventBridge on
+ * the execution's status) deals with the task.
+ */
+export const CATCH_ERRORS: readonly (readonly string[])[] = [
+  ['States.DataLimitExceeded'],
+  ['States.ALL'],
+];
 
 const ERROR_PATH = '$.error';
 const ref = () => JsonPath.objectAt('$.ref');
@@ -89,10 +162,14 @@ export class TurnStateMachine extends Construct {
     const executeTools = this.#executeToolCalls();
     const park = this.#park(props.parkTimeout, renewExecution);
 
-    for (const task of [drainInbox, assemble, invokeModel, finish, park, renewExecution]) {
-      task.addCatch(failTask, { errors: ['States.ALL'], resultPath: ERROR_PATH });
+    for (const state of [drainInbox, assemble, invokeModel, finish, park, renewExecution]) {
+      for (const errors of CATCH_ERRORS) {
+        state.addCatch(failTask, { errors: [...errors], resultPath: ERROR_PATH });
+      }
     }
-    executeTools.addCatch(failTask, { errors: ['States.ALL'], resultPath: ERROR_PATH });
+    for (const errors of CATCH_ERRORS) {
+      executeTools.addCatch(failTask, { errors: [...errors], resultPath: ERROR_PATH });
+    }
 
     drainInbox.next(routeTurn);
     // Assembling always leads to the model call (which itself stops a superseded generation), so
@@ -119,11 +196,13 @@ export class TurnStateMachine extends Construct {
     for (const [route, target] of Object.entries(targets)) {
       routeTurn.when(Condition.stringEquals('$.route.next', route), target);
     }
+    // A route this machine does not know fails the task like any step failure (the task does not
+    // stay WORKING behind a failed execution).
     routeTurn.otherwise(
-      new Fail(this, STATE_NAMES.unknownRoute, {
-        error: 'UnknownRoute',
-        cause: 'The turn step returned a route.next this state machine does not know.',
-      })
+      new Pass(this, STATE_NAMES.unknownRoute, {
+        result: Result.fromObject(UNKNOWN_ROUTE_ERROR),
+        resultPath: ERROR_PATH,
+      }).next(failTask)
     );
 
     this.logGroup = new LogGroup(this, 'Logs', {
@@ -160,6 +239,7 @@ export class TurnStateMachine extends Construct {
     return withRetries(
       new LambdaInvoke(this, name, {
         lambdaFunction: this.#handler,
+        retryOnServiceExceptions: false,
         payload: TaskInput.fromObject(payload),
         payloadResponseOnly: true,
         resultPath: JsonPath.entirePayload,
@@ -175,6 +255,7 @@ export class TurnStateMachine extends Construct {
     const executeToolCall = withRetries(
       new LambdaInvoke(this, STATE_NAMES.executeToolCall, {
         lambdaFunction: this.#handler,
+        retryOnServiceExceptions: false,
         payload: TaskInput.fromObject({ op: 'execute_tool', call: JsonPath.objectAt('$') }),
         payloadResponseOnly: true,
       })
@@ -198,6 +279,7 @@ export class TurnStateMachine extends Construct {
     const park = withRetries(
       new LambdaInvoke(this, STATE_NAMES.park, {
         lambdaFunction: this.#handler,
+        retryOnServiceExceptions: false,
         integrationPattern: IntegrationPattern.WAIT_FOR_TASK_TOKEN,
         payload: TaskInput.fromObject({
           op: 'park',
@@ -217,11 +299,15 @@ export class TurnStateMachine extends Construct {
     return park;
   }
 
-  /** Records the failure on the task, then fails the execution. It has no Catch of its own. */
+  /**
+   * Records the failure on the task, then fails the execution. It has no Catch of its own: if it
+   * still fails past its retries, the execution fails and the reconciler fails the task.
+   */
   #failTask(): LambdaInvoke {
     const failTask = withRetries(
       new LambdaInvoke(this, STATE_NAMES.failTask, {
         lambdaFunction: this.#handler,
+        retryOnServiceExceptions: false,
         payload: TaskInput.fromObject({
           op: 'fail',
           ref: ref(),
@@ -239,18 +325,8 @@ export class TurnStateMachine extends Construct {
   }
 }
 
-/**
- * Transient core errors (a lost optimistic write, a throttled model) retry with capped, jittered
- * backoff; CDK has already added the Lambda service-exception retry.
- */
+/** The Retry list of every Task state (RETRY_POLICY) replaces CDK's default Lambda retry. */
 const withRetries = (task: LambdaInvoke): LambdaInvoke => {
-  task.addRetry({
-    errors: [...RETRYABLE_ERROR_NAMES],
-    interval: Duration.seconds(1),
-    backoffRate: 2,
-    maxAttempts: 5,
-    jitterStrategy: JitterType.FULL,
-    maxDelay: Duration.seconds(60),
-  });
+  for (const retry of RETRY_POLICY) task.addRetry(retry);
   return task;
 };

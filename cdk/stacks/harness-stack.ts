@@ -1,20 +1,22 @@
 /**
- * Everything one deployment of tiny-harness is: the task table, the four Lambdas, the turn
- * state machine, the two stream consumers (the stand-in and push delivery), the key that seals
- * push secrets, the A2A API and its user pool, and the alarms.
+ * Everything one deployment of tiny-harness is: the task table, the five Lambdas, the turn
+ * state machine and the reconciler of its executions, the two stream consumers (the stand-in
+ * and push delivery), the key that seals push secrets, the A2A API and its user pool, and the
+ * alarms.
  *
  * Construct ids of the table and the functions are fixed: the local runtime finds the
  * functions in the synthesized template by them (`TaskTable`, `TurnStepFunction`,
- * `StreamFunction`, `A2aFunction`, `PushFunction`).
+ * `StreamFunction`, `A2aFunction`, `PushFunction`, `ReconcileFunction`).
  */
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
-import { type HarnessConfig, readHarnessConfig } from '../config.js';
+import { type HarnessConfig, readHarnessConfig, turnStepModelEnvironment } from '../config.js';
 import { A2aApi } from '../constructs/a2a-api.js';
 import { A2aAuth } from '../constructs/a2a-auth.js';
 import { HarnessAlarms } from '../constructs/alarms.js';
 import { ENV } from '../constructs/environment.js';
+import { ExecutionReconciler } from '../constructs/execution-reconciler.js';
 import { HarnessFunction, handlerEntry } from '../constructs/harness-function.js';
 import { PUSH_FILTER, STREAM_FILTERS, StreamConsumer } from '../constructs/stream-consumer.js';
 import { TaskTable } from '../constructs/task-table.js';
@@ -27,6 +29,8 @@ export const CONSTRUCT_IDS = {
   streamFunction: 'StreamFunction',
   a2aFunction: 'A2aFunction',
   pushFunction: 'PushFunction',
+  reconcileFunction: 'ReconcileFunction',
+  reconciler: 'ExecutionReconciler',
   turnStateMachine: 'TurnStateMachine',
   api: 'A2aApi',
   auth: 'A2aAuth',
@@ -35,6 +39,10 @@ export const CONSTRUCT_IDS = {
   pushSecretsKey: 'PushSecretsKey',
   alarms: 'Alarms',
 } as const;
+
+/** Reserved concurrency, or none for 0 (Lambda reads 0 as "never run"). */
+const reservedConcurrency = (reserved: number) =>
+  reserved === 0 ? {} : { reservedConcurrentExecutions: reserved };
 
 export interface HarnessStackProps extends StackProps {
   /** @default read from CDK context (see cdk/config.ts) */
@@ -48,6 +56,8 @@ export class HarnessStack extends Stack {
   readonly streamFunction: HarnessFunction;
   readonly a2aFunction: HarnessFunction;
   readonly pushFunction: HarnessFunction;
+  readonly reconcileFunction: HarnessFunction;
+  readonly reconciler: ExecutionReconciler;
   readonly pushSecretsKey: Key;
   readonly turnMachine: TurnStateMachine;
   readonly api: A2aApi;
@@ -63,26 +73,22 @@ export class HarnessStack extends Stack {
       deletionProtection: config.stage === 'prod',
     });
     const arns = turnMachineArns(this, turnMachineName(this));
+    // What every function reads. The model's configuration goes to the turn step alone: the
+    // only function that calls the model (the agent card, streams, push delivery and the
+    // reconciler never depend on it).
     const environment = {
       [ENV.logLevel]: config.logLevel,
-      [ENV.modelProvider]: config.modelProvider,
-      [ENV.model]: config.model,
       [ENV.turnsPerGeneration]: String(config.turnsPerGeneration),
       [ENV.stage]: config.stage,
-      [ENV.modelReasoning]: config.modelReasoning,
-      [ENV.modelPrices]: config.modelPrices,
-      ...(config.modelBaseUrl === '' ? {} : { [ENV.modelBaseUrl]: config.modelBaseUrl }),
-      ...(config.modelApiKeySecret === ''
-        ? {}
-        : { [ENV.modelApiKeySecret]: config.modelApiKeySecret }),
     };
-
     this.turnStepFunction = new HarnessFunction(this, CONSTRUCT_IDS.turnStepFunction, {
       entry: handlerEntry('turn-step'),
       description: 'tiny-harness: one step of a turn (the turn state machine calls it)',
       // A model call is the longest step.
       timeout: Duration.minutes(5),
-      environment,
+      environment: { ...environment, ...turnStepModelEnvironment(config) },
+      // Turn steps keep running while streams hold A2A instances (docs/deploy.md, "Concurrency").
+      ...reservedConcurrency(config.turnStepReservedConcurrency),
     });
     this.streamFunction = new HarnessFunction(this, CONSTRUCT_IDS.streamFunction, {
       entry: handlerEntry('stream'),
@@ -96,7 +102,13 @@ export class HarnessStack extends Stack {
       // A stream (SSE) lasts up to 15 minutes, the REST API's stream-mode limit; the service ends
       // its own streams at 14 (a client resumes with Last-Event-ID), unary calls within 25 s.
       timeout: Duration.minutes(15),
-      environment,
+      environment: {
+        ...environment,
+        [ENV.streamsPerCaller]: String(config.streamsPerCaller),
+      },
+      // An upper bound on A2A instances (each open stream holds one), so streams never take the
+      // account's concurrency from the stream, push and reconcile functions.
+      ...reservedConcurrency(config.a2aReservedConcurrency),
     });
 
     this.pushFunction = new HarnessFunction(this, CONSTRUCT_IDS.pushFunction, {
@@ -127,7 +139,9 @@ export class HarnessStack extends Stack {
     this.a2aFunction.bindPushSecrets({ key: this.pushSecretsKey, access: 'seal' });
     this.pushFunction.bindPushSecrets({ key: this.pushSecretsKey, access: 'open' });
     // The turn step renews (starts the next generation) and starts sub-tasks; the stream
-    // function wakes parents; the A2A function starts tasks, wakes them, and cuts turns.
+    // function wakes parents and answers released parks (and revives a parent whose execution
+    // is gone: it describes it, and stops what is left of it); the A2A function starts tasks,
+    // wakes them, and cuts turns.
     this.turnStepFunction.bindTurnMachine({ arns, access: 'drive' });
     this.streamFunction.bindTurnMachine({ arns, access: 'manage' });
     this.a2aFunction.bindTurnMachine({ arns, access: 'manage' });
@@ -137,12 +151,28 @@ export class HarnessStack extends Stack {
       provider: config.modelProvider,
       model: config.model,
       apiKeySecretArn: config.modelApiKeySecret || undefined,
+      apiKeySecretKmsKeyArn: config.modelApiKeySecretKmsKey || undefined,
     });
 
     this.turnMachine = new TurnStateMachine(this, CONSTRUCT_IDS.turnStateMachine, {
       handler: this.turnStepFunction,
       stateMachineName: arns.stateMachineName,
       parkTimeout: Duration.days(config.parkTimeoutDays),
+    });
+
+    // No execution ends unnoticed: the reconciler hears of every FAILED, TIMED_OUT or ABORTED
+    // one and fails its task, or starts a fresh generation when work is waiting.
+    this.reconcileFunction = new HarnessFunction(this, CONSTRUCT_IDS.reconcileFunction, {
+      entry: handlerEntry('reconcile'),
+      description: 'tiny-harness: reconciles a task whose turn execution ended without it',
+      timeout: Duration.minutes(1),
+      environment,
+    });
+    this.reconcileFunction.bindTable({ table: this.table, access: 'readWrite' });
+    this.reconcileFunction.bindTurnMachine({ arns, access: 'drive' });
+    this.reconciler = new ExecutionReconciler(this, CONSTRUCT_IDS.reconciler, {
+      handler: this.reconcileFunction,
+      stateMachineArn: arns.stateMachineArn,
     });
 
     const consumer = new StreamConsumer(this, CONSTRUCT_IDS.streamConsumer, {
@@ -174,9 +204,33 @@ export class HarnessStack extends Stack {
     this.a2aFunction.addEnvironment(ENV.oauthTokenUrl, this.auth.tokenUrl);
 
     this.alarms = new HarnessAlarms(this, CONSTRUCT_IDS.alarms, {
+      stage: config.stage,
       stateMachine: this.turnMachine.stateMachine,
-      streamFailureQueue: consumer.failureQueue,
-      pushFailureQueue: pushConsumer.failureQueue,
+      functions: {
+        TurnStep: this.turnStepFunction,
+        Stream: this.streamFunction,
+        A2a: this.a2aFunction,
+        Push: this.pushFunction,
+        Reconcile: this.reconcileFunction,
+      },
+      apiStage: this.api.restApi.deploymentStage,
+      streamConsumers: [
+        {
+          id: 'Stream',
+          handler: this.streamFunction,
+          failureQueue: consumer.failureQueue,
+          failureDescription:
+            'A stream batch gave up after its retries: a parent may have missed a child change.',
+        },
+        {
+          id: 'Push',
+          handler: this.pushFunction,
+          failureQueue: pushConsumer.failureQueue,
+          failureDescription:
+            'A push-notification batch gave up after its retries: a webhook missed events (see docs/push-notifications.md).',
+        },
+      ],
+      reconcilerDeadLetterQueue: this.reconciler.deadLetterQueue,
     });
 
     new CfnOutput(this, 'ApiUrl', {

@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { DEFAULT_AGENT_ID } from '../core/a2a/identifiers.js';
-import { ModelPricesSchema } from '../core/loop/usage.js';
 import { parseBearerTokens } from '../service/identity.js';
+import {
+  ENVIRONMENT_NAMING,
+  ModelConfigShape,
+  modelConfigSchema,
+  oneLineIssues,
+} from './model-config.js';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -14,48 +19,11 @@ export const RuntimeConfigSchema = z.object({
   TINY_HARNESS_TABLE: z.string().min(1),
   TINY_HARNESS_STATE_MACHINE_ARN: z.string().startsWith('arn:'),
   TINY_HARNESS_AGENT_ID: z.string().min(1).default(DEFAULT_AGENT_ID),
+  /** The deployment's stage (the stack sets it): a dimension of the turn step's metrics. */
+  TINY_HARNESS_STAGE: z.string().min(1).default('local'),
   TINY_HARNESS_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
-  /**
-   * `demo` (built in, no network), `scripted` (replies from TINY_HARNESS_MODEL_SCRIPT), `openai`
-   * (Responses API), `openai-chat` (Chat Completions, any OpenAI-compatible base URL),
-   * `anthropic` (Messages API), `bedrock` (Converse API).
-   */
-  TINY_HARNESS_MODEL_PROVIDER: z
-    .enum(['demo', 'scripted', 'openai', 'openai-chat', 'anthropic', 'bedrock'])
-    .default('demo'),
-  TINY_HARNESS_MODEL: z.string().default(''),
-  TINY_HARNESS_MODEL_SCRIPT: z.string().optional(),
-  /** The only host a provider is called at (an OpenAI-compatible server, a proxy). */
-  TINY_HARNESS_MODEL_BASE_URL: z.string().url().optional(),
-  TINY_HARNESS_MODEL_TIMEOUT_MS: positiveInt(60_000),
-  /** Whether the configured model honours a task's reasoning_effort (else such a task is refused). */
-  TINY_HARNESS_MODEL_REASONING: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((value) => value === 'true'),
-  /** Secrets Manager secret (ARN or name) holding the provider's API key, in the cloud. */
-  TINY_HARNESS_MODEL_API_KEY_SECRET: z.string().min(1).optional(),
-  /** Locally, the provider's key comes from the environment; never logged. */
-  OPENAI_API_KEY: z.string().min(1).optional(),
-  ANTHROPIC_API_KEY: z.string().min(1).optional(),
-  /**
-   * Prices in USD per million tokens, per model id:
-   * `{"gpt-x": {"input": 1.25, "cachedInput": 0.125, "output": 10}}`. Unpriced models cost 0.
-   */
-  TINY_HARNESS_MODEL_PRICES: z
-    .string()
-    .default('{}')
-    .transform((text, context) => {
-      try {
-        return ModelPricesSchema.parse(JSON.parse(text));
-      } catch (error) {
-        context.addIssue({
-          code: 'custom',
-          message: `not a price table: ${(error as Error).message}`,
-        });
-        return z.NEVER;
-      }
-    }),
+  /** The model's variables (model-config.ts): the same schema `cdk synth` checks. */
+  ...ModelConfigShape,
   TINY_HARNESS_TURNS_PER_GENERATION: positiveInt(200),
   TINY_HARNESS_MAX_TURNS: positiveInt(50),
   TINY_HARNESS_BASE_URL: z.string().url().optional(),
@@ -82,6 +50,8 @@ export const RuntimeConfigSchema = z.object({
   /** The local API's per-client throttle (API Gateway throttles in the cloud). */
   TINY_HARNESS_THROTTLE_PER_MINUTE: positiveInt(120),
   TINY_HARNESS_THROTTLE_BURST: positiveInt(30),
+  /** Server-Sent Event streams one caller may hold open at once (each holds a Lambda instance). */
+  TINY_HARNESS_STREAMS_PER_CALLER: positiveInt(4),
   /** Allows http webhooks to loopback addresses: for local testing only. */
   TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS: z
     .enum(['true', 'false'])
@@ -105,26 +75,25 @@ export const RuntimeConfigSchema = z.object({
 });
 export type RuntimeConfig = z.infer<typeof RuntimeConfigSchema>;
 
+/** A configuration the runtime cannot start with; its message is one line naming each problem. */
+export class ConfigurationError extends Error {
+  override readonly name = 'ConfigurationError';
+}
+
 export const readRuntimeConfig = (
   env: Record<string, string | undefined> = process.env
 ): RuntimeConfig => {
   const parsed = RuntimeConfigSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new Error(`invalid tiny-harness configuration: ${z.prettifyError(parsed.error)}`);
-  }
-  const config = parsed.data;
-  const provider = config.TINY_HARNESS_MODEL_PROVIDER;
-  if (provider === 'scripted' && !config.TINY_HARNESS_MODEL_SCRIPT) {
-    throw new Error(
-      'TINY_HARNESS_MODEL_PROVIDER=scripted needs TINY_HARNESS_MODEL_SCRIPT (a JSON file)'
+  // The model's own rules (a provider without its model id, key or script) in the same words
+  // `cdk synth` uses for them.
+  const model = modelConfigSchema(ENVIRONMENT_NAMING).safeParse(env);
+  const error = parsed.error ?? model.error;
+  if (error !== undefined || !parsed.success) {
+    throw new ConfigurationError(
+      `invalid tiny-harness configuration: ${oneLineIssues(error as z.ZodError, (path) => String(path ?? ''))}`
     );
   }
-  if (provider !== 'demo' && provider !== 'scripted' && config.TINY_HARNESS_MODEL === '') {
-    throw new Error(
-      `TINY_HARNESS_MODEL_PROVIDER=${provider} needs TINY_HARNESS_MODEL (the model id)`
-    );
-  }
-  return config;
+  return parsed.data;
 };
 
 /** The configured secrets no log line, stored message or echoed text may carry. */

@@ -6,6 +6,10 @@ import { DynamoDbTaskStore } from '../adapters/dynamodb/dynamodb-task-store.js';
 import { HttpWebhookSender } from '../adapters/push/http-webhook-sender.js';
 import { SelfAgentDirectory } from '../adapters/self-agent-directory.js';
 import { TurnExecutions } from '../adapters/stepfunctions/turn-executions.js';
+import {
+  DynamoDbStreamLeases,
+  type StreamLeases,
+} from '../adapters/streams/dynamodb-stream-leases.js';
 import { createLogger, type Logger } from '../adapters/system/logger.js';
 import { RandomIds } from '../adapters/system/random-ids.js';
 import { SystemClock } from '../adapters/system/system-clock.js';
@@ -102,14 +106,33 @@ const observeCommands = (
   );
 };
 
-export const buildRuntime = (config: RuntimeConfig, overrides: RuntimeOverrides = {}): Runtime => {
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+/** The DynamoDB client of a configuration: DynamoDB Local's endpoint when one is set. */
+const dynamoDbClientOf = (config: RuntimeConfig): DynamoDBClient => {
   const region = config.AWS_REGION;
-  const local = { region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
-  const dynamodb = new DynamoDBClient(
+  return new DynamoDBClient(
     config.TINY_HARNESS_DYNAMODB_ENDPOINT
-      ? { ...local, endpoint: config.TINY_HARNESS_DYNAMODB_ENDPOINT }
+      ? { region, credentials: LOCAL_CREDENTIALS, endpoint: config.TINY_HARNESS_DYNAMODB_ENDPOINT }
       : { region }
   );
+};
+
+/** A stream's lease outlives the longest stream (14 minutes) by a minute. */
+const STREAM_LEASE_TTL_MS = 15 * 60_000;
+
+/** The leases of callers' open streams (the A2A function's per-caller stream cap). */
+export const buildStreamLeases = (config: RuntimeConfig): StreamLeases =>
+  new DynamoDbStreamLeases({
+    client: dynamoDbClientOf(config),
+    tableName: config.TINY_HARNESS_TABLE,
+    ttlMs: STREAM_LEASE_TTL_MS,
+  });
+
+export const buildRuntime = (config: RuntimeConfig, overrides: RuntimeOverrides = {}): Runtime => {
+  const region = config.AWS_REGION;
+  const local = { region, credentials: LOCAL_CREDENTIALS };
+  const dynamodb = dynamoDbClientOf(config);
   if (overrides.onDynamoDbCommand) observeCommands(dynamodb, overrides.onDynamoDbCommand);
   const sfn = new SFNClient(
     config.TINY_HARNESS_SFN_ENDPOINT
@@ -173,4 +196,12 @@ let memo: Runtime | undefined;
 export const lambdaRuntime = (): Runtime => {
   memo ??= buildRuntime(readRuntimeConfig());
   return memo;
+};
+
+let leasesMemo: StreamLeases | undefined;
+
+/** The Lambda's stream leases, built on first use from the same configuration. */
+export const lambdaStreamLeases = (): StreamLeases => {
+  leasesMemo ??= buildStreamLeases(lambdaRuntime().config);
+  return leasesMemo;
 };

@@ -2,7 +2,7 @@ import { type AgentCard, HTTP_EXTENSION_HEADER } from '@a2a-js/sdk';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { errorFields } from '../adapters/system/logger.js';
-import { lambdaRuntime, type Runtime } from '../composition/runtime.js';
+import { lambdaRuntime, lambdaStreamLeases, type Runtime } from '../composition/runtime.js';
 import { A2aError, toA2aError } from '../service/a2a-errors.js';
 import { A2aService } from '../service/a2a-service.js';
 import { isTooLarge, payloadTooLargeResponse } from '../service/body-limit.js';
@@ -26,6 +26,7 @@ import {
 } from './a2a/response-streaming.js';
 import { dispatchRest, matchRoute, noRoute, type RestReply, restFailure } from './a2a/rest.js';
 import { lastEventIdOf } from './a2a/sse.js';
+import { capStreamsPerCaller } from './stream-cap.js';
 
 export { AGENT_CARD_PATH };
 
@@ -192,10 +193,13 @@ const lambdaService = () => {
  */
 const lambdaStreaming = (globalThis as { awslambda?: Partial<LambdaStreamingApi> }).awslambda;
 
+// Each open stream holds an instance: a caller may hold TINY_HARNESS_STREAMS_PER_CALLER at once.
+const lambdaA2aHandler = () =>
+  createA2aHandler(lambdaRuntime, lambdaService).use(
+    capStreamsPerCaller(lambdaRuntime, lambdaStreamLeases)
+  );
+
 export const handler =
   typeof lambdaStreaming?.streamifyResponse !== 'function'
-    ? bufferedHandler(createA2aHandler(lambdaRuntime, lambdaService))
-    : streamingLambdaHandler(
-        createA2aHandler(lambdaRuntime, lambdaService),
-        lambdaStreaming as LambdaStreamingApi
-      );
+    ? bufferedHandler(lambdaA2aHandler())
+    : streamingLambdaHandler(lambdaA2aHandler(), lambdaStreaming as LambdaStreamingApi);

@@ -1,7 +1,13 @@
 import middy from '@middy/core';
 import { z } from 'zod';
+import { asStepError } from '../adapters/aws/transient-error.js';
 import { executionName } from '../adapters/stepfunctions/turn-executions.js';
 import { errorFields } from '../adapters/system/logger.js';
+import {
+  NO_TURN_METRICS,
+  powertoolsTurnMetrics,
+  type TurnMetrics,
+} from '../adapters/system/turn-metrics.js';
 import { lambdaRuntime, type Runtime } from '../composition/runtime.js';
 import { assemble } from '../core/loop/assemble.js';
 import { drain } from '../core/loop/drain.js';
@@ -12,6 +18,8 @@ import { invokeModel } from '../core/loop/invoke-model.js';
 import { park } from '../core/loop/park.js';
 import { renew } from '../core/loop/renew.js';
 import { ToolCallRefSchema, TurnRefSchema } from '../core/loop/route.schema.js';
+import { costOf } from '../core/loop/usage.js';
+import type { Model } from '../core/ports/model.js';
 import { SubStateSchema } from '../core/task/extension.schema.js';
 
 /** What a Task state of the turn state machine sends: an operation and references only. */
@@ -81,9 +89,31 @@ export const runTurnStep = async (runtime: Runtime, event: TurnStepEvent): Promi
   }
 };
 
+/**
+ * The model as one invocation sees it: each call that reaches the provider is reported (tokens
+ * and cost) as soon as it answers. A retried step that reuses a recorded response calls nothing,
+ * so nothing is counted twice; a call repeated after a failed commit was paid twice, and counts so.
+ */
+const metered = (runtime: Runtime, metrics: TurnMetrics): Runtime => {
+  const { model, config } = runtime.loop;
+  const meteredModel: Model = {
+    invoke: async (request) => {
+      const response = await model.invoke(request);
+      const prices = config.prices ?? {};
+      const price = prices[response.model] ?? prices[request.model ?? ''];
+      metrics.modelCall({ usage: response.usage, costUsd: costOf(response.usage, price) });
+      return response;
+    },
+  };
+  return { ...runtime, loop: { ...runtime.loop, model: meteredModel } };
+};
+
 const refOf = (event: TurnStepEvent) => (event.op === 'execute_tool' ? event.call.ref : event.ref);
 
-export const createTurnStepHandler = (runtime: () => Runtime) =>
+export const createTurnStepHandler = (
+  runtime: () => Runtime,
+  metrics: () => TurnMetrics = () => NO_TURN_METRICS
+) =>
   middy(async (raw: unknown) => {
     const { logger } = runtime();
     const event = TurnStepEventSchema.parse(raw);
@@ -95,13 +125,21 @@ export const createTurnStepHandler = (runtime: () => Runtime) =>
       op: event.op,
     });
     try {
-      const result = await runTurnStep(runtime(), event);
+      const stepRuntime = event.op === 'invoke_model' ? metered(runtime(), metrics()) : runtime();
+      const result = await runTurnStep(stepRuntime, event);
       log.info('turn step done', { route: (result as { route?: { next?: string } }).route?.next });
       return result;
     } catch (error) {
       log.error('turn step failed', errorFields(error));
-      throw error;
+      // A throttled or failing AWS call is thrown under the name the state machine retries.
+      throw asStepError(error);
     }
   });
 
-export const handler = createTurnStepHandler(lambdaRuntime);
+let metricsMemo: TurnMetrics | undefined;
+const lambdaMetrics = () => {
+  metricsMemo ??= powertoolsTurnMetrics(lambdaRuntime().config.TINY_HARNESS_STAGE);
+  return metricsMemo;
+};
+
+export const handler = createTurnStepHandler(lambdaRuntime, lambdaMetrics);

@@ -7,16 +7,24 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { Handler } from 'aws-lambda';
 import { buildApp } from '../../cdk/app.js';
 import { createTable } from '../adapters/dynamodb/create-table.js';
-import { buildRuntime, type Runtime, type RuntimeOverrides } from '../composition/runtime.js';
+import {
+  buildRuntime,
+  buildStreamLeases,
+  type Runtime,
+  type RuntimeOverrides,
+} from '../composition/runtime.js';
 import { readRuntimeConfig } from '../composition/runtime-config.js';
 import type { Model } from '../core/ports/model.js';
 import { createA2aHandler } from '../handlers/a2a.js';
 import { createPushHandler } from '../handlers/push.js';
+import { createReconcileHandler } from '../handlers/reconcile.js';
 import { createStreamHandler } from '../handlers/stream.js';
+import { capStreamsPerCaller } from '../handlers/stream-cap.js';
 import { createTurnStepHandler } from '../handlers/turn-step.js';
 import { A2aService } from '../service/a2a-service.js';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.js';
 import { localDynamoDbClientConfig, startDynamoDbLocal } from './dynamodb-local.js';
+import { executionStatusChange } from './execution-status-change.js';
 import { startHttpShim } from './http-shim.js';
 import { localLambdaContext } from './lambda-context.js';
 import { persistentPushTokenKey } from './push-token-key.js';
@@ -98,11 +106,24 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const [machine] = extractStateMachines(template);
     if (machine === undefined) throw new Error('the synthesized template has no state machine');
     const functions = functionsByLogicalId(template);
-    const engine = new LocalStepFunctions(
-      options.dataDir === undefined
+    // What EventBridge does in the cloud: an execution that ended FAILED, TIMED_OUT or ABORTED
+    // reaches the reconciler (bound below, once the handlers exist).
+    let onExecutionEnd: (event: unknown) => void = () => undefined;
+    // Reconciles run on their own. Closing waits for those in flight after the engine has closed
+    // (a closing engine reports no end) and before DynamoDB Local stops.
+    const reconciling = new Set<Promise<unknown>>();
+    closers.push(async () => {
+      await Promise.all([...reconciling]);
+    });
+    const engine = new LocalStepFunctions({
+      ...(options.dataDir === undefined
         ? {}
-        : { store: new FileCheckpointStore(join(options.dataDir, 'executions')) }
-    );
+        : { store: new FileCheckpointStore(join(options.dataDir, 'executions')) }),
+      onExecutionEnd: (execution) => {
+        const event = executionStatusChange(execution, 'us-east-1', '000000000000');
+        if (event !== undefined) onExecutionEnd(event);
+      },
+    });
     closers.push(() => engine.close());
     const facade = await startSfnHttpFacade(engine, { port: 0 });
     closers.push(() => facade.close());
@@ -138,12 +159,19 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       TurnStepFunction: createTurnStepHandler(() => runtime),
       StreamFunction: createStreamHandler(() => runtime),
       PushFunction: createPushHandler(() => runtime),
+      ReconcileFunction: createReconcileHandler(() => runtime),
       A2aFunction: createA2aHandler(
         () => runtime,
         () => service
+      ).use(
+        capStreamsPerCaller(
+          () => runtime,
+          () => streamLeases
+        )
       ),
     };
     const service = new A2aService(runtime, { blockingTimeoutMs: 25_000, pollIntervalMs: 25 });
+    const streamLeases = buildStreamLeases(config);
     const invoke = (id: FunctionId, event: unknown) =>
       (handlers[id] as (event: unknown, context: unknown) => Promise<unknown>)(
         event,
@@ -160,6 +188,16 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       })
     );
     engine.createStateMachine({ name: machine.name, definition: machine.definition, taskHandlers });
+
+    onExecutionEnd = (event) => {
+      const run = invoke('ReconcileFunction', event).catch((error: unknown) =>
+        runtime.logger.error('execution end not reconciled', {
+          errorMessage: (error as Error).message,
+        })
+      );
+      reconciling.add(run);
+      void run.finally(() => reconciling.delete(run));
+    };
 
     // Each mapping reads the same stream on its own, as each event source mapping does.
     const streams = new DynamoDBStreamsClient(localDynamoDbClientConfig(dynamo.endpoint));

@@ -8,6 +8,7 @@ export const FUNCTION_IDS = [
   'StreamFunction',
   'A2aFunction',
   'PushFunction',
+  'ReconcileFunction',
 ] as const;
 export type FunctionId = (typeof FUNCTION_IDS)[number];
 

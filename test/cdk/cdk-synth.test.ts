@@ -1,6 +1,6 @@
 /**
  * SLOW (about 15-30 s): the real `npx cdk synth` with bundling ON, as `cdk deploy` would run it:
- * esbuild bundles the four handlers locally (no Docker), CDK's CloudFormation validation and
+ * esbuild bundles the five handlers locally (no Docker), CDK's CloudFormation validation and
  * cdk-nag run, and nothing touches AWS.
  */
 import { execFile } from 'node:child_process';
@@ -16,7 +16,17 @@ import { tempOutdir } from './support/synth.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const HANDLERS = ['turn-step', 'stream', 'a2a', 'push'];
+const HANDLERS = ['turn-step', 'stream', 'a2a', 'push', 'reconcile'];
+
+/** A stand-in for a value CloudFormation resolves at deploy time (a Ref, a GetAtt, a Join). */
+const placeholderFor = (name: string): string => {
+  if (name.endsWith('_ARN'))
+    return 'arn:aws:states:us-east-1:000000000000:stateMachine:TinyHarness-dev-turns';
+  if (name.endsWith('_URL')) return 'https://a2a.example.com/dev';
+  if (name.endsWith('_KMS_KEY_ID'))
+    return 'arn:aws:kms:us-east-1:000000000000:key/00000000-0000-0000-0000-000000000000';
+  return 'tiny-harness-dev';
+};
 
 describe('cdk synth (bundling on, slow)', () => {
   const outdir = tempOutdir('tiny-harness-synth-');
@@ -29,7 +39,15 @@ describe('cdk synth (bundling on, slow)', () => {
     for (const name of HANDLERS) expect(existsSync(handlerEntry(name)), name).toBe(true);
 
     const started = Date.now();
-    await run('npx', ['cdk', 'synth', '--quiet', '--no-notices', '--output', outdir], {
+    // A model that needs its key from Secrets Manager: only the turn step may depend on it.
+    const model = [
+      ...['-c', 'modelProvider=openai', '-c', 'model=gpt-5'],
+      ...[
+        '-c',
+        'modelApiKeySecret=arn:aws:secretsmanager:us-east-1:123456789012:secret:openai-AbCdEf',
+      ],
+    ];
+    await run('npx', ['cdk', 'synth', '--quiet', '--no-notices', ...model, '--output', outdir], {
       cwd: ROOT,
       env: {
         ...process.env,
@@ -58,6 +76,44 @@ describe('cdk synth (bundling on, slow)', () => {
       ]);
       expect(stdout.trim(), asset).toBe('function');
     }
+
+    // The agent card answers from the A2A bundle with exactly the environment the stack gives
+    // it, whatever the model's configuration (the A2A function is given none).
+    const deployed = JSON.parse(
+      readFileSync(join(outdir, 'TinyHarness-dev.template.json'), 'utf8')
+    ) as { Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }> };
+    const [a2a] = Object.values(deployed.Resources).filter(
+      (resource) =>
+        resource.Type === 'AWS::Lambda::Function' &&
+        String(resource.Properties?.Description).includes('the A2A endpoint')
+    );
+    const variables = (a2a!.Properties!.Environment as { Variables: Record<string, unknown> })
+      .Variables;
+    const asDeployed = Object.fromEntries(
+      Object.entries(variables).map(([name, value]) => [
+        name,
+        typeof value === 'string' ? value : placeholderFor(name),
+      ])
+    );
+    expect(Object.keys(asDeployed).filter((name) => name.startsWith('TINY_HARNESS_MODEL'))).toEqual(
+      []
+    );
+    const a2aAsset = (a2a!.Properties!.Code as { S3Key: string }).S3Key.replace(/\.zip$/, '');
+    const { stdout: card } = await run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { handler } = await import(${JSON.stringify(join(outdir, `asset.${a2aAsset}`, 'index.mjs'))});
+         const answer = await handler({ httpMethod: 'GET', path: '/.well-known/agent-card.json', headers: {}, requestContext: { stage: 'dev' } }, {});
+         console.log(JSON.stringify({ statusCode: answer.statusCode, name: JSON.parse(answer.body).name }));`,
+      ],
+      { env: { PATH: process.env.PATH, AWS_REGION: 'us-east-1', ...asDeployed } }
+    );
+    expect(JSON.parse(card.trim().split('\n').at(-1)!)).toEqual({
+      statusCode: 200,
+      name: 'tiny-harness',
+    });
 
     // The deployable definition is the one the local runtime reads from a bundling-off synth.
     const template = JSON.parse(

@@ -25,7 +25,7 @@ describe('HarnessFunction entries', () => {
   });
 
   it('accepts each handler the stack deploys', () => {
-    for (const name of ['turn-step', 'stream', 'a2a']) {
+    for (const name of ['turn-step', 'stream', 'a2a', 'push', 'reconcile']) {
       expect(() => make(stackWith(false), name)).not.toThrow();
     }
   });

@@ -32,6 +32,7 @@ const functionIds = {
   stream: logicalIdAt(template, 'StreamFunction'),
   a2a: logicalIdAt(template, 'A2aFunction'),
   push: logicalIdAt(template, 'PushFunction'),
+  reconcile: logicalIdAt(template, 'ReconcileFunction'),
 };
 const queueId = logicalIdAt(template, 'StreamConsumer/FailureQueue');
 const pushQueueId = logicalIdAt(template, 'PushConsumer/FailureQueue');
@@ -254,6 +255,7 @@ describe('functions', () => {
     { id: 'StreamFunction', logicalId: functionIds.stream, timeout: 60 },
     { id: 'A2aFunction', logicalId: functionIds.a2a, timeout: 900 },
     { id: 'PushFunction', logicalId: functionIds.push, timeout: 120 },
+    { id: 'ReconcileFunction', logicalId: functionIds.reconcile, timeout: 60 },
   ];
 
   it.each(cases)('$id: Node 22 on arm64, ESM, traced, 512 MB, its own log group', (c) => {
@@ -279,11 +281,16 @@ describe('functions', () => {
       NODE_OPTIONS: '--enable-source-maps',
       [ENV.table]: { Ref: tableId },
       [ENV.logLevel]: DEFAULT_CONTEXT.logLevel,
-      [ENV.modelProvider]: DEFAULT_CONTEXT.modelProvider,
-      [ENV.model]: DEFAULT_CONTEXT.model,
       [ENV.turnsPerGeneration]: String(DEFAULT_CONTEXT.turnsPerGeneration),
       [ENV.stage]: TEST_STAGE,
     });
+    // Only the turn step calls the model: only it is told the model's configuration.
+    const modelVariables = Object.keys(variables).filter((name) =>
+      name.startsWith('TINY_HARNESS_MODEL')
+    );
+    expect(modelVariables).toEqual(
+      c.id === 'TurnStepFunction' ? [ENV.modelProvider, ENV.modelReasoning, ENV.modelPrices] : []
+    );
     // Computed from the fixed name: a reference to the state machine would be a cycle.
     expect(flatten(variables[ENV.stateMachineArn])).toBe(STATE_MACHINE_ARN);
   });

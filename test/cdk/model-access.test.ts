@@ -73,10 +73,67 @@ describe('model access in the stack', () => {
   });
 
   it('refuses a real provider without a model id at synthesis', () => {
-    expect(() => synthHarness({ modelProvider: 'anthropic' })).toThrow(/needs -c model=/);
+    expect(() => synthHarness({ modelProvider: 'anthropic' })).toThrow(
+      /modelProvider=anthropic needs model=<model id>/
+    );
   });
 
   it('refuses a malformed price table at synthesis', () => {
     expect(() => synthHarness({ modelPrices: '{"m": {"input": "cheap"}}' })).toThrow(/price table/);
+  });
+
+  it.each([
+    ['us.', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0'],
+    ['jp.', 'jp.anthropic.claude-sonnet-4-5-20250929-v1:0'],
+    ['au.', 'au.anthropic.claude-sonnet-4-5-20250929-v1:0'],
+    ['us-gov.', 'us-gov.anthropic.claude-3-5-sonnet-20240620-v1:0'],
+    ['global.', 'global.anthropic.claude-sonnet-4-5-20250929-v1:0'],
+  ])(
+    'Bedrock through a %s inference profile: InvokeModel on the profile and its foundation model, in any region',
+    (prefix, model) => {
+      const { template } = synthHarness({ modelProvider: 'bedrock', model });
+      const resources = template.toJSON().Resources as Record<string, { Type: string }>;
+      const bedrock = statementsOf(resources, 'TurnStepFunctionRole').filter((s) =>
+        actionsOf([s]).some((action) => action.startsWith('bedrock:'))
+      );
+      expect(bedrock).toHaveLength(1);
+      expect(bedrock[0]!.Action).toBe('bedrock:InvokeModel');
+      const text = JSON.stringify(bedrock[0]!.Resource);
+      const foundation = model.slice(prefix.length);
+      expect(text).toContain(`:bedrock:*::foundation-model/${foundation}`);
+      expect(text).toContain(`inference-profile/${model}`);
+      expect(text).not.toContain(`foundation-model/${prefix}`);
+    }
+  );
+
+  it('Bedrock with a plain model id: InvokeModel on that foundation model in this region only', () => {
+    const { template } = synthHarness({
+      modelProvider: 'bedrock',
+      model: 'amazon.nova-pro-v1:0',
+    });
+    const resources = template.toJSON().Resources as Record<string, { Type: string }>;
+    const bedrock = statementsOf(resources, 'TurnStepFunctionRole').filter((s) =>
+      actionsOf([s]).some((action) => action.startsWith('bedrock:'))
+    );
+    expect(actionsOf(bedrock)).toEqual(['bedrock:InvokeModel']);
+    expect(JSON.stringify(bedrock[0]!.Resource)).not.toContain('*');
+  });
+
+  it("decrypts the key's secret with its customer managed KMS key, through Secrets Manager only", () => {
+    const key = 'arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+    const { template } = synthHarness({
+      modelProvider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      modelApiKeySecret: SECRET,
+      modelApiKeySecretKmsKey: key,
+    });
+    const resources = template.toJSON().Resources as Record<string, { Type: string }>;
+    const decrypt = statementsOf(resources, 'TurnStepFunctionRole').filter((s) =>
+      actionsOf([s]).includes('kms:Decrypt')
+    ) as Array<Statement & { Condition?: unknown }>;
+    expect(decrypt).toHaveLength(1);
+    expect(decrypt[0]!.Resource).toBe(key);
+    expect(JSON.stringify(decrypt[0]!.Condition)).toContain('kms:ViaService');
+    expect(JSON.stringify(decrypt[0]!.Condition)).toContain('secretsmanager.');
   });
 });

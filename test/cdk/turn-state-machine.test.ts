@@ -1,6 +1,10 @@
 import aslValidator from 'asl-validator';
 import { describe, expect, it } from 'vitest';
-import { STATE_NAMES, TASK_FAILED_ERROR } from '../../cdk/constructs/turn-state-machine.js';
+import {
+  STATE_NAMES,
+  TASK_FAILED_ERROR,
+  UNKNOWN_ROUTE_ERROR,
+} from '../../cdk/constructs/turn-state-machine.js';
 import { RETRYABLE_ERROR_NAMES } from '../../functions/core/errors.js';
 import { extractStateMachines } from '../../functions/local/stepfunctions/asl-extractor.js';
 import { logicalIdAt, resourceAt, synthHarness } from './support/synth.js';
@@ -80,7 +84,13 @@ describe('turn state machine definition', () => {
       )
     ).toEqual(EXPECTED_ROUTES);
     expect(route.Default).toBe('Unknown Route');
-    expect(states['Unknown Route']).toMatchObject({ Type: 'Fail' });
+    // An unknown route fails the task through "Fail Task", like any step failure.
+    expect(states['Unknown Route']).toEqual({
+      Type: 'Pass',
+      Result: UNKNOWN_ROUTE_ERROR,
+      ResultPath: '$.error',
+      Next: 'Fail Task',
+    });
     for (const end of ['Task Ended', 'Superseded', 'Renewed']) {
       expect(states[end]).toMatchObject({ Type: 'Succeed' });
     }
@@ -156,26 +166,70 @@ describe('turn state machine definition', () => {
     });
   });
 
+  /** The Retry list every Task state must carry, in order, written out from the requirement. */
+  const EXPECTED_RETRY = [
+    {
+      ErrorEquals: [...RETRYABLE_ERROR_NAMES],
+      IntervalSeconds: 1,
+      BackoffRate: 2,
+      MaxAttempts: 5,
+      JitterStrategy: 'FULL',
+      MaxDelaySeconds: 60,
+    },
+    {
+      ErrorEquals: ['TransientServiceError'],
+      IntervalSeconds: 2,
+      BackoffRate: 2,
+      MaxAttempts: 6,
+      JitterStrategy: 'FULL',
+      MaxDelaySeconds: 60,
+    },
+    {
+      ErrorEquals: ['Lambda.TooManyRequestsException'],
+      IntervalSeconds: 2,
+      BackoffRate: 2,
+      MaxAttempts: 10,
+      JitterStrategy: 'FULL',
+      MaxDelaySeconds: 60,
+    },
+    {
+      ErrorEquals: [
+        'Lambda.ClientExecutionTimeoutException',
+        'Lambda.ServiceException',
+        'Lambda.AWSLambdaException',
+        'Lambda.SdkClientException',
+      ],
+      IntervalSeconds: 2,
+      BackoffRate: 2,
+      MaxAttempts: 6,
+      JitterStrategy: 'FULL',
+      MaxDelaySeconds: 60,
+    },
+  ];
+
+  it('has eight Task states (the Map iteration included)', () => {
+    expect(tasks.map(([name]) => name).sort()).toEqual([
+      'Assemble Context',
+      'Drain Inbox',
+      'Execute Tool Call',
+      'Fail Task',
+      'Finish Turn',
+      'Invoke Model',
+      'Park',
+      'Renew Execution',
+    ]);
+  });
+
   it.each(tasks)(
-    '"%s" retries the retryable core errors and the Lambda service errors',
+    '"%s" retries throttles, transient service errors and the retryable core errors, with backoff',
     (_, state) => {
-      expect(state.Retry).toEqual(
-        expect.arrayContaining([
-          {
-            ErrorEquals: [...RETRYABLE_ERROR_NAMES],
-            IntervalSeconds: 1,
-            BackoffRate: 2,
-            MaxAttempts: 5,
-            JitterStrategy: 'FULL',
-            MaxDelaySeconds: 60,
-          },
-          expect.objectContaining({
-            ErrorEquals: expect.arrayContaining(['Lambda.ServiceException']),
-          }),
-        ])
-      );
+      expect(state.Retry).toEqual(EXPECTED_RETRY);
     }
   );
+
+  it('retries "Fail Task" too: a throttle there must not leave the task WORKING', () => {
+    expect(states['Fail Task']!.Retry).toEqual(EXPECTED_RETRY);
+  });
 
   it.each(tasks)(
     '"%s" catches everything into "Fail Task" (except Fail Task itself)',
@@ -185,6 +239,12 @@ describe('turn state machine definition', () => {
         expect(state.Catch).toBeUndefined();
         return;
       }
+      // States.ALL does not match States.DataLimitExceeded: it is named first.
+      expect(state.Catch).toEqual(
+        expect.arrayContaining([
+          { ErrorEquals: ['States.DataLimitExceeded'], ResultPath: '$.error', Next: 'Fail Task' },
+        ])
+      );
       expect(state.Catch!.at(-1)).toEqual({
         ErrorEquals: ['States.ALL'],
         ResultPath: '$.error',
@@ -195,6 +255,7 @@ describe('turn state machine definition', () => {
 
   it('catches a failed tool call at the Map', () => {
     expect(states['Execute Tool Calls']!.Catch).toEqual([
+      { ErrorEquals: ['States.DataLimitExceeded'], ResultPath: '$.error', Next: 'Fail Task' },
       { ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'Fail Task' },
     ]);
   });

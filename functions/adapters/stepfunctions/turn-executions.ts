@@ -15,6 +15,17 @@ import type { TurnRef } from '../../core/loop/route.schema.js';
 export const executionName = (taskId: string, generation: number): string =>
   `${taskId}-g${generation}`;
 
+const EXECUTION_NAME = /^(.+)-g([1-9][0-9]*)$/;
+
+/** The task and generation an execution name stands for; undefined for a name not of this form. */
+export const parseExecutionName = (
+  name: string
+): { taskId: string; generation: number } | undefined => {
+  const match = EXECUTION_NAME.exec(name);
+  if (match === null) return undefined;
+  return { taskId: match[1] as string, generation: Number(match[2]) };
+};
+
 export const executionArn = (stateMachineArn: string, taskId: string, generation: number): string =>
   `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${executionName(taskId, generation)}`;
 

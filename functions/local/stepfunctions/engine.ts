@@ -30,6 +30,8 @@ export interface LocalStepFunctionsOptions {
   store?: CheckpointStore;
   /** A failed store write does not fail the execution; it is reported here (default: console). */
   onStoreError?: (error: unknown, operation: 'save' | 'delete') => void;
+  /** Told of each execution that ends (not of one the engine's shutdown halts), as EventBridge is. */
+  onExecutionEnd?: (execution: DescribeExecutionOutput) => void;
 }
 
 export interface RehydrateResult {
@@ -65,6 +67,7 @@ export class LocalStepFunctions {
   readonly #accountId: string;
   readonly #store: CheckpointStore | undefined;
   readonly #onStoreError: NonNullable<LocalStepFunctionsOptions['onStoreError']>;
+  readonly #onExecutionEnd: LocalStepFunctionsOptions['onExecutionEnd'];
   readonly #registry = new TokenRegistry();
   readonly #machines = new Map<string, CompiledMachine>();
   readonly #executions = new Map<string, LocalExecution>();
@@ -76,6 +79,7 @@ export class LocalStepFunctions {
     this.#region = options.region ?? 'us-east-1';
     this.#accountId = options.accountId ?? '000000000000';
     this.#store = options.store;
+    this.#onExecutionEnd = options.onExecutionEnd;
     this.#onStoreError =
       options.onStoreError ??
       ((error, operation) =>
@@ -343,6 +347,10 @@ export class LocalStepFunctions {
       }
     );
     this.#executions.set(run.executionArn, execution);
+    void execution.settled.then(() => {
+      if (execution.status === 'RUNNING') return;
+      this.#onExecutionEnd?.(this.describeExecution({ executionArn: run.executionArn }));
+    });
     return execution;
   }
 

@@ -1,3 +1,4 @@
+import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { executionName } from '../../../functions/adapters/stepfunctions/turn-executions.js';
@@ -266,5 +267,71 @@ describe('the turn-step handler', () => {
       errorName: 'ConcurrencyConflictError',
       code: 'store.conflict',
     });
+  });
+
+  it('rethrows a DynamoDB throttle as TransientServiceError (the name the state machine retries), keeping the original as its cause', async () => {
+    const parts = await withTask();
+    const throttle = new ProvisionedThroughputExceededException({
+      $metadata: { httpStatusCode: 400 },
+      message: 'The level of configured provisioned throughput for the table was exceeded.',
+    });
+    const store = new Proxy(parts.harness.store, {
+      get(target, property) {
+        if (property === 'get') {
+          return async () => {
+            throw throttle;
+          };
+        }
+        const value = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    }) as TaskStore;
+    const runtime: Runtime = { ...parts.runtime, loop: { ...parts.runtime.loop, store } };
+
+    const error = (await invoker(runtime)({ op: 'drain', ref: parts.ref }).catch(
+      (e) => e
+    )) as Error;
+
+    expect(error.name).toBe('TransientServiceError');
+    expect(error.message).toContain('ProvisionedThroughputExceededException');
+    expect(error.cause).toBe(throttle);
+    expect(parts.logs().at(-1)).toMatchObject({
+      level: 'error',
+      errorName: 'ProvisionedThroughputExceededException',
+    });
+  });
+
+  it('reports each model call it makes to the metrics (tokens and cost), and nothing for a retried step that reuses the recorded response', async () => {
+    const parts = inMemoryRuntime({ replies: [{ text: 'Hello Alice.' }] });
+    parts.runtime.loop.config = {
+      ...parts.runtime.loop.config,
+      prices: { scripted: { input: 2, cachedInput: 0.5, output: 10 } },
+    };
+    const { record } = await startTask(parts.harness.deps, {
+      message: textMessage('hi'),
+      sender: ALICE,
+    });
+    const calls: unknown[] = [];
+    const handler = createTurnStepHandler(
+      () => parts.runtime,
+      () => ({ modelCall: (call) => calls.push(call) })
+    );
+    const invoke = (event: unknown) =>
+      handler(event, lambdaContext('TurnStepFunction')) as Promise<StepResult>;
+    const ref: TurnRef = { taskId: record.task.id, generation: 1, turn: 0 };
+    const drained = await invoke({ op: 'drain', ref });
+    const assembled = await invoke({ op: 'assemble', ref: drained.ref });
+
+    await invoke({ op: 'invoke_model', ref: assembled.ref });
+    await invoke({ op: 'invoke_model', ref: assembled.ref });
+
+    expect(parts.model.requests).toHaveLength(1);
+    // The scripted model reports 100 tokens in and 10 out, as model "scripted".
+    expect(calls).toEqual([
+      {
+        usage: { inputTokens: 100, cachedInputTokens: 0, outputTokens: 10 },
+        costUsd: (100 * 2 + 10 * 10) / 1_000_000,
+      },
+    ]);
   });
 });

@@ -1,0 +1,221 @@
+/**
+ * No principal lacks a permission its handler's code calls. Each handler is bundled (esbuild, as
+ * CDK does) to find the source files it can run; the AWS SDK commands those files send are held
+ * against a table of the calls each handler makes, and the table against the synthesized policy
+ * of the handler's role.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { handlerEntry } from '../../cdk/constructs/harness-function.js';
+import { logicalIdAt, statementsOfRole, synthHarness } from './support/synth.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The IAM actions an SDK command needs (a transaction: each kind of item write it may hold). */
+const ACTIONS_OF_COMMAND: Record<string, string[]> = {
+  GetItem: ['dynamodb:GetItem'],
+  BatchGetItem: ['dynamodb:BatchGetItem'],
+  Query: ['dynamodb:Query'],
+  Scan: ['dynamodb:Scan'],
+  PutItem: ['dynamodb:PutItem'],
+  UpdateItem: ['dynamodb:UpdateItem'],
+  DeleteItem: ['dynamodb:DeleteItem'],
+  TransactWriteItems: [
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:DeleteItem',
+    'dynamodb:ConditionCheckItem',
+  ],
+  StartExecution: ['states:StartExecution'],
+  SendTaskSuccess: ['states:SendTaskSuccess'],
+  SendTaskFailure: ['states:SendTaskFailure'],
+  StopExecution: ['states:StopExecution'],
+  DescribeExecution: ['states:DescribeExecution'],
+  Encrypt: ['kms:Encrypt'],
+  Decrypt: ['kms:Decrypt'],
+  GetSecretValue: ['secretsmanager:GetSecretValue'],
+  // The Converse API is authorized as InvokeModel.
+  Converse: ['bedrock:InvokeModel'],
+};
+
+/** What only the local runtime calls (table setup, the stream poller): no Lambda sends these. */
+const LOCAL_ONLY = new Set([
+  'CreateTable',
+  'DescribeTable',
+  'ListTables',
+  'DescribeTimeToLive',
+  'UpdateTimeToLive',
+  'DescribeStream',
+  'GetShardIterator',
+  'GetRecords',
+]);
+
+const TABLE_READS = ['GetItem', 'BatchGetItem', 'Query'];
+const TABLE_WRITES = ['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems'];
+
+/**
+ * What every bundle holds but some handlers never send: the composition root builds every
+ * adapter, so a bundle's commands are what it *can* send. Each command a handler does not make
+ * is listed here with the reason; a new one fails the test until someone decides.
+ */
+const NOT_CALLED = {
+  model: {
+    commands: ['Converse', 'GetSecretValue'],
+    why: 'only the turn step is given a model configuration; the others build the demo model',
+  },
+  pushSecrets: {
+    commands: ['Encrypt', 'Decrypt'],
+    why: 'push configs are sealed by the A2A function and opened by it and the push function',
+  },
+  stop: {
+    commands: ['StopExecution'],
+    why: 'only the A2A service cuts or cancels a running turn',
+  },
+  describe: {
+    commands: ['DescribeExecution'],
+    why: "only following a wake asks whether an execution runs (to revive a task whose execution is gone): the A2A service's and the stream stand-in's",
+  },
+  sendTaskFailure: {
+    commands: ['SendTaskFailure'],
+    why: 'TurnExecutions.fail exists for the port; no operation calls it',
+  },
+  scan: { commands: ['Scan'], why: 'no operation of the deployed runtime scans the table' },
+  resume: {
+    commands: ['SendTaskSuccess'],
+    why: 'the reconciler starts generations; the execution it hears of has ended, tokens and all',
+  },
+  drive: {
+    commands: [...TABLE_WRITES, 'StartExecution', 'SendTaskSuccess'],
+    why: 'push delivery only reads the task and its configs',
+  },
+} as const;
+
+type Reason = keyof typeof NOT_CALLED;
+
+/**
+ * The calls each handler makes, by construct id, and what its bundle holds that it never sends.
+ * Written out, so a new call is a decision: the test below fails when a bundle can send a
+ * command this table does not account for.
+ */
+const CALLS: Record<string, { entry: string; calls: string[]; notCalled: Reason[] }> = {
+  TurnStepFunction: {
+    entry: 'turn-step',
+    calls: [
+      ...TABLE_READS,
+      ...TABLE_WRITES,
+      'StartExecution',
+      'SendTaskSuccess',
+      'Converse',
+      'GetSecretValue',
+    ],
+    notCalled: ['pushSecrets', 'stop', 'describe', 'sendTaskFailure', 'scan'],
+  },
+  StreamFunction: {
+    entry: 'stream',
+    calls: [
+      ...TABLE_READS,
+      ...TABLE_WRITES,
+      'StartExecution',
+      'SendTaskSuccess',
+      'DescribeExecution',
+    ],
+    notCalled: ['model', 'pushSecrets', 'stop', 'sendTaskFailure', 'scan'],
+  },
+  A2aFunction: {
+    entry: 'a2a',
+    calls: [
+      ...TABLE_READS,
+      ...TABLE_WRITES,
+      'StartExecution',
+      'SendTaskSuccess',
+      'StopExecution',
+      'DescribeExecution',
+      'Encrypt',
+      'Decrypt',
+    ],
+    notCalled: ['model', 'sendTaskFailure', 'scan'],
+  },
+  PushFunction: {
+    entry: 'push',
+    calls: [...TABLE_READS, 'Decrypt'],
+    notCalled: ['model', 'pushSecrets', 'stop', 'describe', 'sendTaskFailure', 'scan', 'drive'],
+  },
+  ReconcileFunction: {
+    entry: 'reconcile',
+    calls: [...TABLE_READS, ...TABLE_WRITES, 'StartExecution'],
+    notCalled: ['model', 'pushSecrets', 'stop', 'describe', 'sendTaskFailure', 'scan', 'resume'],
+  },
+};
+
+/** The SDK commands the handler's bundle can send: `new <Name>Command(` in its own sources. */
+const commandsInBundle = async (entry: string): Promise<Set<string>> => {
+  const result = await build({
+    entryPoints: [handlerEntry(entry)],
+    bundle: true,
+    write: false,
+    metafile: true,
+    platform: 'node',
+    format: 'esm',
+    logLevel: 'silent',
+    absWorkingDir: ROOT,
+  });
+  const commands = new Set<string>();
+  for (const input of Object.keys(result.metafile.inputs)) {
+    if (!input.startsWith('functions/')) continue;
+    for (const match of readFileSync(`${ROOT}${input}`, 'utf8').matchAll(/new (\w+)Command\(/g)) {
+      commands.add(match[1] as string);
+    }
+  }
+  return commands;
+};
+
+// The turn step with every model permission in play: Bedrock, a key secret and its KMS key.
+const { template } = synthHarness({
+  modelProvider: 'bedrock',
+  model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+  modelApiKeySecret: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:model-key-AbCdEf',
+  modelApiKeySecretKmsKey:
+    'arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab',
+});
+
+describe('every call a handler makes is allowed to its role', () => {
+  it.each(Object.entries(CALLS))(
+    '%s: the table accounts for every command its bundle can send',
+    async (id, { entry, calls, notCalled }) => {
+      const sent = [...(await commandsInBundle(entry))].filter(
+        (command) => !LOCAL_ONLY.has(command)
+      );
+      const excused = new Set<string>(notCalled.flatMap((reason) => NOT_CALLED[reason].commands));
+      const unlisted = sent.filter((command) => !calls.includes(command) && !excused.has(command));
+      expect(unlisted, `${id} can send commands its table does not account for`).toEqual([]);
+      // The handler's own calls are in its bundle: the table lists nothing it cannot send.
+      expect(calls.filter((command) => !sent.includes(command))).toEqual([]);
+      for (const command of calls) expect(ACTIONS_OF_COMMAND[command], command).toBeDefined();
+    },
+    60_000
+  );
+
+  it.each(Object.entries(CALLS))('%s: its role allows every call in the table', (id, { calls }) => {
+    const allowed = new Set(
+      statementsOfRole(template, logicalIdAt(template, `${id}Role`))
+        .filter((statement) => statement.effect === 'Allow')
+        .flatMap((statement) => statement.actions)
+    );
+    const needed = [...new Set(calls.flatMap((command) => ACTIONS_OF_COMMAND[command] ?? []))];
+    expect(needed.filter((action) => !allowed.has(action))).toEqual([]);
+  });
+
+  it('the functions that never call the model are not allowed to', () => {
+    for (const id of ['StreamFunction', 'A2aFunction', 'PushFunction', 'ReconcileFunction']) {
+      const actions = statementsOfRole(template, logicalIdAt(template, `${id}Role`)).flatMap(
+        (statement) => statement.actions
+      );
+      expect(
+        actions.filter((action) => /^(bedrock|secretsmanager):/.test(action)),
+        id
+      ).toEqual([]);
+    }
+  });
+});
