@@ -7,10 +7,12 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { Handler } from 'aws-lambda';
 import { buildApp } from '../../cdk/app.js';
 import { createTable } from '../adapters/dynamodb/create-table.js';
+import { auditOf } from '../composition/audit.js';
 import { buildRuntime, type Runtime, type RuntimeOverrides } from '../composition/runtime.js';
 import { readRuntimeConfig } from '../composition/runtime-config.js';
 import type { Model } from '../core/ports/model.js';
 import { createA2aHandler } from '../handlers/a2a.js';
+import { archiveClosedExecution } from '../handlers/archive.js';
 import { createPushHandler } from '../handlers/push.js';
 import { createStreamHandler } from '../handlers/stream.js';
 import { createTurnStepHandler } from '../handlers/turn-step.js';
@@ -90,11 +92,14 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const [machine] = extractStateMachines(template);
     if (machine === undefined) throw new Error('the synthesized template has no state machine');
     const functions = functionsByLogicalId(template);
-    const engine = new LocalStepFunctions(
-      options.dataDir === undefined
+    // The cloud archives a closed execution's history on an EventBridge rule; here the engine says.
+    let archive: ((executionArn: string) => void) | undefined;
+    const engine = new LocalStepFunctions({
+      ...(options.dataDir === undefined
         ? {}
-        : { store: new FileParkedStore(join(options.dataDir, 'parked.json')) }
-    );
+        : { store: new FileParkedStore(join(options.dataDir, 'parked.json')) }),
+      onExecutionClosed: (executionArn) => archive?.(executionArn),
+    });
     closers.push(() => engine.close());
     const facade = await startSfnHttpFacade(engine, { port: 0 });
     closers.push(() => facade.close());
@@ -125,6 +130,22 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     });
     const dynamodb = new DynamoDBClient(localDynamoDbClientConfig(dynamo.endpoint));
     await createTable(dynamodb, TABLE_NAME, { ifNotExists: true });
+    const audit = auditOf(runtime, { ...process.env, ...options.env });
+    const archiving = new Set<Promise<unknown>>();
+    archive = (executionArn) => {
+      const archived = archiveClosedExecution(runtime, audit, executionArn).catch((error) =>
+        runtime.logger.warn('execution history not archived', {
+          executionArn,
+          errorMessage: (error as Error).message,
+        })
+      );
+      archiving.add(archived);
+      void archived.finally(() => archiving.delete(archived));
+    };
+    closers.push(async () => {
+      archive = undefined;
+      await Promise.all([...archiving]);
+    });
 
     const handlers: Record<FunctionId, Handler> = {
       TurnStepFunction: createTurnStepHandler(() => runtime),

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TASK_EXTENSION_URI } from '../../functions/core/a2a/identifiers.js';
+import { AUDIT_EXTENSION_URI } from '../../functions/core/audit/identifiers.js';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
@@ -138,6 +139,7 @@ describe('npm start (functions/local/start.ts)', () => {
     };
     expect(cardJson.capabilities.extensions.map((extension) => extension.uri)).toEqual([
       TASK_EXTENSION_URI,
+      AUDIT_EXTENSION_URI,
     ]);
     expect(cardJson.supportedInterfaces[0]?.url).toBe(url);
 

@@ -14,6 +14,15 @@ import type { TurnRef } from '../../core/loop/route.schema.js';
 export const executionName = (taskId: string, generation: number): string =>
   `${taskId}-g${generation}`;
 
+/** The task and generation an execution name (or ARN) stands for; undefined for any other name. */
+export const executionOfName = (
+  nameOrArn: string
+): { taskId: string; generation: number } | undefined => {
+  const match = /(?:^|:)([^:]+)-g(\d+)$/.exec(nameOrArn);
+  if (match === null) return undefined;
+  return { taskId: match[1] ?? '', generation: Number(match[2]) };
+};
+
 export const executionArn = (stateMachineArn: string, taskId: string, generation: number): string =>
   `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${executionName(taskId, generation)}`;
 

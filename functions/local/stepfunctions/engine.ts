@@ -30,6 +30,8 @@ export interface LocalStepFunctionsOptions {
   store?: ParkedStore;
   /** A failed store write does not fail the execution; it is reported here (default: console). */
   onStoreError?: (error: unknown, operation: 'save' | 'delete') => void;
+  /** Called once an execution has closed (succeeded, failed, timed out or was stopped). */
+  onExecutionClosed?: (executionArn: string, status: ExecutionStatus) => void;
 }
 
 export interface RehydrateResult {
@@ -62,6 +64,7 @@ export class LocalStepFunctions {
   readonly #accountId: string;
   readonly #store: ParkedStore | undefined;
   readonly #onStoreError: NonNullable<LocalStepFunctionsOptions['onStoreError']>;
+  readonly #onExecutionClosed: LocalStepFunctionsOptions['onExecutionClosed'];
   readonly #registry = new TokenRegistry();
   readonly #machines = new Map<string, CompiledMachine>();
   readonly #executions = new Map<string, LocalExecution>();
@@ -73,6 +76,7 @@ export class LocalStepFunctions {
     this.#region = options.region ?? 'us-east-1';
     this.#accountId = options.accountId ?? '000000000000';
     this.#store = options.store;
+    this.#onExecutionClosed = options.onExecutionClosed;
     this.#onStoreError =
       options.onStoreError ??
       ((error, operation) =>
@@ -327,6 +331,11 @@ export class LocalStepFunctions {
       }
     );
     this.#executions.set(run.executionArn, execution);
+    void execution.settled.then(() => {
+      // A halt (engine shutdown) leaves it RUNNING: the next process resumes it.
+      if (execution.status !== 'RUNNING')
+        this.#onExecutionClosed?.(run.executionArn, execution.status);
+    });
     return execution;
   }
 
