@@ -50,10 +50,7 @@ const portFrom = (text: string, name: string): number => {
  * The options from the command line, then npm's own forwarding of flags given without `--`
  * (`npm start --in-memory` sets npm_config_in_memory), then the TINY_HARNESS_* variables.
  */
-export const readStartOptions = (
-  argv: readonly string[],
-  env: NodeJS.ProcessEnv
-): StartOptions => {
+export const readStartOptions = (argv: readonly string[], env: NodeJS.ProcessEnv): StartOptions => {
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({

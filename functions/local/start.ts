@@ -108,4 +108,3 @@ main().catch((error: unknown) => {
   console.error(`tiny-harness could not start: ${(error as Error).message}`);
   process.exit(1);
 });
-
