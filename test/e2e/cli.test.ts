@@ -14,7 +14,7 @@ const schema = (path: string) => JSON.parse(readFileSync(join(ROOT, path), 'utf8
 const ajv = new Ajv2020.default({ strict: false, allErrors: true });
 const validTaskView = ajv.compile(schema('schemas/task-view.v1.json'));
 const validTimeline = ajv.compile(schema('docs/a2a/ext/timeline.json'));
-const ANSI = /\u001b\[/;
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[`);
 
 const send = (message: Message) => ({
   tenant: '',

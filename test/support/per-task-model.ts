@@ -6,16 +6,21 @@ import { type ScriptedReply, scripted } from '../../functions/core/testing/scrip
  * script, the second task the second, and so on (a request's cache key is its task id). A script
  * may wait on a gate before its first reply, so a test decides when a child runs.
  */
+export interface TaskScript {
+  replies: ScriptedReply[];
+  /** Awaited before the script's first reply. */
+  gate?: Promise<void>;
+  /** Awaited before the reply at that index: a turn that takes as long as the test wants. */
+  holds?: Record<number, Promise<void>>;
+}
+
 export class PerTaskModel implements Model {
   readonly requests: ModelRequest[] = [];
-  readonly #scripts: Array<{ replies: ScriptedReply[]; gate?: Promise<void> }>;
-  readonly #assigned = new Map<
-    string,
-    { replies: ScriptedReply[]; gate?: Promise<void>; next: number }
-  >();
+  readonly #scripts: TaskScript[];
+  readonly #assigned = new Map<string, TaskScript & { next: number }>();
   #calls = 0;
 
-  constructor(scripts: Array<{ replies: ScriptedReply[]; gate?: Promise<void> }>) {
+  constructor(scripts: TaskScript[]) {
     this.#scripts = scripts.map((script) => ({ ...script, replies: [...script.replies] }));
   }
 
@@ -28,6 +33,7 @@ export class PerTaskModel implements Model {
       this.#assigned.set(request.cacheKey, script);
     }
     await script.gate;
+    await script.holds?.[script.next];
     const reply = script.replies[script.next];
     if (reply === undefined) throw new Error(`the script of ${request.cacheKey} is exhausted`);
     script.next++;

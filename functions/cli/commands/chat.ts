@@ -7,11 +7,18 @@
 import { clearLine, createInterface, cursorTo } from 'node:readline';
 import { type Message, Role } from '@a2a-js/sdk';
 import { type Agent, describeError } from '../connection.js';
-import { followTask } from '../follow.js';
+import { followTask, viewsOf } from '../follow.js';
 import { controlTo, textTo } from '../messages.js';
 import type { Output } from '../output.js';
-import { renderPlan, renderTask, renderTimeline, stateLabel, stateText } from '../render.js';
-import { isTerminal, type TaskView, taskView, withStatus } from '../task-view.js';
+import {
+  renderPlan,
+  renderTask,
+  renderTimeline,
+  rowLabel,
+  stateLabel,
+  stateText,
+} from '../render.js';
+import { isTerminal, type TaskView, taskView } from '../task-view.js';
 
 export const CHAT_HELP = [
   'Type a message and press Enter. Commands:',
@@ -98,10 +105,32 @@ export const chat = (
       spinner = undefined;
     };
 
-    const showPanes = (next: TaskView) => {
+    /** Only rows' states moved: one line per row says so, instead of the whole pane again. */
+    const rowChanges = (before: TaskView | undefined, next: TaskView): string[] | undefined => {
+      if (before === undefined || printed.task === '') return undefined;
+      const rows = (v: TaskView) => v.sub_tasks.map((row) => row.task_id).join(',');
+      const rest = (v: TaskView) =>
+        renderTask(
+          { ...v, sub_tasks: v.sub_tasks.map((row) => ({ ...row, state: '', sub_state: null })) },
+          c,
+          { state: false }
+        );
+      if (rows(before) !== rows(next) || rest(before) !== rest(next)) return undefined;
+      return next.sub_tasks.flatMap((row, index) => {
+        const old = before.sub_tasks[index];
+        if (old?.state === row.state && old.sub_state === row.sub_state) return [];
+        return [
+          `${c.dim('sub-task')} ${rowLabel(row)} ${c.dim('is now')} ${stateText(c, row.state, row.sub_state)}`,
+        ];
+      });
+    };
+
+    const showPanes = (before: TaskView | undefined, next: TaskView) => {
       const task = renderTask(next, c, { state: false });
       if (task !== printed.task) {
-        print(task);
+        const changes = rowChanges(before, next);
+        if (changes === undefined) print(task);
+        else for (const line of changes) print(line);
         printed.task = task;
       }
       if (!next.extension) return;
@@ -149,7 +178,7 @@ export const chat = (
     const show = (next: TaskView) => {
       const before = view;
       view = next;
-      showPanes(next);
+      showPanes(before, next);
       showStatus(next, before);
     };
 
@@ -225,27 +254,21 @@ export const chat = (
           { tenant: '', message, configuration: undefined, metadata: undefined },
           { signal: controller.signal }
         );
-        for await (const event of stream) {
-          const payload = event.payload;
-          if (payload?.$case === 'task') {
-            const next = taskView(payload.value);
-            if (taskId === undefined) {
-              taskId = next.id;
-              print(
-                c.dim(
-                  `task ${next.id} started (come back to it with: npx tiny-harness chat --task ${next.id})`
-                )
-              );
-            }
-            show(next);
-          } else if (payload?.$case === 'statusUpdate' && view !== undefined) {
-            show(withStatus(view, payload.value));
-          } else if (payload?.$case === 'message') {
-            const text = payload.value.parts
-              .flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : []))
-              .join('\n');
-            if (text !== '') print(`${c.green('agent ›')} ${text}`);
+        // A first message starts a task: its stream's first event is the new task.
+        const said = (text: string) => {
+          if (text !== '') print(`${c.green('agent ›')} ${text}`);
+        };
+        const start = taskId === undefined ? undefined : view;
+        for await (const next of viewsOf(agent, stream, start, said)) {
+          if (taskId === undefined) {
+            taskId = next.id;
+            print(
+              c.dim(
+                `task ${next.id} started; \`tiny-harness chat --task ${next.id}\` comes back to it`
+              )
+            );
           }
+          show(next);
         }
       } catch (error) {
         if (controller.signal.aborted) {
