@@ -21,6 +21,7 @@ export const DEFAULT_CONTEXT = {
   modelApiKeySecret: '',
   modelPrices: '{}',
   callerRequestsPerMinute: 120,
+  auditArchiveRetentionDays: 0,
 } as const;
 
 // `-c key=value` always arrives as a string: numbers are coerced.
@@ -55,6 +56,11 @@ const HarnessConfigSchema = z.object({
    * stage; the local shim's default is the same. WAF counts at least 10 per window.
    */
   callerRequestsPerMinute: positiveInt.min(10),
+  /**
+   * Days an archived execution history is kept after its execution closed (an auditor reads it
+   * once Step Functions has deleted its own, 90 days on); 0 keeps it as long as the task.
+   */
+  auditArchiveRetentionDays: z.coerce.number().int().min(0),
   modelPrices: z.string().refine((text) => {
     try {
       return ModelPricesSchema.safeParse(JSON.parse(text)).success;

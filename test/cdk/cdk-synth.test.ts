@@ -1,6 +1,6 @@
 /**
  * SLOW (about 15-30 s): the real `npx cdk synth` with bundling ON, as `cdk deploy` would run it:
- * esbuild bundles the four handlers locally (no Docker), CDK's CloudFormation validation and
+ * esbuild bundles the five handlers locally (no Docker), CDK's CloudFormation validation and
  * cdk-nag run, and nothing touches AWS.
  */
 import { execFile } from 'node:child_process';
@@ -16,7 +16,7 @@ import { tempOutdir } from './support/synth.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const HANDLERS = ['turn-step', 'stream', 'a2a', 'push'];
+const HANDLERS = ['turn-step', 'stream', 'a2a', 'push', 'archive'];
 
 describe('cdk synth (bundling on, slow)', () => {
   const outdir = tempOutdir('tiny-harness-synth-');

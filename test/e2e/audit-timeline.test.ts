@@ -16,6 +16,7 @@ import type { Timeline, TimelineEntry } from '../../functions/core/audit/timelin
 import { TimelineSchema } from '../../functions/core/audit/timeline.schema.js';
 import { receiveMessage } from '../../functions/core/intake/receive-message.js';
 import { userTextMessage } from '../../functions/core/loop/messages.js';
+import { createArchiveHandler } from '../../functions/handlers/archive.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
 import { authorizationFor } from '../support/identity.js';
 import { asTask, clientFor, eventually, startStack } from '../support/local-stack.js';
@@ -369,6 +370,37 @@ describe("the auditor's timeline of a scripted task, from the local stack", () =
       archive: audit.archive,
     });
     expect(await readTimeline(forgotten, { taskId, participantId: 'alice' })).toEqual(timeline);
+  });
+
+  it("takes the cloud's trigger: an EventBridge execution status change", async () => {
+    const handler = createArchiveHandler(() => stack.runtime);
+    const change = (status: string) => ({
+      version: '0',
+      id: 'e-1',
+      'detail-type': 'Step Functions Execution Status Change',
+      source: 'aws.states',
+      account: '000000000000',
+      time: new Date().toISOString(),
+      region: 'us-east-1',
+      resources: [executionArn(stack.stateMachineArn, taskId, 1)],
+      detail: {
+        executionArn: executionArn(stack.stateMachineArn, taskId, 1),
+        stateMachineArn: stack.stateMachineArn,
+        name: `${taskId}-g1`,
+        status,
+      },
+    });
+    const context = {} as never;
+    expect(await handler(change('SUCCEEDED'), context)).toEqual({ outcome: 'already archived' });
+    expect(await handler(change('RUNNING'), context)).toEqual({ outcome: 'not closed' });
+    expect(await handler({ 'detail-type': 'Something else' }, context)).toEqual({
+      outcome: 'ignored',
+    });
+    const unknown = {
+      ...change('FAILED'),
+      detail: { ...change('FAILED').detail, executionArn: `${stack.stateMachineArn}:other` },
+    };
+    expect(await handler(unknown, context)).toEqual({ outcome: 'not ours' });
   });
 
   const stackClient = () =>
