@@ -1,13 +1,9 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import {
-  type AttributeValue,
-  type DynamoDBClient,
-  PutItemCommand,
-  QueryCommand,
-} from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import type { ArchivedHistory, ExecutionHistoryArchive } from '../../core/audit/archive.js';
 import type { HistoryEventLike } from '../../core/audit/execution-history.js';
 import { ATTR, PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE, taskPk } from '../dynamodb/table.js';
+import { queryTaskItems } from './partition-query.js';
 
 /**
  * Archived histories live in the task's own partition of the table (so "everything about a task"
@@ -117,25 +113,12 @@ export class DynamoDbHistoryArchive implements ExecutionHistoryArchive {
   }
 
   async read(taskId: string, generation: number): Promise<ArchivedHistory | undefined> {
-    const items: Array<Record<string, AttributeValue>> = [];
-    let startKey: Record<string, AttributeValue> | undefined;
-    do {
-      const page = await this.#client.send(
-        new QueryCommand({
-          TableName: this.#tableName,
-          KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-          ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
-          ExpressionAttributeValues: {
-            ':pk': { S: taskPk(taskId) },
-            ':prefix': { S: generationSk(generation) },
-          },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        })
-      );
-      items.push(...(page.Items ?? []));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    const items = await queryTaskItems(
+      this.#client,
+      this.#tableName,
+      taskId,
+      generationSk(generation)
+    );
     const manifestText = items.find((item) => item[SORT_KEY]?.S?.endsWith(MANIFEST))?.[ATTR.data]
       ?.S;
     if (manifestText === undefined) return undefined;

@@ -1,5 +1,6 @@
-import { type AttributeValue, type DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
-import { ATTR, KEY_PREFIX, PARTITION_KEY, SORT_KEY, taskPk } from '../dynamodb/table.js';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ATTR, KEY_PREFIX } from '../dynamodb/table.js';
+import { queryTaskItems } from './partition-query.js';
 
 /**
  * Every record of a task (the put-once values: model responses, tool invocations, compactions,
@@ -17,28 +18,16 @@ export class DynamoDbTaskRecords {
 
   async all(taskId: string): Promise<Map<string, unknown>> {
     const records = new Map<string, unknown>();
-    let startKey: Record<string, AttributeValue> | undefined;
-    do {
-      const page = await this.#client.send(
-        new QueryCommand({
-          TableName: this.#tableName,
-          KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-          ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
-          ExpressionAttributeValues: {
-            ':pk': { S: taskPk(taskId) },
-            ':prefix': { S: KEY_PREFIX.once },
-          },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        })
-      );
-      for (const item of page.Items ?? []) {
-        const key = item[ATTR.key]?.S;
-        const data = item[ATTR.data]?.S;
-        if (key !== undefined && data !== undefined) records.set(key, JSON.parse(data));
-      }
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    for (const item of await queryTaskItems(
+      this.#client,
+      this.#tableName,
+      taskId,
+      KEY_PREFIX.once
+    )) {
+      const key = item[ATTR.key]?.S;
+      const data = item[ATTR.data]?.S;
+      if (key !== undefined && data !== undefined) records.set(key, JSON.parse(data));
+    }
     return records;
   }
 }
