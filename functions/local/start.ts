@@ -4,7 +4,6 @@ import { randomBytes } from 'node:crypto';
 import type { RuntimeConfig } from '../composition/runtime-config.js';
 import { banner } from './banner.js';
 import { removeEndpoint, writeEndpoint } from './endpoint-file.js';
-import { startLocalStack } from './local-stack.js';
 import { portIsFree } from './port-check.js';
 import {
   checkRuntimeConfig,
@@ -58,6 +57,9 @@ const main = async () => {
   }
   console.log('tiny-harness: starting DynamoDB Local, the state machine and the A2A endpoint…');
   const started = Date.now();
+  // Imported only now: the CDK app and the SDKs take seconds to load, and a refusal above
+  // should not wait for them.
+  const { startLocalStack } = await import('./local-stack.js');
   const stack = await startLocalStack({
     port: options.port,
     dataDir: options.inMemory ? undefined : options.dataDir,
