@@ -32,6 +32,7 @@ export const DEFAULT_CONTEXT = {
   turnStepReservedConcurrency: 20,
   a2aReservedConcurrency: 100,
   streamsPerCaller: 4,
+  auditArchiveRetentionDays: 0,
 } as const;
 
 export type ContextKey = keyof typeof DEFAULT_CONTEXT;
@@ -105,6 +106,11 @@ const HarnessConfigSchema = z.object({
   a2aReservedConcurrency: reservation,
   /** Server-Sent Event streams one caller may hold open at once. */
   streamsPerCaller: positiveInt.max(100),
+  /**
+   * Days an archived execution history is kept after its execution closed (an auditor reads it
+   * once Step Functions has deleted its own, 90 days on); 0 keeps it as long as the task.
+   */
+  auditArchiveRetentionDays: z.coerce.number().int().min(0),
 });
 
 export type HarnessConfig = z.infer<typeof HarnessConfigSchema>;

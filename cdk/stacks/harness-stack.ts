@@ -15,6 +15,8 @@ import { type HarnessConfig, readHarnessConfig, turnStepModelEnvironment } from 
 import { A2aApi } from '../constructs/a2a-api.js';
 import { A2aAuth } from '../constructs/a2a-auth.js';
 import { HarnessAlarms } from '../constructs/alarms.js';
+import { AuditArchive } from '../constructs/audit-archive.js';
+import { AuditorAccess } from '../constructs/auditor-access.js';
 import { ENV } from '../constructs/environment.js';
 import { ExecutionReconciler } from '../constructs/execution-reconciler.js';
 import { HarnessFunction, handlerEntry } from '../constructs/harness-function.js';
@@ -38,6 +40,8 @@ export const CONSTRUCT_IDS = {
   pushConsumer: 'PushConsumer',
   pushSecretsKey: 'PushSecretsKey',
   alarms: 'Alarms',
+  auditArchive: 'AuditArchive',
+  auditor: 'Auditor',
 } as const;
 
 /** Reserved concurrency, or none for 0 (Lambda reads 0 as "never run"). */
@@ -63,6 +67,8 @@ export class HarnessStack extends Stack {
   readonly api: A2aApi;
   readonly auth: A2aAuth;
   readonly alarms: HarnessAlarms;
+  readonly auditArchive: AuditArchive;
+  readonly auditor: AuditorAccess;
 
   constructor(scope: Construct, id: string, props: HarnessStackProps = {}) {
     super(scope, id, props);
@@ -231,6 +237,27 @@ export class HarnessStack extends Stack {
         },
       ],
       reconcilerDeadLetterQueue: this.reconciler.deadLetterQueue,
+    });
+
+    // The auditor's record outlives Step Functions' 90 days (docs/deploy.md, "Auditing").
+    this.auditArchive = new AuditArchive(this, CONSTRUCT_IDS.auditArchive, {
+      table: this.table,
+      arns,
+      environment,
+      retentionDays: config.auditArchiveRetentionDays,
+    });
+    this.auditor = new AuditorAccess(this, CONSTRUCT_IDS.auditor, {
+      table: this.table,
+      arns,
+      stateMachineLogs: this.turnMachine.logGroup,
+    });
+    new CfnOutput(this, 'AuditorRoleArn', {
+      value: this.auditor.role.roleArn,
+      description: 'Read-only auditor role (docs/deploy.md, "Auditing")',
+    });
+    new CfnOutput(this, 'AuditorPolicyArn', {
+      value: this.auditor.policy.managedPolicyArn,
+      description: 'The same read-only access, to attach to your own principals',
     });
 
     new CfnOutput(this, 'ApiUrl', {

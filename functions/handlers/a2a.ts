@@ -2,6 +2,7 @@ import { type AgentCard, HTTP_EXTENSION_HEADER } from '@a2a-js/sdk';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { errorFields } from '../adapters/system/logger.js';
+import { auditOf } from '../composition/audit.js';
 import { lambdaRuntime, lambdaStreamLeases, type Runtime } from '../composition/runtime.js';
 import { A2aError, toA2aError } from '../service/a2a-errors.js';
 import { A2aService } from '../service/a2a-service.js';
@@ -26,6 +27,12 @@ import {
 } from './a2a/response-streaming.js';
 import { dispatchRest, matchRoute, noRoute, type RestReply, restFailure } from './a2a/rest.js';
 import { lastEventIdOf } from './a2a/sse.js';
+import {
+  answerAuditJsonRpc,
+  answerAuditRest,
+  auditRouteTaskId,
+  isAuditJsonRpc,
+} from './a2a-audit.js';
 import { capStreamsPerCaller } from './stream-cap.js';
 
 export { AGENT_CARD_PATH };
@@ -68,6 +75,8 @@ interface Call {
   caller: string;
   card: AgentCard;
   service: A2aService;
+  /** The audit extension's read model (docs/a2a/audit.md). */
+  audit: () => ReturnType<typeof auditOf>;
   /** Logs a failure inside a stream that has already started (it is sent as an error event). */
   onStreamError: (error: unknown) => void;
 }
@@ -95,6 +104,9 @@ const jsonRpcCall = async (call: Call): Promise<Answer> => {
     return { binding, reply: jsonRpcFailure(jsonRpcIdOf(body), toA2aError(error)), activated: [] };
   }
   const { activated, lastEventId } = admitted;
+  if (isAuditJsonRpc(body)) {
+    return { binding, reply: await answerAuditJsonRpc(body, caller, call.audit()), activated };
+  }
   const reply = await dispatchJsonRpc(body, { caller, lastEventId }, service, call.onStreamError);
   return { binding, reply, activated };
 };
@@ -104,7 +116,8 @@ const restCall = async (call: Call): Promise<Answer> => {
   const binding = 'HTTP+JSON';
   // An unknown route is a 404 whatever the headers say: it is not an A2A request at all.
   const matched = matchRoute(event.httpMethod, event.path);
-  if (matched === undefined) {
+  const timelineOf = auditRouteTaskId(event.httpMethod, event.path);
+  if (matched === undefined && timelineOf === undefined) {
     return { binding, reply: noRoute(event.httpMethod, event.path), activated: [] };
   }
   let admitted: Admitted;
@@ -114,6 +127,11 @@ const restCall = async (call: Call): Promise<Answer> => {
     return { binding, reply: restFailure(toA2aError(error)), activated: [] };
   }
   const { activated, lastEventId } = admitted;
+  if (timelineOf !== undefined || matched === undefined) {
+    const query = event.queryStringParameters ?? {};
+    const reply = await answerAuditRest(timelineOf ?? '', query, caller, call.audit());
+    return { binding, reply, activated };
+  }
   const request = {
     method: event.httpMethod,
     path: event.path,
@@ -157,7 +175,8 @@ export const createA2aHandler = (runtime: () => Runtime, service: () => A2aServi
     try {
       const onStreamError = (error: unknown) =>
         logger.error('a2a stream failed', { caller, ...errorFields(error) });
-      const call = { event, body, caller, card, service: service(), onStreamError };
+      const audit = () => auditOf(runtime());
+      const call = { event, body, caller, card, service: service(), audit, onStreamError };
       const { binding, reply, activated } = await (jsonRpc ? jsonRpcCall(call) : restCall(call));
       logger.info('a2a request', {
         binding,

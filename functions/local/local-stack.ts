@@ -7,6 +7,7 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { Handler } from 'aws-lambda';
 import { buildApp } from '../../cdk/app.js';
 import { createTable } from '../adapters/dynamodb/create-table.js';
+import { auditOf } from '../composition/audit.js';
 import {
   buildRuntime,
   buildStreamLeases,
@@ -16,6 +17,7 @@ import {
 import { readRuntimeConfig } from '../composition/runtime-config.js';
 import type { Model } from '../core/ports/model.js';
 import { createA2aHandler } from '../handlers/a2a.js';
+import { archiveClosedExecution } from '../handlers/archive.js';
 import { createPushHandler } from '../handlers/push.js';
 import { createReconcileHandler } from '../handlers/reconcile.js';
 import { createStreamHandler } from '../handlers/stream.js';
@@ -115,6 +117,8 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     closers.push(async () => {
       await Promise.all([...reconciling]);
     });
+    // The cloud archives a closed execution's history on an EventBridge rule; here the engine says.
+    let archive: ((executionArn: string) => void) | undefined;
     const engine = new LocalStepFunctions({
       ...(options.dataDir === undefined
         ? {}
@@ -122,6 +126,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       onExecutionEnd: (execution) => {
         const event = executionStatusChange(execution, 'us-east-1', '000000000000');
         if (event !== undefined) onExecutionEnd(event);
+        if (execution.executionArn !== undefined) archive?.(execution.executionArn);
       },
     });
     closers.push(() => engine.close());
@@ -154,6 +159,22 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     });
     const dynamodb = new DynamoDBClient(localDynamoDbClientConfig(dynamo.endpoint));
     await createTable(dynamodb, TABLE_NAME, { ifNotExists: true });
+    const audit = auditOf(runtime, { ...process.env, ...options.env });
+    const archiving = new Set<Promise<unknown>>();
+    archive = (executionArn) => {
+      const archived = archiveClosedExecution(runtime, audit, executionArn).catch((error) =>
+        runtime.logger.warn('execution history not archived', {
+          executionArn,
+          errorMessage: (error as Error).message,
+        })
+      );
+      archiving.add(archived);
+      void archived.finally(() => archiving.delete(archived));
+    };
+    closers.push(async () => {
+      archive = undefined;
+      await Promise.all([...archiving]);
+    });
 
     const handlers: Record<FunctionId, Handler> = {
       TurnStepFunction: createTurnStepHandler(() => runtime),

@@ -1,15 +1,39 @@
 import './polyfill.js';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
-import { startLocalStack } from './local-stack.js';
+import type { RuntimeConfig } from '../composition/runtime-config.js';
+import { banner } from './banner.js';
+import { removeEndpoint, writeEndpoint } from './endpoint-file.js';
+import { portIsFree } from './port-check.js';
+import {
+  checkRuntimeConfig,
+  readStartOptions,
+  START_HELP,
+  StartOptionsError,
+} from './start-options.js';
+
+const modelInUse = (config: RuntimeConfig): string => {
+  const provider = config.TINY_HARNESS_MODEL_PROVIDER;
+  if (provider === 'demo') {
+    return 'the built-in demo model (no provider configured: it says what it received)';
+  }
+  if (provider === 'scripted') return `scripted (${config.TINY_HARNESS_MODEL_SCRIPT})`;
+  const at = config.TINY_HARNESS_MODEL_BASE_URL ?? "the provider's default endpoint";
+  return `${provider} · ${config.TINY_HARNESS_MODEL} · ${at}`;
+};
 
 /**
- * `npm start`: the whole system on loopback. Data (tables and parked executions) lives in
- * `.local/data`, so a parked conversation is still there after a restart; `--in-memory` forgets
- * everything on exit.
+ * `npm start`: the whole system on loopback. Data (tables and parked executions) lives in the
+ * data directory, so a parked conversation is still there after a restart; `--in-memory` forgets
+ * everything on exit. Options and configuration are checked before anything starts.
  */
 const main = async () => {
+  const options = readStartOptions(process.argv.slice(2), process.env);
+  if (options.help) {
+    console.log(START_HELP);
+    return;
+  }
+  checkRuntimeConfig(process.env);
   const java = spawnSync('java', ['-version'], { stdio: 'ignore' });
   if (java.error !== undefined || java.status !== 0) {
     console.error(
@@ -17,11 +41,11 @@ const main = async () => {
     );
     process.exit(1);
   }
-  const inMemory = process.argv.includes('--in-memory');
-  const port = Number(process.env.TINY_HARNESS_PORT ?? 8080);
-  const dataDir = inMemory
-    ? undefined
-    : resolve(process.env.TINY_HARNESS_DATA_DIR ?? '.local/data');
+  if (!(await portIsFree(options.port))) {
+    throw new StartOptionsError(
+      `port ${options.port} is in use: set TINY_HARNESS_PORT (or npm start -- --port N) to a free port`
+    );
+  }
   process.env.TINY_HARNESS_LOG_LEVEL ??= 'warn';
   // The AWS SDK's notice about Node 22 is not ours to act on here; it would split the banner.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -33,47 +57,37 @@ const main = async () => {
   }
   console.log('tiny-harness: starting DynamoDB Local, the state machine and the A2A endpoint…');
   const started = Date.now();
-  const stack = await startLocalStack({ port, dataDir });
-  const provider = stack.runtime.config.TINY_HARNESS_MODEL_PROVIDER;
-  const model =
-    provider === 'demo'
-      ? 'the built-in demo model (no provider configured: it echoes what it receives)'
-      : `${provider}${provider === 'scripted' ? ` (${stack.runtime.config.TINY_HARNESS_MODEL_SCRIPT})` : ''}`;
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'SendMessage',
-    params: { message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'Hello!' }] } },
+  // Imported only now: the CDK app and the SDKs take seconds to load, and a refusal above
+  // should not wait for them.
+  const { startLocalStack } = await import('./local-stack.js');
+  const stack = await startLocalStack({
+    port: options.port,
+    dataDir: options.inMemory ? undefined : options.dataDir,
   });
-  const streamBody = JSON.stringify({
-    message: { messageId: 'm-2', role: 'ROLE_USER', parts: [{ text: 'Hello again!' }] },
+  const endpointFile = writeEndpoint(options.dataDir, {
+    url: stack.url,
+    token: generatedToken ?? null,
+    participant: generatedToken === undefined ? null : 'you',
+    pid: process.pid,
+    started_at: new Date().toISOString(),
   });
-  const token = generatedToken ?? '<a token from TINY_HARNESS_BEARER_TOKENS>';
   console.log(
-    [
-      `tiny-harness is up in ${((Date.now() - started) / 1000).toFixed(1)} s`,
-      `  A2A endpoint   ${stack.url}/  (A2A 1.0: JSON-RPC at /, HTTP+JSON routes, SSE streams)`,
-      `  agent card     ${stack.url}/.well-known/agent-card.json`,
-      `  model          ${model}`,
-      `  state machine  ${stack.stateMachineArn}`,
-      `  data           ${dataDir ?? 'in memory (gone on exit)'}`,
-      `  caller         ${generatedToken === undefined ? 'tokens from TINY_HARNESS_BEARER_TOKENS' : `bearer token ${generatedToken} (participant "you")`}`,
-      '',
-      'Send a first message:',
-      `  curl -s ${stack.url}/ -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' -H 'Authorization: Bearer ${token}' \\`,
-      `    -d '${body}'`,
-      'Or watch it work, as Server-Sent Events:',
-      `  curl -sN ${stack.url}/message:stream -H 'Content-Type: application/json' -H 'A2A-Version: 1.0' -H 'Authorization: Bearer ${token}' \\`,
-      `    -d '${streamBody}'`,
-      '',
-      'Ctrl-C stops everything.',
-    ].join('\n')
+    banner({
+      url: stack.url,
+      seconds: (Date.now() - started) / 1000,
+      model: modelInUse(stack.runtime.config),
+      stateMachineArn: stack.stateMachineArn,
+      data: options.inMemory ? 'in memory (gone on exit)' : options.dataDir,
+      token: generatedToken,
+      endpointFile,
+    })
   );
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
     console.log('\ntiny-harness: stopping…');
+    removeEndpoint(options.dataDir, process.pid);
     await stack.close();
     process.exit(0);
   };
@@ -82,6 +96,17 @@ const main = async () => {
 };
 
 main().catch((error: unknown) => {
+  if (error instanceof StartOptionsError) {
+    console.error(`tiny-harness: ${error.message}`);
+    process.exit(2);
+  }
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') {
+    console.error(
+      'tiny-harness could not start: the port is in use: set TINY_HARNESS_PORT (or npm start -- --port N) to a free port'
+    );
+    process.exit(1);
+  }
   console.error(`tiny-harness could not start: ${(error as Error).message}`);
   process.exit(1);
 });

@@ -1,11 +1,12 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TASK_EXTENSION_URI } from '../../functions/core/a2a/identifiers.js';
+import { AUDIT_EXTENSION_URI } from '../../functions/core/audit/identifiers.js';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
@@ -109,7 +110,12 @@ const within = <T>(promise: Promise<T>, ms: number, what: string) =>
 describe('npm start (functions/local/start.ts)', () => {
   it('comes up with a banner, answers the agent card and a first message with the demo model, and stops cleanly on Ctrl-C', async () => {
     const port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, TINY_HARNESS_PORT: String(port) };
+    const dataDir = mkdtempSync(join(tmpdir(), 'tiny-harness-start-'));
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      TINY_HARNESS_PORT: String(port),
+      TINY_HARNESS_DATA_DIR: dataDir,
+    };
     delete env.TINY_HARNESS_MODEL_PROVIDER;
     delete env.TINY_HARNESS_MODEL_SCRIPT;
     const app = run('npx', ['tsx', 'functions/local/start.ts', '--in-memory'], env);
@@ -138,52 +144,48 @@ describe('npm start (functions/local/start.ts)', () => {
     };
     expect(cardJson.capabilities.extensions.map((extension) => extension.uri)).toEqual([
       TASK_EXTENSION_URI,
+      AUDIT_EXTENSION_URI,
     ]);
     expect(cardJson.supportedInterfaces[0]?.url).toBe(url);
 
-    // What the banner tells a user to send with curl.
-    const post = (path: string, json: unknown) =>
-      fetch(`${url}${path}`, {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
-          'A2A-Version': '1.0',
-          Authorization: `Bearer ${token}`,
-        },
-        body: JSON.stringify(json),
-      });
-    const reply = await post('/', {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'SendMessage',
-      params: { message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'Hello!' }] } },
-    });
-    expect(reply.status).toBe(200);
-    const body = (await reply.json()) as {
-      result?: {
-        task?: { status: { state: string; message?: { parts: Array<{ text?: string }> } } };
-      };
-    };
-    expect(body.result?.task?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-    expect(body.result?.task?.status.message?.parts[0]?.text).toMatch(/^\(demo model\)/);
-    expect(body.result?.task?.status.message?.parts[0]?.text).toContain('Hello!');
+    // What the banner tells a user to run with curl: a first message, then a second one to the
+    // same task, streamed. Run as the user would run them, in a shell.
+    const curls = banner
+      .slice(banner.indexOf('Or with curl'), banner.indexOf('Ctrl-C stops everything.'))
+      .split('\n')
+      .slice(1)
+      .join('\n');
+    expect(curls).toContain(`curl -s ${url}/message:send`);
+    expect(curls).toContain(`curl -sN ${url}/message:stream`);
+    const shell = spawnSync('bash', ['-c', `${curls}\necho "TASK=$TASK"`], { encoding: 'utf8' });
+    expect(shell.status, shell.stderr).toBe(0);
+    const taskId = /^TASK=(\S+)$/m.exec(shell.stdout)?.[1];
+    expect(taskId).toMatch(/^[0-9a-f-]{36}$/);
+    const frames = shell.stdout.split('\n').filter((line) => line.startsWith('data: '));
+    const events = frames.map((line) => JSON.parse(line.slice('data: '.length)));
+    const states = events.map((event) => (event.task ?? event.statusUpdate)?.status?.state);
+    expect(events[0]?.task?.id).toBe(taskId);
+    expect(states).toContain('TASK_STATE_WORKING');
+    expect(states.at(-1)).toBe('TASK_STATE_INPUT_REQUIRED');
+    // The same task all along, and the demo model says back what it was told, never its markup.
+    expect(new Set(events.map((event) => event.task?.id ?? event.statusUpdate?.taskId))).toEqual(
+      new Set([taskId])
+    );
+    const reply = events.at(-1)?.statusUpdate?.status?.message?.parts[0]?.text;
+    expect(reply).toMatch(/^\(demo model\) I received: \[you\] Hello again!/);
 
-    // The banner's streaming example: the events arrive as Server-Sent Events, ending at the pause.
-    expect(banner).toContain(`curl -sN ${url}/message:stream`);
-    const streamed = await post('/message:stream', {
-      message: { messageId: 'm-2', role: 'ROLE_USER', parts: [{ text: 'Hello again!' }] },
+    // The endpoint file: `npx tiny-harness` needs no flags.
+    expect(banner).toContain('npx tiny-harness chat');
+    const endpoint = JSON.parse(readFileSync(join(dataDir, 'endpoint.json'), 'utf8'));
+    expect(endpoint).toMatchObject({ url, token, participant: 'you' });
+    expect(statSync(join(dataDir, 'endpoint.json')).mode & 0o777).toBe(0o600);
+    const listed = spawnSync('npx', ['tiny-harness', 'tasks', '--json'], {
+      cwd: ROOT,
+      env: { ...process.env, TINY_HARNESS_DATA_DIR: dataDir },
+      encoding: 'utf8',
     });
-    expect(streamed.headers.get('Content-Type')).toBe('text/event-stream');
-    const frames = (await streamed.text()).split('\n').filter((line) => line.startsWith('data: '));
-    const states = frames.map((line) => {
-      const event = JSON.parse(line.slice('data: '.length));
-      return (event.task ?? event.statusUpdate)?.status?.state;
-    });
-    expect(states).toEqual([
-      'TASK_STATE_SUBMITTED',
-      'TASK_STATE_WORKING',
-      'TASK_STATE_INPUT_REQUIRED',
-    ]);
+    expect(listed.status, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout).map((task: { id: string }) => task.id)).toEqual([taskId]);
 
     const below = descendants(app.child.pid!);
     const javas = below.filter((process) => process.command === 'java');
@@ -200,6 +202,7 @@ describe('npm start (functions/local/start.ts)', () => {
     expect(exit).toEqual({ code: 0, signal: null });
     expect(app.output()).toContain('tiny-harness: stopping');
     expect(await listening(port)).toBe(false);
+    expect(existsSync(join(dataDir, 'endpoint.json'))).toBe(false);
     // Nothing it started outlives it: no JVM, no tsx, no orphan.
     await waitFor('the stack processes to end', () => below.every(({ pid }) => !alive(pid)), 5_000);
   }, 120_000);
@@ -228,4 +231,61 @@ describe('npm start (functions/local/start.ts)', () => {
       rmSync(bin, { recursive: true, force: true });
     }
   }, 60_000);
+
+  const startFails = async (args: string[], extraEnv: NodeJS.ProcessEnv) => {
+    const app = run(process.execPath, ['--import', 'tsx', 'functions/local/start.ts', ...args], {
+      ...process.env,
+      ...extraEnv,
+    });
+    const began = Date.now();
+    const exit = await within(app.exited, 30_000, 'refusing to start');
+    return { exit, output: app.output(), ms: Date.now() - began, javas: app };
+  };
+
+  it('answers --help with its options and starts nothing', async () => {
+    const { exit, output } = await startFails(['--help'], {});
+    expect(exit.code).toBe(0);
+    expect(output).toContain('Usage: npm start [-- options]');
+    for (const flag of ['--port <n>', '--data-dir <dir>', '--in-memory', 'npx tiny-harness chat'])
+      expect(output).toContain(flag);
+    expect(output).not.toContain('starting DynamoDB Local');
+  });
+
+  it('refuses an unknown flag, and a bad port or setting by name, before DynamoDB Local starts', async () => {
+    const unknown = await startFails(['--in-memroy'], {});
+    expect(unknown.exit.code).toBe(2);
+    expect(unknown.output).toMatch(/Unknown option '--in-memroy'/);
+    expect(unknown.output).toContain('Usage: npm start');
+
+    const port = await startFails([], { TINY_HARNESS_PORT: 'abc' });
+    expect(port.exit.code).toBe(2);
+    expect(port.output.trim()).toBe(
+      'tiny-harness: TINY_HARNESS_PORT=abc is not a port: give a whole number from 0 to 65535 (0 picks a free one)'
+    );
+    const flag = await startFails(['--port', '70000'], {});
+    expect(flag.output).toContain('--port=70000 is not a port');
+
+    const level = await startFails([], { TINY_HARNESS_LOG_LEVEL: 'loud' });
+    expect(level.exit.code).toBe(2);
+    expect(level.output).toContain('TINY_HARNESS_LOG_LEVEL');
+    for (const refused of [unknown, port, flag, level]) {
+      expect(refused.output).not.toContain('starting DynamoDB Local');
+    }
+  });
+
+  it('says which variable to change when its port is taken', async () => {
+    const taken = createServer();
+    await new Promise<void>((done) => taken.listen(0, '127.0.0.1', done));
+    const address = taken.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    try {
+      const { exit, output } = await startFails([], { TINY_HARNESS_PORT: String(port) });
+      expect(exit.code).toBe(2);
+      expect(output.trim()).toBe(
+        `tiny-harness: port ${port} is in use: set TINY_HARNESS_PORT (or npm start -- --port N) to a free port`
+      );
+    } finally {
+      taken.close();
+    }
+  });
 });

@@ -35,7 +35,6 @@ import {
   inboxIdSk,
   inboxSk,
   isStorableTaskId,
-  joinData,
   key,
   keyPart,
   markerItem,
@@ -43,7 +42,6 @@ import {
   onceSk,
   participantIdsOf,
   participantSk,
-  partKeys,
   splitData,
   type TaskRecordAttributes,
   taskIdOfKey,
@@ -72,6 +70,7 @@ import {
   RECORD_ABSENT,
   TASK_OPEN,
   VERSION_MATCHES,
+  wholePayloads,
 } from './table-io.js';
 
 export interface DynamoDbTableOptions {
@@ -216,12 +215,12 @@ export class DynamoDbTaskStore implements TaskStore {
     const first = firstSeqAfter(afterSeq);
     if (first === undefined) return [];
     const items = await this.#queryRange(taskId, historySk(first), historySk(MAX_SEQ));
-    return (await this.#whole(items)).map(decodeHistoryEntry);
+    return (await wholePayloads(this.#client, this.#table, items)).map(decodeHistoryEntry);
   }
 
   async readInbox(taskId: string): Promise<InboxItem[]> {
     const items = await this.#queryRange(taskId, inboxSk(1), inboxSk(MAX_SEQ));
-    return (await this.#whole(items)).map(decodeInboxItem);
+    return (await wholePayloads(this.#client, this.#table, items)).map(decodeInboxItem);
   }
 
   async inboxSeqOf(taskId: string, itemId: string): Promise<number | undefined> {
@@ -234,26 +233,8 @@ export class DynamoDbTaskStore implements TaskStore {
     if (!isStorableTaskId(taskId)) return undefined;
     const item = await getItem(this.#client, this.#table, key(taskId, onceSk(auditKey)));
     if (item === undefined) return undefined;
-    const [whole] = await this.#whole([item]);
+    const [whole] = await wholePayloads(this.#client, this.#table, [item]);
     return decodeOnce(whole as Item, auditKey) as T;
-  }
-
-  /** Items with their payloads whole: the parts of a large one read and put back. */
-  async #whole(items: Item[]): Promise<Item[]> {
-    const keys = items.flatMap(partKeys);
-    if (keys.length === 0) return items;
-    const parts = new Map(
-      (await batchGetAll(this.#client, this.#table, keys)).map((part) => [part[SORT_KEY]?.S, part])
-    );
-    return items.map((item) =>
-      joinData(
-        item,
-        partKeys(item).flatMap((partKey) => {
-          const part = parts.get(partKey[SORT_KEY]?.S);
-          return part === undefined ? [] : [part];
-        })
-      )
-    );
   }
 
   /** The record's part of a commit: its action(s) and the record as stored after it. */

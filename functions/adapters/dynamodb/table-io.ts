@@ -9,7 +9,8 @@ import {
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/client-dynamodb';
-import type { Item } from './item-codec.js';
+import { type Item, joinData, partKeys } from './item-codec.js';
+import { SORT_KEY } from './table.js';
 
 // ---------------------------------------------------------------------------------------------
 // Condition clauses. Call sites bind `#pk`, `#version`, `#seq` and the `:` values.
@@ -100,3 +101,25 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 /** Jittered exponential backoff: ~10, 20, 40 ... ms, capped at 200 ms. */
 const backoff = (attempt: number) =>
   sleep(Math.random() * Math.min(200, 10 * 2 ** Math.min(attempt, 5)));
+
+/** Items with their payloads whole: the pieces of a large one read and put back in place. */
+export const wholePayloads = async (
+  client: DynamoDBClient,
+  tableName: string,
+  items: Item[]
+): Promise<Item[]> => {
+  const keys = items.flatMap(partKeys);
+  if (keys.length === 0) return items;
+  const pieces = new Map(
+    (await batchGetAll(client, tableName, keys)).map((piece) => [piece[SORT_KEY]?.S, piece])
+  );
+  return items.map((item) =>
+    joinData(
+      item,
+      partKeys(item).flatMap((pieceKey) => {
+        const piece = pieces.get(pieceKey[SORT_KEY]?.S);
+        return piece === undefined ? [] : [piece];
+      })
+    )
+  );
+};

@@ -1,11 +1,25 @@
 import type { Model, ModelRequest, ModelResponse } from '../../core/ports/model.js';
 
-const lastUserText = (request: ModelRequest): string => {
+/** A line that is only a tag of the harness's own context markup (`<plan>`, `</state_summary>`). */
+const MARKUP_LINE = /^\s*<\/?[a-z][a-z0-9_:-]*(\s[^>]*)?>\s*$/i;
+
+/**
+ * The last thing a participant said, as plain text: the harness's context message (the tagged
+ * blocks that open every request) and markup lines are never taken for it. Undefined when the
+ * request holds no such message (compaction folded it into the summary).
+ */
+const lastSaid = (request: ModelRequest): string | undefined => {
   for (let index = request.input.length - 1; index >= 0; index--) {
     const item = request.input[index];
-    if (item?.type === 'message' && item.role === 'user') return item.text;
+    if (item?.type !== 'message' || item.role !== 'user') continue;
+    if (index === 0 && item.text.trimStart().startsWith('<')) continue;
+    const lines = item.text
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !MARKUP_LINE.test(line));
+    const last = lines.at(-1);
+    if (last !== undefined) return last;
   }
-  return '';
+  return undefined;
 };
 
 /**
@@ -15,9 +29,13 @@ const lastUserText = (request: ModelRequest): string => {
  */
 export class DemoModel implements Model {
   async invoke(request: ModelRequest): Promise<ModelResponse> {
-    const said = lastUserText(request).split('\n').at(-1)?.slice(0, 200) ?? '';
+    const said = lastSaid(request);
+    const received =
+      said === undefined
+        ? 'I received your message.'
+        : `I received: ${said.length > 200 ? `${said.slice(0, 200)}…` : said}`;
     return {
-      text: `(demo model) I received: ${said}\nConfigure a model provider for real answers.`,
+      text: `(demo model) ${received}\nConfigure a model provider for real answers.`,
       toolCalls: [],
       usage: {
         inputTokens: Math.ceil(JSON.stringify(request).length / 4),

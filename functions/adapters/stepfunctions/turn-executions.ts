@@ -15,13 +15,16 @@ import type { TurnRef } from '../../core/loop/route.schema.js';
 export const executionName = (taskId: string, generation: number): string =>
   `${taskId}-g${generation}`;
 
-const EXECUTION_NAME = /^(.+)-g([1-9][0-9]*)$/;
+const EXECUTION_NAME = /(?:^|:)([^:]+)-g([1-9][0-9]*)$/;
 
-/** The task and generation an execution name stands for; undefined for a name not of this form. */
+/**
+ * The task and generation an execution name (or ARN) stands for; undefined for a name not of
+ * this form.
+ */
 export const parseExecutionName = (
-  name: string
+  nameOrArn: string
 ): { taskId: string; generation: number } | undefined => {
-  const match = EXECUTION_NAME.exec(name);
+  const match = EXECUTION_NAME.exec(nameOrArn);
   if (match === null) return undefined;
   return { taskId: match[1] as string, generation: Number(match[2]) };
 };

@@ -5,6 +5,7 @@ import {
   type SecurityRequirement,
   type SecurityScheme,
 } from '@a2a-js/sdk';
+import { AUDIT_EXTENSION_URI, AUDIT_JSON_RPC_METHOD } from '../audit/identifiers.js';
 import {
   DEFAULT_AGENT_ID,
   EVENT_MEDIA_TYPE,
@@ -46,6 +47,16 @@ export const taskExtension = (agentId: string): AgentExtension => ({
   params: { agent_id: agentId },
 });
 
+/** The audit extension: GetTaskTimeline, the auditor's timeline of a task (docs/a2a/audit.md). */
+export const auditExtension = (): AgentExtension => ({
+  uri: AUDIT_EXTENSION_URI,
+  description:
+    "The auditor's timeline of a task and its sub-tasks, for its participants: JSON-RPC " +
+    'tiny-harness/GetTaskTimeline, or GET /tasks/{id}:timeline.',
+  required: false,
+  params: { json_rpc_method: AUDIT_JSON_RPC_METHOD, http_route: 'GET /tasks/{id}:timeline' },
+});
+
 /** The agent card served at `/.well-known/agent-card.json`. */
 export const buildAgentCard = (options: AgentCardOptions): AgentCard => ({
   name: options.name ?? AGENT_NAME,
@@ -62,7 +73,7 @@ export const buildAgentCard = (options: AgentCardOptions): AgentCard => ({
     // SendStreamingMessage and SubscribeToTask: SSE tailing the task's durable event log.
     streaming: true,
     pushNotifications: true,
-    extensions: [taskExtension(options.agentId ?? DEFAULT_AGENT_ID)],
+    extensions: [taskExtension(options.agentId ?? DEFAULT_AGENT_ID), auditExtension()],
   },
   securitySchemes: { ...options.securitySchemes },
   securityRequirements: [...(options.securityRequirements ?? [])],

@@ -1,10 +1,12 @@
 import { z } from 'zod';
+import { TimelineSchema } from '../audit/timeline.schema.js';
 import { RouteSchema, TurnRefSchema } from '../loop/route.schema.js';
 import { ControlPayloadSchema, EventEnvelopeSchema } from '../task/envelope.schema.js';
 import { StatusExtensionSchema, TaskExtensionSchema } from '../task/extension.schema.js';
 import { INTRINSICS } from '../tools/intrinsics/index.js';
 import { toolParameters } from '../tools/registry.js';
 import { TASK_SCHEMA_ID } from './identifiers.js';
+import { TaskViewSchema } from './task-view.schema.js';
 
 /**
  * The JSON Schemas the repository commits, generated from the zod schemas (the single source).
@@ -77,7 +79,11 @@ const INTERNAL_SCHEMAS: ReadonlyArray<{ file: string; title: string; schema: z.Z
   },
   { file: 'turn-ref.v1.json', title: 'tiny-harness turn reference', schema: TurnRefSchema },
   { file: 'route.v1.json', title: 'tiny-harness turn route', schema: RouteSchema },
+  { file: 'task-view.v1.json', title: 'tiny-harness task view', schema: TaskViewSchema },
 ];
+
+export const TIMELINE_SCHEMA_ID =
+  'https://madarauchiha-314.github.io/tiny-harness/a2a/ext/audit/v1/timeline.json';
 
 /** Every generated schema file, in a fixed order. */
 export const publishedSchemas = (): PublishedSchema[] => [
@@ -86,6 +92,13 @@ export const publishedSchemas = (): PublishedSchema[] => [
     schema: document(
       { $id: TASK_SCHEMA_ID, title: 'tiny-harness task extension' },
       jsonSchema(TaskExtensionSchema)
+    ),
+  },
+  {
+    path: 'docs/a2a/ext/timeline.json',
+    schema: document(
+      { $id: TIMELINE_SCHEMA_ID, title: 'tiny-harness audit timeline' },
+      jsonSchema(TimelineSchema)
     ),
   },
   ...INTRINSICS.map((tool) => ({
@@ -125,4 +138,8 @@ describes the input side: a field with a default may be omitted. A contract test
 | control-payload.v1.json | ControlPayloadSchema | the payload of a \`control\` envelope |
 | turn-ref.v1.json | TurnRefSchema | what travels between states of the turn state machine |
 | route.v1.json | RouteSchema | the route a state returns: which state runs next |
+| task-view.v1.json | TaskViewSchema | a task as \`tiny-harness tasks\`, \`watch\` and \`send\` print it with \`--json\` |
+
+The audit extension's timeline (GetTaskTimeline, \`tiny-harness audit --json\`) is published as
+docs/a2a/ext/timeline.json.
 `;

@@ -18,7 +18,7 @@ import { isTerminalState, readExtension, stateOf, withExtension } from '../task/
 import { applyTaskEnvelope, findEnvelope, messageText, parseControl } from '../task/envelope.js';
 import type { ControlPayload } from '../task/envelope.schema.js';
 import { type AlongWith, cancelTask, requestCompletion, withAlong } from './control.js';
-import { intakeAudit } from './start-task.js';
+import { AUDIT_TEXT_LIMIT, intakeAudit } from './start-task.js';
 import { openSubTask, parseSubTaskCommand, withSubTaskOpened } from './sub-task-command.js';
 import type { Wake } from './wake.js';
 
@@ -89,7 +89,13 @@ export const receiveMessage = async (deps: LoopDeps, input: ReceiveInput): Promi
       if (isTerminalState(stateOf(record.task))) throw new TaskClosedError(taskId);
       const now = deps.clock.now();
       const audit = (accepted: boolean, reason: string | null) =>
-        intakeAudit(message.messageId, { participant_id: sender, accepted, reason }, now);
+        intakeAudit(
+          message.messageId,
+          accepted
+            ? { participant_id: sender, accepted, reason, text: text.slice(0, AUDIT_TEXT_LIMIT) }
+            : { participant_id: sender, accepted, reason },
+          now
+        );
       const participant = readExtension(record.task).participants.find((p) => p.id === sender);
       if (participant === undefined) {
         return {

@@ -36,8 +36,13 @@ export interface IntakeAudit {
   participant_id: string;
   accepted: boolean;
   reason: string | null;
+  /** The first `AUDIT_TEXT_LIMIT` characters of an accepted message's text (the auditor's view). */
+  text?: string;
   at: string;
 }
+
+/** How much of a message's text its audit row keeps: the transcript has it whole. */
+export const AUDIT_TEXT_LIMIT = 2_000;
 
 const withSettings = (
   extension: TaskExtension,
@@ -120,7 +125,12 @@ export const startTask = async (deps: LoopDeps, input: StartTaskInput): Promise<
       audit: [
         intakeAudit(
           message.messageId,
-          { participant_id: sender, accepted: true, reason: null },
+          {
+            participant_id: sender,
+            accepted: true,
+            reason: null,
+            text: text.slice(0, AUDIT_TEXT_LIMIT),
+          },
           now
         ),
       ],

@@ -6,6 +6,7 @@ import {
   TASK_EXTENSION_URI,
   TASK_MEDIA_TYPE,
 } from '../../../functions/core/a2a/identifiers.js';
+import { AUDIT_EXTENSION_URI } from '../../../functions/core/audit/identifiers.js';
 
 const BASE_URL = 'https://agents.example.com/a2a';
 
@@ -46,6 +47,15 @@ describe('the agent card', () => {
         description: expect.stringMatching(/\S/),
         required: false,
         params: { agent_id: 'tiny-harness' },
+      },
+      {
+        uri: AUDIT_EXTENSION_URI,
+        description: expect.stringMatching(/GetTaskTimeline/),
+        required: false,
+        params: {
+          json_rpc_method: 'tiny-harness/GetTaskTimeline',
+          http_route: 'GET /tasks/{id}:timeline',
+        },
       },
     ]);
   });

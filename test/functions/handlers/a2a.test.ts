@@ -6,6 +6,7 @@ import {
   TASK_EXTENSION_URI,
   TASK_METADATA_KEY,
 } from '../../../functions/core/a2a/identifiers.js';
+import { AUDIT_EXTENSION_URI } from '../../../functions/core/audit/identifiers.js';
 import { ERROR_CODES, type ErrorCode, HarnessError } from '../../../functions/core/errors.js';
 import { AGENT_CARD_PATH, createA2aHandler } from '../../../functions/handlers/a2a.js';
 import {
@@ -94,6 +95,7 @@ describe('the A2A handler: the agent card', () => {
         required: false,
         params: { agent_id: 'tiny-harness' },
       }),
+      expect.objectContaining({ uri: AUDIT_EXTENSION_URI, required: false }),
     ]);
     expect(card.supportedInterfaces).toEqual([
       expect.objectContaining({

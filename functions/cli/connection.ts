@@ -1,0 +1,130 @@
+/**
+ * Which agent the command talks to, and as whom: `--url` and `--token` (or TINY_HARNESS_URL and
+ * TINY_HARNESS_TOKEN), else the endpoint file `npm start` writes to its data directory. The
+ * client is the official @a2a-js/sdk one, so any A2A 1.0 agent answers.
+ */
+import type { AgentCard } from '@a2a-js/sdk';
+import {
+  type Client,
+  ClientFactory,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+} from '@a2a-js/sdk/client';
+import { AUDIT_EXTENSION_URI, AUDIT_JSON_RPC_METHOD } from '../core/audit/identifiers.js';
+import { type Timeline, TimelineSchema } from '../core/audit/timeline.schema.js';
+import { DEFAULT_DATA_DIR, endpointPath, readEndpoint } from '../local/endpoint-file.js';
+
+export interface ConnectionOptions {
+  url?: string | undefined;
+  token?: string | undefined;
+  dataDir?: string | undefined;
+}
+
+export interface Connection {
+  url: string;
+  token: string | undefined;
+  /** Where the URL came from, for error messages. */
+  from: string;
+}
+
+/** A failure the user can act on: printed as it is, without a stack. */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+}
+
+export const resolveConnection = (
+  options: ConnectionOptions,
+  env: NodeJS.ProcessEnv = process.env
+): Connection => {
+  const token = options.token ?? (env.TINY_HARNESS_TOKEN || undefined);
+  const url = options.url ?? (env.TINY_HARNESS_URL || undefined);
+  if (url !== undefined) return { url: url.replace(/\/+$/, ''), token, from: 'the command line' };
+  const dataDir = options.dataDir ?? env.TINY_HARNESS_DATA_DIR ?? DEFAULT_DATA_DIR;
+  const endpoint = readEndpoint(dataDir);
+  if (endpoint === undefined) {
+    throw new CliError(
+      `no agent to talk to: ${endpointPath(dataDir)} does not exist.\n` +
+        'Start one with `npm start` (in another terminal), or name one with --url (and --token).'
+    );
+  }
+  return {
+    url: endpoint.url,
+    token: token ?? endpoint.token ?? undefined,
+    from: endpointPath(dataDir),
+  };
+};
+
+export interface Agent {
+  client: Client;
+  card: AgentCard;
+  connection: Connection;
+  /** GetTaskTimeline, when the agent offers the tiny-harness audit extension. */
+  timeline(taskId: string, subTasks: boolean): Promise<Timeline>;
+}
+
+const authorizedFetch =
+  (token: string | undefined): typeof fetch =>
+  (input, init) => {
+    if (token === undefined) return fetch(input, init);
+    const headers = new Headers(init?.headers);
+    headers.set('Authorization', `Bearer ${token}`);
+    return fetch(input, { ...init, headers });
+  };
+
+export const connect = async (connection: Connection): Promise<Agent> => {
+  const fetchImpl = authorizedFetch(connection.token);
+  let client: Client;
+  try {
+    client = await new ClientFactory({
+      transports: [
+        new JsonRpcTransportFactory({ fetchImpl }),
+        new RestTransportFactory({ fetchImpl }),
+      ],
+    }).createFromUrl(connection.url);
+  } catch (error) {
+    throw new CliError(
+      `cannot reach the agent at ${connection.url} (from ${connection.from}): ${(error as Error).message}\n` +
+        'Is `npm start` running? Or pass --url.'
+    );
+  }
+  const card = await client.getAgentCard();
+  const jsonRpc = card.supportedInterfaces.find((i) => i.protocolBinding === 'JSONRPC');
+  return {
+    client,
+    card,
+    connection,
+    timeline: async (taskId, subTasks) => {
+      const audits = card.capabilities?.extensions.some((e) => e.uri === AUDIT_EXTENSION_URI);
+      if (!audits || jsonRpc === undefined) {
+        throw new CliError(`${card.name} does not offer the tiny-harness audit extension`);
+      }
+      const response = await fetchImpl(jsonRpc.url, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'A2A-Version': '1.0',
+          'A2A-Extensions': AUDIT_EXTENSION_URI,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: AUDIT_JSON_RPC_METHOD,
+          params: { id: taskId, subTasks },
+        }),
+      });
+      const body = (await response.json()) as {
+        result?: unknown;
+        error?: { code: number; message: string };
+      };
+      if (body.error !== undefined) throw new CliError(`${body.error.message} (${taskId})`);
+      return TimelineSchema.parse(body.result);
+    },
+  };
+};
+
+/** An SDK error as one line: the A2A error's message (task not found, ...). */
+export const describeError = (error: unknown): string => {
+  if (error instanceof CliError) return error.message;
+  const message = (error as Error).message ?? String(error);
+  return message.replace(/^[A-Za-z]+Error:\s*/, '');
+};

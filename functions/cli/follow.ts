@@ -1,0 +1,131 @@
+/**
+ * Following a task as it changes, with any A2A agent: a stream (SubscribeToTask, or the stream of
+ * a sent message) for liveness, GetTask for the truth. A stream may carry events older than the
+ * task it started from (a subscription replays the log from the start; a send's stream starts
+ * at the log's head before the message was taken in), so a Task event only says "something
+ * changed": the view comes from GetTask, read once a burst of events has settled (a long replay
+ * costs one read, not one per event). A status update newer than the view is shown as it comes
+ * (progress while the agent works).
+ */
+import type { StreamResponse } from '@a2a-js/sdk';
+import type { Agent } from './connection.js';
+import { isTerminal, type TaskView, taskView, withStatus } from './task-view.js';
+
+/** How long a burst of events must be quiet before the task is read again. */
+const SETTLE_MS = 250;
+
+export const sameView = (a: TaskView, b: TaskView) =>
+  JSON.stringify({ ...a, updated_at: null, usage: null }) ===
+  JSON.stringify({ ...b, updated_at: null, usage: null });
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((done) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      done();
+    });
+  });
+
+const QUIET = Symbol('quiet');
+
+const readView = async (agent: Agent, taskId: string) =>
+  taskView(await agent.client.getTask({ tenant: '', id: taskId }));
+
+/**
+ * The views a stream brings, one per change, starting from `start` (or, with none, from the
+ * stream's first Task: a new task's first event). Ends with the stream, after a last read.
+ */
+export async function* viewsOf(
+  agent: Agent,
+  stream: AsyncIterable<StreamResponse>,
+  start: TaskView | undefined,
+  /** A bare Message (an agent that answers without a task): its text. */
+  onMessage: (text: string) => void = () => undefined
+): AsyncGenerator<TaskView> {
+  const events = stream[Symbol.asyncIterator]();
+  let view = start;
+  let next = events.next();
+  let dirty = false;
+  for (;;) {
+    const result = dirty
+      ? await Promise.race([next, sleep(SETTLE_MS).then(() => QUIET)])
+      : await next;
+    let changed: TaskView | undefined;
+    if (result === QUIET) {
+      dirty = false;
+      if (view !== undefined) changed = await readView(agent, view.id);
+    } else if ((result as IteratorResult<StreamResponse>).done === true) {
+      break;
+    } else {
+      next = events.next();
+      const payload = (result as IteratorYieldResult<StreamResponse>).value.payload;
+      if (payload?.$case === 'task' && view === undefined) {
+        changed = taskView(payload.value);
+      } else if (payload?.$case === 'message') {
+        onMessage(
+          payload.value.parts
+            .flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : []))
+            .join('\n')
+        );
+      } else if (payload?.$case === 'statusUpdate' && view !== undefined) {
+        // An update older than the view says nothing new. One that follows changes not read yet
+        // is read with them, so the plan a turn made shows before the question it ends on.
+        if ((payload.value.status?.timestamp ?? '') > (view.updated_at ?? '')) {
+          if (dirty) {
+            dirty = false;
+            changed = await readView(agent, view.id);
+          } else {
+            changed = withStatus(view, payload.value);
+          }
+        }
+      } else {
+        dirty = true;
+      }
+    }
+    if (changed !== undefined && (view === undefined || !sameView(changed, view))) {
+      view = changed;
+      yield view;
+    } else if (changed !== undefined && view !== undefined) {
+      view = { ...view, updated_at: changed.updated_at ?? view.updated_at };
+    }
+  }
+  if (view === undefined) return;
+  const settled = await readView(agent, view.id);
+  if (!sameView(settled, view)) yield settled;
+}
+
+/** The task's views, the current one first, then one per change, until it ends or `signal` aborts. */
+export async function* followTask(
+  agent: Agent,
+  taskId: string,
+  signal: AbortSignal,
+  options: { since?: TaskView } = {}
+): AsyncGenerator<TaskView> {
+  let view = await readView(agent, taskId);
+  if (options.since === undefined || !sameView(view, options.since)) yield view;
+  let failures = 0;
+  while (!isTerminal(view) && !signal.aborted) {
+    try {
+      const stream = agent.client.resubscribeTask({ tenant: '', id: taskId }, { signal });
+      for await (const changed of viewsOf(agent, stream, view)) {
+        failures = 0;
+        view = changed;
+        yield view;
+        if (isTerminal(view)) return;
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+      failures++;
+      // A transient failure (a throttle, a dropped connection, an agent without streaming):
+      // back off, read the task, follow again.
+      await sleep(Math.min(5_000, 250 * 2 ** Math.min(failures, 5)), signal);
+      const settled = await readView(agent, taskId).catch(() => view);
+      if (!sameView(settled, view)) {
+        view = settled;
+        yield view;
+      }
+      if (failures > 8) throw error;
+    }
+  }
+}

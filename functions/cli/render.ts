@@ -1,0 +1,169 @@
+/**
+ * The panes as text (brief §7): "Plan · N steps" with each step numbered and marked
+ * (○ pending, ◐ active, ● done, ✗ failed), then "→ output" or "depends on …"; the Task pane with
+ * the goal, acceptance criteria as [x]/[ ], participants with roles and sub-task rows with their
+ * live state. Plain strings, coloured only when the caller's colours are on.
+ */
+import type { Timeline, TimelineEntry } from '../core/audit/timeline.schema.js';
+import type { Colors } from './colors.js';
+import type { TaskView } from './task-view.js';
+
+const STEP_MARK = { pending: '○', active: '◐', done: '●', failed: '✗' } as const;
+
+/** `TASK_STATE_INPUT_REQUIRED` → `input-required`. */
+export const stateLabel = (state: string) =>
+  state
+    .replace(/^TASK_STATE_/, '')
+    .toLowerCase()
+    .replace(/_/g, '-');
+
+const ROW_MARK: Record<string, string> = {
+  TASK_STATE_SUBMITTED: '○',
+  TASK_STATE_WORKING: '◐',
+  TASK_STATE_INPUT_REQUIRED: '?',
+  TASK_STATE_AUTH_REQUIRED: '?',
+  TASK_STATE_COMPLETED: '●',
+  TASK_STATE_FAILED: '✗',
+  TASK_STATE_CANCELED: '✗',
+  TASK_STATE_REJECTED: '✗',
+};
+
+export const stateText = (c: Colors, state: string, subState: string | null) => {
+  const label = `${stateLabel(state)}${subState === null ? '' : ` (${subState})`}`;
+  if (state === 'TASK_STATE_COMPLETED') return c.green(label);
+  if (['TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED'].includes(state))
+    return c.red(label);
+  if (state === 'TASK_STATE_INPUT_REQUIRED') return c.yellow(label);
+  return c.cyan(label);
+};
+
+export const renderPlan = (view: TaskView, c: Colors): string => {
+  const steps = view.plan?.steps ?? [];
+  if (view.plan === null) return `${c.bold('Plan')} · none yet`;
+  const lines = [`${c.bold('Plan')} · ${steps.length} step${steps.length === 1 ? '' : 's'}`];
+  const nameOf = (id: string) => steps.find((step) => step.id === id)?.name ?? id;
+  for (const [index, step] of steps.entries()) {
+    const mark = STEP_MARK[step.state];
+    const colored =
+      step.state === 'done'
+        ? c.green(mark)
+        : step.state === 'failed'
+          ? c.red(mark)
+          : step.state === 'active'
+            ? c.cyan(mark)
+            : mark;
+    lines.push(`  ${index + 1}. ${colored} ${step.name}`);
+    if (step.output !== null) lines.push(c.dim(`       → ${step.output}`));
+    else if (step.depends_on.length > 0)
+      lines.push(c.dim(`       depends on ${step.depends_on.map(nameOf).join(', ')}`));
+  }
+  return lines.join('\n');
+};
+
+export const rowLabel = (row: TaskView['sub_tasks'][number]) =>
+  row.agent === null ? row.task_id : `${row.agent}/${row.task_id}`;
+
+export const renderTask = (view: TaskView, c: Colors, options = { state: true }): string => {
+  const lines = [
+    `${c.bold('Task')} · ${view.name ?? view.id}${options.state ? `  ${stateText(c, view.state, view.sub_state)}` : ''}`,
+    c.dim(`  id ${view.id}`),
+  ];
+  if (!view.extension) return lines.join('\n');
+  lines.push(`  goal  ${view.goal ?? ''}`);
+  if (view.acceptance_criteria.length > 0) {
+    lines.push('  acceptance criteria');
+    for (const criterion of view.acceptance_criteria)
+      lines.push(`    [${criterion.met ? 'x' : ' '}] ${criterion.text}`);
+  }
+  if (view.participants.length > 0) {
+    lines.push(
+      `  participants  ${view.participants.map((p) => `${p.id} (${p.role})`).join(' · ')}`
+    );
+  }
+  if (view.sub_tasks.length > 0) {
+    lines.push('  sub-tasks');
+    for (const row of view.sub_tasks) {
+      lines.push(
+        `    ${ROW_MARK[row.state] ?? '·'} ${rowLabel(row)}  ${stateText(c, row.state, row.sub_state)}`
+      );
+    }
+  }
+  return lines.join('\n');
+};
+
+/** One line per change, for a stream that is not a terminal (`watch` piped to a file). */
+export const changeLine = (view: TaskView, at: Date = new Date()): string => {
+  const parts = [at.toISOString().slice(11, 19), stateLabel(view.state)];
+  if (view.sub_state !== null) parts[1] = `${parts[1]} (${view.sub_state})`;
+  const steps = view.plan?.steps ?? [];
+  if (steps.length > 0)
+    parts.push(`plan ${steps.filter((s) => s.state === 'done').length}/${steps.length} done`);
+  if (view.sub_tasks.length > 0) {
+    parts.push(
+      `sub-tasks ${view.sub_tasks.map((row) => `${rowLabel(row)} ${stateLabel(row.state)}`).join(', ')}`
+    );
+  }
+  if (view.status_text !== '') parts.push(view.status_text.replace(/\s+/g, ' ').slice(0, 100));
+  return parts.join(' · ');
+};
+
+export const renderTaskRow = (view: TaskView, c: Colors): string => {
+  const when = view.updated_at === null ? '' : view.updated_at.slice(0, 19).replace('T', ' ');
+  const rows = view.sub_tasks.length > 0 ? c.dim(`  ${view.sub_tasks.length} sub-task(s)`) : '';
+  return `${view.id}  ${stateText(c, view.state, view.sub_state).padEnd(20)}  ${when}  ${view.name ?? ''}${rows}`;
+};
+
+const KIND_LABEL: Partial<Record<TimelineEntry['kind'], string>> = {
+  state_changed: 'state',
+  model_call: 'model',
+  tool_call: 'tool',
+  plan_changed: 'plan',
+  message_accepted: 'message',
+  message_refused: 'refused',
+  task_created: 'created',
+  child_requested: 'sub-task',
+  child_changed: 'sub-task',
+  wait_ended: 'wait',
+  execution_started: 'execution',
+  execution_ended: 'execution',
+  step_failed: 'failure',
+  task_edited: 'edit',
+};
+
+const actorText = (entry: TimelineEntry) => {
+  const actor = entry.actor;
+  if (actor === null || entry.kind === 'model_call' || entry.kind === 'tool_call') return '';
+  if (actor.kind === 'participant') return ` — by ${actor.id}`;
+  if (actor.kind === 'child') return ` — by sub-task ${actor.id}`;
+  if (actor.kind === 'parent') return ` — by parent ${actor.id}`;
+  if (actor.kind === 'agent') return ' — by the agent';
+  return ` — by ${actor.kind}${actor.id === null ? '' : ` ${actor.id}`}`;
+};
+
+export const renderTimeline = (timeline: Timeline, c: Colors): string => {
+  const short = new Map(
+    timeline.tasks.map((task) => [
+      task.task_id,
+      task.depth === 0 ? 'task' : `${'  '.repeat(task.depth - 1)}└ ${task.task_id.slice(0, 8)}`,
+    ])
+  );
+  const lines = [
+    `${c.bold('Timeline')} · ${timeline.task_id} · ${timeline.entries.length} entries · ${timeline.tasks.length} task(s)`,
+  ];
+  for (const entry of timeline.entries) {
+    const kind = (KIND_LABEL[entry.kind] ?? entry.kind).padEnd(9);
+    const colored =
+      entry.kind === 'message_refused' || entry.kind === 'step_failed'
+        ? c.red(kind)
+        : entry.kind === 'state_changed'
+          ? c.yellow(kind)
+          : entry.kind === 'model_call' || entry.kind === 'tool_call'
+            ? c.cyan(kind)
+            : kind;
+    lines.push(
+      `${c.dim(entry.at.slice(11, 23))}  ${(short.get(entry.task_id) ?? entry.task_id).padEnd(12)}  ${colored} ${entry.summary}${c.dim(actorText(entry))}`
+    );
+  }
+  for (const gap of timeline.gaps) lines.push(c.red(`missing: ${gap}`));
+  return lines.join('\n');
+};

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+
+/**
+ * A task as the renderers show it: its A2A state and, when the agent speaks the tiny-harness task
+ * extension, its goal, criteria, participants, sub-task rows, plan and usage. The `--json` form of
+ * `tiny-harness tasks`, `watch` and `send` (published as schemas/task-view.v1.json).
+ */
+export const TaskViewSchema = z
+  .strictObject({
+    id: z.string(),
+    context_id: z.string(),
+    /** The A2A state name (`TASK_STATE_WORKING`, ...). */
+    state: z.string(),
+    sub_state: z.string().nullable(),
+    /** The status message's text: the agent's reply, a question, a reason. */
+    status_text: z.string(),
+    updated_at: z.string().nullable(),
+    /** Whether the task carries the tiny-harness task extension (else only the above is known). */
+    extension: z.boolean(),
+    name: z.string().nullable(),
+    goal: z.string().nullable(),
+    acceptance_criteria: z.array(z.strictObject({ text: z.string(), met: z.boolean() })),
+    participants: z.array(
+      z.strictObject({
+        id: z.string(),
+        kind: z.string(),
+        role: z.string(),
+        display_name: z.string(),
+      })
+    ),
+    sub_tasks: z.array(
+      z.strictObject({
+        task_id: z.string(),
+        agent: z.string().nullable(),
+        state: z.string(),
+        sub_state: z.string().nullable(),
+      })
+    ),
+    plan: z
+      .strictObject({
+        steps: z.array(
+          z.strictObject({
+            id: z.string(),
+            name: z.string(),
+            state: z.enum(['pending', 'active', 'done', 'failed']),
+            output: z.string().nullable(),
+            depends_on: z.array(z.string()),
+          })
+        ),
+      })
+      .nullable(),
+    usage: z
+      .strictObject({
+        model_calls: z.number(),
+        input_tokens: z.number(),
+        cached_input_tokens: z.number(),
+        output_tokens: z.number(),
+        cost_usd: z.number(),
+      })
+      .nullable(),
+  })
+  .describe('A task as tiny-harness shows it (tiny-harness tasks/watch/send --json).');
+export type TaskView = z.infer<typeof TaskViewSchema>;

@@ -1,0 +1,538 @@
+/**
+ * One task's part of the timeline, from its three sources: the execution histories of its
+ * generations (when each step ran, how it ended, retries), its event log (state changes, progress,
+ * the task's own edits) and its records (each model call, each tool call's verdict and result,
+ * compactions, intake's accept or refuse of every message). Pure: the reader fetches, this joins.
+ */
+import { type Task, TaskState } from '@a2a-js/sdk';
+import { STATUS_METADATA_KEY } from '../a2a/identifiers.js';
+import type { CompactionRecord } from '../loop/compaction.js';
+import { costOf, type ModelPrices } from '../loop/usage.js';
+import type { LoggedEvent } from '../ports/event-log.js';
+import type { ModelResponse } from '../ports/model.js';
+import { readExtension, stateName } from '../task/a2a-task.js';
+import type { TaskExtension } from '../task/extension.schema.js';
+import type { Command } from '../tools/commands.js';
+import type { Invocation } from '../tools/invoker.js';
+import { type HistoryEventLike, readExecution, type StepRun } from './execution-history.js';
+import { type Actor, bounded, type TimelineEntry } from './timeline.schema.js';
+
+export interface ExecutionHistoryOfGeneration {
+  /** The execution's name (`<task id>-g<generation>`). */
+  name: string;
+  generation: number;
+  events: readonly HistoryEventLike[];
+}
+
+/** What intake recorded for one message (the `audit:<message id>` record). */
+interface IntakeAuditRow {
+  message_id: string;
+  participant_id: string;
+  accepted: boolean;
+  reason: string | null;
+  at: string;
+}
+
+export interface TaskAuditInput {
+  taskId: string;
+  depth: number;
+  executions: readonly ExecutionHistoryOfGeneration[];
+  log: readonly LoggedEvent[];
+  /** The task's records by key (`response:…`, `tool:…`, `compaction:…`, `audit:…`). */
+  records: ReadonlyMap<string, unknown>;
+  /** Accepted messages' text by message id, where the store still has it. */
+  messageTexts: ReadonlyMap<string, string>;
+  prices?: ModelPrices | undefined;
+}
+
+type Draft = Omit<TimelineEntry, 'task_id' | 'depth'>;
+
+const statusText = (message: { parts: Task['history'][number]['parts'] } | undefined): string =>
+  (message?.parts ?? [])
+    .flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : []))
+    .join('\n');
+
+const subStateIn = (metadata: Record<string, unknown> | undefined): string | null => {
+  const status = metadata?.[STATUS_METADATA_KEY] as { sub_state?: unknown } | undefined;
+  return typeof status?.sub_state === 'string' ? status.sub_state : null;
+};
+
+const shortState = (name: string) => name.replace(/^TASK_STATE_/, '');
+
+const extensionOf = (task: Task): TaskExtension | undefined => {
+  try {
+    return readExtension(task);
+  } catch {
+    return undefined;
+  }
+};
+
+const ms = (from: string, to: string | undefined) =>
+  to === undefined ? null : Date.parse(to) - Date.parse(from);
+
+const oneLine = (value: string, max = 80) => {
+  const line = value.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+};
+
+/** The entries of the event log: creation, state changes, progress, edits, remote children. */
+const logEntries = (input: TaskAuditInput): Draft[] => {
+  const drafts: Draft[] = [];
+  let lastAt: string | undefined;
+  let previous: TaskExtension | undefined;
+  let state: string | undefined;
+  let subState: string | null = null;
+  for (const { seq, event } of input.log) {
+    const source = { kind: 'event_log' as const, ref: `log#${seq}` };
+    if (event.kind === 'status_update') {
+      const update = event.statusUpdate;
+      const at = update.status?.timestamp || lastAt || new Date(0).toISOString();
+      lastAt = at;
+      const to = stateName(update.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED);
+      const sub = subStateIn(update.metadata);
+      const message = statusText(update.status?.message);
+      if (to !== state || sub !== subState) {
+        drafts.push({
+          at,
+          kind: 'state_changed',
+          actor: null,
+          summary: `${state === undefined ? '' : `${shortState(state)} → `}${shortState(to)}${sub === null ? '' : ` (${sub})`}${message === '' ? '' : `: ${oneLine(message)}`}`,
+          details: { from: state ?? null, to, sub_state: sub, message: bounded(message) },
+          source,
+        });
+        state = to;
+        subState = sub;
+      } else if (message !== '') {
+        drafts.push({
+          at,
+          kind: 'progress',
+          actor: null,
+          summary: oneLine(message),
+          details: { state: to, message: bounded(message) },
+          source,
+        });
+      }
+      continue;
+    }
+    if (event.kind !== 'task') continue;
+    const task = event.task;
+    const extension = extensionOf(task);
+    if (extension === undefined) continue;
+    if (previous === undefined) {
+      const at = task.status?.timestamp || lastAt || new Date(0).toISOString();
+      lastAt = at;
+      state = stateName(task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED);
+      subState = subStateIn(task.metadata);
+      const parent = extension.parent_tasks[0];
+      const reporter = extension.participants.find((p) => p.role === 'reporter');
+      const actor: Actor | null =
+        parent !== undefined
+          ? { kind: 'parent', id: parent.task_id }
+          : reporter !== undefined
+            ? { kind: 'participant', id: reporter.id }
+            : null;
+      drafts.push({
+        at,
+        kind: 'task_created',
+        actor,
+        summary: `task "${oneLine(extension.name, 60)}" created${parent === undefined ? '' : ` as a sub-task of ${parent.task_id}`}`,
+        details: {
+          name: extension.name,
+          goal: bounded(extension.goal),
+          lifecycle: extension.lifecycle ?? null,
+          model: extension.model ?? null,
+          reasoning_effort: extension.reasoning_effort ?? null,
+          participants: extension.participants.map((p) => ({ id: p.id, role: p.role })),
+          parent_id: parent?.task_id ?? null,
+          context_id: task.contextId,
+        },
+        source,
+      });
+      previous = extension;
+      continue;
+    }
+    const at = lastAt ?? task.status?.timestamp ?? new Date(0).toISOString();
+    drafts.push(...editsBetween(previous, extension, at, source));
+    previous = extension;
+  }
+  return drafts;
+};
+
+/**
+ * What a later Task event changed that no other source reports: a participant's edit (envelope)
+ * and a remote child's row (a child on this harness reports itself, in its own entries).
+ */
+const editsBetween = (
+  before: TaskExtension,
+  after: TaskExtension,
+  at: string,
+  source: Draft['source']
+): Draft[] => {
+  const drafts: Draft[] = [];
+  const changed: Record<string, unknown> = {};
+  for (const key of ['name', 'description', 'acceptance_criteria', 'participants'] as const) {
+    if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) changed[key] = after[key];
+  }
+  if (Object.keys(changed).length > 0) {
+    drafts.push({
+      at,
+      kind: 'task_edited',
+      actor: null,
+      summary: `task edited: ${Object.keys(changed).join(', ')}`,
+      details: { changed },
+      source,
+    });
+  }
+  for (const row of after.sub_tasks) {
+    if (row.agent === null) continue;
+    const old = before.sub_tasks.find((candidate) => candidate.task_id === row.task_id);
+    if (old !== undefined && old.state === row.state && old.sub_state === row.sub_state) continue;
+    drafts.push({
+      at,
+      kind: 'child_changed',
+      actor: { kind: 'child', id: row.task_id },
+      summary: `remote sub-task ${row.agent.id}/${row.task_id} ${old === undefined ? 'linked' : 'is'} ${shortState(row.state)}${row.sub_state === null ? '' : ` (${row.sub_state})`}`,
+      details: {
+        child_id: row.task_id,
+        agent: row.agent.id,
+        from: old?.state ?? null,
+        to: row.state,
+        sub_state: row.sub_state,
+      },
+      source,
+    });
+  }
+  return drafts;
+};
+
+const commandEntries = (
+  command: Command,
+  at: string,
+  source: Draft['source'],
+  tool: Actor
+): Draft[] => {
+  switch (command.kind) {
+    case 'attach_plan': {
+      const steps = command.plan.steps;
+      return [
+        {
+          at,
+          kind: 'plan_changed',
+          actor: tool,
+          summary: `plan attached: ${steps.length} step${steps.length === 1 ? '' : 's'} (${steps.map((s) => s.name).join(', ')})`,
+          details: {
+            change: 'attached',
+            steps: steps.map((s) => ({ id: s.id, name: s.name, depends_on: s.depends_on })),
+          },
+          source,
+        },
+      ];
+    }
+    case 'complete_step':
+      return [
+        {
+          at,
+          kind: 'plan_changed',
+          actor: tool,
+          summary: `step ${command.stepId} done → ${oneLine(command.output, 60)}`,
+          details: { change: 'step_done', step: command.stepId, output: bounded(command.output) },
+          source,
+        },
+      ];
+    case 'spawn_subtask':
+    case 'create_participant_task': {
+      const remote = command.kind === 'spawn_subtask' ? command.agent : null;
+      const where =
+        command.kind === 'create_participant_task'
+          ? ` for ${command.participantId}`
+          : remote === null
+            ? ''
+            : ` on ${remote}`;
+      return [
+        {
+          at,
+          kind: 'child_requested',
+          actor: tool,
+          summary: `sub-task "${oneLine(command.name, 60)}" requested${where}`,
+          details: {
+            command: command.kind,
+            name: command.name,
+            goal: bounded(command.goal),
+            acceptance_criteria: command.acceptanceCriteria,
+            agent: remote,
+            participant_id:
+              command.kind === 'create_participant_task' ? command.participantId : null,
+            step: command.stepId,
+          },
+          source,
+        },
+      ];
+    }
+    case 'set_role':
+      return [
+        {
+          at,
+          kind: 'task_edited',
+          actor: tool,
+          summary: `${command.participantId} is now ${command.role}`,
+          details: { changed: { role: { participant: command.participantId, to: command.role } } },
+          source,
+        },
+      ];
+    default:
+      return [];
+  }
+};
+
+const verdictOf = (invocation: Invocation) =>
+  invocation.kind === 'error'
+    ? { verdict: 'refused', code: invocation.code }
+    : invocation.kind === 'output' && invocation.isError
+      ? { verdict: 'error', code: null }
+      : { verdict: 'ok', code: null };
+
+/** The entries of one generation's execution: model calls, tool calls, waits, retries, failures. */
+const executionEntries = (
+  input: TaskAuditInput,
+  execution: ExecutionHistoryOfGeneration,
+  extension: TaskExtension | undefined
+): Draft[] => {
+  const drafts: Draft[] = [];
+  const facts = readExecution(execution.events);
+  const at = (eventId: number) => ({
+    kind: 'execution' as const,
+    ref: `${execution.name}#${eventId}`,
+  });
+  const generation = execution.generation;
+  if (facts.startedAt !== undefined) {
+    drafts.push({
+      at: facts.startedAt,
+      kind: 'execution_started',
+      actor: generation > 1 ? { kind: 'harness', id: null } : null,
+      summary:
+        generation > 1
+          ? `generation ${generation} took over (execution ${execution.name})`
+          : `execution ${execution.name} started`,
+      details: { execution: execution.name, generation },
+      source: at(facts.startEventId ?? 0),
+    });
+  }
+  const compacted = new Set<string>();
+  const retried = (run: StepRun) =>
+    facts.runs.some(
+      (other) =>
+        other.attempt === run.attempt + 1 &&
+        other.op === run.op &&
+        other.callId === run.callId &&
+        JSON.stringify(other.ref) === JSON.stringify(run.ref)
+    );
+  for (const run of facts.runs) {
+    const source = at(run.eventId);
+    const endedAt = run.endedAt ?? run.scheduledAt;
+    if (run.outcome === 'failed' || (run.outcome === 'timed_out' && run.op !== 'park')) {
+      const again = retried(run);
+      drafts.push({
+        at: endedAt,
+        kind: again ? 'retry' : 'step_failed',
+        actor: { kind: 'harness', id: null },
+        summary: `${run.op} attempt ${run.attempt} ${run.outcome === 'timed_out' ? 'timed out' : 'failed'}${run.error === undefined ? '' : ` (${run.error})`}${again ? ': retrying' : ''}`,
+        details: {
+          op: run.op,
+          attempt: run.attempt,
+          turn: run.ref?.turn ?? null,
+          call_id: run.callId ?? null,
+          error: run.error ?? null,
+          cause: bounded(run.cause ?? ''),
+        },
+        source,
+      });
+      continue;
+    }
+    const ref = run.ref;
+    if (ref === undefined) continue;
+    if (run.op === 'assemble' || run.op === 'invoke_model') {
+      const key = `compaction:${generation}:${ref.turn}`;
+      const compaction = input.records.get(key) as CompactionRecord | undefined;
+      if (compaction !== undefined && !compacted.has(key)) {
+        compacted.add(key);
+        drafts.push({
+          at: compaction.at ?? run.scheduledAt,
+          kind: 'compaction',
+          actor: { kind: 'hook', id: 'compaction.summarise' },
+          summary: `context compacted: ${compaction.removed_seqs.length} entries summarised, ~${compaction.tokens_before} → ~${compaction.tokens_after} tokens`,
+          details: {
+            removed_seqs: compaction.removed_seqs,
+            tokens_before: compaction.tokens_before,
+            tokens_after: compaction.tokens_after,
+            kept_sections: compaction.kept_sections,
+            summary: bounded(compaction.summary),
+          },
+          source: { kind: 'record', ref: key },
+        });
+      }
+    }
+    if (run.op === 'invoke_model' && run.outcome === 'succeeded') {
+      const key = `response:${generation}:${ref.turn + 1}`;
+      const response = input.records.get(key) as ModelResponse | undefined;
+      if (response === undefined) continue;
+      const price = input.prices?.[response.model] ?? input.prices?.[extension?.model ?? ''];
+      const cost = costOf(response.usage, price);
+      const calls = response.toolCalls.map((call) => call.name);
+      drafts.push({
+        at: run.scheduledAt,
+        kind: 'model_call',
+        actor: { kind: 'model', id: response.model },
+        summary: `${response.model} turn ${ref.turn + 1}: ${response.usage.inputTokens} in (${response.usage.cachedInputTokens} cached) / ${response.usage.outputTokens} out${cost > 0 ? `, $${cost.toFixed(6)}` : ''}${calls.length > 0 ? ` → ${calls.join(', ')}` : response.text === '' ? '' : `: ${oneLine(response.text, 60)}`}`,
+        details: {
+          turn: ref.turn + 1,
+          generation,
+          model: response.model,
+          reasoning_effort: extension?.reasoning_effort ?? null,
+          input_tokens: response.usage.inputTokens,
+          cached_input_tokens: response.usage.cachedInputTokens,
+          output_tokens: response.usage.outputTokens,
+          cost_usd: Math.round(cost * 1_000_000) / 1_000_000,
+          latency_ms: ms(run.scheduledAt, run.endedAt),
+          finish_reason: response.finishReason,
+          tool_calls: calls,
+          text: bounded(response.text),
+        },
+        source: { kind: 'record', ref: key },
+      });
+      continue;
+    }
+    if (run.op === 'execute_tool' && run.outcome === 'succeeded' && run.callId !== undefined) {
+      const key = `tool:${generation}:${ref.turn}:${run.callId}`;
+      const invocation = input.records.get(key) as Invocation | undefined;
+      const response = input.records.get(`response:${generation}:${ref.turn}`) as
+        | ModelResponse
+        | undefined;
+      const call = response?.toolCalls.find((candidate) => candidate.id === run.callId);
+      const name = call?.name ?? 'unknown tool';
+      const tool: Actor = { kind: 'tool', id: name };
+      if (invocation === undefined) continue;
+      const { verdict, code } = verdictOf(invocation);
+      drafts.push({
+        at: run.scheduledAt,
+        kind: 'tool_call',
+        actor: tool,
+        summary: `${name}(${oneLine(call?.arguments ?? '', 50)}) ${verdict === 'ok' ? '→' : `✗ ${code ?? verdict}:`} ${oneLine(invocation.text, 60)}`,
+        details: {
+          turn: ref.turn,
+          generation,
+          call_id: run.callId,
+          name,
+          arguments: bounded(call?.arguments ?? ''),
+          verdict,
+          code,
+          result: bounded(invocation.text),
+          latency_ms: ms(run.scheduledAt, run.endedAt),
+        },
+        source: { kind: 'record', ref: key },
+      });
+      if (invocation.kind === 'command') {
+        drafts.push(
+          ...commandEntries(invocation.command, run.scheduledAt, { kind: 'record', ref: key }, tool)
+        );
+      }
+      continue;
+    }
+    if (run.op === 'park' && run.outcome !== 'running') {
+      const waited = ms(run.scheduledAt, run.endedAt) ?? 0;
+      const seconds = (waited / 1000).toFixed(1);
+      const timedOut = run.outcome === 'timed_out';
+      drafts.push({
+        at: endedAt,
+        kind: 'wait_ended',
+        actor: timedOut ? { kind: 'timeout', id: null } : null,
+        summary: timedOut
+          ? `the wait timed out after ${seconds} s: the execution renews`
+          : `woken after waiting ${seconds} s`,
+        details: {
+          waited_ms: waited,
+          sub_state: run.payload.subState ?? null,
+          outcome: run.outcome,
+        },
+        source,
+      });
+      continue;
+    }
+    if (run.op === 'fail') {
+      const failure = (run.payload.error ?? {}) as { Error?: string; Cause?: string };
+      drafts.push({
+        at: run.scheduledAt,
+        kind: 'step_failed',
+        actor: { kind: 'harness', id: null },
+        summary: `a step failed for good: ${failure.Error ?? 'error'}${failure.Cause ? `: ${oneLine(failure.Cause, 80)}` : ''}`,
+        details: { error: failure.Error ?? null, cause: bounded(failure.Cause ?? '') },
+        source,
+      });
+    }
+  }
+  if (facts.end !== undefined) {
+    const { end } = facts;
+    drafts.push({
+      at: end.at,
+      kind: 'execution_ended',
+      actor: end.status === 'ABORTED' ? { kind: 'harness', id: null } : null,
+      summary: `execution ${execution.name} ${end.status.toLowerCase().replace('_', ' ')}${end.cause ? `: ${oneLine(end.cause, 80)}` : end.error ? `: ${end.error}` : ''}`,
+      details: {
+        execution: execution.name,
+        generation,
+        status: end.status,
+        error: end.error ?? null,
+        cause: end.cause ?? null,
+      },
+      source: at(end.eventId),
+    });
+  }
+  return drafts;
+};
+
+const recordEntries = (input: TaskAuditInput): Draft[] =>
+  [...input.records.entries()].flatMap(([key, value]): Draft[] => {
+    if (!key.startsWith('audit:')) return [];
+    const row = value as IntakeAuditRow;
+    const said = input.messageTexts.get(row.message_id);
+    return [
+      {
+        at: row.at,
+        kind: row.accepted ? 'message_accepted' : 'message_refused',
+        actor: { kind: 'participant', id: row.participant_id },
+        summary: row.accepted
+          ? `message from ${row.participant_id}${said === undefined ? '' : `: ${oneLine(said, 70)}`}`
+          : `message from ${row.participant_id} refused: ${row.reason ?? 'no reason recorded'}`,
+        details: {
+          message_id: row.message_id,
+          participant_id: row.participant_id,
+          accepted: row.accepted,
+          reason: row.reason,
+          ...(said === undefined ? {} : { text: bounded(said) }),
+        },
+        source: { kind: 'record', ref: key },
+      },
+    ];
+  });
+
+/** The latest Task snapshot in the log: the task as the timeline describes it. */
+export const latestTask = (log: readonly LoggedEvent[]): Task | undefined => {
+  for (let index = log.length - 1; index >= 0; index--) {
+    const event = log[index]?.event;
+    if (event?.kind === 'task') return event.task;
+  }
+  return undefined;
+};
+
+/** One task's entries, each stamped with the task and its depth, in no particular order. */
+export const taskEntries = (input: TaskAuditInput): TimelineEntry[] => {
+  const latest = latestTask(input.log);
+  const extension = latest === undefined ? undefined : extensionOf(latest);
+  // Sources in this order, so that among entries of the same millisecond a message comes before
+  // the state change it caused, and a status before the execution's record of the same step.
+  const drafts = [
+    ...recordEntries(input),
+    ...logEntries(input),
+    ...input.executions.flatMap((execution) => executionEntries(input, execution, extension)),
+  ];
+  return drafts.map((draft) => ({ ...draft, task_id: input.taskId, depth: input.depth }));
+};

@@ -1,0 +1,45 @@
+/** What `npm start` prints once it is up: where it is, as whom to call it, and what to try first. */
+export interface BannerFacts {
+  url: string;
+  seconds: number;
+  /** The model in use, as people read it (provider, model id, base URL). */
+  model: string;
+  stateMachineArn: string;
+  data: string;
+  /** The generated token, or undefined when the tokens came from TINY_HARNESS_BEARER_TOKENS. */
+  token: string | undefined;
+  endpointFile: string;
+}
+
+const headers = (token: string) =>
+  `-H 'Content-Type: application/json' -H 'A2A-Version: 1.0' -H 'Authorization: Bearer ${token}'`;
+
+/** The two curl lines of the banner: a first message, then a second one to the same task. */
+export const curlExamples = (url: string, token: string): [string, string] => [
+  `TASK=$(curl -s ${url}/message:send ${headers(token)} \\\n    -d '{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"text":"Hello!"}]}}' \\\n    | node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).task.id')`,
+  `curl -sN ${url}/message:stream ${headers(token)} \\\n    -d '{"message":{"messageId":"m-2","taskId":"'"$TASK"'","role":"ROLE_USER","parts":[{"text":"Hello again!"}]}}'`,
+];
+
+export const banner = (facts: BannerFacts): string => {
+  const token = facts.token ?? '<a token from TINY_HARNESS_BEARER_TOKENS>';
+  const [first, second] = curlExamples(facts.url, token);
+  return [
+    `tiny-harness is up in ${facts.seconds.toFixed(1)} s`,
+    `  A2A endpoint   ${facts.url}/  (A2A 1.0: JSON-RPC at /, HTTP+JSON routes, SSE streams)`,
+    `  agent card     ${facts.url}/.well-known/agent-card.json`,
+    `  model          ${facts.model}`,
+    `  state machine  ${facts.stateMachineArn}`,
+    `  data           ${facts.data}`,
+    `  caller         ${facts.token === undefined ? 'tokens from TINY_HARNESS_BEARER_TOKENS' : `bearer token ${facts.token} (participant "you")`}`,
+    `  endpoint file  ${facts.endpointFile} (the URL and token, for npx tiny-harness)`,
+    '',
+    'Talk to it, in another terminal:',
+    '  npx tiny-harness chat',
+    '',
+    'Or with curl: a first message, then a second one to the same task, streamed:',
+    `  ${first}`,
+    `  ${second}`,
+    '',
+    'Ctrl-C stops everything.',
+  ].join('\n');
+};

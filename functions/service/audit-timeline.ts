@@ -1,0 +1,22 @@
+import { readTimeline } from '../core/audit/read-timeline.js';
+import type { AuditSources } from '../core/audit/sources.js';
+import type { Timeline } from '../core/audit/timeline.schema.js';
+import type { ModelPrices } from '../core/loop/usage.js';
+import { toA2aError } from './a2a-errors.js';
+
+/** GetTaskTimeline (the audit extension): the caller's task's timeline, or an A2A error. */
+export const taskTimeline = async (
+  audit: { sources: AuditSources; prices: ModelPrices },
+  request: { taskId: string; caller: string; subTasks: boolean }
+): Promise<Timeline> => {
+  try {
+    return await readTimeline(audit.sources, {
+      taskId: request.taskId,
+      participantId: request.caller,
+      subTasks: request.subTasks,
+      prices: audit.prices,
+    });
+  } catch (error) {
+    throw toA2aError(error);
+  }
+};

@@ -1,0 +1,218 @@
+import { type Task, TaskState } from '@a2a-js/sdk';
+import { describe, expect, it } from 'vitest';
+import { STATUS_METADATA_KEY, TASK_METADATA_KEY } from '../../../functions/core/a2a/identifiers.js';
+import type { HistoryEventLike } from '../../../functions/core/audit/execution-history.js';
+import { buildTimeline, type TaskPart } from '../../../functions/core/audit/timeline.js';
+import type { LoggedEvent } from '../../../functions/core/ports/event-log.js';
+
+const extension = (more: Record<string, unknown> = {}) => ({
+  name: 'Report',
+  goal: 'Write a report',
+  participants: [
+    { id: 'alice', kind: 'human', role: 'reporter' },
+    { id: 'tiny-harness', kind: 'agent', role: 'assignee' },
+  ],
+  lifecycle: 'conversation',
+  ...more,
+});
+
+const task = (state: TaskState, at: string, more: Record<string, unknown> = {}): Task => ({
+  id: 't-1',
+  contextId: 'c-1',
+  status: { state, message: undefined, timestamp: at },
+  artifacts: [],
+  history: [],
+  metadata: { [TASK_METADATA_KEY]: extension(more) },
+});
+
+const status = (
+  state: TaskState,
+  at: string,
+  text = '',
+  subState?: string
+): LoggedEvent['event'] => ({
+  kind: 'status_update',
+  statusUpdate: {
+    taskId: 't-1',
+    contextId: 'c-1',
+    status: {
+      state,
+      timestamp: at,
+      message:
+        text === ''
+          ? undefined
+          : {
+              messageId: `m-${at}`,
+              contextId: 'c-1',
+              taskId: 't-1',
+              role: 2,
+              parts: [
+                {
+                  content: { $case: 'text', value: text },
+                  metadata: undefined,
+                  filename: '',
+                  mediaType: 'text/plain',
+                },
+              ],
+              metadata: undefined,
+              extensions: [],
+              referenceTaskIds: [],
+            },
+    },
+    metadata: subState === undefined ? {} : { [STATUS_METADATA_KEY]: { sub_state: subState } },
+  },
+});
+
+const t = (second: number) => `2026-01-01T00:00:${String(second).padStart(2, '0')}.000Z`;
+const ref = (turn: number) => ({ taskId: 't-1', generation: 1, turn });
+const lambda = (id: number, prev: number, at: number, payload: unknown): HistoryEventLike => ({
+  id,
+  previousEventId: prev,
+  timestamp: t(at),
+  type: 'LambdaFunctionScheduled',
+  lambdaFunctionScheduledEventDetails: { input: JSON.stringify(payload) },
+});
+const ended = (
+  id: number,
+  prev: number,
+  at: number,
+  type: string,
+  details: object = {}
+): HistoryEventLike => ({
+  id,
+  previousEventId: prev,
+  timestamp: t(at),
+  type,
+  [`${type[0]?.toLowerCase()}${type.slice(1)}EventDetails`]: details,
+});
+
+const row = (state: string) => ({
+  task_id: 'remote-9',
+  agent: { kind: 'agent', id: 'billing', version: null },
+  state,
+  sub_state: null,
+});
+
+const part: TaskPart = {
+  taskId: 't-1',
+  depth: 0,
+  task: {
+    parent_id: null,
+    name: 'Report',
+    state: 'TASK_STATE_CANCELED',
+    agent: null,
+    generations: 1,
+  },
+  log: [
+    { seq: 1, event: { kind: 'task', task: task(TaskState.TASK_STATE_SUBMITTED, t(0)) } },
+    { seq: 2, event: status(TaskState.TASK_STATE_WORKING, t(1)) },
+    { seq: 3, event: status(TaskState.TASK_STATE_WORKING, t(2), 'calling gpt-x') },
+    {
+      seq: 4,
+      event: {
+        kind: 'task',
+        task: task(TaskState.TASK_STATE_WORKING, t(1), { sub_tasks: [row('TASK_STATE_WORKING')] }),
+      },
+    },
+    {
+      seq: 5,
+      event: status(TaskState.TASK_STATE_INPUT_REQUIRED, t(6), 'Done?', 'awaiting-next-message'),
+    },
+    {
+      seq: 6,
+      event: {
+        kind: 'task',
+        task: task(TaskState.TASK_STATE_INPUT_REQUIRED, t(6), {
+          sub_tasks: [row('TASK_STATE_COMPLETED')],
+          acceptance_criteria: [{ text: 'cited', met: false }],
+        }),
+      },
+    },
+    { seq: 7, event: status(TaskState.TASK_STATE_CANCELED, t(9)) },
+  ],
+  executions: [
+    {
+      name: 't-1-g1',
+      generation: 1,
+      events: [
+        { id: 1, previousEventId: 0, timestamp: t(1), type: 'ExecutionStarted' },
+        lambda(2, 1, 2, { op: 'invoke_model', ref: ref(0) }),
+        ended(3, 2, 3, 'LambdaFunctionFailed', {
+          error: 'ModelRetryableError',
+          cause: 'throttled',
+        }),
+        lambda(4, 3, 4, { op: 'invoke_model', ref: ref(0) }),
+        ended(5, 4, 5, 'LambdaFunctionSucceeded'),
+        ended(6, 5, 9, 'ExecutionAborted', { cause: 'canceled' }),
+      ],
+    },
+  ],
+  records: new Map<string, unknown>([
+    [
+      'response:1:1',
+      {
+        text: 'Done?',
+        toolCalls: [],
+        usage: { inputTokens: 1000, cachedInputTokens: 400, outputTokens: 50 },
+        model: 'gpt-x',
+        finishReason: 'stop',
+      },
+    ],
+    [
+      'audit:m-2',
+      {
+        message_id: 'm-2',
+        participant_id: 'mallory',
+        accepted: false,
+        reason: 'not a participant',
+        at: t(7),
+      },
+    ],
+    [
+      'audit:m-3',
+      { message_id: 'm-3', participant_id: 'alice', accepted: true, reason: null, at: t(8) },
+    ],
+  ]),
+  messageTexts: new Map([['m-3', 'stop it']]),
+  prices: { 'gpt-x': { input: 2, cachedInput: 0.5, output: 8 } },
+};
+
+describe('the timeline of one task, from synthetic sources', () => {
+  const timeline = buildTimeline('t-1', [part], []);
+  const lines = timeline.entries.map(
+    (entry) =>
+      `${entry.at.slice(17, 19)} ${entry.kind} ${entry.actor?.kind ?? '-'}:${entry.actor?.id ?? '-'} ${entry.summary}`
+  );
+
+  it('orders every source by time, attributing each state change', () => {
+    expect(lines).toEqual([
+      '00 task_created participant:alice task "Report" created',
+      // Same millisecond: the log comes before the execution history.
+      '01 state_changed participant:alice SUBMITTED → WORKING',
+      '01 execution_started -:- execution t-1-g1 started',
+      '02 progress -:- calling gpt-x',
+      // A Task event has no time: it takes the last timed event's before it in the log.
+      '02 child_changed child:remote-9 remote sub-task billing/remote-9 linked WORKING',
+      '03 retry harness:- invoke_model attempt 1 failed (ModelRetryableError): retrying',
+      // Stamped when the attempt that answered began.
+      '04 model_call model:gpt-x gpt-x turn 1: 1000 in (400 cached) / 50 out, $0.001800: Done?',
+      '06 state_changed agent:- WORKING → INPUT_REQUIRED (awaiting-next-message): Done?',
+      '06 task_edited -:- task edited: acceptance_criteria',
+      '06 child_changed child:remote-9 remote sub-task billing/remote-9 is COMPLETED',
+      '07 message_refused participant:mallory message from mallory refused: not a participant',
+      '08 message_accepted participant:alice message from alice: stop it',
+      '09 state_changed participant:alice INPUT_REQUIRED → CANCELED',
+      '09 execution_ended harness:- execution t-1-g1 aborted: canceled',
+    ]);
+  });
+
+  it('prices a model call from its model, and keeps the retried attempt apart', () => {
+    const call = timeline.entries.find((entry) => entry.kind === 'model_call');
+    expect(call?.details).toMatchObject({
+      cost_usd: 0.0018,
+      latency_ms: 1000,
+      cached_input_tokens: 400,
+    });
+    expect(call?.at).toBe(t(4));
+  });
+});

@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../functions/local/local-stack.js';
+import { BIN, cliEnv, ROOT } from '../support/cli.js';
+import { startStack } from '../support/local-stack.js';
+import { PerTaskModel } from '../support/per-task-model.js';
+import { Terminal } from '../support/tmux.js';
+
+const ESC = String.fromCharCode(27);
+
+/**
+ * What a snapshot keeps of a screen: ids and the port differ on every run, so they are named by
+ * order of appearance; a new sub-task's first states race its parent's pane (submitted, then
+ * parked a few milliseconds later), so those are left out (the test checks its end itself).
+ */
+const normalized = (screen: string) => {
+  const ids = new Map<string, string>();
+  return screen
+    .replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:<port>')
+    .replace(/^sub-task \S+ is now (submitted|input-required.*)\n/gm, '')
+    .replace(/^ {4}[?○] (\S+) {2}(submitted|input-required.*)$/gm, '    · $1  <new>')
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) => {
+      if (!ids.has(id)) ids.set(id, `<task-${ids.size + 1}>`);
+      return ids.get(id) as string;
+    });
+};
+
+describe('tiny-harness chat in a terminal, as a person uses it', () => {
+  let releaseSlowTurn: () => void = () => undefined;
+  const slowTurn = new Promise<void>((done) => {
+    releaseSlowTurn = done;
+  });
+  const model = new PerTaskModel([
+    {
+      replies: [
+        {
+          toolCalls: [
+            {
+              name: 'create_plan',
+              arguments: {
+                steps: [
+                  { name: 'Flights', description: 'book the flights' },
+                  { name: 'Hotel', description: 'book a ryokan', depends_on: ['Flights'] },
+                ],
+              },
+            },
+          ],
+        },
+        {
+          toolCalls: [
+            {
+              name: 'ask_participant',
+              arguments: {
+                participant_id: 'you',
+                question: 'Which month?',
+                options: ['April', 'October'],
+              },
+            },
+          ],
+        },
+        {
+          toolCalls: [
+            { name: 'complete_step', arguments: { step: 'Flights', output: 'booked for October' } },
+          ],
+        },
+        { text: 'Flights booked for October; the hotel is next.' },
+        { text: 'Noted: the ryokan is found.' },
+        { text: 'Yes, still here.' },
+      ],
+      holds: { 5: slowTurn },
+    },
+    { replies: [{ text: 'On it.' }] },
+  ]);
+  let stack: LocalStack;
+  const terminals: Terminal[] = [];
+  const terminal = (name: string, args: string[], extra: Record<string, string> = {}) => {
+    const env = cliEnv(stack, 'you');
+    const opened = new Terminal({
+      name,
+      cwd: ROOT,
+      command: [process.execPath, BIN, ...args],
+      env: {
+        TINY_HARNESS_URL: env.TINY_HARNESS_URL as string,
+        TINY_HARNESS_TOKEN: env.TINY_HARNESS_TOKEN as string,
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        ...extra,
+      },
+    });
+    terminals.push(opened);
+    return opened;
+  };
+
+  beforeAll(async () => {
+    stack = await startStack({ model });
+  });
+  afterAll(async () => {
+    for (const opened of terminals) opened.close();
+    await stack?.close();
+  });
+
+  it('plans, asks, takes an answer by number, shows a sub-task finished elsewhere, survives Ctrl-C, and completes', async () => {
+    const chat = terminal('chat', ['chat']);
+    await chat.waitFor(/type a message; \/help lists the commands\n+you ›/);
+
+    chat.type('Plan a trip to Kyoto');
+    let screen = await chat.waitFor(/2\) October[\s\S]*you ›\s*$/);
+    expect(screen).toContain(
+      'Plan · 2 steps\n  1. ○ Flights\n  2. ○ Hotel\n       depends on Flights'
+    );
+    expect(screen).toContain('agent asks › Which month?\n  1) April\n  2) October');
+    await expect(normalized(screen)).toMatchFileSnapshot('__snapshots__/chat-1-question.txt');
+    // Colours on a terminal.
+    expect(chat.screen({ colors: true }).includes(`${ESC}[`)).toBe(true);
+
+    chat.type('2');
+    screen = await chat.waitFor(/Flights booked for October; the hotel is next\.\n+you ›\s*$/);
+    expect(screen).toContain('  1. ● Flights\n       → booked for October\n  2. ○ Hotel');
+
+    chat.type('/sub-task find a ryokan');
+    screen = await chat.waitFor(/sub-tasks\n {4}[?○] (\S+) /);
+    const child = /sub-tasks\n {4}[?○] (\S+) /.exec(screen)?.[1] as string;
+
+    // Someone finishes the sub-task in another terminal; this chat sees its row and the reply.
+    const other = terminal('child', ['chat', '--task', child]);
+    await other.waitFor(/Task · find a ryokan[\s\S]*you ›\s*$/);
+    other.type('/complete found one');
+    await other.waitFor(/task completed: found one/);
+    screen = await chat.waitFor(/Noted: the ryokan is found\.\n+you ›\s*$/);
+    expect(screen).toMatch(new RegExp(`sub-task ${child} is now completed`));
+
+    // Ctrl-C stops waiting for a turn, not the task; the reply shows up when it comes.
+    chat.type('are you there?');
+    await chat.waitFor(/working \d+s/);
+    chat.key('C-c');
+    screen = await chat.waitFor(
+      /stopped waiting for this turn; the task goes on \(\/cancel cancels it\)\n+you ›\s*$/
+    );
+    releaseSlowTurn();
+    await chat.waitFor(/agent › Yes, still here\.\n+you ›\s*$/);
+
+    chat.type('/complete trip planned');
+    screen = await chat.waitFor(/task completed: trip planned\n+\[exited 0\]/);
+    await expect(normalized(screen)).toMatchFileSnapshot('__snapshots__/chat-2-completed.txt');
+  });
+
+  it('shows no colour under NO_COLOR, even on a terminal', async () => {
+    const plain = terminal('plain', ['tasks'], { NO_COLOR: '1' });
+    await plain.waitFor(/\[exited 0\]/);
+    expect(plain.screen({ colors: true }).includes(`${ESC}[`)).toBe(false);
+    expect(plain.screen()).toMatch(/completed/);
+  });
+
+  it('redraws watch in place on a terminal: one frame, not a line per change', async () => {
+    const watch = terminal('watch', ['watch', (await firstTask(stack)) ?? 'none']);
+    const screen = await watch.waitFor(/\[exited 0\]/);
+    expect(screen.match(/Task · Plan a trip to Kyoto/g)).toHaveLength(1);
+    expect(screen).toContain('Plan · 2 steps');
+  });
+});
+
+const firstTask = async (stack: LocalStack) =>
+  (await stack.runtime.loop.store.list({ participantId: 'you' })).find(
+    (record) =>
+      record.task.metadata?.['io.github.madarauchiha-314.tiny-harness/task'] !== undefined &&
+      JSON.stringify(record.task.metadata).includes('Plan a trip to Kyoto')
+  )?.task.id;

@@ -1,0 +1,199 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Message, TaskState } from '@a2a-js/sdk';
+import Ajv2020 from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { userTextMessage } from '../../functions/core/loop/messages.js';
+import { ScriptedModel } from '../../functions/core/testing/scripted-model.js';
+import type { LocalStack } from '../../functions/local/local-stack.js';
+import { cliEnv, ROOT, runCli, startCli } from '../support/cli.js';
+import { asTask, clientFor, eventually, startStack, temporaryDir } from '../support/local-stack.js';
+import { envelopeMessage } from '../support/messages.js';
+
+const schema = (path: string) => JSON.parse(readFileSync(join(ROOT, path), 'utf8')) as object;
+const ajv = new Ajv2020.default({ strict: false, allErrors: true });
+const validTaskView = ajv.compile(schema('schemas/task-view.v1.json'));
+const validTimeline = ajv.compile(schema('docs/a2a/ext/timeline.json'));
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[`);
+
+const send = (message: Message) => ({
+  tenant: '',
+  message,
+  configuration: undefined,
+  metadata: undefined,
+});
+let counter = 0;
+const say = (text: string, taskId = '') =>
+  userTextMessage({ messageId: `cli-${++counter}`, text, taskId });
+
+describe('tiny-harness, not on a terminal', () => {
+  const model = new ScriptedModel();
+  let stack: LocalStack;
+  let env: NodeJS.ProcessEnv;
+  let taskId = '';
+
+  beforeAll(async () => {
+    stack = await startStack({ model });
+    env = cliEnv(stack, 'you');
+    model.push(
+      {
+        toolCalls: [
+          {
+            name: 'create_plan',
+            arguments: {
+              steps: [
+                { name: 'Outline', description: 'o' },
+                { name: 'Draft', description: 'd', depends_on: ['Outline'] },
+              ],
+            },
+          },
+        ],
+      },
+      { text: 'Planned.' }
+    );
+    const you = await clientFor(stack, 'you');
+    taskId = asTask(await you.sendMessage(send(say('Write an essay')))).id;
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it("lists the caller's tasks as JSON that the published schema accepts, and as plain rows", async () => {
+    const json = await runCli(['tasks', '--json'], env);
+    expect(json.code, json.stderr).toBe(0);
+    const tasks = JSON.parse(json.stdout) as unknown[];
+    expect(tasks.length).toBeGreaterThanOrEqual(1);
+    for (const task of tasks)
+      expect(validTaskView(task), ajv.errorsText(validTaskView.errors)).toBe(true);
+    expect(tasks).toContainEqual(
+      expect.objectContaining({
+        id: taskId,
+        state: 'TASK_STATE_INPUT_REQUIRED',
+        name: 'Write an essay',
+      })
+    );
+
+    const plain = await runCli(['tasks', '--state', 'input-required'], env);
+    expect(plain.stdout).toMatch(
+      new RegExp(`^${taskId}  input-required \\(awaiting-next-message\\)`, 'm')
+    );
+    expect(plain.stdout).not.toMatch(ANSI);
+    const none = await runCli(['tasks', '--state', 'completed'], cliEnv(stack, 'carol'));
+    expect(none.stdout).toContain('no tasks yet');
+  });
+
+  it('prints the timeline as JSON that the published schema accepts, and as text', async () => {
+    const json = await runCli(['audit', taskId, '--json'], env);
+    expect(json.code, json.stderr).toBe(0);
+    const timeline = JSON.parse(json.stdout);
+    expect(validTimeline(timeline), ajv.errorsText(validTimeline.errors)).toBe(true);
+    expect(timeline.entries.map((entry: { kind: string }) => entry.kind)).toEqual(
+      expect.arrayContaining([
+        'task_created',
+        'model_call',
+        'tool_call',
+        'plan_changed',
+        'state_changed',
+      ])
+    );
+    const text = await runCli(['audit', taskId], env);
+    expect(text.stdout).toMatch(/tool\s+create_plan\(/);
+    expect(text.stdout).toMatch(/plan\s+plan attached: 2 steps \(Outline, Draft\)/);
+  });
+
+  it('sends one message and prints where the task stands, or its JSON', async () => {
+    model.push({ text: 'Outline first.' }, { text: 'Still here.' });
+    const plain = await runCli(['send', taskId, 'what', 'next?'], env);
+    expect(plain.stdout).toBe(
+      `${taskId}  input-required (awaiting-next-message)\nOutline first.\n`
+    );
+    const json = await runCli(['send', taskId, 'and?', '--json'], env);
+    const view = JSON.parse(json.stdout);
+    expect(validTaskView(view), ajv.errorsText(validTaskView.errors)).toBe(true);
+    expect(view).toMatchObject({
+      status_text: 'Still here.',
+      plan: {
+        steps: [
+          { name: 'Outline', state: 'pending' },
+          { name: 'Draft', depends_on: ['outline'] },
+        ],
+      },
+    });
+  });
+
+  it('watch prints one line per change when its output is not a terminal, and ends with the task', async () => {
+    model.push(
+      {
+        toolCalls: [
+          { name: 'complete_step', arguments: { step: 'Outline', output: 'three parts' } },
+        ],
+      },
+      { text: 'Outlined.' }
+    );
+    const watch = startCli(['watch', taskId], env);
+    const json = startCli(['watch', taskId, '--json'], env);
+    await eventually(async () =>
+      watch.lines().length > 0 && json.lines().length > 0 ? true : undefined
+    );
+    const you = await clientFor(stack, 'you');
+    await you.sendMessage(send(say('outline it', taskId)));
+    await eventually(async () =>
+      watch.lines().some((line) => line.includes('1/2 done')) ? true : undefined
+    );
+    await you.sendMessage(send({ ...envelopeMessage('control', { action: 'complete' }), taskId }));
+    expect(await watch.exited).toBe(0);
+    expect(await json.exited).toBe(0);
+
+    const lines = watch.lines();
+    const bodies = lines.map((line) => line.slice(9));
+    // One line per change: no line repeats the one before it.
+    expect(bodies.filter((body, index) => body === bodies[index - 1])).toEqual([]);
+    expect(lines[0]).toMatch(
+      /^\d\d:\d\d:\d\d · input-required \(awaiting-next-message\) · plan 0\/2 done · Still here\.$/
+    );
+    expect(lines.some((line) => / · working · plan 0\/2 done/.test(line))).toBe(true);
+    expect(
+      lines.some((line) =>
+        /input-required \(awaiting-next-message\) · plan 1\/2 done · Outlined\.$/.test(line)
+      )
+    ).toBe(true);
+    expect(lines.at(-1)).toMatch(/ · completed · plan 1\/2 done/);
+    expect(lines.join('\n')).not.toMatch(ANSI);
+
+    const views = json.lines().map((line) => JSON.parse(line));
+    for (const view of views)
+      expect(validTaskView(view), ajv.errorsText(validTaskView.errors)).toBe(true);
+    expect(views.at(-1)?.state).toBe('TASK_STATE_COMPLETED');
+    const record = await stack.runtime.loop.store.get(taskId);
+    expect(record?.task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it('chats through piped input: a message, then /complete; the task ends and so does the chat', async () => {
+    model.push({ text: 'Hello, you.' });
+    const ran = await runCli(['chat'], env, { input: 'hello\n/complete all good\n' });
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(/^task \S+ started/m);
+    expect(ran.stdout).toContain('agent › Hello, you.');
+    expect(ran.stdout).toContain('task completed: all good');
+    expect(ran.stdout).not.toMatch(ANSI);
+  });
+
+  it('says what to do when there is no agent to talk to, or no such task', async () => {
+    const { dir, remove } = temporaryDir();
+    try {
+      const nowhere = { ...env, TINY_HARNESS_URL: '', TINY_HARNESS_DATA_DIR: dir };
+      const ran = await runCli(['tasks'], nowhere);
+      expect(ran.code).toBe(1);
+      expect(ran.stderr).toContain(`no agent to talk to: ${dir}/endpoint.json does not exist`);
+      expect(ran.stderr).toContain('npm start');
+    } finally {
+      remove();
+    }
+    const missing = await runCli(['audit', 'no-such-task'], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/not found/);
+    const stranger = await runCli(['watch', taskId], cliEnv(stack, 'mallory'));
+    expect(stranger.code).toBe(1);
+    expect(stranger.stderr).toMatch(/not found/);
+  });
+});
