@@ -125,7 +125,12 @@ export class HarnessFunction extends NodejsFunction {
    * wake revives a task whose execution is gone). `manage`: also stop executions (cutting a turn,
    * cancelling).
    */
-  bindTurnMachine(options: { arns: TurnMachineArns; access: 'drive' | 'follow' | 'manage' }): void {
+  bindTurnMachine(options: {
+    arns: TurnMachineArns;
+    access: 'drive' | 'follow' | 'manage';
+    /** Also read execution histories (the auditor's timeline, served over A2A). */
+    readHistory?: boolean;
+  }): void {
     const { arns, access } = options;
     this.addEnvironment(ENV.stateMachineArn, arns.stateMachineArn);
     this.addToRolePolicy(
@@ -145,6 +150,7 @@ export class HarnessFunction extends NodejsFunction {
         actions: [
           'states:DescribeExecution',
           ...(access === 'manage' ? ['states:StopExecution'] : []),
+          ...(options.readHistory === true ? ['states:GetExecutionHistory'] : []),
         ],
         resources: [arns.executionArnPattern],
       })

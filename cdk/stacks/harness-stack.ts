@@ -150,7 +150,8 @@ export class HarnessStack extends Stack {
     // wakes them, and cuts turns.
     this.turnStepFunction.bindTurnMachine({ arns, access: 'drive' });
     this.streamFunction.bindTurnMachine({ arns, access: 'manage' });
-    this.a2aFunction.bindTurnMachine({ arns, access: 'manage' });
+    // ... and reads execution histories for the timeline a participant asks for (over A2A).
+    this.a2aFunction.bindTurnMachine({ arns, access: 'manage', readHistory: true });
 
     // Only the turn step calls the model: only it may read the key or invoke Bedrock.
     this.turnStepFunction.bindModel({
