@@ -1,9 +1,9 @@
 import { type AgentCard, HTTP_EXTENSION_HEADER } from '@a2a-js/sdk';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { errorFields } from '../adapters/system/logger.js';
+import { errorFields, type Logger } from '../adapters/system/logger.js';
 import { lambdaRuntime, type Runtime } from '../composition/runtime.js';
-import { A2aError, toA2aError } from '../service/a2a-errors.js';
+import { A2aError, internalError, toA2aError } from '../service/a2a-errors.js';
 import { A2aService } from '../service/a2a-service.js';
 import { isTooLarge, payloadTooLargeResponse } from '../service/body-limit.js';
 import { negotiateExtensions } from '../service/extensions.js';
@@ -68,7 +68,7 @@ interface Call {
   card: AgentCard;
   service: A2aService;
   /** Logs a failure inside a stream that has already started (it is sent as an error event). */
-  onStreamError: (error: unknown) => void;
+  onStreamError: (error: A2aError) => void;
 }
 
 type Binding = 'JSONRPC' | 'HTTP+JSON';
@@ -139,6 +139,26 @@ const identityOf = ({ config }: Runtime): IdentitySettings => ({
   participantClaim: config.TINY_HARNESS_PARTICIPANT_CLAIM,
 });
 
+/**
+ * An answered error worth an operator's attention: an internal one, at error level with its cause
+ * and the correlation id the client got, so what a user reports leads to what happened.
+ */
+const logFailure = (
+  logger: Logger,
+  message: string,
+  error: A2aError | undefined,
+  fields: Record<string, unknown>
+) => {
+  if (error?.kind !== 'InternalError') return;
+  const cause = error.cause ?? error;
+  logger.error(message, {
+    ...fields,
+    correlationId: error.correlationId,
+    ...errorFields(cause),
+    stack: cause instanceof Error ? cause.stack : undefined,
+  });
+};
+
 export const createA2aHandler = (runtime: () => Runtime, service: () => A2aService) =>
   middy(async (event: APIGatewayProxyEvent): Promise<A2aHttpResult> => {
     const { logger } = runtime();
@@ -154,23 +174,33 @@ export const createA2aHandler = (runtime: () => Runtime, service: () => A2aServi
     const jsonRpc = isJsonRpc(event);
     const body = bodyOf(event);
     try {
-      const onStreamError = (error: unknown) =>
-        logger.error('a2a stream failed', { caller, ...errorFields(error) });
+      const onStreamError = (error: A2aError) => {
+        if (error.kind === 'InternalError')
+          logFailure(logger, 'a2a stream failed', error, { caller });
+        else
+          logger.warn('a2a stream failed', {
+            caller,
+            error: error.kind,
+            errorMessage: error.message,
+          });
+      };
       const call = { event, body, caller, card, service: service(), onStreamError };
       const { binding, reply, activated } = await (jsonRpc ? jsonRpcCall(call) : restCall(call));
-      logger.info('a2a request', {
+      const fields = {
         binding,
         operation: reply.operation,
         caller,
         status: reply.status,
         error: reply.error?.kind,
-      });
+      };
+      logger.info('a2a request', fields);
+      logFailure(logger, 'a2a request failed', reply.error, fields);
       if (reply.stream !== undefined)
         return respondStream(reply.stream, extensionHeaders(activated));
       return respond(reply.status, CONTENT_TYPE[binding], reply.body, extensionHeaders(activated));
     } catch (error) {
-      logger.error('a2a request failed', errorFields(error));
-      const internal = new A2aError('InternalError', 'internal error');
+      const internal = internalError(error);
+      logFailure(logger, 'a2a request failed', internal, { caller });
       return jsonRpc
         ? respond(500, JSON_CONTENT_TYPE, jsonRpcFailure(null, internal).body)
         : respond(500, A2A_CONTENT_TYPE, restFailure(internal).body);
