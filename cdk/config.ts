@@ -6,6 +6,7 @@
 import type { Construct } from 'constructs';
 import { z } from 'zod';
 import { RuntimeConfigSchema } from '../functions/composition/runtime-config.js';
+import { parseAgentSkills } from '../functions/core/a2a/agent-card.js';
 import { ModelPricesSchema } from '../functions/core/loop/usage.js';
 
 /** The defaults `cdk.json` repeats (a test keeps the two equal). */
@@ -21,6 +22,7 @@ export const DEFAULT_CONTEXT = {
   modelApiKeySecret: '',
   modelPrices: '{}',
   callerRequestsPerMinute: 120,
+  agentSkills: '',
 } as const;
 
 // `-c key=value` always arrives as a string: numbers are coerced.
@@ -55,6 +57,18 @@ const HarnessConfigSchema = z.object({
    * stage; the local shim's default is the same. WAF counts at least 10 per window.
    */
   callerRequestsPerMinute: positiveInt.min(10),
+  /** The agent card's skills, a JSON array ('' = the built-in skill); see docs/configuration.md. */
+  agentSkills: z.string().superRefine((text, context) => {
+    if (text.trim() === '') return;
+    try {
+      parseAgentSkills(text);
+    } catch (error) {
+      context.addIssue({
+        code: 'custom',
+        message: `not a skills list: ${(error as Error).message}`,
+      });
+    }
+  }),
   modelPrices: z.string().refine((text) => {
     try {
       return ModelPricesSchema.safeParse(JSON.parse(text)).success;

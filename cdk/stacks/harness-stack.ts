@@ -172,6 +172,9 @@ export class HarnessStack extends Stack {
     this.a2aFunction.addEnvironment(ENV.baseUrl, this.api.baseUrl);
     this.a2aFunction.addEnvironment(ENV.authMode, 'cognito');
     this.a2aFunction.addEnvironment(ENV.oauthTokenUrl, this.auth.tokenUrl);
+    if (config.agentSkills.trim() !== '') {
+      this.a2aFunction.addEnvironment(ENV.agentSkills, config.agentSkills);
+    }
 
     this.alarms = new HarnessAlarms(this, CONSTRUCT_IDS.alarms, {
       stateMachine: this.turnMachine.stateMachine,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseAgentSkills } from '../core/a2a/agent-card.js';
 import { DEFAULT_AGENT_ID } from '../core/a2a/identifiers.js';
 import { ModelPricesSchema } from '../core/loop/usage.js';
 import { parseBearerTokens } from '../service/identity.js';
@@ -14,6 +15,19 @@ export const RuntimeConfigSchema = z.object({
   TINY_HARNESS_TABLE: z.string().min(1),
   TINY_HARNESS_STATE_MACHINE_ARN: z.string().startsWith('arn:'),
   TINY_HARNESS_AGENT_ID: z.string().min(1).default(DEFAULT_AGENT_ID),
+  /** The agent card's skills, a JSON array (docs/configuration.md); unset: the built-in one. */
+  TINY_HARNESS_AGENT_SKILLS: z
+    .string()
+    .optional()
+    .transform((text, context) => {
+      if (text === undefined || text.trim() === '') return undefined;
+      try {
+        return parseAgentSkills(text);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
   TINY_HARNESS_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   /**
    * `demo` (built in, no network), `scripted` (replies from TINY_HARNESS_MODEL_SCRIPT), `openai`

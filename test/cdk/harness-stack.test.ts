@@ -281,6 +281,25 @@ describe('functions', () => {
     expect(flatten(variables[ENV.stateMachineArn])).toBe(STATE_MACHINE_ARN);
   });
 
+  it('gives the A2A function the agent card’s skills from context, none when unset, and refuses a bad list', () => {
+    const skills = JSON.stringify([
+      { id: 'triage', name: 'Triage', description: 'Sorts tickets.', tags: ['support'] },
+    ]);
+    const variablesOf = (built: ReturnType<typeof synthHarness>['template']) =>
+      (
+        resourceAt(built, 'A2aFunction').Properties!.Environment as {
+          Variables: Record<string, unknown>;
+        }
+      ).Variables;
+    expect(variablesOf(template)).not.toHaveProperty(ENV.agentSkills);
+    expect(variablesOf(synthHarness({ agentSkills: skills }).template)[ENV.agentSkills]).toBe(
+      skills
+    );
+    expect(() => buildApp({ bundle: false, context: { agentSkills: '[{"id": "x"}]' } })).toThrow(
+      /agentSkills/
+    );
+  });
+
   it('tells the A2A function its public base URL without a reference cycle', () => {
     const variables = (
       resourceAt(template, 'A2aFunction').Properties!.Environment as {

@@ -131,16 +131,16 @@ describe('the A2A bindings end to end', () => {
       expect(others).toEqual({ ids: [], nextPageToken: '', totalSize: 0 });
     });
 
-    it('cancels idempotently (§3.3.1), and refuses a message to the canceled task with UnsupportedOperation (§3.1.1)', async () => {
+    it('cancels a task, refuses to cancel it again with TaskNotCancelable (§3.1.5), and refuses a message to it with UnsupportedOperation (§3.1.1)', async () => {
       model.push({ text: 'Waiting.' });
       const erin = await clientFor('erin');
       const parked = await erin.send('hi');
 
       const canceled = await erin.cancel(parked.id);
-      const again = await erin.cancel(parked.id);
 
       expect(canceled.state).toBe('TASK_STATE_CANCELED');
-      expect(again.state).toBe('TASK_STATE_CANCELED');
+      expect(await failureOf(erin.cancel(parked.id))).toBe('TaskNotCancelableError');
+      expect((await erin.getTask(parked.id)).state).toBe('TASK_STATE_CANCELED');
       expect(
         await failureOf(
           erin.send('are you there?', { taskId: parked.id, contextId: parked.contextId })

@@ -10,7 +10,7 @@ import {
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
 import { z } from 'zod';
-import { parseRfc3339 } from '../../core/a2a/timestamp.js';
+import { parseUtcTimestamp } from '../../core/a2a/timestamp.js';
 import { A2aError, type FieldViolation } from '../../service/a2a-errors.js';
 
 /**
@@ -20,9 +20,9 @@ import { A2aError, type FieldViolation } from '../../service/a2a-errors.js';
  * for what is missing, so a malformed request would reach the service as a plausible one.
  *
  * ProtoJSON, as a parser must read it: a field by its lowerCamelCase or its proto name, `null` as
- * the field's default, integers as numbers or decimal strings, enums by name or number. Unknown
- * fields are refused (ProtoJSON's default), so a misspelt field is an error rather than ignored.
- * Fields the proto marks REQUIRED must be present, and required arrays non-empty (§5.7).
+ * the field's default, integers as numbers or decimal strings, enums by name or number. Fields the
+ * proto marks REQUIRED must be present, and required arrays non-empty; unrecognized fields are
+ * ignored, for forward compatibility (§5.7).
  */
 
 const toCamel = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
@@ -42,7 +42,7 @@ const proto = <Shape extends z.ZodRawShape>(shape: Shape) =>
       named[known ? name : key] = field;
     }
     return named;
-  }, z.strictObject(shape));
+  }, z.object(shape));
 
 const int32 = (min = -(2 ** 31)) =>
   z.preprocess(
@@ -62,9 +62,9 @@ const bool = z.boolean({ error: 'must be true or false' });
 const struct = z.record(z.string(), z.unknown(), { error: 'must be a JSON object' });
 /** `bytes` in ProtoJSON: standard or URL-safe base64, padded or not. */
 const base64 = text.regex(/^[A-Za-z0-9+/_-]*={0,2}$/, { error: 'must be base64' });
-/** google.protobuf.Timestamp: an RFC 3339 date-time (an ISO 8601 profile; A2A §5.6.1). */
-const timestamp = text.refine((value) => parseRfc3339(value) !== undefined, {
-  error: 'must be an ISO 8601 date-time such as 2026-03-07T12:00:00Z',
+/** google.protobuf.Timestamp: an ISO 8601 date-time in UTC (A2A §5.6.1). */
+const timestamp = text.refine((value) => parseUtcTimestamp(value) !== undefined, {
+  error: 'must be an ISO 8601 date-time in UTC such as 2026-03-07T12:00:00Z',
 });
 
 const CONTENT = ['text', 'raw', 'url', 'data'] as const;
@@ -200,12 +200,6 @@ const pathOf = (path: readonly PropertyKey[]): string =>
 const violationsOf = (error: z.ZodError, root: string): FieldViolation[] =>
   error.issues.flatMap((issue) => {
     const at = pathOf(issue.path);
-    if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({
-        field: at === '' ? key : `${at}.${key}`,
-        description: 'is not a field of this request',
-      }));
-    }
     return [{ field: at === '' ? root : at, description: issue.message }];
   });
 

@@ -191,18 +191,20 @@ describe.each(BINDINGS)('the A2A operations over %s', (binding) => {
     });
   });
 
-  describe('CancelTask (§3.3.1)', () => {
-    it('is idempotent: a second cancel answers the canceled task and stops nothing again', async () => {
+  describe('CancelTask (§3.1.5)', () => {
+    it('refuses to cancel an already-canceled task with TaskNotCancelable, and stops nothing again', async () => {
       const setup = setupFor(binding, [{ text: 'Hello Alice.' }]);
       const started = await setup.harness.start(textMessage('hi'), ALICE);
 
       const first = await setup.calls.cancel(started.task.id);
       const calls = setup.executions.calls.length;
+      const events = await setup.harness.deps.events.lastSeq(started.task.id);
       const second = await setup.calls.cancel(started.task.id);
 
       expect(first.result).toMatchObject({ status: { state: STATES.CANCELED } });
-      expect(second.result).toMatchObject({ status: { state: STATES.CANCELED } });
+      expect(errorOf(binding, second)).toEqual(spelling(binding, 'TaskNotCancelable'));
       expect(setup.executions.calls.length).toBe(calls);
+      expect(await setup.harness.deps.events.lastSeq(started.task.id)).toBe(events);
     });
 
     it('answers a non-participant with TaskNotFound', async () => {
