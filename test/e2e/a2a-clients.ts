@@ -1,9 +1,11 @@
 import {
+  type ListTasksRequest,
   type Message,
   roleToJSON,
   type StreamResponse,
   type Task,
   type TaskPushNotificationConfig,
+  taskStateFromJSON,
   taskStateToJSON,
 } from '@a2a-js/sdk';
 import {
@@ -63,6 +65,14 @@ export interface SendOptions {
   envelope?: { kind: 'task'; payload: Record<string, unknown> };
   /** `configuration.taskPushNotificationConfig`: a webhook for the task, stored with the message. */
   pushConfig?: { url: string; token: string };
+  /** `configuration.historyLength`: how much history the answer carries. */
+  historyLength?: number;
+}
+
+/** ListTasks filters, by the wire's names; an absent one is left unset (the SDK: undefined). */
+export interface ListFilter {
+  status?: string;
+  statusTimestampAfter?: string;
 }
 
 export interface A2aClient {
@@ -74,6 +84,13 @@ export interface A2aClient {
     nextPageToken: string;
     totalSize: number;
   }>;
+  /** ListTasks with filters only: the ids listed. */
+  listTasksWhere(filter: ListFilter): Promise<string[]>;
+  /**
+   * SendMessage with a message as a user wrote it, right or wrong: the raw clients send it as
+   * JSON, the SDK client hands it to the SDK as if it were an SDK `Message` (the SDK encodes it).
+   */
+  sendAsWritten(message: Record<string, unknown>): Promise<TaskView>;
   cancel(id: string): Promise<TaskView>;
   createPush(
     taskId: string,
@@ -91,11 +108,17 @@ export interface A2aClient {
 }
 
 /** The A2A error a call failed with, by its semantic name (`TaskNotFoundError`, ...). */
-export const failureOf = async (call: Promise<unknown>): Promise<string> => {
+export const failureOf = async (call: Promise<unknown>): Promise<string> =>
+  (await refusalOf(call)).name;
+
+/** The A2A error a call failed with: its semantic name and its message. */
+export const refusalOf = async (
+  call: Promise<unknown>
+): Promise<{ name: string; message: string }> => {
   try {
     await call;
   } catch (error) {
-    return (error as Error).name;
+    return { name: (error as Error).name, message: (error as Error).message };
   }
   throw new Error('the call succeeded');
 };
@@ -229,18 +252,21 @@ export const sdkClient = async (
               ],
             };
       const configuration =
-        options.pushConfig === undefined
+        options.pushConfig === undefined && options.historyLength === undefined
           ? undefined
           : {
               acceptedOutputModes: [],
-              taskPushNotificationConfig: {
-                tenant: '',
-                id: '',
-                taskId: '',
-                ...options.pushConfig,
-                authentication: undefined,
-              },
-              historyLength: undefined,
+              taskPushNotificationConfig:
+                options.pushConfig === undefined
+                  ? undefined
+                  : {
+                      tenant: '',
+                      id: '',
+                      taskId: '',
+                      ...options.pushConfig,
+                      authentication: undefined,
+                    },
+              historyLength: options.historyLength,
               returnImmediately: false,
             };
       const result = await client.sendMessage(
@@ -274,6 +300,21 @@ export const sdkClient = async (
         nextPageToken: response.nextPageToken,
         totalSize: response.totalSize,
       };
+    },
+    listTasksWhere: async (filter) => {
+      // As a user writes it: only the filters wanted, the rest left unset.
+      const request = {
+        ...(filter.status === undefined ? {} : { status: taskStateFromJSON(filter.status) }),
+        ...(filter.statusTimestampAfter === undefined
+          ? {}
+          : { statusTimestampAfter: filter.statusTimestampAfter }),
+      } as ListTasksRequest;
+      return (await client.listTasks(request)).tasks.map((task) => task.id);
+    },
+    sendAsWritten: async (message) => {
+      const result = await client.sendMessage({ message: message as unknown as Message } as never);
+      if (!('status' in result)) throw new Error('expected a Task');
+      return sdkTaskView(result);
     },
     cancel: async (id) =>
       sdkTaskView(await client.cancelTask({ tenant: '', id, metadata: undefined })),
@@ -523,11 +564,15 @@ export const rawClient = (
   return {
     name: `raw fetch client over ${binding}`,
     send: async (text, options = {}) => {
-      const params = {
-        message: rawMessage(text, options),
+      const configuration = {
         ...(options.pushConfig === undefined
           ? {}
-          : { configuration: { taskPushNotificationConfig: options.pushConfig } }),
+          : { taskPushNotificationConfig: options.pushConfig }),
+        ...(options.historyLength === undefined ? {} : { historyLength: options.historyLength }),
+      };
+      const params = {
+        message: rawMessage(text, options),
+        ...(Object.keys(configuration).length === 0 ? {} : { configuration }),
       };
       const result = jsonRpc
         ? await rpc('SendMessage', params, options.extensions)
@@ -557,6 +602,20 @@ export const rawClient = (
         nextPageToken: result.nextPageToken,
         totalSize: result.totalSize as number,
       };
+    },
+    listTasksWhere: async (filter) => {
+      const params = { ...filter } as Record<string, string>;
+      const query = new URLSearchParams(params).toString();
+      const result = jsonRpc
+        ? await rpc('ListTasks', params)
+        : await rest('GET', `/tasks${query === '' ? '' : `?${query}`}`);
+      return ((result.tasks ?? []) as Json[]).map((listed) => listed.id as string);
+    },
+    sendAsWritten: async (message) => {
+      const result = jsonRpc
+        ? await rpc('SendMessage', { message })
+        : await rest('POST', '/message:send', { message });
+      return rawTaskView(result.task as Json);
     },
     cancel: async (taskId) =>
       rawTaskView(
