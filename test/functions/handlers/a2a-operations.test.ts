@@ -238,7 +238,7 @@ describe.each(BINDINGS)('the A2A operations over %s', (binding) => {
       expect(errorOf(binding, reply)).toEqual(spelling(binding, 'InvalidParams'));
     });
 
-    it('answers with the history configuration.historyLength asks for, and none by default', async () => {
+    it('answers with the whole history by default, as GetTask does, and with what configuration.historyLength asks for (§3.2.4)', async () => {
       const setup = setupFor(binding, [{ text: 'Hello Alice.' }]);
       const started = await setup.harness.start(textMessage('hi'), ALICE);
       const follow = () => ({ ...textMessage('more'), taskId: started.task.id });
@@ -247,9 +247,17 @@ describe.each(BINDINGS)('the A2A operations over %s', (binding) => {
       const withOne = await setup.calls.send(follow(), {
         configuration: { returnImmediately: true, historyLength: 1 },
       });
+      const withNone = await setup.calls.send(follow(), {
+        configuration: { returnImmediately: true, historyLength: 0 },
+      });
 
-      expect(plain.result?.task).not.toHaveProperty('history');
-      expect(withOne.result?.task?.history).toHaveLength(1);
+      const texts = (outcome: Outcome) =>
+        ((outcome.result?.task?.history ?? []) as Array<{ parts: Array<{ text: string }> }>).map(
+          (message) => message.parts[0]?.text
+        );
+      expect(texts(plain)).toEqual(['hi', 'Hello Alice.']);
+      expect(texts(withOne)).toEqual(['Hello Alice.']);
+      expect(withNone.result?.task).not.toHaveProperty('history');
     });
   });
 
