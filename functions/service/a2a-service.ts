@@ -303,8 +303,8 @@ export class A2aService {
   async #storeInlinePush(taskId: string, options: SendOptions): Promise<() => Promise<void>> {
     if (options.pushConfig === undefined) return async () => undefined;
     const prepared = await this.#pushConfigs.prepare(taskId, options.pushConfig, options.sender);
-    const stored = await this.#pushConfigs.storePrepared(prepared);
-    return () => this.#runtime.pushConfigs.delete(taskId, stored.id);
+    await this.#pushConfigs.storePrepared(prepared);
+    return () => this.#runtime.pushConfigs.delete(taskId, prepared.stored.id);
   }
 
   async #task(taskId: string): Promise<Task> {

@@ -1,6 +1,7 @@
 import type { Task } from '@a2a-js/sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { TASK_EXTENSION_URI } from '../../../functions/core/a2a/identifiers.js';
+import { storedIdOf } from '../../../functions/service/push-configs.js';
 import { ALICE, BOB, STATES, STRANGER } from '../../support/harness.js';
 import { envelopeMessage, textMessage } from '../../support/messages.js';
 import { BINDINGS, errorOf, type Outcome, setupFor, spelling } from './a2a-calls.js';
@@ -284,7 +285,7 @@ describe.each(BINDINGS)('the A2A operations over %s', (binding) => {
       const taskId = (sent.result?.task as { id: string } | undefined)?.id ?? '';
 
       const [stored] = await setup.pushConfigs.list(taskId);
-      expect(stored).toMatchObject({ id: 'inline', ownerId: ALICE, taskId });
+      expect(stored).toMatchObject({ id: storedIdOf(ALICE, 'inline'), ownerId: ALICE, taskId });
       expect(JSON.stringify(stored)).not.toContain('inline-token');
       expect((await setup.calls.getPush(taskId, 'inline')).result).toMatchObject({
         url: 'https://hooks.example.com/inline',
@@ -350,7 +351,7 @@ describe.each(BINDINGS)('the A2A operations over %s', (binding) => {
       expect(deletedAgain.error).toBeUndefined();
       expect(errorOf(binding, gone)).toEqual(spelling(binding, 'TaskNotFound'));
       expect(await setup.pushConfigs.list(task.id)).toEqual([
-        expect.objectContaining({ id: generated.result?.id }),
+        expect.objectContaining({ id: storedIdOf(ALICE, String(generated.result?.id)) }),
       ]);
     });
 
@@ -359,7 +360,7 @@ describe.each(BINDINGS)('the A2A operations over %s', (binding) => {
       await setup.calls.createPush(task.id, { id: 'hook', url: 'https://a.example.com/' });
       await setup.calls.createPush(task.id, { id: 'hook', url: 'https://b.example.com/' });
       expect(await setup.pushConfigs.list(task.id)).toEqual([
-        expect.objectContaining({ id: 'hook', url: 'https://b.example.com/' }),
+        expect.objectContaining({ id: storedIdOf(ALICE, 'hook'), url: 'https://b.example.com/' }),
       ]);
     });
 
@@ -418,7 +419,7 @@ describe.each(BINDINGS)('the A2A operations over %s', (binding) => {
       expect(await setup.pushConfigs.list(task.id)).toHaveLength(1);
     });
 
-    it('keeps a config its creator’s: another participant of the task neither lists, reads, replaces nor deletes it', async () => {
+    it('keeps a config its creator’s: another participant of the task neither lists, reads, replaces nor deletes it, and the same id is a fresh one of their own', async () => {
       const setup = setupFor(binding);
       const team = await setup.harness.start(
         envelopeMessage('task', {
@@ -437,22 +438,29 @@ describe.each(BINDINGS)('the A2A operations over %s', (binding) => {
 
       const listedByBob = await setup.calls.listPush(taskId, bob);
       const readByBob = await setup.calls.getPush(taskId, 'hook', bob);
-      const replacedByBob = await setup.calls.createPush(
+      await setup.calls.deletePush(taskId, 'hook', bob);
+      // As for any id Bob has not used: created, his own (nothing says Alice has one).
+      const createdByBob = await setup.calls.createPush(
         taskId,
         { id: 'hook', url: 'https://bob.example.com/' },
         bob
       );
+      const readByBobAfter = await setup.calls.getPush(taskId, 'hook', bob);
       await setup.calls.deletePush(taskId, 'hook', bob);
-      await setup.calls.createPush(taskId, { id: 'bobs', url: 'https://bob.example.com/' }, bob);
       const listedByAlice = await setup.calls.listPush(taskId);
 
       expect(listedByBob.result).toEqual({ configs: [], nextPageToken: '' });
       expect(errorOf(binding, readByBob)).toEqual(spelling(binding, 'TaskNotFound'));
-      expect(errorOf(binding, replacedByBob)).toEqual(spelling(binding, 'InvalidParams'));
+      expect(createdByBob.error).toBeUndefined();
+      expect(createdByBob.result).toMatchObject({ id: 'hook', url: 'https://bob.example.com/' });
+      expect(readByBobAfter.result).toMatchObject({ id: 'hook', url: 'https://bob.example.com/' });
       expect(listedByAlice.result).toEqual({
         configs: [expect.objectContaining({ id: 'hook', url: 'https://alice.example.com/' })],
         nextPageToken: '',
       });
+      expect((await setup.pushConfigs.list(taskId)).map((config) => config.ownerId)).toEqual([
+        ALICE,
+      ]);
     });
 
     it('refuses more than ten configs of one participant on one task', async () => {
