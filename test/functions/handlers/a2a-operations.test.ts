@@ -1,6 +1,6 @@
 import type { Task } from '@a2a-js/sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { TASK_EXTENSION_URI } from '../../../functions/core/a2a/identifiers.js';
+import { TASK_EXTENSION_URI, TASK_METADATA_KEY } from '../../../functions/core/a2a/identifiers.js';
 import { storedIdOf } from '../../../functions/service/push-configs.js';
 import { ALICE, BOB, STATES, STRANGER } from '../../support/harness.js';
 import { envelopeMessage, textMessage } from '../../support/messages.js';
@@ -213,6 +213,32 @@ describe.each(BINDINGS)('the A2A operations over %s', (binding) => {
       const started = await setup.harness.start(textMessage('hi'), ALICE);
       const reply = await setup.calls.cancel(started.task.id, { as: STRANGER });
       expect(errorOf(binding, reply)).toEqual(spelling(binding, 'TaskNotFound'));
+    });
+  });
+
+  describe('secrets in a task envelope (issue 9, item 6)', () => {
+    it('masks them in the stored name, goal, description and acceptance criteria, as in text', async () => {
+      const setup = setupFor(binding);
+      const key = 'AKIAIOSFODNN7EXAMPLE';
+
+      const sent = await setup.calls.send(
+        envelopeMessage('task', {
+          name: `Rotate ${key}`,
+          goal: `Retire ${key}`,
+          description: `The old one was ${key}`,
+          acceptance_criteria: [{ text: `${key} is revoked` }],
+        })
+      );
+      const taskId = (sent.result?.task as { id: string } | undefined)?.id ?? '';
+      const stored = await setup.harness.store.get(taskId);
+
+      expect(JSON.stringify(stored)).not.toContain(key);
+      expect(stored?.task.metadata?.[TASK_METADATA_KEY]).toMatchObject({
+        name: 'Rotate [redacted]',
+        goal: 'Retire [redacted]',
+        description: 'The old one was [redacted]',
+        acceptance_criteria: [{ text: '[redacted] is revoked' }],
+      });
     });
   });
 
