@@ -23,6 +23,7 @@ export const DEFAULT_CONTEXT = {
   modelPrices: '{}',
   callerRequestsPerMinute: 120,
   agentSkills: '',
+  taskLifecycle: 'conversation',
 } as const;
 
 // `-c key=value` always arrives as a string: numbers are coerced.
@@ -57,6 +58,8 @@ const HarnessConfigSchema = z.object({
    * stage; the local shim's default is the same. WAF counts at least 10 per window.
    */
   callerRequestsPerMinute: positiveInt.min(10),
+  /** The lifecycle of a task a client starts: `conversation` or `delegated`. */
+  taskLifecycle: RuntimeConfigSchema.shape.TINY_HARNESS_TASK_LIFECYCLE,
   /** The agent card's skills, a JSON array ('' = the built-in skill); see docs/configuration.md. */
   agentSkills: z.string().superRefine((text, context) => {
     if (text.trim() === '') return;
@@ -94,7 +97,7 @@ export const readHarnessConfig = (scope: Construct): HarnessConfig => {
     throw new Error(`invalid CDK context: ${z.prettifyError(parsed.error)}`);
   }
   const { modelProvider, model } = parsed.data;
-  if (modelProvider !== 'demo' && modelProvider !== 'scripted' && model === '') {
+  if (!['demo', 'conformance', 'scripted'].includes(modelProvider) && model === '') {
     throw new Error(
       `invalid CDK context: modelProvider=${modelProvider} needs -c model=<model id>`
     );

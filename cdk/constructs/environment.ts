@@ -20,6 +20,8 @@ export const ENV = {
   authMode: 'TINY_HARNESS_AUTH_MODE',
   /** The user pool's OAuth 2.0 token endpoint, for the agent card (A2A function only). */
   oauthTokenUrl: 'TINY_HARNESS_OAUTH_TOKEN_URL',
+  /** The lifecycle of a task a client starts (conversation or delegated). */
+  taskLifecycle: 'TINY_HARNESS_TASK_LIFECYCLE',
   /** The agent card's skills, JSON (A2A function only). */
   agentSkills: 'TINY_HARNESS_AGENT_SKILLS',
   /** The KMS key that seals push-notification tokens and credentials. */

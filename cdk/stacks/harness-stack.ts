@@ -71,6 +71,7 @@ export class HarnessStack extends Stack {
       [ENV.stage]: config.stage,
       [ENV.modelReasoning]: config.modelReasoning,
       [ENV.modelPrices]: config.modelPrices,
+      [ENV.taskLifecycle]: config.taskLifecycle,
       ...(config.modelBaseUrl === '' ? {} : { [ENV.modelBaseUrl]: config.modelBaseUrl }),
       ...(config.modelApiKeySecret === ''
         ? {}

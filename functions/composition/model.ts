@@ -1,5 +1,6 @@
 import { AnthropicMessagesModel } from '../adapters/model/anthropic-messages-model.js';
 import { BedrockConverseModel } from '../adapters/model/bedrock-converse-model.js';
+import { ConformanceModel } from '../adapters/model/conformance-model.js';
 import { DemoModel } from '../adapters/model/demo-model.js';
 import { LazyModel } from '../adapters/model/lazy-model.js';
 import { OpenAiChatModel } from '../adapters/model/openai-chat-model.js';
@@ -8,6 +9,7 @@ import type { ProviderModelOptions } from '../adapters/model/provider-options.js
 import { loadModelScript } from '../adapters/model/script-file.js';
 import { readApiKeySecret } from '../adapters/model/secret-key.js';
 import type { Model } from '../core/ports/model.js';
+import type { TaskStore } from '../core/ports/task-store.js';
 import type { RuntimeConfig } from './runtime-config.js';
 
 /**
@@ -15,7 +17,13 @@ import type { RuntimeConfig } from './runtime-config.js';
  * (TINY_HARNESS_MODEL_API_KEY_SECRET) or from the environment locally; Bedrock uses the Lambda
  * role's credentials.
  */
-export const buildModel = (config: RuntimeConfig): Model => {
+export const buildModel = (
+  config: RuntimeConfig,
+  /** The task store, for the conformance model (it reads the turn's message id). */
+  tasks: () => TaskStore = () => {
+    throw new Error('the conformance model needs the task store');
+  }
+): Model => {
   const provider = config.TINY_HARNESS_MODEL_PROVIDER;
   const withKey = (
     envKey: string | undefined,
@@ -37,6 +45,8 @@ export const buildModel = (config: RuntimeConfig): Model => {
   switch (provider) {
     case 'demo':
       return new DemoModel();
+    case 'conformance':
+      return new ConformanceModel(tasks);
     case 'scripted':
       return loadModelScript(config.TINY_HARNESS_MODEL_SCRIPT ?? '');
     case 'openai':

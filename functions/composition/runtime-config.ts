@@ -30,14 +30,20 @@ export const RuntimeConfigSchema = z.object({
     }),
   TINY_HARNESS_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   /**
-   * `demo` (built in, no network), `scripted` (replies from TINY_HARNESS_MODEL_SCRIPT), `openai`
+   * `demo` (built in, no network), `conformance` (built in: plays the A2A conformance kit's
+   * reference agent, docs/a2a/conformance.md), `scripted` (replies from TINY_HARNESS_MODEL_SCRIPT), `openai`
    * (Responses API), `openai-chat` (Chat Completions, any OpenAI-compatible base URL),
    * `anthropic` (Messages API), `bedrock` (Converse API).
    */
   TINY_HARNESS_MODEL_PROVIDER: z
-    .enum(['demo', 'scripted', 'openai', 'openai-chat', 'anthropic', 'bedrock'])
+    .enum(['demo', 'conformance', 'scripted', 'openai', 'openai-chat', 'anthropic', 'bedrock'])
     .default('demo'),
   TINY_HARNESS_MODEL: z.string().default(''),
+  /**
+   * The lifecycle of a task a client starts: `conversation` (parks after each turn until a
+   * participant ends it) or `delegated` (worked to its end and completed by the agent).
+   */
+  TINY_HARNESS_TASK_LIFECYCLE: z.enum(['conversation', 'delegated']).default('conversation'),
   TINY_HARNESS_MODEL_SCRIPT: z.string().optional(),
   /** The only host a provider is called at (an OpenAI-compatible server, a proxy). */
   TINY_HARNESS_MODEL_BASE_URL: z.string().url().optional(),
@@ -119,6 +125,9 @@ export const RuntimeConfigSchema = z.object({
 });
 export type RuntimeConfig = z.infer<typeof RuntimeConfigSchema>;
 
+/** Providers built into the harness: no model id, no key. */
+const BUILT_IN_PROVIDERS: ReadonlySet<string> = new Set(['demo', 'conformance', 'scripted']);
+
 export const readRuntimeConfig = (
   env: Record<string, string | undefined> = process.env
 ): RuntimeConfig => {
@@ -133,7 +142,7 @@ export const readRuntimeConfig = (
       'TINY_HARNESS_MODEL_PROVIDER=scripted needs TINY_HARNESS_MODEL_SCRIPT (a JSON file)'
     );
   }
-  if (provider !== 'demo' && provider !== 'scripted' && config.TINY_HARNESS_MODEL === '') {
+  if (!BUILT_IN_PROVIDERS.has(provider) && config.TINY_HARNESS_MODEL === '') {
     throw new Error(
       `TINY_HARNESS_MODEL_PROVIDER=${provider} needs TINY_HARNESS_MODEL (the model id)`
     );

@@ -132,7 +132,12 @@ export const buildRuntime = (config: RuntimeConfig, overrides: RuntimeOverrides 
   loop = {
     store: new DynamoDbTaskStore(table),
     events: new DynamoDbEventLog(table),
-    model: overrides.model ?? buildModel(config),
+    model:
+      overrides.model ??
+      buildModel(config, () => {
+        if (loop === undefined) throw new Error('the runtime is not built yet');
+        return loop.store;
+      }),
     tools: new ToolRegistry(),
     agents,
     clock: new SystemClock(),
@@ -145,6 +150,7 @@ export const buildRuntime = (config: RuntimeConfig, overrides: RuntimeOverrides 
       turnsPerGeneration: config.TINY_HARNESS_TURNS_PER_GENERATION,
       defaultModel: config.TINY_HARNESS_MODEL || undefined,
       prices: config.TINY_HARNESS_MODEL_PRICES,
+      clientTaskLifecycle: config.TINY_HARNESS_TASK_LIFECYCLE,
     },
   };
   const logger = createLogger({

@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { startLocalStack } from './local-stack.js';
+import { profileOf, withProfile } from './profiles.js';
 
 /**
  * `npm start`: the whole system on loopback. Data (tables and parked executions) lives in
@@ -18,6 +19,8 @@ const main = async () => {
     process.exit(1);
   }
   const inMemory = process.argv.includes('--in-memory');
+  const profile = profileOf(process.argv.slice(2));
+  Object.assign(process.env, withProfile(process.env, profile));
   const port = Number(process.env.TINY_HARNESS_PORT ?? 8080);
   const dataDir = inMemory
     ? undefined
@@ -35,10 +38,14 @@ const main = async () => {
   const started = Date.now();
   const stack = await startLocalStack({ port, dataDir });
   const provider = stack.runtime.config.TINY_HARNESS_MODEL_PROVIDER;
+  const BUILT_IN: Record<string, string> = {
+    demo: 'the built-in demo model (no provider configured: it echoes what it receives)',
+    conformance:
+      "the conformance model (plays the A2A conformance kit's reference agent; docs/a2a/conformance.md)",
+  };
   const model =
-    provider === 'demo'
-      ? 'the built-in demo model (no provider configured: it echoes what it receives)'
-      : `${provider}${provider === 'scripted' ? ` (${stack.runtime.config.TINY_HARNESS_MODEL_SCRIPT})` : ''}`;
+    BUILT_IN[provider] ??
+    `${provider}${provider === 'scripted' ? ` (${stack.runtime.config.TINY_HARNESS_MODEL_SCRIPT})` : ''}`;
   const body = JSON.stringify({
     jsonrpc: '2.0',
     id: 1,
@@ -55,6 +62,8 @@ const main = async () => {
       `  A2A endpoint   ${stack.url}/  (A2A 1.0: JSON-RPC at /, HTTP+JSON routes, SSE streams)`,
       `  agent card     ${stack.url}/.well-known/agent-card.json`,
       `  model          ${model}`,
+      ...(profile === undefined ? [] : [`  profile        ${profile}`]),
+      `  tasks          ${stack.runtime.config.TINY_HARNESS_TASK_LIFECYCLE === 'delegated' ? 'delegated: worked to their end and completed' : 'conversations: each parks for your next message'}`,
       `  state machine  ${stack.stateMachineArn}`,
       `  data           ${dataDir ?? 'in memory (gone on exit)'}`,
       `  caller         ${generatedToken === undefined ? 'tokens from TINY_HARNESS_BEARER_TOKENS' : `bearer token ${generatedToken} (participant "you")`}`,

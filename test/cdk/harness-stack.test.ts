@@ -275,6 +275,7 @@ describe('functions', () => {
       [ENV.modelProvider]: DEFAULT_CONTEXT.modelProvider,
       [ENV.model]: DEFAULT_CONTEXT.model,
       [ENV.turnsPerGeneration]: String(DEFAULT_CONTEXT.turnsPerGeneration),
+      [ENV.taskLifecycle]: DEFAULT_CONTEXT.taskLifecycle,
       [ENV.stage]: TEST_STAGE,
     });
     // Computed from the fixed name: a reference to the state machine would be a cycle.

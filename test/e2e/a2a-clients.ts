@@ -57,6 +57,8 @@ export interface SubscribeOptions {
 }
 
 export interface SendOptions {
+  /** The message's id (a fresh one when unset). */
+  messageId?: string;
   taskId?: string;
   contextId?: string;
   /** Extension URIs for the request's `A2A-Extensions` header. */
@@ -231,7 +233,7 @@ export const sdkClient = async (
     name: `SDK client over ${transport}`,
     send: async (text, options = {}) => {
       const plain: Message = userTextMessage({
-        messageId: messageId(),
+        messageId: options.messageId ?? messageId(),
         text,
         taskId: options.taskId,
         contextId: options.contextId,
@@ -344,7 +346,7 @@ export const sdkClient = async (
       client.deleteTaskPushNotificationConfig({ tenant: '', taskId, id }),
     stream: async function* (text, options = {}) {
       const message = userTextMessage({
-        messageId: messageId(),
+        messageId: options.messageId ?? messageId(),
         text,
         taskId: options.taskId,
         contextId: options.contextId,
@@ -426,7 +428,7 @@ const rawPushView = (config: Json): PushView => ({
 });
 
 const rawMessage = (text: string, options: SendOptions): Json => ({
-  messageId: messageId(),
+  messageId: options.messageId ?? messageId(),
   role: 'ROLE_USER',
   parts: [
     { text },

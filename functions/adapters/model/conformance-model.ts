@@ -1,0 +1,104 @@
+import type { Model, ModelRequest, ModelResponse, ModelToolCall } from '../../core/ports/model.js';
+import type { TaskStore } from '../../core/ports/task-store.js';
+
+/**
+ * The agent the A2A conformance kit (a2aproject/a2a-tck) drives, played by the harness's own loop:
+ * the kit steers its reference agent by the prefix of each message's `messageId` (its scenario
+ * files), so this model answers the message its turn reads by that prefix. Everything else is the
+ * harness as it is: the same A2A layer, store, state machine and streams. With client tasks
+ * `delegated` (TINY_HARNESS_TASK_LIFECYCLE), a turn without a tool call completes the task, and
+ * `ask_participant` parks it in INPUT_REQUIRED until the next message.
+ *
+ * No network, no key. Each answer waits a little first, so a client following the task sees it
+ * WORKING before it ends, as the kit's reference agent lets it.
+ */
+
+export interface ConformanceTiming {
+  /** How long every answer takes. */
+  workMs: number;
+  /** How long the answer to the kit's long-running task (its resubscribe scenario) takes. */
+  longMs: number;
+}
+
+export const CONFORMANCE_TIMING: ConformanceTiming = { workMs: 500, longMs: 4_000 };
+
+interface Behaviour {
+  text?: string;
+  /** Park the task with a question (INPUT_REQUIRED). */
+  ask?: string;
+  long?: boolean;
+}
+
+/** What the reference agent does for each messageId prefix, most specific first. */
+const BEHAVIOURS: ReadonlyArray<[prefix: string, behaviour: Behaviour]> = [
+  ['tck-input-required', { ask: 'The TCK needs more input: send the next message.' }],
+  ['test-resubscribe-message-id', { text: 'Long-running task done.', long: true }],
+  ['tck-complete-task', { text: 'Hello from TCK' }],
+  ['tck-stream-artifact-text', { text: 'Streamed text content' }],
+  ['tck-stream-ordering-001', { text: 'Ordered output' }],
+  ['tck-stream-001', { text: 'Stream hello from TCK' }],
+  ['tck-stream-003', { text: 'Stream task lifecycle' }],
+  ['tck-artifact-text', { text: 'Generated text content' }],
+];
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const usageOf = (request: ModelRequest) => ({
+  inputTokens: Math.ceil(JSON.stringify(request.input).length / 4),
+  cachedInputTokens: 0,
+  outputTokens: 10,
+});
+
+export class ConformanceModel implements Model {
+  readonly #tasks: () => TaskStore;
+  readonly #timing: ConformanceTiming;
+
+  /** `tasks`: the task store, where the turn's message (and its id) is read. */
+  constructor(tasks: () => TaskStore, timing: ConformanceTiming = CONFORMANCE_TIMING) {
+    this.#tasks = tasks;
+    this.#timing = timing;
+  }
+
+  /** The newest message this turn has read (the cache key is the task id), with its sender. */
+  async #lastRead(taskId: string): Promise<{ id: string; participantId: string } | undefined> {
+    const store = this.#tasks();
+    const record = await store.get(taskId);
+    if (record === undefined) return undefined;
+    const read = (await store.readInbox(taskId, 0)).filter(
+      (item) => item.seq <= record.loop.inboxCursor && item.kind === 'message'
+    );
+    const last = read.at(-1);
+    return last?.kind === 'message'
+      ? { id: last.id, participantId: last.participantId }
+      : undefined;
+  }
+
+  async invoke(request: ModelRequest): Promise<ModelResponse> {
+    const message = await this.#lastRead(request.cacheKey);
+    const messageId = message?.id ?? '';
+    const behaviour = BEHAVIOURS.find(([prefix]) => messageId.startsWith(prefix))?.[1] ?? {
+      text: `Unhandled messageId prefix: ${messageId}`,
+    };
+    await sleep(behaviour.long === true ? this.#timing.longMs : this.#timing.workMs);
+    const ask = behaviour.ask;
+    const toolCalls: ModelToolCall[] =
+      ask === undefined || message === undefined
+        ? []
+        : [
+            {
+              id: `ask-${messageId}`,
+              name: 'ask_participant',
+              arguments: JSON.stringify({ participant_id: message.participantId, question: ask }),
+            },
+          ];
+    // After a question, the tool's result comes back for one more turn: it says nothing more.
+    const answered = request.input.at(-1)?.type === 'tool_result';
+    return {
+      text: toolCalls.length > 0 || answered ? '' : (behaviour.text ?? ''),
+      toolCalls: answered ? [] : toolCalls,
+      usage: usageOf(request),
+      model: 'conformance',
+      finishReason: toolCalls.length > 0 && !answered ? 'tool_calls' : 'stop',
+    };
+  }
+}
