@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../functions/local/local-stack.js';
 import { PROFILES, profileOf, withProfile } from '../../functions/local/profiles.js';
-import { bearerTokensFor } from '../support/identity.js';
+import { startKitProxy } from '../../scripts/kit-proxy.js';
+import { bearerTokensFor, tokenFor } from '../support/identity.js';
 import { startStack } from '../support/local-stack.js';
+import { readSse } from '../support/sse.js';
 import { type A2aClient, type EventView, rawClient, rest, sdkClient } from './a2a-clients.js';
 
 const CLIENTS = [
@@ -83,6 +85,70 @@ describe('the conformance profile', () => {
       expect(done.state).toBe('TASK_STATE_COMPLETED');
       expect(done.history.at(-1)?.text).toBe(`Unhandled messageId prefix: unknown-${kind}`);
     });
+  });
+});
+
+describe('the kit proxy (npm run kit-proxy)', () => {
+  let stack: LocalStack;
+  let proxy: Awaited<ReturnType<typeof startKitProxy>>;
+
+  beforeAll(async () => {
+    stack = await startStack({
+      env: { ...PROFILES.conformance, TINY_HARNESS_BEARER_TOKENS: bearerTokensFor(['kit']) },
+    });
+    proxy = await startKitProxy({ target: stack.url, token: tokenFor('kit'), port: 0 });
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await stack?.close();
+  });
+
+  it('advertises itself in the agent card, so a client that follows the card goes through it', async () => {
+    const card = (await (await fetch(`${proxy.url}/.well-known/agent-card.json`)).json()) as {
+      supportedInterfaces: Array<{ url: string }>;
+    };
+    expect(card.supportedInterfaces.map((entry) => entry.url)).toEqual([proxy.url, proxy.url]);
+  });
+
+  it('adds the bearer token and A2A-Version a client without them does not send, and passes streams through', async () => {
+    const send = await fetch(`${proxy.url}/`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: {
+          message: {
+            messageId: 'tck-complete-task-proxy',
+            role: 'ROLE_USER',
+            parts: [{ text: 'hi' }],
+          },
+        },
+      }),
+    });
+    const answer = (await send.json()) as { result: { task: { status: { state: string } } } };
+    expect(answer.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+
+    const stream = await fetch(`${proxy.url}/message:stream`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        message: { messageId: 'tck-stream-003-proxy', role: 'ROLE_USER', parts: [{ text: 'go' }] },
+      }),
+    });
+    expect(stream.headers.get('content-type')).toContain('text/event-stream');
+    const frames: string[] = [];
+    for await (const entry of readSse(stream.body as unknown as AsyncIterable<Uint8Array>)) {
+      if (entry.kind === 'frame') frames.push(entry.frame.data);
+    }
+    expect(frames.at(-1)).toContain('TASK_STATE_COMPLETED');
+  });
+
+  it('keeps an A2A-Version the client sent', async () => {
+    const answer = await fetch(`${proxy.url}/tasks`, { headers: { 'A2A-Version': '0.3' } });
+    expect(answer.status).toBe(400);
+    expect(await answer.text()).toContain('VERSION_NOT_SUPPORTED');
   });
 });
 
