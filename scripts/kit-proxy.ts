@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -77,7 +78,8 @@ export const startKitProxy = async (options: KitProxyOptions): Promise<KitProxy>
         );
         if (incoming.method === 'GET' && incoming.url?.split('?')[0] === CARD_PATH) {
           const card = rewriteCard(await readAll(answer), targetBase, proxyBase);
-          delete answerHeaders.etag;
+          // The card changed: so does its entity tag.
+          answerHeaders.etag = `"${createHash('sha256').update(card).digest('base64url').slice(0, 27)}"`;
           outgoing.writeHead(answer.statusCode ?? 502, answerHeaders);
           outgoing.end(card);
           return;

@@ -94,7 +94,13 @@ const jsonRpcCall = async (call: Call): Promise<Answer> => {
     return { binding, reply: jsonRpcFailure(jsonRpcIdOf(body), toA2aError(error)), activated: [] };
   }
   const { activated, lastEventId } = admitted;
-  const reply = await dispatchJsonRpc(body, { caller, lastEventId }, service, call.onStreamError);
+  const contentType = header(event, 'content-type');
+  const reply = await dispatchJsonRpc(
+    body,
+    { caller, lastEventId, contentType },
+    service,
+    call.onStreamError
+  );
   return { binding, reply, activated };
 };
 

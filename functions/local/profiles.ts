@@ -6,12 +6,14 @@
 export const PROFILES = {
   /**
    * The agent the A2A conformance kit expects (docs/a2a/conformance.md): the conformance model,
-   * client tasks worked to their end (completed, or parked with a question), and a local throttle
-   * loose enough for the kit's bursts of requests.
+   * client tasks worked to their end (completed, or parked with a question), a local throttle
+   * loose enough for the kit's bursts of requests, and webhooks on loopback (where the kit's
+   * receiver listens).
    */
   conformance: {
     TINY_HARNESS_MODEL_PROVIDER: 'conformance',
     TINY_HARNESS_TASK_LIFECYCLE: 'delegated',
+    TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS: 'true',
     TINY_HARNESS_THROTTLE_PER_MINUTE: '6000',
     TINY_HARNESS_THROTTLE_BURST: '1000',
   },

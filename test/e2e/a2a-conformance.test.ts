@@ -172,6 +172,33 @@ describe('A2A 1.0 conformance (the kit’s findings)', () => {
       }
     );
 
+    it('§3.1.1: SendMessage refuses a part of a media type the agent does not read with ContentTypeNotSupported, storing nothing', async () => {
+      const alice = await clientFor('alice');
+      const before = await tasksOf('alice');
+      const raw = {
+        messageId: id(),
+        role: 'ROLE_USER',
+        parts: [{ raw: 'dGNr', mediaType: 'application/x-unsupported-tck-type' }],
+      };
+      const sdk = {
+        messageId: id(),
+        role: Role.ROLE_USER,
+        parts: [
+          {
+            content: { $case: 'raw', value: new TextEncoder().encode('tck') },
+            mediaType: 'application/x-unsupported-tck-type',
+            filename: '',
+            metadata: undefined,
+          },
+        ],
+      };
+
+      const refusal = await refusalOf(alice.sendAsWritten(kind === 'sdk' ? sdk : raw));
+
+      expect(refusal.name).toBe('ContentTypeNotSupportedError');
+      expect(await tasksOf('alice')).toEqual(before);
+    });
+
     it('§3.1.5: CancelTask refuses a task that is already canceled with TaskNotCancelable', async () => {
       model.push({ text: 'Waiting.' });
       const alice = await clientFor('alice');

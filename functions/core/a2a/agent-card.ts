@@ -89,6 +89,13 @@ const toAgentSkill = (skill: SkillConfig): AgentSkill => ({
   securityRequirements: [],
 });
 
+/**
+ * The media types the agent reads in a message (the card's `defaultInputModes`): plain text, the
+ * task extension and the event envelope. A message part naming another is refused with
+ * ContentTypeNotSupported (§3.1.1) rather than silently ignored.
+ */
+export const INPUT_MODES = ['text/plain', TASK_MEDIA_TYPE, EVENT_MEDIA_TYPE] as const;
+
 export interface AgentCardOptions {
   /** The absolute URL the A2A endpoint is served at (both bindings share it). */
   baseUrl: string;
@@ -135,7 +142,7 @@ export const buildAgentCard = (options: AgentCardOptions): AgentCard => ({
   },
   securitySchemes: { ...options.securitySchemes },
   securityRequirements: [...(options.securityRequirements ?? [])],
-  defaultInputModes: ['text/plain', TASK_MEDIA_TYPE, EVENT_MEDIA_TYPE],
+  defaultInputModes: [...INPUT_MODES],
   defaultOutputModes: ['text/plain', TASK_MEDIA_TYPE],
   skills: (options.skills ?? DEFAULT_SKILLS).map(toAgentSkill),
   signatures: [],

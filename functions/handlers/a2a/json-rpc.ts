@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { A2A_ERRORS, A2aError, errorDetails, toA2aError } from '../../service/a2a-errors.js';
 import type { A2aService } from '../../service/a2a-service.js';
+import { checkBodyMediaType } from './http.js';
 import { REQUESTS } from './request-params.js';
 import { isBlocking, sendOptionsOf } from './send-request.js';
 import { Streamed, sseFrames } from './sse.js';
@@ -70,6 +71,8 @@ const paramsOf = <T>(parse: (raw: unknown) => T, params: unknown): T => parse(pa
 /** Who calls, and what the transport said besides the body. */
 export interface JsonRpcCall {
   caller: string;
+  /** The request's `Content-Type`. */
+  contentType?: string | undefined;
   /** The SSE `Last-Event-ID` header, for SubscribeToTask. */
   lastEventId?: number | undefined;
 }
@@ -153,9 +156,13 @@ export const dispatchJsonRpc = async (
 ): Promise<JsonRpcReply> => {
   let raw: unknown;
   try {
+    checkBodyMediaType(call.contentType);
     raw = JSON.parse(body);
-  } catch {
-    return jsonRpcFailure(null, new A2aError('ParseError', 'the body is not JSON'));
+  } catch (error) {
+    return jsonRpcFailure(
+      null,
+      error instanceof A2aError ? error : new A2aError('ParseError', 'the body is not JSON')
+    );
   }
   const request = JsonRpcRequestSchema.safeParse(raw);
   if (!request.success) {

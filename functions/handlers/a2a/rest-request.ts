@@ -1,5 +1,5 @@
 import { A2A_ERRORS, A2aError, errorDetails } from '../../service/a2a-errors.js';
-import { A2A_CONTENT_TYPE, JSON_CONTENT_TYPE } from './http.js';
+import { checkBodyMediaType } from './http.js';
 
 /** One HTTP+JSON request, as the entry point read it from the proxy event. */
 export interface RestRequest {
@@ -50,17 +50,7 @@ export const invalid = (message: string) => new A2aError('InvalidParams', messag
 /** A request body: JSON of an accepted media type (§5.3); an empty body reads as `{}`. */
 export const jsonBody = (request: RestRequest): Record<string, unknown> => {
   if (request.body.trim() === '') return {};
-  const mediaType = request.contentType?.split(';', 1)[0]?.trim().toLowerCase();
-  if (
-    mediaType !== undefined &&
-    mediaType !== JSON_CONTENT_TYPE &&
-    mediaType !== A2A_CONTENT_TYPE
-  ) {
-    throw new A2aError(
-      'ContentTypeNotSupported',
-      `a body must be ${A2A_CONTENT_TYPE} or ${JSON_CONTENT_TYPE}, not ${request.contentType}`
-    );
-  }
+  checkBodyMediaType(request.contentType);
   let parsed: unknown;
   try {
     parsed = JSON.parse(request.body);

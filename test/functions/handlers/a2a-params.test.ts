@@ -116,6 +116,51 @@ describe('JSON-RPC params checked against the request message', () => {
   });
 });
 
+describe('media types (§3.1.1, §9.1)', () => {
+  it('refuses a JSON-RPC body that is not JSON by its Content-Type with -32005', async () => {
+    const { rpc } = a2aSetup();
+    const outcome = await rpc(
+      'SendMessage',
+      { message: user },
+      { headers: { 'Content-Type': 'text/plain' } }
+    );
+    expect(outcome.error?.code).toBe(-32005);
+  });
+
+  it.each([
+    ['JSON-RPC', 'rpc'],
+    ['HTTP+JSON', 'rest'],
+  ] as const)(
+    'refuses over %s a message part of a media type the agent does not read, storing nothing',
+    async (_, kind) => {
+      const { rpc, rest, harness } = a2aSetup();
+      const message = {
+        ...user,
+        parts: [{ text: 'hi' }, { raw: 'dGNr', mediaType: 'application/x-unsupported-tck-type' }],
+      };
+
+      const outcome =
+        kind === 'rpc'
+          ? await rpc('SendMessage', { message })
+          : await rest('POST', '/message:send', { body: { message } });
+
+      if (kind === 'rpc') expect(outcome.error?.code).toBe(-32005);
+      else expect(outcome.status).toBe(400);
+      expect(outcome.error?.message).toContain('message.parts[1].mediaType');
+      expect(await harness.store.list({ participantId: ALICE })).toEqual([]);
+    }
+  );
+
+  it('accepts the media types the card lists, with parameters', async () => {
+    const { rpc } = a2aSetup([{ text: 'Hi.' }]);
+    const outcome = await rpc('SendMessage', {
+      message: { ...user, parts: [{ text: 'hi', mediaType: 'text/plain; charset=utf-8' }] },
+      configuration: { returnImmediately: true },
+    });
+    expect(outcome.error).toBeUndefined();
+  });
+});
+
 describe('HTTP+JSON requests checked against the request message', () => {
   it.each([
     ['POST', '/message:send', {}, undefined, 'message'],
