@@ -9,7 +9,6 @@ import type { ProviderModelOptions } from '../adapters/model/provider-options.js
 import { loadModelScript } from '../adapters/model/script-file.js';
 import { readApiKeySecret } from '../adapters/model/secret-key.js';
 import type { Model } from '../core/ports/model.js';
-import type { TaskStore } from '../core/ports/task-store.js';
 import type { RuntimeConfig } from './runtime-config.js';
 
 /**
@@ -17,13 +16,7 @@ import type { RuntimeConfig } from './runtime-config.js';
  * (TINY_HARNESS_MODEL_API_KEY_SECRET) or from the environment locally; Bedrock uses the Lambda
  * role's credentials.
  */
-export const buildModel = (
-  config: RuntimeConfig,
-  /** The task store, for the conformance model (it reads the turn's message id). */
-  tasks: () => TaskStore = () => {
-    throw new Error('the conformance model needs the task store');
-  }
-): Model => {
+export const buildModel = (config: RuntimeConfig): Model => {
   const provider = config.TINY_HARNESS_MODEL_PROVIDER;
   const withKey = (
     envKey: string | undefined,
@@ -46,7 +39,7 @@ export const buildModel = (
     case 'demo':
       return new DemoModel();
     case 'conformance':
-      return new ConformanceModel(tasks);
+      return new ConformanceModel();
     case 'scripted':
       return loadModelScript(config.TINY_HARNESS_MODEL_SCRIPT ?? '');
     case 'openai':

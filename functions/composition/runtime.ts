@@ -132,12 +132,7 @@ export const buildRuntime = (config: RuntimeConfig, overrides: RuntimeOverrides 
   loop = {
     store: new DynamoDbTaskStore(table),
     events: new DynamoDbEventLog(table),
-    model:
-      overrides.model ??
-      buildModel(config, () => {
-        if (loop === undefined) throw new Error('the runtime is not built yet');
-        return loop.store;
-      }),
+    model: overrides.model ?? buildModel(config),
     tools: new ToolRegistry(),
     agents,
     clock: new SystemClock(),

@@ -5,6 +5,7 @@ import { decodeTaskRecord } from '../adapters/dynamodb/item-codec.js';
 import { lambdaRuntime, type Runtime } from '../composition/runtime.js';
 import { childChangeFromRecords } from '../core/intake/child-change-from-records.js';
 import { recordChildChange } from '../core/intake/child-changed.js';
+import { followWake } from '../service/follow-wake.js';
 import { handleInOrder } from './stream-batch.js';
 
 type Image = Record<string, AttributeValue>;
@@ -32,7 +33,7 @@ export const handleStreamRecord = async (
     childId: change.childId,
     wake: wake.action,
   });
-  if (wake.action === 'resume') await runtime.executions.resume(wake.token);
+  await followWake(runtime, wake);
 };
 
 // Stopping at the first failure means later changes of a child are never applied before it.

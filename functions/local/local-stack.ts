@@ -19,10 +19,11 @@ import { localDynamoDbClientConfig, startDynamoDbLocal } from './dynamodb-local.
 import { startHttpShim } from './http-shim.js';
 import { localLambdaContext } from './lambda-context.js';
 import { persistentPushTokenKey } from './push-token-key.js';
+import { reviveOrphans } from './recover.js';
 import {
   type CloudFormationTemplate,
   extractStateMachines,
-  FileParkedStore,
+  FileCheckpointStore,
   LocalStepFunctions,
   listTaskStates,
   startSfnHttpFacade,
@@ -33,7 +34,7 @@ import { eventSourceMappings, type FunctionId, functionsByLogicalId } from './te
 export interface LocalStackOptions {
   /** HTTP port of the A2A endpoint; 0 picks a free one. */
   port: number;
-  /** Keep tables and parked executions here, across restarts; omitted: in memory. */
+  /** Keep tables and executions' checkpoints here, across restarts; omitted: in memory. */
   dataDir?: string | undefined;
   /** Extra runtime environment (TINY_HARNESS_* variables). */
   env?: Record<string, string | undefined>;
@@ -93,7 +94,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const engine = new LocalStepFunctions(
       options.dataDir === undefined
         ? {}
-        : { store: new FileParkedStore(join(options.dataDir, 'parked.json')) }
+        : { store: new FileCheckpointStore(join(options.dataDir, 'executions.json')) }
     );
     closers.push(() => engine.close());
     const facade = await startSfnHttpFacade(engine, { port: 0 });
@@ -189,9 +190,19 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
         }),
     });
     closers.push(() => shim.close());
+    // What the previous process left: executions resume from their checkpoints, and tasks whose
+    // execution never got one are revived.
     const rehydrated = await engine.rehydrate();
     if (rehydrated.failed.length > 0)
-      runtime.logger.warn('parked executions not resumed', { failed: rehydrated.failed });
+      runtime.logger.warn('executions not resumed', { failed: rehydrated.failed });
+    const revived = await reviveOrphans(runtime);
+    if (rehydrated.rehydrated.length + rehydrated.resumed.length + revived.length > 0) {
+      runtime.logger.info('executions resumed after a restart', {
+        parked: rehydrated.rehydrated.length,
+        running: rehydrated.resumed.length,
+        revived: revived.length,
+      });
+    }
     return { url: shim.url, runtime, engine, pollers, stateMachineArn, close };
   } catch (error) {
     await close();

@@ -13,9 +13,10 @@ import { receiveMessage } from '../core/intake/receive-message.js';
 import { redactMessage } from '../core/intake/redact.js';
 import { startTask } from '../core/intake/start-task.js';
 import type { Wake } from '../core/intake/wake.js';
-import type { TaskRecord } from '../core/ports/task-store.js';
+import type { PushConfig } from '../core/ports/push-config-store.js';
 import { isTerminalState, stateName, stateOf } from '../core/task/a2a-task.js';
 import { A2aError } from './a2a-errors.js';
+import { followWake } from './follow-wake.js';
 import { checkAssertedParticipant } from './identity.js';
 import { listingQuery, pageOfTasks } from './list-tasks.js';
 import { PushConfigs } from './push-configs.js';
@@ -91,21 +92,8 @@ export class A2aService {
     return this.#pushConfigs;
   }
 
-  async #wake(wake: Wake): Promise<void> {
-    const { executions } = this.#runtime;
-    if (wake.action === 'resume') await executions.resume(wake.token);
-    if (wake.action === 'cut') {
-      await executions.stop(wake.taskId, wake.generation - 1, 'the turn was cut');
-      await executions.start({ taskId: wake.taskId, generation: wake.generation, turn: 0 });
-    }
-    if (wake.action === 'stop') await executions.stop(wake.taskId, wake.generation, 'canceled');
-    if (wake.action === 'ended') {
-      for (const ended of wake.executions) {
-        // A parked execution resumes and ends itself on the terminal state; a running one is stopped.
-        if (ended.token !== null) await executions.resume(ended.token);
-        else await executions.stop(ended.taskId, ended.generation, 'canceled');
-      }
-    }
+  #wake(wake: Wake): Promise<void> {
+    return followWake(this.#runtime, wake);
   }
 
   async sendMessage(options: SendOptions & { blocking: boolean }): Promise<Task> {
@@ -187,7 +175,8 @@ export class A2aService {
 
   /**
    * Takes a message in: a new task for a message without a task id, else the message joins the
-   * task's inbox and wakes it as the core says. Refusals throw before anything is stored.
+   * task's inbox and wakes it as the core says. The message, the task it creates or changes and
+   * its inline push config are one commit: a refused or failed request stores nothing.
    */
   async #accept(options: SendOptions, beforeTaskActs?: BeforeTaskActs): Promise<Accepted> {
     const { loop, executions } = this.#runtime;
@@ -199,18 +188,16 @@ export class A2aService {
     const message = redactMessage(options.message, configuredSecrets(this.#runtime.config));
     if (message.messageId === '') throw new A2aError('InvalidParams', 'messageId is required');
     if (message.taskId === '') {
-      // The id is reserved first so an inline push config exists before the task's first event.
+      // The id is chosen first: an inline push config is sealed for it.
       const reserved = loop.ids.next('task');
-      const undoPush = await this.#storeInlinePush(reserved, options);
-      let record: TaskRecord;
-      try {
-        record = await startTask(loop, { message, sender, taskId: reserved });
-      } catch (error) {
-        await undoPush();
-        throw error;
-      }
+      const pushConfig = await this.#inlinePush(reserved, options, false);
+      const { record, inboxSeq } = await startTask(loop, {
+        message,
+        sender,
+        taskId: reserved,
+        pushConfig,
+      });
       const taskId = record.task.id;
-      const inboxSeq = (await loop.store.readInbox(taskId, 0)).at(-1)?.seq ?? 0;
       await beforeTaskActs?.(taskId);
       await executions.start({ taskId, generation: 1, turn: 0 });
       return { taskId, inboxSeq };
@@ -225,9 +212,9 @@ export class A2aService {
     if (isTerminalState(stateOf(record.task))) {
       throw new A2aError('UnsupportedOperation', 'the task is in a terminal state');
     }
-    await this.#storeInlinePush(taskId, options);
+    const pushConfig = await this.#inlinePush(taskId, options, true);
     await beforeTaskActs?.(taskId);
-    const receipt = await receiveMessage(loop, { taskId, message, sender });
+    const receipt = await receiveMessage(loop, { taskId, message, sender, pushConfig });
     if (!receipt.accepted) throw new A2aError('TaskNotFound', 'task not found');
     await this.#wake(receipt.wake);
     return { taskId, inboxSeq: receipt.seq };
@@ -297,14 +284,17 @@ export class A2aService {
   }
 
   /**
-   * Stores the sender's inline push config for the task (checked whole before anything is
-   * written); returns how to take it back if what follows is refused.
+   * The sender's inline push config for the task, checked and sealed, to be committed with the
+   * message; `existing`: the task's stored configs are checked too (limits, ids taken).
    */
-  async #storeInlinePush(taskId: string, options: SendOptions): Promise<() => Promise<void>> {
-    if (options.pushConfig === undefined) return async () => undefined;
+  async #inlinePush(
+    taskId: string,
+    options: SendOptions,
+    existing: boolean
+  ): Promise<PushConfig | undefined> {
+    if (options.pushConfig === undefined) return undefined;
     const prepared = await this.#pushConfigs.prepare(taskId, options.pushConfig, options.sender);
-    await this.#pushConfigs.storePrepared(prepared);
-    return () => this.#runtime.pushConfigs.delete(taskId, prepared.stored.id);
+    return existing ? this.#pushConfigs.admit(prepared) : prepared.stored;
   }
 
   async #task(taskId: string): Promise<Task> {

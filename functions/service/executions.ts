@@ -11,6 +11,8 @@ export interface Executions {
   resume(token: string): Promise<boolean>;
   /** Fails a parked execution with its token. */
   fail(token: string, error: string, cause: string): Promise<void>;
+  /** Whether the execution of a generation is running (false when it ended or never started). */
+  isRunning(taskId: string, generation: number): Promise<boolean>;
   /** Stops a generation's running execution. */
   stop(taskId: string, generation: number, cause: string): Promise<void>;
 }

@@ -168,29 +168,36 @@ export class PushConfigs {
       .sort((a, b) => (clientIdOf(a) < clientIdOf(b) ? -1 : clientIdOf(a) > clientIdOf(b) ? 1 : 0));
   }
 
-  /**
-   * Stores a prepared config, replacing the participant's own config of that id; refused when the
-   * participant already has the most configs on the task (a replacement is not one more). Another
-   * participant's config of the same id is neither seen nor touched. Needs no task record, so it
-   * may run before the task is created. Returns the client's answer.
-   */
+  /** Stores a prepared config (`admit` says whether it may be). Returns the client's answer. */
   async storePrepared(prepared: PreparedPushConfig): Promise<TaskPushNotificationConfig> {
-    const { taskId, ownerId } = prepared.stored;
     const { pushConfigs } = this.#runtime;
+    const stored = await this.admit(prepared);
+    await pushConfigs.put(stored);
+    // One stored before ids were owned goes, now that its owner's new one has taken its place.
+    const legacy = (await this.#owned(stored.taskId, stored.ownerId)).find(
+      (config) => clientIdOf(config) === clientIdOf(stored) && config.id !== stored.id
+    );
+    if (legacy !== undefined) await pushConfigs.delete(stored.taskId, legacy.id);
+    return prepared.answer;
+  }
+
+  /**
+   * The config to store, if the task's stored configs allow it: the participant's own config of
+   * that id is replaced; refused when the participant already has the most configs on the task
+   * (a replacement is not one more). Another participant's config of the same id is neither seen
+   * nor touched. Writes nothing: SendMessage commits an inline config with the message, so a
+   * refused message leaves none behind.
+   */
+  async admit(prepared: PreparedPushConfig): Promise<PushConfig> {
+    const { taskId, ownerId } = prepared.stored;
     const owned = await this.#owned(taskId, ownerId);
-    const clientId = clientIdOf(prepared.stored);
-    const replaced = owned.find((config) => clientIdOf(config) === clientId);
-    if (replaced === undefined && owned.length >= PUSH_CONFIG_LIMITS.perParticipant) {
+    const replaced = owned.some((config) => clientIdOf(config) === clientIdOf(prepared.stored));
+    if (!replaced && owned.length >= PUSH_CONFIG_LIMITS.perParticipant) {
       throw invalid(
         `a participant has at most ${PUSH_CONFIG_LIMITS.perParticipant} push configs on a task`
       );
     }
-    await pushConfigs.put(prepared.stored);
-    // One stored before ids were owned goes, now that its owner's new one has taken its place.
-    if (replaced !== undefined && replaced.id !== prepared.stored.id) {
-      await pushConfigs.delete(taskId, replaced.id);
-    }
-    return prepared.answer;
+    return prepared.stored;
   }
 
   /** The participant's config of that id, or undefined. */

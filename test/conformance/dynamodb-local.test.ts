@@ -54,12 +54,19 @@ afterAll(async () => {
 
 describeTaskStoreContract('DynamoDbTaskStore', async () => {
   const { tableName } = await freshTable();
-  return { store: new DynamoDbTaskStore({ client, tableName }) };
+  return {
+    store: new DynamoDbTaskStore({ client, tableName }),
+    events: new DynamoDbEventLog({ client, tableName }),
+    pushConfigs: new DynamoDbPushConfigStore({ client, tableName }),
+  };
 });
 
 describeEventLogContract('DynamoDbEventLog', async () => {
   const { tableName } = await freshTable();
-  return { log: new DynamoDbEventLog({ client, tableName }) };
+  return {
+    log: new DynamoDbEventLog({ client, tableName }),
+    store: new DynamoDbTaskStore({ client, tableName }),
+  };
 });
 
 describePushConfigStoreContract('DynamoDbPushConfigStore', async () => {
@@ -104,7 +111,7 @@ describe('DynamoDB table and items', () => {
       subState: 'awaiting-answer',
       parentId: parent,
     });
-    await store.create(child);
+    await store.commit({ kind: 'create', record: child });
     const item = await rawTaskItem(child.task.id);
     expect(item?.[ATTR.state]).toEqual({ S: 'TASK_STATE_INPUT_REQUIRED' });
     expect(item?.[ATTR.subState]).toEqual({ S: 'awaiting-answer' });
@@ -112,15 +119,23 @@ describe('DynamoDB table and items', () => {
     expect(item?.[ATTR.version]).toEqual({ N: '1' });
 
     const orphan = makeRecord(uid('task'));
-    await store.create(orphan);
+    await store.commit({ kind: 'create', record: orphan });
     const plain = await rawTaskItem(orphan.task.id);
     expect(plain?.[ATTR.subState]).toEqual({ NULL: true });
     expect(plain?.[ATTR.parentId]).toEqual({ NULL: true });
   });
 
   it('streams a task-record update with the old and the new state', async () => {
-    const created = await store.create(makeRecord(uid('task')));
-    await store.update(changed(created, { state: 'TASK_STATE_WORKING' }));
+    const { record: created } = await store.commit({
+      kind: 'create',
+      record: makeRecord(uid('task')),
+    });
+    if (created === undefined) throw new Error('created');
+    await store.commit({
+      kind: 'update',
+      base: created,
+      record: changed(created, { state: 'TASK_STATE_WORKING' }),
+    });
 
     const { StreamDescription: description } = await streams.send(
       new DescribeStreamCommand({ StreamArn: streamArn })
@@ -163,7 +178,11 @@ describe('DynamoDB table and items', () => {
   });
 
   it('refuses corrupt stored records with InvalidTaskRecordError', async () => {
-    const created = await store.create(makeRecord(uid('task')));
+    const { record: created } = await store.commit({
+      kind: 'create',
+      record: makeRecord(uid('task')),
+    });
+    if (created === undefined) throw new Error('created');
     const corrupt = async (attribute: string, value: Record<string, unknown>) => {
       await client.send(
         new UpdateItemCommand({
@@ -190,9 +209,13 @@ describe('DynamoDB table and items', () => {
     expect(await store.get(created.task.id)).toEqual(created);
   });
 
-  it('refuses corrupt history, inbox and once items with InvalidTaskRecordError', async () => {
+  it('refuses corrupt history, inbox and audit items with InvalidTaskRecordError', async () => {
     const taskId = uid('task');
-    await store.appendHistory(taskId, [{ seq: 1, kind: 'assistant_message', text: 'ok' }]);
+    await store.commit({
+      kind: 'create',
+      record: makeRecord(taskId),
+      history: [{ seq: 1, kind: 'assistant_message', text: 'ok' }],
+    });
     await client.send(
       new PutItemCommand({
         TableName: tableName,
@@ -216,7 +239,7 @@ describe('DynamoDB table and items', () => {
         },
       })
     );
-    await expect(store.readInbox(taskId, 0)).rejects.toBeInstanceOf(InvalidTaskRecordError);
+    await expect(store.readInbox(taskId)).rejects.toBeInstanceOf(InvalidTaskRecordError);
     await client.send(
       new PutItemCommand({
         TableName: tableName,
@@ -228,7 +251,6 @@ describe('DynamoDB table and items', () => {
         },
       })
     );
-    await expect(store.getOnce(taskId, 'k')).rejects.toBeInstanceOf(InvalidTaskRecordError);
-    await expect(store.putOnce(taskId, 'k', 1)).rejects.toBeInstanceOf(InvalidTaskRecordError);
+    await expect(store.getAudit(taskId, 'k')).rejects.toBeInstanceOf(InvalidTaskRecordError);
   });
 });

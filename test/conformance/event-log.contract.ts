@@ -1,10 +1,13 @@
 import { Message, TaskArtifactUpdateEvent, TaskState, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventLog, TaskEvent } from '../../functions/core/ports/event-log.js';
-import { makeTask, uid } from './fixtures.js';
+import type { TaskRecord, TaskStore } from '../../functions/core/ports/task-store.js';
+import { makeRecord, makeTask, uid } from './fixtures.js';
 
 export interface EventLogFixture {
   log: EventLog;
+  /** The store whose commits write the log. */
+  store: TaskStore;
   cleanup?: () => Promise<void>;
 }
 
@@ -24,12 +27,32 @@ const statusEvent = (taskId: string, state: string, text = state): TaskEvent => 
 
 /**
  * The `EventLog` port contract (functions/core/ports/event-log.ts), one test per clause, run by
- * the in-memory fake and the DynamoDB adapter. The log may be shared by all tests of a run.
+ * the in-memory fake and the DynamoDB adapter. Events are written by the store's commits (the
+ * TaskStore contract holds those to all-or-nothing); the log reads them back.
  */
 export const describeEventLogContract = (name: string, makeLog: () => Promise<EventLogFixture>) => {
   describe(`EventLog contract: ${name}`, () => {
     let fixture: EventLogFixture;
     let log: EventLog;
+
+    /** A task created with `first` as its first events, then one commit per later batch. */
+    const logged = async (taskId: string, ...batches: TaskEvent[][]) => {
+      const [first = [], ...rest] = batches;
+      let { record } = await fixture.store.commit({
+        kind: 'create',
+        record: makeRecord(taskId),
+        events: first,
+      });
+      for (const events of rest) {
+        ({ record } = await fixture.store.commit({
+          kind: 'update',
+          base: record as TaskRecord,
+          record: record as TaskRecord,
+          events,
+        }));
+      }
+      return record as TaskRecord;
+    };
 
     beforeAll(async () => {
       fixture = await makeLog();
@@ -40,16 +63,7 @@ export const describeEventLogContract = (name: string, makeLog: () => Promise<Ev
       await fixture?.cleanup?.();
     });
 
-    it('assigns seqs 1, 2, ... per task', async () => {
-      const taskId = uid('task');
-      const other = uid('task');
-      expect(await log.append(taskId, { kind: 'task', task: makeTask(taskId) })).toBe(1);
-      expect(await log.append(taskId, statusEvent(taskId, 'TASK_STATE_WORKING'))).toBe(2);
-      expect(await log.append(other, { kind: 'task', task: makeTask(other) })).toBe(1);
-      expect(await log.append(taskId, statusEvent(taskId, 'TASK_STATE_COMPLETED'))).toBe(3);
-    });
-
-    it('reads events after afterSeq, ascending, each as appended', async () => {
+    it('reads events after afterSeq, ascending, each as written, from seq 1 per task', async () => {
       const taskId = uid('task');
       const events: TaskEvent[] = [
         { kind: 'task', task: makeTask(taskId) },
@@ -76,7 +90,8 @@ export const describeEventLogContract = (name: string, makeLog: () => Promise<Ev
           }),
         },
       ];
-      for (const event of events) await log.append(taskId, event);
+      await logged(taskId, events.slice(0, 1), events.slice(1, 3), events.slice(3));
+      await logged(uid('task'), [{ kind: 'task', task: makeTask(uid('other')) }]);
       const all = await log.read(taskId);
       expect(all).toEqual(events.map((event, index) => ({ seq: index + 1, event })));
       expect(await log.read(taskId, 2)).toEqual([
@@ -93,99 +108,61 @@ export const describeEventLogContract = (name: string, makeLog: () => Promise<Ev
 
     it('reads at most limit events, the first ones after afterSeq, so a long log is read in pages', async () => {
       const taskId = uid('task');
-      await log.append(taskId, { kind: 'task', task: makeTask(taskId) });
-      for (let i = 0; i < 6; i++)
-        await log.append(taskId, statusEvent(taskId, 'TASK_STATE_WORKING'));
-
+      await logged(
+        taskId,
+        [{ kind: 'task', task: makeTask(taskId) }],
+        Array.from({ length: 6 }, () => statusEvent(taskId, 'TASK_STATE_WORKING'))
+      );
       const pages: number[][] = [];
       for (let after = 0; ; ) {
         const page = await log.read(taskId, after, 3);
         if (page.length === 0) break;
-        pages.push(page.map((logged) => logged.seq));
+        pages.push(page.map((entry) => entry.seq));
         after = page.at(-1)?.seq ?? after;
       }
-
       expect(pages).toEqual([[1, 2, 3], [4, 5, 6], [7]]);
       expect(await log.read(taskId, 2, 100)).toHaveLength(5);
     });
 
-    it('lastSeq is the newest seq: 0 before any event, then each append’s, a duplicate moves nothing', async () => {
+    it('lastSeq is the newest seq: 0 before any event, then each commit’s last', async () => {
       const taskId = uid('task');
       expect(await log.lastSeq(taskId)).toBe(0);
-      await log.append(taskId, { kind: 'task', task: makeTask(taskId) }, 'k1');
+      const record = await logged(taskId, [{ kind: 'task', task: makeTask(taskId) }]);
       expect(await log.lastSeq(taskId)).toBe(1);
-      await log.append(taskId, statusEvent(taskId, 'TASK_STATE_WORKING'));
-      await log.append(taskId, { kind: 'task', task: makeTask(taskId) }, 'k1');
-      expect(await log.lastSeq(taskId)).toBe(2);
+      await fixture.store.commit({
+        kind: 'update',
+        base: record,
+        record,
+        events: [
+          statusEvent(taskId, 'TASK_STATE_WORKING'),
+          statusEvent(taskId, 'TASK_STATE_COMPLETED'),
+        ],
+      });
+      expect(await log.lastSeq(taskId)).toBe(3);
       expect(await log.lastSeq(uid('missing'))).toBe(0);
     });
 
-    it('a keyed append is idempotent: the first seq, nothing stored again', async () => {
+    it('of concurrent commits from one version, only the winner’s events are in the log', async () => {
       const taskId = uid('task');
-      expect(await log.append(taskId, statusEvent(taskId, 'TASK_STATE_WORKING', 'a'), 'k1')).toBe(
-        1
-      );
-      expect(await log.append(taskId, statusEvent(taskId, 'TASK_STATE_WORKING', 'b'))).toBe(2);
-      expect(
-        await log.append(taskId, statusEvent(taskId, 'TASK_STATE_FAILED', 'retry'), 'k1')
-      ).toBe(1);
-      expect(await log.append(taskId, statusEvent(taskId, 'TASK_STATE_WORKING', 'c'), 'k2')).toBe(
-        3
-      );
-      const read = await log.read(taskId);
-      expect(read.map((logged) => logged.seq)).toEqual([1, 2, 3]);
-      expect(read[0]?.event).toEqual(statusEvent(taskId, 'TASK_STATE_WORKING', 'a'));
-    });
-
-    it('keys are per task', async () => {
-      const one = uid('task');
-      const two = uid('task');
-      await log.append(one, statusEvent(one, 'TASK_STATE_WORKING'));
-      expect(await log.append(one, statusEvent(one, 'TASK_STATE_WORKING'), 'shared')).toBe(2);
-      expect(await log.append(two, statusEvent(two, 'TASK_STATE_WORKING'), 'shared')).toBe(1);
-    });
-
-    it('a long key works', async () => {
-      const taskId = uid('task');
-      const key = `turn:${'x'.repeat(3000)}`;
-      expect(await log.append(taskId, statusEvent(taskId, 'TASK_STATE_WORKING'), key)).toBe(1);
-      expect(await log.append(taskId, statusEvent(taskId, 'TASK_STATE_WORKING'), key)).toBe(1);
-      expect(await log.read(taskId)).toHaveLength(1);
-    });
-
-    it('gives concurrent appends distinct, gap-free seqs', async () => {
-      const taskId = uid('task');
-      const seqs = await Promise.all(
-        Array.from({ length: 8 }, (_, index) =>
-          log.append(taskId, statusEvent(taskId, 'TASK_STATE_WORKING', `e${index}`))
-        )
-      );
-      expect([...seqs].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-      const read = await log.read(taskId);
-      expect(read.map((logged) => logged.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-      for (const [index, seq] of seqs.entries()) {
-        expect(read[seq - 1]?.event).toEqual(
-          statusEvent(taskId, 'TASK_STATE_WORKING', `e${index}`)
-        );
-      }
-    });
-
-    it('stores one event for concurrent appends with the same key', async () => {
-      const taskId = uid('task');
-      const seqs = await Promise.all(
+      const record = await logged(taskId, [{ kind: 'task', task: makeTask(taskId) }]);
+      const results = await Promise.allSettled(
         Array.from({ length: 5 }, (_, index) =>
-          log.append(taskId, statusEvent(taskId, 'TASK_STATE_WORKING', `r${index}`), 'once')
+          fixture.store.commit({
+            kind: 'update',
+            base: record,
+            record,
+            events: [statusEvent(taskId, 'TASK_STATE_WORKING', `e${index}`)],
+          })
         )
       );
-      expect(new Set(seqs)).toEqual(new Set([1]));
-      expect(await log.read(taskId)).toHaveLength(1);
+      expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+      const read = await log.read(taskId);
+      expect(read.map((entry) => entry.seq)).toEqual([1, 2]);
     });
 
-    it('returns copies: mutating an event read or appended never changes the log', async () => {
+    it('returns copies: mutating an event read never changes the log', async () => {
       const taskId = uid('task');
-      const task = makeTask(taskId, { contextId: 'ctx-copies' });
-      await log.append(taskId, { kind: 'task', task });
-      task.contextId = 'mutated input';
+      await logged(taskId, [{ kind: 'task', task: makeTask(taskId, { contextId: 'ctx-copies' }) }]);
       const [read] = await log.read(taskId);
       if (read?.event.kind === 'task') read.event.task.id = 'mutated output';
       const [again] = await log.read(taskId);

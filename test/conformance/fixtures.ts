@@ -63,6 +63,7 @@ export const makeRecord = (id: string, options: TaskOptions = {}): TaskRecord =>
   task: makeTask(id, options),
   loop: initialLoopState(),
   version: 1,
+  eventSeq: 0,
 });
 
 /** The record with its state and goal changed, as the core writes an update. */
@@ -89,6 +90,7 @@ export const changed = (
     task: Task.fromJSON(copy),
     loop: { ...record.loop, turn: change.turn ?? record.loop.turn },
     version: record.version,
+    eventSeq: record.eventSeq,
   };
 };
 

@@ -5,8 +5,18 @@ import { describeEventLogContract } from './event-log.contract.js';
 import { describePushConfigStoreContract } from './push-config-store.contract.js';
 import { describeTaskStoreContract } from './task-store.contract.js';
 
-describeTaskStoreContract('InMemoryTaskStore', async () => ({ store: new InMemoryTaskStore() }));
-describeEventLogContract('InMemoryEventLog', async () => ({ log: new InMemoryEventLog() }));
+describeTaskStoreContract('InMemoryTaskStore', async () => {
+  const store = new InMemoryTaskStore();
+  return {
+    store,
+    events: new InMemoryEventLog(store),
+    pushConfigs: new InMemoryPushConfigStore(store),
+  };
+});
+describeEventLogContract('InMemoryEventLog', async () => {
+  const store = new InMemoryTaskStore();
+  return { log: new InMemoryEventLog(store), store };
+});
 describePushConfigStoreContract('InMemoryPushConfigStore', async () => ({
-  store: new InMemoryPushConfigStore(),
+  store: new InMemoryPushConfigStore(new InMemoryTaskStore()),
 }));

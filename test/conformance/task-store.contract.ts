@@ -8,11 +8,16 @@ import {
 import type { HistoryEntry } from '../../functions/core/loop/history.schema.js';
 import type { InboxItemDraft } from '../../functions/core/loop/inbox.schema.js';
 import type { LoopState } from '../../functions/core/loop/loop-state.schema.js';
-import type { TaskStore } from '../../functions/core/ports/task-store.js';
+import type { EventLog } from '../../functions/core/ports/event-log.js';
+import type { PushConfig, PushConfigStore } from '../../functions/core/ports/push-config-store.js';
+import type { CommitWrites, TaskRecord, TaskStore } from '../../functions/core/ports/task-store.js';
 import { changed, goalOf, makeRecord, uid } from './fixtures.js';
 
 export interface TaskStoreFixture {
   store: TaskStore;
+  /** The event log and push configs over the same table, to read back what commits wrote. */
+  events: EventLog;
+  pushConfigs: PushConfigStore;
   cleanup?: () => Promise<void>;
 }
 
@@ -30,7 +35,18 @@ const assistant = (seq: number, text = `turn ${seq}`): HistoryEntry => ({
   text,
 });
 
+const pushConfig = (taskId: string, id: string): PushConfig => ({
+  taskId,
+  id,
+  ownerId: 'alice',
+  url: 'https://hooks.example.com/a2a',
+  token: `sealed:v1:local:${id}`,
+  authentication: null,
+});
+
 const ids = (records: { task: { id: string } }[]) => records.map((record) => record.task.id);
+
+const statusOf = (record: TaskRecord) => ({ kind: 'task' as const, task: record.task });
 
 /**
  * The `TaskStore` port contract (functions/core/ports/task-store.ts), one test per clause. Every
@@ -45,6 +61,30 @@ export const describeTaskStoreContract = (
     let fixture: TaskStoreFixture;
     let store: TaskStore;
 
+    const create = async (record: TaskRecord, writes: CommitWrites = {}) => {
+      const { record: stored } = await store.commit({ kind: 'create', record, ...writes });
+      return stored as TaskRecord;
+    };
+    const update = async (base: TaskRecord, record: TaskRecord, writes: CommitWrites = {}) => {
+      const { record: stored } = await store.commit({ kind: 'update', base, record, ...writes });
+      return stored as TaskRecord;
+    };
+    /** Everything a commit may write besides the record, for checking "nothing was written". */
+    const sideEffects = async (taskId: string) => ({
+      history: await store.readHistory(taskId),
+      inbox: await store.readInbox(taskId),
+      events: await fixture.events.read(taskId),
+      audit: await store.getAudit(taskId, 'a'),
+      pushConfigs: await fixture.pushConfigs.list(taskId),
+    });
+    const everyWrite = (taskId: string, itemId = uid('m')): CommitWrites => ({
+      history: [assistant(1)],
+      events: [{ kind: 'task', task: makeRecord(taskId).task }],
+      enqueue: [message(itemId)],
+      audit: [{ key: 'a', value: { n: 1 } }],
+      pushConfigs: [pushConfig(taskId, uid('push'))],
+    });
+
     beforeAll(async () => {
       fixture = await makeStore();
       store = fixture.store;
@@ -57,36 +97,57 @@ export const describeTaskStoreContract = (
     describe('create and get', () => {
       it('create stores the record at version 1 and returns what is stored', async () => {
         const record = makeRecord(uid('task'));
-        const created = await store.create({ ...record, version: 7 });
-        expect(created).toEqual({ ...record, version: 1 });
+        const created = await create({ ...record, version: 7, eventSeq: 3 });
+        expect(created).toEqual({ ...record, version: 1, eventSeq: 0 });
         expect(await store.get(record.task.id)).toEqual(created);
       });
 
       it('keeps the A2A task whole (status, message, history, artifacts, metadata)', async () => {
         const record = makeRecord(uid('task'), { state: 'TASK_STATE_INPUT_REQUIRED' });
-        await store.create(record);
+        await create(record);
         const stored = await store.get(record.task.id);
         expect(stored?.task).toEqual(record.task);
         expect(stored?.task.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
         expect(stored?.loop).toEqual(record.loop);
       });
 
-      it('create of an existing id fails with AlreadyExistsError and changes nothing', async () => {
+      it('writes everything else of the commit with the record', async () => {
+        const record = makeRecord(uid('task'));
+        const taskId = record.task.id;
+        const writes = everyWrite(taskId);
+        const created = await create(record, writes);
+        expect(created.eventSeq).toBe(1);
+        const written = await sideEffects(taskId);
+        expect(written.history).toEqual(writes.history);
+        expect(written.inbox).toEqual([{ ...writes.enqueue?.[0], seq: 1 }]);
+        expect(written.events.map((logged) => logged.seq)).toEqual([1]);
+        expect(written.audit).toEqual({ n: 1 });
+        expect(written.pushConfigs).toEqual(writes.pushConfigs);
+      });
+
+      it('create of an existing id fails with AlreadyExistsError and writes nothing', async () => {
         const id = uid('task');
-        await store.create(makeRecord(id, { goal: 'first' }));
-        await expect(store.create(makeRecord(id, { goal: 'second' }))).rejects.toBeInstanceOf(
-          AlreadyExistsError
-        );
+        await create(makeRecord(id, { goal: 'first' }));
+        await expect(
+          create(makeRecord(id, { goal: 'second' }), everyWrite(id))
+        ).rejects.toBeInstanceOf(AlreadyExistsError);
         const stored = await store.get(id);
         expect(goalOf(stored)).toBe('first');
         expect(stored?.version).toBe(1);
+        expect(await sideEffects(id)).toEqual({
+          history: [],
+          inbox: [],
+          events: [],
+          audit: undefined,
+          pushConfigs: [],
+        });
       });
 
       it('of two concurrent creates of one id exactly one wins', async () => {
         const id = uid('task');
         const results = await Promise.allSettled([
-          store.create(makeRecord(id, { goal: 'a' })),
-          store.create(makeRecord(id, { goal: 'b' })),
+          create(makeRecord(id, { goal: 'a' })),
+          create(makeRecord(id, { goal: 'b' })),
         ]);
         const won = results.filter((result) => result.status === 'fulfilled');
         const lost = results.filter((result) => result.status === 'rejected');
@@ -94,7 +155,7 @@ export const describeTaskStoreContract = (
         expect(lost).toHaveLength(1);
         expect((lost[0] as PromiseRejectedResult).reason).toBeInstanceOf(AlreadyExistsError);
         expect(goalOf(await store.get(id))).toBe(
-          goalOf((won[0] as PromiseFulfilledResult<Awaited<ReturnType<TaskStore['create']>>>).value)
+          goalOf((won[0] as PromiseFulfilledResult<TaskRecord>).value)
         );
       });
 
@@ -103,83 +164,170 @@ export const describeTaskStoreContract = (
         expect(await store.get('x'.repeat(5000))).toBeUndefined();
       });
 
-      it('refuses a record that would not read back, storing nothing', async () => {
+      it('refuses a record or an entry that would not read back, storing nothing', async () => {
         const record = makeRecord(uid('task'));
         const badLoop = { ...record.loop, turn: -1 } as LoopState;
-        await expect(store.create({ ...record, loop: badLoop })).rejects.toBeInstanceOf(
+        await expect(create({ ...record, loop: badLoop })).rejects.toBeInstanceOf(
+          InvalidTaskRecordError
+        );
+        const bad = { ...assistant(1), extra: true } as unknown as HistoryEntry;
+        await expect(create(record, { history: [bad] })).rejects.toBeInstanceOf(
           InvalidTaskRecordError
         );
         expect(await store.get(record.task.id)).toBeUndefined();
+        expect(await store.readHistory(record.task.id)).toEqual([]);
       });
     });
 
     describe('update', () => {
       it('stores version + 1 and returns the stored record', async () => {
-        const created = await store.create(makeRecord(uid('task')));
-        const first = await store.update(
+        const created = await create(makeRecord(uid('task')));
+        const first = await update(
+          created,
           changed(created, { state: 'TASK_STATE_WORKING', turn: 1 })
         );
         expect(first.version).toBe(2);
         expect(first.task.status?.state).toBe(TaskState.TASK_STATE_WORKING);
         expect(first.loop.turn).toBe(1);
         expect(await store.get(created.task.id)).toEqual(first);
-        const second = await store.update(changed(first, { state: 'TASK_STATE_COMPLETED' }));
+        const second = await update(first, changed(first, { state: 'TASK_STATE_COMPLETED' }));
         expect(second.version).toBe(3);
         expect(await store.get(created.task.id)).toEqual(second);
       });
 
       it('with a stale version fails with ConcurrencyConflictError and writes nothing', async () => {
-        const created = await store.create(makeRecord(uid('task'), { goal: 'v1' }));
-        const current = await store.update(changed(created, { goal: 'v2' }));
+        const created = await create(makeRecord(uid('task'), { goal: 'v1' }));
+        const taskId = created.task.id;
+        const current = await update(created, changed(created, { goal: 'v2' }));
+        const before = await sideEffects(taskId);
         const stale = changed(created, { goal: 'stale', state: 'TASK_STATE_FAILED' });
-        await expect(store.update(stale)).rejects.toBeInstanceOf(ConcurrencyConflictError);
-        expect(await store.get(created.task.id)).toEqual(current);
-        const ahead = { ...changed(current, { goal: 'ahead' }), version: current.version + 5 };
-        await expect(store.update(ahead)).rejects.toBeInstanceOf(ConcurrencyConflictError);
-        expect(await store.get(created.task.id)).toEqual(current);
+        await expect(update(created, stale, everyWrite(taskId))).rejects.toBeInstanceOf(
+          ConcurrencyConflictError
+        );
+        expect(await store.get(taskId)).toEqual(current);
+        expect(await sideEffects(taskId)).toEqual(before);
+        const ahead = { ...current, version: current.version + 5 };
+        await expect(update(ahead, changed(current, { goal: 'ahead' }))).rejects.toBeInstanceOf(
+          ConcurrencyConflictError
+        );
+        expect(await store.get(taskId)).toEqual(current);
       });
 
       it('of an unknown task fails with ConcurrencyConflictError and creates nothing', async () => {
         const record = makeRecord(uid('task'));
-        await expect(store.update(record)).rejects.toBeInstanceOf(ConcurrencyConflictError);
+        await expect(update(record, record)).rejects.toBeInstanceOf(ConcurrencyConflictError);
         expect(await store.get(record.task.id)).toBeUndefined();
       });
 
-      it('of two concurrent updates from the same version exactly one wins', async () => {
-        const created = await store.create(makeRecord(uid('task')));
-        const results = await Promise.allSettled([
-          store.update(changed(created, { goal: 'left', state: 'TASK_STATE_WORKING' })),
-          store.update(changed(created, { goal: 'right', state: 'TASK_STATE_CANCELED' })),
-        ]);
-        const won = results.filter((result) => result.status === 'fulfilled');
-        const lost = results.filter((result) => result.status === 'rejected');
-        expect(won).toHaveLength(1);
-        expect(lost).toHaveLength(1);
-        expect((lost[0] as PromiseRejectedResult).reason).toBeInstanceOf(ConcurrencyConflictError);
-        const winner = (won[0] as PromiseFulfilledResult<Awaited<ReturnType<TaskStore['update']>>>)
-          .value;
-        expect(winner.version).toBe(2);
-        expect(await store.get(created.task.id)).toEqual(winner);
-      });
-
       it('of many concurrent updates from the same version exactly one wins', async () => {
-        const created = await store.create(makeRecord(uid('task')));
+        const created = await create(makeRecord(uid('task')));
         const results = await Promise.allSettled(
           Array.from({ length: 6 }, (_, index) =>
-            store.update(changed(created, { goal: `writer ${index}` }))
+            update(created, changed(created, { goal: `writer ${index}` }), {
+              history: [assistant(1, `writer ${index}`)],
+            })
           )
         );
-        expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
-        expect((await store.get(created.task.id))?.version).toBe(2);
+        const won = results.filter((result) => result.status === 'fulfilled');
+        expect(won).toHaveLength(1);
+        for (const result of results) {
+          if (result.status === 'rejected') {
+            expect(result.reason).toBeInstanceOf(ConcurrencyConflictError);
+          }
+        }
+        const winner = (won[0] as PromiseFulfilledResult<TaskRecord>).value;
+        expect(await store.get(created.task.id)).toEqual(winner);
+        expect(await store.readHistory(created.task.id)).toEqual([
+          assistant(1, goalOf(winner) as string),
+        ]);
       });
 
       it('refuses a record that would not read back, writing nothing', async () => {
-        const created = await store.create(makeRecord(uid('task')));
+        const created = await create(makeRecord(uid('task')));
         const badLoop = { ...created.loop, extra: 1 } as unknown as LoopState;
-        await expect(store.update({ ...created, loop: badLoop })).rejects.toBeInstanceOf(
-          InvalidTaskRecordError
-        );
+        await expect(
+          update(created, { ...created, loop: badLoop }, { history: [assistant(1)] })
+        ).rejects.toBeInstanceOf(InvalidTaskRecordError);
         expect(await store.get(created.task.id)).toEqual(created);
+        expect(await store.readHistory(created.task.id)).toEqual([]);
+      });
+
+      it('appends events after the loaded eventSeq and advances it', async () => {
+        const created = await create(makeRecord(uid('task')), {
+          events: [statusOf(makeRecord('x'))],
+        });
+        const taskId = created.task.id;
+        const next = await update(created, created, {
+          events: [statusOf(created), statusOf(created)],
+        });
+        expect(next.eventSeq).toBe(3);
+        expect((await fixture.events.read(taskId)).map((logged) => logged.seq)).toEqual([1, 2, 3]);
+        expect(await fixture.events.lastSeq(taskId)).toBe(3);
+      });
+    });
+
+    describe('guarded commits', () => {
+      it('add to an open task without writing its record', async () => {
+        const created = await create(makeRecord(uid('task')));
+        const taskId = created.task.id;
+        const { record, enqueued } = await store.commit({
+          kind: 'guarded',
+          taskId,
+          unparked: true,
+          enqueue: [message('g1')],
+          audit: [{ key: 'a', value: 'seen' }],
+        });
+        expect(record).toBeUndefined();
+        expect(enqueued).toEqual([1]);
+        expect(await store.get(taskId)).toEqual(created);
+        expect(await store.readInbox(taskId)).toEqual([{ ...message('g1'), seq: 1 }]);
+        expect(await store.getAudit(taskId, 'a')).toBe('seen');
+      });
+
+      it('are refused for a missing or ended task, and with `unparked` for a parked one', async () => {
+        const missing = uid('task');
+        const guarded = (taskId: string, unparked: boolean) =>
+          store.commit({ kind: 'guarded', taskId, unparked, enqueue: [message(uid('m'))] });
+        await expect(guarded(missing, false)).rejects.toBeInstanceOf(ConcurrencyConflictError);
+
+        const ended = await create(makeRecord(uid('task'), { state: 'TASK_STATE_COMPLETED' }));
+        await expect(guarded(ended.task.id, false)).rejects.toBeInstanceOf(
+          ConcurrencyConflictError
+        );
+        expect(await store.readInbox(ended.task.id)).toEqual([]);
+
+        const open = await create(makeRecord(uid('task'), { state: 'TASK_STATE_INPUT_REQUIRED' }));
+        const parked = await update(open, { ...open, loop: { ...open.loop, parkToken: 'tok' } });
+        await expect(guarded(parked.task.id, true)).rejects.toBeInstanceOf(
+          ConcurrencyConflictError
+        );
+        expect(await store.readInbox(parked.task.id)).toEqual([]);
+        await guarded(parked.task.id, false);
+        expect(await store.readInbox(parked.task.id)).toHaveLength(1);
+      });
+
+      it('of 50 concurrent senders all succeed, each item once, with distinct seqs', async () => {
+        const created = await create(makeRecord(uid('task'), { state: 'TASK_STATE_WORKING' }));
+        const taskId = created.task.id;
+        const results = await Promise.all(
+          Array.from({ length: 50 }, (_, index) =>
+            store.commit({
+              kind: 'guarded',
+              taskId,
+              unparked: true,
+              enqueue: [message(`s${index}`)],
+            })
+          )
+        );
+        const seqs = results.map((result) => result.enqueued[0]);
+        expect(new Set(seqs).size).toBe(50);
+        const inbox = await store.readInbox(taskId);
+        expect(inbox.map((item) => item.id).sort()).toEqual(
+          Array.from({ length: 50 }, (_, index) => `s${index}`).sort()
+        );
+        expect(inbox.map((item) => item.seq)).toEqual(
+          [...inbox.map((item) => item.seq)].sort((a, b) => a - b)
+        );
       });
     });
 
@@ -188,9 +336,9 @@ export const describeTaskStoreContract = (
         const context = uid('ctx');
         const a = uid('task');
         const b = uid('task');
-        await store.create(makeRecord(b, { contextId: context }));
-        await store.create(makeRecord(a, { contextId: context }));
-        await store.create(makeRecord(uid('task'), { contextId: uid('ctx') }));
+        await create(makeRecord(b, { contextId: context }));
+        await create(makeRecord(a, { contextId: context }));
+        await create(makeRecord(uid('task'), { contextId: uid('ctx') }));
         const listed = await store.list({ contextId: context });
         expect(ids(listed).sort()).toEqual([a, b].sort());
         expect(listed.find((record) => record.task.id === a)).toEqual(await store.get(a));
@@ -202,8 +350,8 @@ export const describeTaskStoreContract = (
         const bob = uid('bob');
         const both = uid('task');
         const onlyBob = uid('task');
-        await store.create(makeRecord(both, { participants: [alice, bob] }));
-        await store.create(makeRecord(onlyBob, { participants: [bob] }));
+        await create(makeRecord(both, { participants: [alice, bob] }));
+        await create(makeRecord(onlyBob, { participants: [bob] }));
         expect(ids(await store.list({ participantId: alice }))).toEqual([both]);
         expect(ids(await store.list({ participantId: bob })).sort()).toEqual(
           [both, onlyBob].sort()
@@ -215,11 +363,9 @@ export const describeTaskStoreContract = (
         const context = uid('ctx');
         const carol = uid('carol');
         const match = uid('task');
-        await store.create(makeRecord(match, { contextId: context, participants: [carol] }));
-        await store.create(makeRecord(uid('task'), { contextId: context, participants: ['x'] }));
-        await store.create(
-          makeRecord(uid('task'), { contextId: uid('ctx'), participants: [carol] })
-        );
+        await create(makeRecord(match, { contextId: context, participants: [carol] }));
+        await create(makeRecord(uid('task'), { contextId: context, participants: ['x'] }));
+        await create(makeRecord(uid('task'), { contextId: uid('ctx'), participants: [carol] }));
         expect(ids(await store.list({ contextId: context, participantId: carol }))).toEqual([
           match,
         ]);
@@ -228,22 +374,22 @@ export const describeTaskStoreContract = (
       it('follows participant changes made by update', async () => {
         const dave = uid('dave');
         const erin = uid('erin');
-        const created = await store.create(makeRecord(uid('task'), { participants: [dave] }));
-        const updated = await store.update(changed(created, { participants: [erin] }));
+        const created = await create(makeRecord(uid('task'), { participants: [dave] }));
+        const updated = await update(created, changed(created, { participants: [erin] }));
         expect(await store.list({ participantId: dave })).toEqual([]);
         expect(await store.list({ participantId: erin })).toEqual([updated]);
       });
 
       it('lists the current version of each task', async () => {
         const context = uid('ctx');
-        const created = await store.create(makeRecord(uid('task'), { contextId: context }));
-        const updated = await store.update(changed(created, { state: 'TASK_STATE_WORKING' }));
+        const created = await create(makeRecord(uid('task'), { contextId: context }));
+        const updated = await update(created, changed(created, { state: 'TASK_STATE_WORKING' }));
         expect(await store.list({ contextId: context })).toEqual([updated]);
       });
 
       it('an empty filter matches nothing; no filter lists every task', async () => {
         const id = uid('task');
-        await store.create(makeRecord(id));
+        await create(makeRecord(id));
         expect(await store.list({ contextId: '' })).toEqual([]);
         expect(await store.list({ participantId: '' })).toEqual([]);
         expect(ids(await store.list({}))).toContain(id);
@@ -251,23 +397,25 @@ export const describeTaskStoreContract = (
     });
 
     describe('history', () => {
-      it('returns entries after afterSeq in ascending order, whatever the append order', async () => {
-        const taskId = uid('task');
-        await store.appendHistory(taskId, [assistant(3), assistant(1)]);
-        await store.appendHistory(taskId, [assistant(2), assistant(10)]);
-        expect(await store.readHistory(taskId)).toEqual([
+      it('returns entries after afterSeq in ascending order, and keeps tasks apart', async () => {
+        const one = await create(makeRecord(uid('task')), {
+          history: [assistant(3), assistant(1)],
+        });
+        await update(one, one, { history: [assistant(2), assistant(10)] });
+        const two = await create(makeRecord(uid('task')), { history: [assistant(1, 'two')] });
+        expect(await store.readHistory(one.task.id)).toEqual([
           assistant(1),
           assistant(2),
           assistant(3),
           assistant(10),
         ]);
-        expect(await store.readHistory(taskId, 2)).toEqual([assistant(3), assistant(10)]);
-        expect(await store.readHistory(taskId, 10)).toEqual([]);
+        expect(await store.readHistory(one.task.id, 2)).toEqual([assistant(3), assistant(10)]);
+        expect(await store.readHistory(one.task.id, 10)).toEqual([]);
+        expect(await store.readHistory(two.task.id)).toEqual([assistant(1, 'two')]);
         expect(await store.readHistory(uid('missing'))).toEqual([]);
       });
 
-      it('is put-if-absent per seq: a retried append is a no-op, the first entry wins', async () => {
-        const taskId = uid('task');
+      it('keeps every kind of entry', async () => {
         const entries: HistoryEntry[] = [
           {
             seq: 1,
@@ -287,44 +435,16 @@ export const describeTaskStoreContract = (
           },
           { seq: 4, kind: 'note', fromTaskId: 'child', text: 'done' },
         ];
-        await store.appendHistory(taskId, entries);
-        await store.appendHistory(taskId, entries);
-        await store.appendHistory(taskId, [assistant(2, 'rewritten'), assistant(5)]);
-        expect(await store.readHistory(taskId)).toEqual([...entries, assistant(5)]);
-      });
-
-      it('keeps the first of two entries with one seq in the same call', async () => {
-        const taskId = uid('task');
-        await store.appendHistory(taskId, [assistant(1, 'first'), assistant(1, 'second')]);
-        expect(await store.readHistory(taskId)).toEqual([assistant(1, 'first')]);
-      });
-
-      it('keeps tasks apart', async () => {
-        const one = uid('task');
-        const two = uid('task');
-        await store.appendHistory(one, [assistant(1, 'one')]);
-        await store.appendHistory(two, [assistant(1, 'two')]);
-        expect(await store.readHistory(one)).toEqual([assistant(1, 'one')]);
-        expect(await store.readHistory(two)).toEqual([assistant(1, 'two')]);
-      });
-
-      it('refuses an entry that would not read back', async () => {
-        const taskId = uid('task');
-        const bad = { ...assistant(1), extra: true } as unknown as HistoryEntry;
-        await expect(store.appendHistory(taskId, [bad])).rejects.toBeInstanceOf(
-          InvalidTaskRecordError
-        );
-        expect(await store.readHistory(taskId)).toEqual([]);
+        const created = await create(makeRecord(uid('task')), { history: entries });
+        expect(await store.readHistory(created.task.id)).toEqual(entries);
       });
     });
 
     describe('inbox', () => {
-      it('assigns strictly increasing seqs per task, from 1', async () => {
-        const taskId = uid('task');
-        const other = uid('task');
-        expect(await store.enqueue(taskId, message('m1'))).toEqual({ seq: 1, duplicate: false });
-        expect(await store.enqueue(other, message('m1'))).toEqual({ seq: 1, duplicate: false });
-        expect(await store.enqueue(taskId, message('m2'))).toEqual({ seq: 2, duplicate: false });
+      it('gives increasing seqs per task from 1; read returns what is not consumed, ascending', async () => {
+        const created = await create(makeRecord(uid('task')), { enqueue: [message('m1')] });
+        const taskId = created.task.id;
+        const other = await create(makeRecord(uid('task')), { enqueue: [message('m1')] });
         const note: InboxItemDraft = {
           kind: 'note',
           id: 'n1',
@@ -332,109 +452,120 @@ export const describeTaskStoreContract = (
           text: 'child finished',
           result: true,
         };
-        expect(await store.enqueue(taskId, note)).toEqual({ seq: 3, duplicate: false });
-        expect(await store.readInbox(taskId, 0)).toEqual([
+        const { enqueued } = await store.commit({
+          kind: 'update',
+          base: created,
+          record: created,
+          enqueue: [message('m2'), note],
+        });
+        expect(enqueued).toEqual([2, 3]);
+        const inbox = await store.readInbox(taskId);
+        expect(inbox).toEqual([
           { ...message('m1'), seq: 1 },
           { ...message('m2'), seq: 2 },
           { ...note, seq: 3 },
         ]);
-        expect(await store.readInbox(taskId, 2)).toEqual([{ ...note, seq: 3 }]);
-        expect(await store.readInbox(taskId, 3)).toEqual([]);
-        expect(await store.readInbox(uid('missing'), 0)).toEqual([]);
+        expect(await store.readInbox(other.task.id)).toEqual([{ ...message('m1'), seq: 1 }]);
+        expect(await store.readInbox(uid('missing'))).toEqual([]);
+
+        const current = (await store.get(taskId)) as TaskRecord;
+        await update(current, current, { consumed: inbox.slice(0, 2) });
+        expect(await store.readInbox(taskId)).toEqual([{ ...note, seq: 3 }]);
+        // An id is remembered after its item is consumed.
+        expect(await store.inboxSeqOf(taskId, 'm1')).toBe(1);
+        expect(await store.inboxSeqOf(taskId, 'n1')).toBe(3);
+        expect(await store.inboxSeqOf(taskId, 'never')).toBeUndefined();
       });
 
-      it('deduplicates on item.id: the first seq, duplicate: true, nothing stored', async () => {
-        const taskId = uid('task');
-        await store.enqueue(taskId, message('a', 'first'));
-        await store.enqueue(taskId, message('b'));
-        expect(await store.enqueue(taskId, message('a', 'retry'))).toEqual({
-          seq: 1,
-          duplicate: true,
+      it('refuses an id enqueued or seen before, writing nothing of that commit', async () => {
+        const created = await create(makeRecord(uid('task')), {
+          enqueue: [message('a', 'first')],
+          seen: ['control-1'],
         });
-        expect(await store.enqueue(taskId, message('c'))).toEqual({ seq: 3, duplicate: false });
-        expect(await store.readInbox(taskId, 0)).toEqual([
-          { ...message('a', 'first'), seq: 1 },
-          { ...message('b'), seq: 2 },
-          { ...message('c'), seq: 3 },
-        ]);
+        const taskId = created.task.id;
+        expect(await store.inboxSeqOf(taskId, 'control-1')).toBe(0);
+        for (const writes of [
+          { enqueue: [message('a', 'retry')], history: [assistant(1)] },
+          { seen: ['a'], history: [assistant(1)] },
+          { enqueue: [message('control-1')], history: [assistant(1)] },
+        ] satisfies CommitWrites[]) {
+          await expect(update(created, created, writes)).rejects.toBeInstanceOf(
+            ConcurrencyConflictError
+          );
+        }
+        expect(await store.get(taskId)).toEqual(created);
+        expect(await store.readHistory(taskId)).toEqual([]);
+        expect(await store.readInbox(taskId)).toEqual([{ ...message('a', 'first'), seq: 1 }]);
       });
 
       it('deduplicates long ids too', async () => {
-        const taskId = uid('task');
         const long = `m-${'é'.repeat(3000)}`;
-        expect(await store.enqueue(taskId, message(long))).toEqual({ seq: 1, duplicate: false });
-        expect(await store.enqueue(taskId, message(long))).toEqual({ seq: 1, duplicate: true });
-        expect(await store.enqueue(taskId, message(`${long}x`))).toEqual({
-          seq: 2,
-          duplicate: false,
+        const created = await create(makeRecord(uid('task')), { enqueue: [message(long)] });
+        const taskId = created.task.id;
+        await expect(
+          store.commit({ kind: 'guarded', taskId, unparked: false, enqueue: [message(long)] })
+        ).rejects.toBeInstanceOf(ConcurrencyConflictError);
+        await store.commit({
+          kind: 'guarded',
+          taskId,
+          unparked: false,
+          enqueue: [message(`${long}x`)],
         });
+        expect(await store.inboxSeqOf(taskId, long)).toBe(1);
+        expect((await store.readInbox(taskId)).map((item) => item.id)).toEqual([long, `${long}x`]);
       });
 
-      it('gives concurrent enqueues distinct, gap-free seqs', async () => {
-        const taskId = uid('task');
-        const results = await Promise.all(
-          Array.from({ length: 8 }, (_, index) => store.enqueue(taskId, message(`c${index}`)))
+      it('stores one item for concurrent commits of the same id', async () => {
+        const created = await create(makeRecord(uid('task')));
+        const taskId = created.task.id;
+        const results = await Promise.allSettled(
+          Array.from({ length: 5 }, () =>
+            store.commit({ kind: 'guarded', taskId, unparked: false, enqueue: [message('same')] })
+          )
         );
-        expect(results.every((result) => !result.duplicate)).toBe(true);
-        expect(results.map((result) => result.seq).sort((a, b) => a - b)).toEqual([
-          1, 2, 3, 4, 5, 6, 7, 8,
-        ]);
-        const inbox = await store.readInbox(taskId, 0);
-        expect(inbox.map((item) => item.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-        for (const [index, result] of results.entries()) {
-          expect(inbox[result.seq - 1]?.id).toBe(`c${index}`);
-        }
-      });
-
-      it('stores one item for concurrent enqueues of the same id', async () => {
-        const taskId = uid('task');
-        const results = await Promise.all(
-          Array.from({ length: 5 }, () => store.enqueue(taskId, message('same')))
-        );
-        expect(results.filter((result) => !result.duplicate)).toHaveLength(1);
-        expect(new Set(results.map((result) => result.seq))).toEqual(new Set([1]));
-        expect(await store.readInbox(taskId, 0)).toHaveLength(1);
+        expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+        expect(await store.readInbox(taskId)).toHaveLength(1);
       });
     });
 
-    describe('putOnce and getOnce', () => {
-      it('the first writer wins and every call returns what is stored', async () => {
-        const taskId = uid('task');
-        expect(await store.getOnce(taskId, 'k')).toBeUndefined();
-        expect(await store.putOnce(taskId, 'k', { answer: 1 })).toEqual({ answer: 1 });
-        expect(await store.putOnce(taskId, 'k', { answer: 2 })).toEqual({ answer: 1 });
-        expect(await store.getOnce(taskId, 'k')).toEqual({ answer: 1 });
-        expect(await store.getOnce(uid('task'), 'k')).toBeUndefined();
-        expect(await store.putOnce(taskId, 'other', 'text')).toBe('text');
+    describe('audit records and push configs', () => {
+      it('are written by key with the commit: a later record replaces the earlier', async () => {
+        const created = await create(makeRecord(uid('task')), {
+          audit: [{ key: 'k', value: { answer: 1 } }],
+        });
+        const taskId = created.task.id;
+        expect(await store.getAudit(taskId, 'k')).toEqual({ answer: 1 });
+        await update(created, created, { audit: [{ key: 'k', value: { answer: 2 } }] });
+        expect(await store.getAudit(taskId, 'k')).toEqual({ answer: 2 });
+        expect(await store.getAudit(uid('task'), 'k')).toBeUndefined();
       });
 
-      it('of concurrent writers exactly one value is kept', async () => {
-        const taskId = uid('task');
-        const results = await Promise.all(
-          Array.from({ length: 5 }, (_, index) => store.putOnce(taskId, 'race', { writer: index }))
-        );
-        const stored = await store.getOnce(taskId, 'race');
-        expect(results.every((result) => JSON.stringify(result) === JSON.stringify(stored))).toBe(
-          true
-        );
-      });
-
-      it('keeps JSON values of any shape, and long keys', async () => {
-        const taskId = uid('task');
+      it('keep JSON values of any shape, under long keys', async () => {
         const value = { list: [1, 'two', null, { deep: [false] }], empty: '', zero: 0 };
         const longKey = `tool:${'k'.repeat(4000)}`;
-        expect(await store.putOnce(taskId, longKey, value)).toEqual(value);
-        expect(await store.getOnce(taskId, longKey)).toEqual(value);
-        expect(await store.getOnce(taskId, `${longKey}!`)).toBeUndefined();
-        expect(await store.putOnce(taskId, 'null', null)).toBeNull();
-        expect(await store.putOnce(taskId, 'null', 'later')).toBeNull();
+        const created = await create(makeRecord(uid('task')), {
+          audit: [
+            { key: longKey, value },
+            { key: 'null', value: null },
+          ],
+        });
+        expect(await store.getAudit(created.task.id, longKey)).toEqual(value);
+        expect(await store.getAudit(created.task.id, `${longKey}!`)).toBeUndefined();
+        expect(await store.getAudit(created.task.id, 'null')).toBeNull();
+      });
+
+      it('stores push configs where the push-config store reads them', async () => {
+        const record = makeRecord(uid('task'));
+        const config = pushConfig(record.task.id, 'p1');
+        await create(record, { pushConfigs: [config] });
+        expect(await fixture.pushConfigs.get(record.task.id, 'p1')).toEqual(config);
       });
     });
 
     describe('copies', () => {
       it('mutating a returned record or the input never changes the store', async () => {
         const input = makeRecord(uid('task'));
-        const created = await store.create(input);
+        const created = await create(input);
         input.loop.turn = 99;
         created.loop.turn = 98;
         (created.task.metadata as Record<string, unknown>).injected = true;
@@ -452,28 +583,32 @@ export const describeTaskStoreContract = (
         expect((await store.get(input.task.id))?.loop.summary).toBeNull();
       });
 
-      it('mutating returned history, inbox and once values never changes the store', async () => {
-        const taskId = uid('task');
-        const entry = { seq: 1, kind: 'assistant_message', text: 'original' } as const;
-        const input: { seq: number; kind: 'assistant_message'; text: string } = { ...entry };
-        await store.appendHistory(taskId, [input]);
-        input.text = 'mutated input';
+      it('mutating returned history, inbox and audit values never changes the store', async () => {
+        const entry: { seq: number; kind: 'assistant_message'; text: string } = {
+          seq: 1,
+          kind: 'assistant_message',
+          text: 'original',
+        };
+        const draft = message('m', 'original');
+        const value = { list: [1] };
+        const created = await create(makeRecord(uid('task')), {
+          history: [entry],
+          enqueue: [draft],
+          audit: [{ key: 'k', value }],
+        });
+        const taskId = created.task.id;
+        entry.text = 'mutated input';
+        (draft as { text: string }).text = 'mutated input';
+        value.list.push(2);
         const [read] = await store.readHistory(taskId);
         (read as { text: string }).text = 'mutated output';
-        expect(await store.readHistory(taskId)).toEqual([assistant(1, 'original')]);
-
-        const draft = message('m', 'original');
-        await store.enqueue(taskId, draft);
-        (draft as { text: string }).text = 'mutated input';
-        const [item] = await store.readInbox(taskId, 0);
+        const [item] = await store.readInbox(taskId);
         (item as { text: string }).text = 'mutated output';
-        expect((await store.readInbox(taskId, 0))[0]?.text).toBe('original');
-
-        const value = { list: [1] };
-        const kept = await store.putOnce(taskId, 'k', value);
-        value.list.push(2);
+        const kept = (await store.getAudit<{ list: number[] }>(taskId, 'k')) as { list: number[] };
         kept.list.push(3);
-        expect(await store.getOnce(taskId, 'k')).toEqual({ list: [1] });
+        expect(await store.readHistory(taskId)).toEqual([assistant(1, 'original')]);
+        expect((await store.readInbox(taskId))[0]?.text).toBe('original');
+        expect(await store.getAudit(taskId, 'k')).toEqual({ list: [1] });
       });
     });
   });

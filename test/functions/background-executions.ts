@@ -11,6 +11,8 @@ import type { Executions } from '../../functions/service/executions.js';
 export class BackgroundExecutions implements Executions {
   readonly #deps: LoopDeps;
   readonly #parkedOn = new Map<string, string>();
+  /** Runs queued or in progress, per task. */
+  readonly #active = new Map<string, number>();
   #running: Promise<void> = Promise.resolve();
 
   constructor(deps: LoopDeps) {
@@ -29,6 +31,10 @@ export class BackgroundExecutions implements Executions {
     return true;
   }
 
+  async isRunning(taskId: string): Promise<boolean> {
+    return (this.#active.get(taskId) ?? 0) > 0;
+  }
+
   async fail(): Promise<void> {}
 
   async stop(): Promise<void> {}
@@ -38,11 +44,16 @@ export class BackgroundExecutions implements Executions {
   }
 
   #later(taskId: string): void {
+    this.#active.set(taskId, (this.#active.get(taskId) ?? 0) + 1);
     this.#running = this.#running.then(async () => {
-      // A macrotask later: the caller's own awaits finish first, as they would with a real service.
-      await new Promise((resolve) => setTimeout(resolve, 1));
-      const outcome = await runTask(this.#deps, taskId);
-      if (outcome.kind === 'parked') this.#parkedOn.set(outcome.token, taskId);
+      try {
+        // A macrotask later: the caller's own awaits finish first, as with a real service.
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        const outcome = await runTask(this.#deps, taskId);
+        if (outcome.kind === 'parked') this.#parkedOn.set(outcome.token, taskId);
+      } finally {
+        this.#active.set(taskId, (this.#active.get(taskId) ?? 1) - 1);
+      }
     });
   }
 }

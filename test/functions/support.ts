@@ -7,7 +7,6 @@ import { createLogger } from '../../functions/adapters/system/logger.js';
 import type { Runtime } from '../../functions/composition/runtime.js';
 import { readRuntimeConfig } from '../../functions/composition/runtime-config.js';
 import type { TurnRef } from '../../functions/core/loop/route.schema.js';
-import { InMemoryPushConfigStore } from '../../functions/core/testing/in-memory-push-config-store.js';
 import {
   InProcessHarness,
   type InProcessHarnessOptions,
@@ -21,7 +20,8 @@ export type ExecutionCall =
   | { method: 'start'; ref: TurnRef }
   | { method: 'resume'; token: string }
   | { method: 'fail'; token: string; error: string; cause: string }
-  | { method: 'stop'; taskId: string; generation: number; cause: string };
+  | { method: 'stop'; taskId: string; generation: number; cause: string }
+  | { method: 'isRunning'; taskId: string; generation: number };
 
 /** Executions that do nothing but remember what they were asked, in order. */
 export class RecordingExecutions implements Executions {
@@ -42,6 +42,14 @@ export class RecordingExecutions implements Executions {
   async resume(token: string): Promise<boolean> {
     this.calls.push({ method: 'resume', token });
     return true;
+  }
+
+  /** What `isRunning` answers: executions are alive unless a test says they are gone. */
+  running = true;
+
+  async isRunning(taskId: string, generation: number): Promise<boolean> {
+    this.calls.push({ method: 'isRunning', taskId, generation });
+    return this.running;
   }
 
   async fail(token: string, error: string, cause: string): Promise<void> {
@@ -74,7 +82,7 @@ export const inMemoryRuntime = (
     TINY_HARNESS_BEARER_TOKENS: TEST_BEARER_TOKENS,
   });
   const executions = new RecordingExecutions();
-  const pushConfigs = new InMemoryPushConfigStore();
+  const { pushConfigs } = harness;
   const sealer = new LocalSecretSealer(randomLocalKey());
   const webhooks = new RecordingWebhookSender();
   const runtime: Runtime = {

@@ -9,7 +9,7 @@ import {
   encodeHistoryEntry,
   encodeInboxItem,
   encodeTaskRecord,
-  eventKeySk,
+  inboxIdSk,
   key,
   markerItem,
   taskKey,
@@ -110,7 +110,10 @@ const parentAndChild = async () => {
   const harness = new InProcessHarness({ model });
   const records: Array<{ before: TaskRecord | undefined; after: TaskRecord }> = [];
   harness.store.onChange((before, after) => records.push({ before, after }));
-  const parent = await startTask(harness.deps, { message: textMessage('report'), sender: 'alice' });
+  const { record: parent } = await startTask(harness.deps, {
+    message: textMessage('report'),
+    sender: 'alice',
+  });
   await runTask(harness.deps, parent.task.id);
   const childId = readExtension((await harness.task(parent.task.id)).task).sub_tasks[0]!.task_id;
   await runTask(harness.deps, childId);
@@ -199,8 +202,8 @@ describe("the push consumer's stream filter", () => {
     const task = childWrite.after.task;
     const taskId = task.id;
     const event = encodeEvent(taskId, 1, { kind: 'task', task });
-    const counter = { ...key(taskId, SORT_KEY_VALUE.eventCounter), seq: { N: '1' } };
-    const marker = markerItem(taskId, eventKeySk('created'), ITEM_TYPE.eventKey, 'created', 1);
+    const counter = { ...key(taskId, SORT_KEY_VALUE.inboxCounter), seq: { N: '1' } };
+    const marker = markerItem(taskId, inboxIdSk('m-1'), ITEM_TYPE.inboxId, 'm-1', 1);
 
     expect(passesFilters(record('INSERT', event), filters)).toBe(true);
     expect(passesFilters(record('MODIFY', event, event), filters)).toBe(false);

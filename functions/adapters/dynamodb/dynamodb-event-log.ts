@@ -1,50 +1,26 @@
-import type { EventLog, LoggedEvent, TaskEvent } from '../../core/ports/event-log.js';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import type { EventLog, LoggedEvent } from '../../core/ports/event-log.js';
 import type { DynamoDbTableOptions } from './dynamodb-task-store.js';
 import {
-  decodeCounter,
   decodeEvent,
-  encodeEvent,
-  eventKeySk,
+  decodeEventSeq,
   eventSk,
   firstSeqAfter,
   isStorableTaskId,
-  key,
-  markerItem,
+  taskKey,
 } from './item-codec.js';
-import { appendSequenced, getItem, queryAll } from './sequenced-append.js';
-import { ITEM_TYPE, MAX_SEQ, PARTITION_KEY, SORT_KEY, SORT_KEY_VALUE, taskPk } from './table.js';
+import { ATTR, MAX_SEQ, PARTITION_KEY, SORT_KEY, taskPk } from './table.js';
+import { queryAll } from './table-io.js';
 
 /**
- * The per-task event log on the single table: `EVT#<seq>` items after an `EVTSEQ` counter, keyed
- * appends deduplicated by an `EVTKEY#<key>` marker, all written in one conditional transaction
- * (see `appendSequenced` for why that keeps the log gap-free for readers tailing it).
+ * The per-task event log on the single table: `EVT#<seq>` items, written by the task store's
+ * commits together with the change they report; the record's `evt_seq` names the newest.
  */
 export class DynamoDbEventLog implements EventLog {
   readonly #options: DynamoDbTableOptions;
 
   constructor(options: DynamoDbTableOptions) {
     this.#options = options;
-  }
-
-  async append(taskId: string, event: TaskEvent, key?: string): Promise<number> {
-    // Encode once up front: an event that would not read back is refused before any write.
-    encodeEvent(taskId, 1, event);
-    const markerSk = key === undefined ? undefined : eventKeySk(key);
-    const { seq } = await appendSequenced({
-      client: this.#options.client,
-      tableName: this.#options.tableName,
-      taskId,
-      counterSk: SORT_KEY_VALUE.eventCounter,
-      itemAt: (next) => encodeEvent(taskId, next, event),
-      marker:
-        key === undefined || markerSk === undefined
-          ? undefined
-          : {
-              sk: markerSk,
-              itemAt: (next) => markerItem(taskId, markerSk, ITEM_TYPE.eventKey, key, next),
-            },
-    });
-    return seq;
   }
 
   async read(taskId: string, afterSeq = 0, limit?: number): Promise<LoggedEvent[]> {
@@ -70,8 +46,15 @@ export class DynamoDbEventLog implements EventLog {
 
   async lastSeq(taskId: string): Promise<number> {
     if (!isStorableTaskId(taskId)) return 0;
-    const { client, tableName } = this.#options;
-    const counter = await getItem(client, tableName, key(taskId, SORT_KEY_VALUE.eventCounter));
-    return decodeCounter(counter, 'event-log counter');
+    const { Item: item } = await this.#options.client.send(
+      new GetItemCommand({
+        TableName: this.#options.tableName,
+        Key: taskKey(taskId),
+        ConsistentRead: true,
+        ProjectionExpression: '#seq',
+        ExpressionAttributeNames: { '#seq': ATTR.eventSeq },
+      })
+    );
+    return item === undefined ? 0 : decodeEventSeq(item);
   }
 }

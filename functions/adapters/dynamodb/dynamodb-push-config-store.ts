@@ -1,53 +1,15 @@
 import { DeleteItemCommand, type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { z } from 'zod';
-import { InvalidTaskRecordError } from '../../core/errors.js';
-import {
-  type PushConfig,
-  PushConfigSchema,
-  type PushConfigStore,
-} from '../../core/ports/push-config-store.js';
+import type { PushConfig, PushConfigStore } from '../../core/ports/push-config-store.js';
 import type { DynamoDbTableOptions } from './dynamodb-task-store.js';
 import {
-  type Item,
-  type ItemImage,
+  decodePushConfig,
+  encodePushConfig,
   isStorableTaskId,
   key,
-  keyPart,
-  toJsonText,
+  pushConfigSk,
 } from './item-codec.js';
-import { getItem, queryAll } from './sequenced-append.js';
-import { ATTR, ITEM_TYPE, KEY_PREFIX, PARTITION_KEY, SORT_KEY, taskPk } from './table.js';
-
-const pushConfigSk = (configId: string) => `${KEY_PREFIX.pushConfig}${keyPart(configId)}`;
-
-const encode = (config: PushConfig): Item => ({
-  ...key(config.taskId, pushConfigSk(config.id)),
-  [ATTR.type]: { S: ITEM_TYPE.pushConfig },
-  [ATTR.taskId]: { S: config.taskId },
-  [ATTR.key]: { S: config.id },
-  [ATTR.data]: { S: toJsonText(config) },
-});
-
-/** A stored config is untrusted input: it must parse, and be the one its key names. */
-const decode = (image: ItemImage, taskId: string): PushConfig => {
-  let json: unknown;
-  try {
-    json = JSON.parse(image[ATTR.data]?.S ?? '');
-  } catch (error) {
-    throw new InvalidTaskRecordError('stored push config is not JSON', { cause: error });
-  }
-  const parsed = PushConfigSchema.safeParse(json);
-  if (!parsed.success) {
-    throw new InvalidTaskRecordError(
-      `stored push config is invalid: ${z.prettifyError(parsed.error)}`,
-      { cause: parsed.error }
-    );
-  }
-  if (parsed.data.taskId !== taskId || image[ATTR.key]?.S !== parsed.data.id) {
-    throw new InvalidTaskRecordError('stored push config is not under its own key');
-  }
-  return parsed.data;
-};
+import { KEY_PREFIX, PARTITION_KEY, SORT_KEY, taskPk } from './table.js';
+import { getItem, queryAll } from './table-io.js';
 
 /**
  * Push-notification configs on the single table (table.ts): one item per config in the task's
@@ -64,15 +26,15 @@ export class DynamoDbPushConfigStore implements PushConfigStore {
   }
 
   async put(config: PushConfig): Promise<PushConfig> {
-    const item = encode(PushConfigSchema.parse(config));
+    const item = encodePushConfig(config);
     await this.#client.send(new PutItemCommand({ TableName: this.#table, Item: item }));
-    return decode(item, config.taskId);
+    return decodePushConfig(item, config.taskId);
   }
 
   async get(taskId: string, configId: string): Promise<PushConfig | undefined> {
     if (!isStorableTaskId(taskId)) return undefined;
     const item = await getItem(this.#client, this.#table, key(taskId, pushConfigSk(configId)));
-    return item === undefined ? undefined : decode(item, taskId);
+    return item === undefined ? undefined : decodePushConfig(item, taskId);
   }
 
   async list(taskId: string): Promise<PushConfig[]> {
@@ -89,7 +51,7 @@ export class DynamoDbPushConfigStore implements PushConfigStore {
     });
     // Sort keys order hashed (long) ids apart from the rest: order by the id itself.
     return items
-      .map((item) => decode(item, taskId))
+      .map((item) => decodePushConfig(item, taskId))
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 

@@ -9,18 +9,25 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { AlreadyExistsError, ConcurrencyConflictError } from '../../core/errors.js';
 import type { HistoryEntry } from '../../core/loop/history.schema.js';
-import type { InboxItem, InboxItemDraft } from '../../core/loop/inbox.schema.js';
-import type { TaskQuery, TaskRecord, TaskStore } from '../../core/ports/task-store.js';
+import type { InboxItem } from '../../core/loop/inbox.schema.js';
+import type {
+  CommitResult,
+  TaskCommit,
+  TaskQuery,
+  TaskRecord,
+  TaskStore,
+} from '../../core/ports/task-store.js';
 import {
   decodeHistoryEntry,
   decodeInboxItem,
+  decodeMarkerSeq,
   decodeOnce,
-  decodeParticipantIds,
   decodeTaskRecord,
-  decodeVersion,
+  encodeEvent,
   encodeHistoryEntry,
   encodeInboxItem,
   encodeOnce,
+  encodePushConfig,
   encodeTaskRecord,
   firstSeqAfter,
   historySk,
@@ -30,7 +37,6 @@ import {
   isStorableTaskId,
   key,
   keyPart,
-  MAX_TRANSACTION_PARTICIPANTS,
   markerItem,
   membershipItem,
   onceSk,
@@ -42,17 +48,6 @@ import {
   taskRecordAttributes,
 } from './item-codec.js';
 import {
-  appendSequenced,
-  batchGetAll,
-  cancellationCodes,
-  getItem,
-  ITEM_ABSENT,
-  isConditionFailed,
-  queryAll,
-  RECORD_ABSENT,
-  VERSION_MATCHES,
-} from './sequenced-append.js';
-import {
   ATTR,
   INDEX_BY_CONTEXT,
   INDEX_BY_PARTICIPANT,
@@ -63,19 +58,40 @@ import {
   SORT_KEY_VALUE,
   taskPk,
 } from './table.js';
+import {
+  batchGetAll,
+  cancellationCodes,
+  getItem,
+  ITEM_ABSENT,
+  isConditionFailed,
+  NOT_PARKED,
+  queryAll,
+  RECORD_ABSENT,
+  TASK_OPEN,
+  VERSION_MATCHES,
+} from './table-io.js';
 
 export interface DynamoDbTableOptions {
   client: DynamoDBClient;
   tableName: string;
 }
 
-/** History entries written in parallel per batch (each a conditional put). */
-const HISTORY_WRITE_CONCURRENCY = 10;
+/** A transaction holds at most 100 actions. */
+export const MAX_TRANSACTION_ITEMS = 100;
+
+const TERMINAL_STATE_VALUES = {
+  ':completed': { S: 'TASK_STATE_COMPLETED' },
+  ':failed': { S: 'TASK_STATE_FAILED' },
+  ':canceled': { S: 'TASK_STATE_CANCELED' },
+  ':rejected': { S: 'TASK_STATE_REJECTED' },
+} as const;
 
 /**
- * The task store on the single table (table.ts). Conditional writes only: create is
- * put-if-absent, update is version-checked, history/once are put-if-absent, the inbox is a
- * sequenced append deduplicated by item id (sequenced-append.ts).
+ * The task store on the single table (table.ts). Every write is one commit: a transaction whose
+ * first action is the record's own (a put-if-absent, a version-checked update, or a check that
+ * the task is open), so the transcript entries, events, inbox changes, audit records and push
+ * configs of a decision the record no longer supports are never written. A commit that is only
+ * a record write is a plain conditional write (half a transaction's cost).
  */
 export class DynamoDbTaskStore implements TaskStore {
   readonly #client: DynamoDBClient;
@@ -86,96 +102,73 @@ export class DynamoDbTaskStore implements TaskStore {
     this.#table = options.tableName;
   }
 
-  async create(record: TaskRecord): Promise<TaskRecord> {
-    const taskId = record.task.id;
-    const { item, participantIds } = encodeTaskRecord(record, 1);
-    checkTransactionSize(taskId, participantIds.length);
-    const put = {
-      TableName: this.#table,
-      Item: item,
-      ConditionExpression: RECORD_ABSENT,
-      ExpressionAttributeNames: { '#pk': PARTITION_KEY },
-    };
-    try {
-      if (participantIds.length === 0) {
-        await this.#client.send(new PutItemCommand(put));
-      } else {
-        // The record and its membership items commit together: a listed task always exists and
-        // a created task is always listed.
-        await this.#client.send(
-          new TransactWriteItemsCommand({
-            TransactItems: [
-              { Put: put },
-              ...participantIds.map((participantId) => ({
-                Put: { TableName: this.#table, Item: membershipItem(taskId, participantId) },
-              })),
-            ],
-          })
-        );
-      }
-    } catch (error) {
-      if (isConditionFailed(error) || cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') {
-        throw new AlreadyExistsError(`task ${taskId} already exists`, { cause: error });
-      }
-      throw error;
+  async commit(commit: TaskCommit): Promise<CommitResult> {
+    const taskId = commit.kind === 'guarded' ? commit.taskId : commit.record.task.id;
+    // Everything is encoded before any write: a value that would not read back refuses the
+    // commit whole.
+    const recordWrite = this.#recordWrite(commit);
+    const enqueue = commit.enqueue ?? [];
+    const firstSeq = enqueue.length === 0 ? 0 : await this.#takeInboxSeqs(taskId, enqueue.length);
+    const enqueued = enqueue.map(
+      (item, index) => ({ ...item, seq: firstSeq + index }) as InboxItem
+    );
+    const put = (item: Item, condition?: string): TransactWriteItem => ({
+      Put: {
+        TableName: this.#table,
+        Item: item,
+        ...(condition === undefined
+          ? {}
+          : { ConditionExpression: condition, ExpressionAttributeNames: { '#pk': PARTITION_KEY } }),
+      },
+    });
+    const eventBase = commit.kind === 'update' ? commit.base.eventSeq : 0;
+    const others: TransactWriteItem[] = [
+      ...(commit.kind === 'guarded' ? [] : (commit.history ?? [])).map((entry) =>
+        put(encodeHistoryEntry(taskId, entry))
+      ),
+      ...(commit.kind === 'guarded' ? [] : (commit.events ?? [])).map((event, index) =>
+        put(encodeEvent(taskId, eventBase + index + 1, event), ITEM_ABSENT)
+      ),
+      ...(commit.kind === 'guarded' ? [] : (commit.consumed ?? [])).map((item) => ({
+        Delete: { TableName: this.#table, Key: key(taskId, inboxSk(item.seq)) },
+      })),
+      ...enqueued.flatMap((item) => [
+        put(encodeInboxItem(taskId, item)),
+        put(
+          markerItem(taskId, inboxIdSk(item.id), ITEM_TYPE.inboxId, item.id, item.seq),
+          ITEM_ABSENT
+        ),
+      ]),
+      ...(commit.seen ?? []).map((id) =>
+        put(markerItem(taskId, inboxIdSk(id), ITEM_TYPE.inboxId, id, 0), ITEM_ABSENT)
+      ),
+      ...(commit.audit ?? []).map((entry) => put(encodeOnce(taskId, entry.key, entry.value))),
+      ...(commit.pushConfigs ?? []).map((config) => {
+        if (config.taskId !== taskId) throw new Error('a commit writes one task’s push configs');
+        return put(encodePushConfig(config));
+      }),
+    ];
+    const actions = [...recordWrite.actions, ...others];
+    if (actions.length > MAX_TRANSACTION_ITEMS) {
+      throw new RangeError(
+        `task ${taskId}: one commit of ${actions.length} writes; at most ${MAX_TRANSACTION_ITEMS}`
+      );
     }
-    return decodeTaskRecord(item, taskId);
+    try {
+      await this.#send(actions);
+    } catch (error) {
+      throw this.#refusal(commit, taskId, error);
+    }
+    return {
+      ...(recordWrite.record === undefined ? {} : { record: recordWrite.record }),
+      enqueued: enqueued.map((item) => item.seq),
+    };
   }
 
   async get(taskId: string): Promise<TaskRecord | undefined> {
     if (!isStorableTaskId(taskId)) return undefined;
     const item = await getItem(this.#client, this.#table, taskKey(taskId));
     return item === undefined ? undefined : decodeTaskRecord(item, taskId);
-  }
-
-  async update(record: TaskRecord): Promise<TaskRecord> {
-    const taskId = record.task.id;
-    const conflict = (cause?: unknown) =>
-      new ConcurrencyConflictError(
-        `task ${taskId}: stored version is not ${record.version}`,
-        cause === undefined ? {} : { cause }
-      );
-    // The stored participants are needed to diff the membership items. Reading first also
-    // refuses a stale version without a write; the conditional write below still decides.
-    const current = isStorableTaskId(taskId)
-      ? await getItem(this.#client, this.#table, taskKey(taskId))
-      : undefined;
-    if (current === undefined || decodeVersion(current) !== record.version) throw conflict();
-
-    const attributes = taskRecordAttributes(record);
-    const next = record.version + 1;
-    const before = decodeParticipantIds(current);
-    const after = attributes.participantIds;
-    const added = after.filter((id) => !before.includes(id));
-    const removed = before.filter((id) => !after.includes(id));
-    checkTransactionSize(taskId, added.length + removed.length);
-    const update = this.#recordUpdate(taskId, attributes, record.version, next);
-    try {
-      if (added.length === 0 && removed.length === 0) {
-        await this.#client.send(new UpdateItemCommand(update));
-      } else {
-        const membership: TransactWriteItem[] = [
-          ...added.map((participantId) => ({
-            Put: { TableName: this.#table, Item: membershipItem(taskId, participantId) },
-          })),
-          ...removed.map((participantId) => ({
-            Delete: { TableName: this.#table, Key: key(taskId, participantSk(participantId)) },
-          })),
-        ];
-        await this.#client.send(
-          new TransactWriteItemsCommand({ TransactItems: [{ Update: update }, ...membership] })
-        );
-      }
-    } catch (error) {
-      if (isConditionFailed(error) || cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') {
-        throw conflict(error);
-      }
-      throw error;
-    }
-    return decodeTaskRecord(
-      { ...taskKey(taskId), ...attributes.set, [ATTR.version]: { N: String(next) } },
-      taskId
-    );
   }
 
   async list(query: TaskQuery): Promise<TaskRecord[]> {
@@ -208,77 +201,164 @@ export class DynamoDbTaskStore implements TaskStore {
       .sort(byTaskId);
   }
 
-  async appendHistory(taskId: string, entries: readonly HistoryEntry[]): Promise<void> {
-    // The first entry per seq in this call wins, as the first stored one wins across calls.
-    const firstPerSeq = new Map<number, Item>();
-    for (const entry of entries) {
-      if (!firstPerSeq.has(entry.seq))
-        firstPerSeq.set(entry.seq, encodeHistoryEntry(taskId, entry));
-    }
-    const items = [...firstPerSeq.values()];
-    for (let start = 0; start < items.length; start += HISTORY_WRITE_CONCURRENCY) {
-      await Promise.all(
-        items.slice(start, start + HISTORY_WRITE_CONCURRENCY).map((item) => this.#putIfAbsent(item))
-      );
-    }
-  }
-
   async readHistory(taskId: string, afterSeq = 0): Promise<HistoryEntry[]> {
-    const items = await this.#querySequence(taskId, afterSeq, historySk);
+    const first = firstSeqAfter(afterSeq);
+    if (first === undefined) return [];
+    const items = await this.#queryRange(taskId, historySk(first), historySk(MAX_SEQ));
     return items.map(decodeHistoryEntry);
   }
 
-  async enqueue(
-    taskId: string,
-    item: InboxItemDraft
-  ): Promise<{ seq: number; duplicate: boolean }> {
-    const markerSk = inboxIdSk(item.id);
-    return appendSequenced({
-      client: this.#client,
-      tableName: this.#table,
-      taskId,
-      counterSk: SORT_KEY_VALUE.inboxCounter,
-      itemAt: (seq) => encodeInboxItem(taskId, { ...item, seq } as InboxItem),
-      marker: {
-        sk: markerSk,
-        itemAt: (seq) => markerItem(taskId, markerSk, ITEM_TYPE.inboxId, item.id, seq),
-      },
-    });
-  }
-
-  async readInbox(taskId: string, afterSeq: number): Promise<InboxItem[]> {
-    const items = await this.#querySequence(taskId, afterSeq, inboxSk);
+  async readInbox(taskId: string): Promise<InboxItem[]> {
+    const items = await this.#queryRange(taskId, inboxSk(1), inboxSk(MAX_SEQ));
     return items.map(decodeInboxItem);
   }
 
-  async putOnce<T>(taskId: string, onceKey: string, value: T): Promise<T> {
-    const item = encodeOnce(taskId, onceKey, value);
-    try {
-      await this.#client.send(
-        new PutItemCommand({
-          TableName: this.#table,
-          Item: item,
-          ConditionExpression: ITEM_ABSENT,
-          ExpressionAttributeNames: { '#pk': PARTITION_KEY },
-          // The loser gets the winner's item with the refusal: no second read.
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        })
-      );
-      return decodeOnce(item, onceKey) as T;
-    } catch (error) {
-      if (!isConditionFailed(error)) throw error;
-      const stored =
-        (error as { Item?: Item }).Item ??
-        (await getItem(this.#client, this.#table, key(taskId, onceSk(onceKey))));
-      if (stored === undefined) throw error;
-      return decodeOnce(stored, onceKey) as T;
+  async inboxSeqOf(taskId: string, itemId: string): Promise<number | undefined> {
+    if (!isStorableTaskId(taskId)) return undefined;
+    const item = await getItem(this.#client, this.#table, key(taskId, inboxIdSk(itemId)));
+    return item === undefined ? undefined : decodeMarkerSeq(item, 'inbox marker');
+  }
+
+  async getAudit<T>(taskId: string, auditKey: string): Promise<T | undefined> {
+    if (!isStorableTaskId(taskId)) return undefined;
+    const item = await getItem(this.#client, this.#table, key(taskId, onceSk(auditKey)));
+    return item === undefined ? undefined : (decodeOnce(item, auditKey) as T);
+  }
+
+  /** The record's part of a commit: its action(s) and the record as stored after it. */
+  #recordWrite(commit: TaskCommit): { actions: TransactWriteItem[]; record?: TaskRecord } {
+    if (commit.kind === 'guarded') {
+      return {
+        actions: [
+          {
+            ConditionCheck: {
+              TableName: this.#table,
+              Key: taskKey(commit.taskId),
+              ConditionExpression: commit.unparked ? `${TASK_OPEN} AND ${NOT_PARKED}` : TASK_OPEN,
+              ExpressionAttributeNames: {
+                '#pk': PARTITION_KEY,
+                '#state': ATTR.state,
+                ...(commit.unparked ? { '#parked': ATTR.parked } : {}),
+              },
+              ExpressionAttributeValues: {
+                ...TERMINAL_STATE_VALUES,
+                ...(commit.unparked ? { ':false': { BOOL: false } } : {}),
+              },
+            },
+          },
+        ],
+      };
+    }
+    const taskId = commit.record.task.id;
+    const eventSeq =
+      (commit.kind === 'update' ? commit.base.eventSeq : 0) + (commit.events?.length ?? 0);
+    const stored = { ...commit.record, eventSeq };
+    if (commit.kind === 'create') {
+      const { item, participantIds } = encodeTaskRecord(stored, 1);
+      return {
+        actions: [
+          {
+            Put: {
+              TableName: this.#table,
+              Item: item,
+              ConditionExpression: RECORD_ABSENT,
+              ExpressionAttributeNames: { '#pk': PARTITION_KEY },
+            },
+          },
+          // The record and its membership items commit together: a listed task always exists
+          // and a created task is always listed.
+          ...participantIds.map((participantId) => ({
+            Put: { TableName: this.#table, Item: membershipItem(taskId, participantId) },
+          })),
+        ],
+        record: decodeTaskRecord(item, taskId),
+      };
+    }
+    if (commit.base.task.id !== taskId) throw new Error('a commit updates one task');
+    const attributes = taskRecordAttributes(stored);
+    const next = commit.base.version + 1;
+    // The condition says the stored record is `base`: its participants are the base's.
+    const before = participantIdsOf(commit.base.task);
+    const after = attributes.participantIds;
+    const membership: TransactWriteItem[] = [
+      ...after
+        .filter((id) => !before.includes(id))
+        .map((participantId) => ({
+          Put: { TableName: this.#table, Item: membershipItem(taskId, participantId) },
+        })),
+      ...before
+        .filter((id) => !after.includes(id))
+        .map((participantId) => ({
+          Delete: { TableName: this.#table, Key: key(taskId, participantSk(participantId)) },
+        })),
+    ];
+    return {
+      actions: [
+        { Update: this.#recordUpdate(taskId, attributes, commit.base.version, next) },
+        ...membership,
+      ],
+      record: decodeTaskRecord(
+        { ...taskKey(taskId), ...attributes.set, [ATTR.version]: { N: String(next) } },
+        taskId
+      ),
+    };
+  }
+
+  /** One action is a plain write (a transaction costs twice); more are one transaction. */
+  async #send(actions: TransactWriteItem[]): Promise<void> {
+    const [only] = actions;
+    if (actions.length === 1 && only?.Update !== undefined) {
+      await this.#client.send(new UpdateItemCommand(only.Update));
+    } else if (actions.length === 1 && only?.Put !== undefined) {
+      await this.#client.send(new PutItemCommand(only.Put));
+    } else {
+      await this.#client.send(new TransactWriteItemsCommand({ TransactItems: actions }));
     }
   }
 
-  async getOnce<T>(taskId: string, onceKey: string): Promise<T | undefined> {
-    if (!isStorableTaskId(taskId)) return undefined;
-    const item = await getItem(this.#client, this.#table, key(taskId, onceSk(onceKey)));
-    return item === undefined ? undefined : (decodeOnce(item, onceKey) as T);
+  /** A refused commit as the port names it; other errors pass through. */
+  #refusal(commit: TaskCommit, taskId: string, error: unknown): unknown {
+    const codes = cancellationCodes(error);
+    const recordRefused = isConditionFailed(error) || codes?.[0] === 'ConditionalCheckFailed';
+    if (commit.kind === 'create' && recordRefused) {
+      return new AlreadyExistsError(`task ${taskId} already exists`, { cause: error });
+    }
+    const contended =
+      recordRefused ||
+      (codes?.some((code) => code === 'ConditionalCheckFailed' || code === 'TransactionConflict') ??
+        false) ||
+      (error instanceof Error && error.name === 'TransactionConflictException');
+    if (!contended) return error;
+    return new ConcurrencyConflictError(
+      commit.kind === 'update'
+        ? `task ${taskId}: stored version is not ${commit.base.version}`
+        : `task ${taskId}: the commit's conditions no longer hold`,
+      { cause: error }
+    );
+  }
+
+  /**
+   * `n` fresh inbox seqs: one atomic ADD on the counter, which never fails for contention. A
+   * seq whose commit is then refused is skipped for good (readers read the inbox whole).
+   */
+  async #takeInboxSeqs(taskId: string, n: number): Promise<number> {
+    const result = await this.#client.send(
+      new UpdateItemCommand({
+        TableName: this.#table,
+        Key: key(taskId, SORT_KEY_VALUE.inboxCounter),
+        UpdateExpression: 'SET #type = :type ADD #seq :n',
+        ExpressionAttributeNames: { '#type': ATTR.type, '#seq': ATTR.seq },
+        ExpressionAttributeValues: {
+          ':type': { S: ITEM_TYPE.inboxCounter },
+          ':n': { N: String(n) },
+        },
+        ReturnValues: 'UPDATED_NEW',
+      })
+    );
+    const last = Number(result.Attributes?.[ATTR.seq]?.N);
+    if (!Number.isSafeInteger(last) || last < n)
+      throw new Error(`task ${taskId}: bad inbox counter`);
+    return last - n + 1;
   }
 
   /** The record's UpdateItem: SET every attribute, REMOVE absent index keys, version-checked. */
@@ -308,34 +388,17 @@ export class DynamoDbTaskStore implements TaskStore {
     } satisfies Update;
   }
 
-  async #putIfAbsent(item: Item): Promise<void> {
-    try {
-      await this.#client.send(
-        new PutItemCommand({
-          TableName: this.#table,
-          Item: item,
-          ConditionExpression: ITEM_ABSENT,
-          ExpressionAttributeNames: { '#pk': PARTITION_KEY },
-        })
-      );
-    } catch (error) {
-      // Already there: a retried append is a no-op.
-      if (!isConditionFailed(error)) throw error;
-    }
-  }
-
-  /** Items of one sequence (history, inbox) with `seq > afterSeq`, ascending. */
-  async #querySequence(taskId: string, afterSeq: number, skAt: (seq: number) => string) {
-    const first = firstSeqAfter(afterSeq);
-    if (first === undefined || !isStorableTaskId(taskId)) return [];
+  /** Items of one key range of a task's partition, ascending. */
+  async #queryRange(taskId: string, from: string, to: string) {
+    if (!isStorableTaskId(taskId)) return [];
     return queryAll(this.#client, {
       TableName: this.#table,
       KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
       ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
       ExpressionAttributeValues: {
         ':pk': { S: taskPk(taskId) },
-        ':from': { S: skAt(first) },
-        ':to': { S: skAt(MAX_SEQ) },
+        ':from': { S: from },
+        ':to': { S: to },
       },
       ConsistentRead: true,
     });
@@ -375,12 +438,3 @@ export class DynamoDbTaskStore implements TaskStore {
 
 const byTaskId = (a: TaskRecord, b: TaskRecord) =>
   a.task.id < b.task.id ? -1 : a.task.id > b.task.id ? 1 : 0;
-
-/** A transaction holds at most 100 actions: the record plus its membership changes. */
-const checkTransactionSize = (taskId: string, membershipChanges: number) => {
-  if (membershipChanges > MAX_TRANSACTION_PARTICIPANTS) {
-    throw new RangeError(
-      `task ${taskId}: ${membershipChanges} participant changes in one write; at most ${MAX_TRANSACTION_PARTICIPANTS}`
-    );
-  }
-};

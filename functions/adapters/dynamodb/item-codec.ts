@@ -21,6 +21,7 @@ import { type HistoryEntry, HistoryEntrySchema } from '../../core/loop/history.s
 import { type InboxItem, InboxItemSchema } from '../../core/loop/inbox.schema.js';
 import { LoopStateSchema } from '../../core/loop/loop-state.schema.js';
 import type { LoggedEvent, TaskEvent } from '../../core/ports/event-log.js';
+import { type PushConfig, PushConfigSchema } from '../../core/ports/push-config-store.js';
 import type { TaskRecord } from '../../core/ports/task-store.js';
 import { subStateOf } from '../../core/task/a2a-task.js';
 import { TASK_STATE_NAMES, TaskExtensionSchema } from '../../core/task/extension.schema.js';
@@ -43,7 +44,15 @@ export type Item = Record<string, AttributeValue>;
  * the decoders accept any of them.
  */
 export type ItemImage = Readonly<
-  Record<string, { S?: string | undefined; N?: string | undefined; NULL?: boolean | undefined }>
+  Record<
+    string,
+    {
+      S?: string | undefined;
+      N?: string | undefined;
+      NULL?: boolean | undefined;
+      BOOL?: boolean | undefined;
+    }
+  >
 >;
 
 // ---------------------------------------------------------------------------------------------
@@ -83,7 +92,7 @@ export const inboxSk = (seq: number) => `${KEY_PREFIX.inbox}${padSeq(seq)}`;
 export const inboxIdSk = (itemId: string) => `${KEY_PREFIX.inboxId}${keyPart(itemId)}`;
 export const onceSk = (onceKey: string) => `${KEY_PREFIX.once}${keyPart(onceKey)}`;
 export const eventSk = (seq: number) => `${KEY_PREFIX.event}${padSeq(seq)}`;
-export const eventKeySk = (eventKey: string) => `${KEY_PREFIX.eventKey}${keyPart(eventKey)}`;
+export const pushConfigSk = (configId: string) => `${KEY_PREFIX.pushConfig}${keyPart(configId)}`;
 
 /**
  * The first seq strictly after `afterSeq`, or `undefined` when no seq can follow it. Mirrors
@@ -216,7 +225,7 @@ export interface TaskRecordAttributes {
 }
 
 /** The record's attributes, the version aside (create and update write the same ones). */
-export const taskRecordAttributes = (record: Pick<TaskRecord, 'task' | 'loop'>) => {
+export const taskRecordAttributes = (record: Pick<TaskRecord, 'task' | 'loop' | 'eventSeq'>) => {
   const task = record.task;
   const taskJson = refuseInvalid(StoredTaskJsonSchema, taskToJson(task), 'task');
   const loop = refuseInvalid(LoopStateSchema, record.loop, 'loop state');
@@ -231,6 +240,8 @@ export const taskRecordAttributes = (record: Pick<TaskRecord, 'task' | 'loop'>) 
     [ATTR.parentId]: nullable(parentIdOf(task)),
     [ATTR.contextId]: { S: task.contextId },
     [ATTR.participants]: { S: toJsonText(participantIds) },
+    [ATTR.eventSeq]: { N: String(record.eventSeq) },
+    [ATTR.parked]: { BOOL: loop.parkToken !== null },
   };
   const remove: string[] = [];
   // An index key may not be an empty string: a task without a context is not in `by_context`.
@@ -244,7 +255,10 @@ export const taskRecordAttributes = (record: Pick<TaskRecord, 'task' | 'loop'>) 
 };
 
 /** The whole record item, for a create. */
-export const encodeTaskRecord = (record: Pick<TaskRecord, 'task' | 'loop'>, version: number) => {
+export const encodeTaskRecord = (
+  record: Pick<TaskRecord, 'task' | 'loop' | 'eventSeq'>,
+  version: number
+) => {
   const attributes = taskRecordAttributes(record);
   const item: Item = {
     ...taskKey(record.task.id),
@@ -281,8 +295,12 @@ export const decodeTaskRecord = (image: ItemImage, taskId?: string): TaskRecord 
     throw invalid(`task (id ${JSON.stringify(task.id)} stored under ${JSON.stringify(taskId)})`);
   }
   const loop = parseWith(LoopStateSchema, readJson(image, ATTR.loop, 'loop state'), 'loop state');
-  return { task, loop, version: decodeVersion(image) };
+  return { task, loop, version: decodeVersion(image), eventSeq: decodeEventSeq(image) };
 };
+
+/** The newest event's seq the record names (0 for a record written before it had one). */
+export const decodeEventSeq = (image: ItemImage): number =>
+  image[ATTR.eventSeq] === undefined ? 0 : readInt(image, ATTR.eventSeq, 'task event seq', 0);
 
 export const membershipItem = (taskId: string, participantId: string): Item => ({
   ...key(taskId, participantSk(participantId)),
@@ -362,8 +380,9 @@ export const markerItem = (
   [ATTR.seq]: { N: String(seq) },
 });
 
+/** A marker's seq: where its item was enqueued, or 0 for an id only seen. */
 export const decodeMarkerSeq = (image: ItemImage, what: string): number =>
-  readInt(image, ATTR.seq, what, 1);
+  readInt(image, ATTR.seq, what, 0);
 
 /** A counter's last seq (0 when the counter item does not exist yet). */
 export const decodeCounter = (image: ItemImage | undefined, what: string): number =>
@@ -458,4 +477,31 @@ export const decodeEvent = (image: ItemImage): LoggedEvent => {
   const seq = readInt(image, ATTR.seq, 'event', 1);
   checkSeq(image, KEY_PREFIX.event, seq, 'event');
   return { seq, event: eventFromJson(readJson(image, ATTR.data, 'event')) };
+};
+
+// ---------------------------------------------------------------------------------------------
+// Push-notification configs
+
+export const encodePushConfig = (config: PushConfig): Item => {
+  const valid = refuseInvalid(PushConfigSchema, config, 'push config');
+  return {
+    ...key(valid.taskId, pushConfigSk(valid.id)),
+    [ATTR.type]: { S: ITEM_TYPE.pushConfig },
+    [ATTR.taskId]: { S: valid.taskId },
+    [ATTR.key]: { S: valid.id },
+    [ATTR.data]: { S: toJsonText(valid) },
+  };
+};
+
+/** A stored config is untrusted input: it must parse, and be the one its key names. */
+export const decodePushConfig = (image: ItemImage, taskId: string): PushConfig => {
+  const config = parseWith(
+    PushConfigSchema,
+    readJson(image, ATTR.data, 'push config'),
+    'push config'
+  );
+  if (config.taskId !== taskId || image[ATTR.key]?.S !== config.id) {
+    throw invalid('push config (not under its own key)');
+  }
+  return config;
 };

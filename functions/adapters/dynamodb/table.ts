@@ -6,17 +6,21 @@
  *
  * | item                      | sk                       | notes                                     |
  * | ------------------------- | ------------------------ | ----------------------------------------- |
- * | task record               | `TASK`                   | task + loop JSON, `version`, `state`, ... |
+ * | task record               | `TASK`                   | task + loop JSON, `version`, `evt_seq`... |
  * | participant membership    | `PART#<participantId>`   | one per participant (`by_participant`)    |
- * | history entry             | `HIST#<seq padded>`      | put-if-absent                             |
- * | inbox counter             | `INBOXSEQ`               | last inbox seq                            |
- * | inbox item                | `INBOX#<seq padded>`     | written with its marker and the counter   |
- * | inbox dedup marker        | `INBOXID#<item id>`      | holds the seq of the first item           |
- * | once value                | `ONCE#<key>`             | put-if-absent                             |
- * | event-log counter         | `EVTSEQ`                 | last event seq                            |
- * | event                     | `EVT#<seq padded>`       | written with the counter                  |
- * | keyed-append marker       | `EVTKEY#<key>`           | holds the seq of the first append         |
+ * | history entry             | `HIST#<seq padded>`      | seq from the record's loop state          |
+ * | inbox counter             | `INBOXSEQ`               | last inbox seq taken (atomic ADD)         |
+ * | inbox item                | `INBOX#<seq padded>`     | deleted when folded into the transcript   |
+ * | inbox dedup marker        | `INBOXID#<item id>`      | the seq of the item (0: seen, not queued) |
+ * | audit record              | `ONCE#<key>`             | model calls, tool results, intake rows    |
+ * | event                     | `EVT#<seq padded>`       | seq from the record's `evt_seq`           |
  * | push-notification config  | `PUSH#<configId>`        | upserted by id, deleted idempotently      |
+ *
+ * Every write of an operation is one commit (`DynamoDbTaskStore.commit`): a transaction whose
+ * record write is conditioned on the version the operation read, so the transcript entries,
+ * events, inbox changes and audit records of a refused decision are never written. The event
+ * log's seqs come from the record (`evt_seq`), so appending needs no counter and no retry loop;
+ * the inbox's come from an atomic counter (`ADD`), so concurrent senders never contend.
  *
  * Seqs are zero-padded to SEQ_WIDTH digits so the string order of sort keys is the numeric order
  * and "seq > n" is one key-range Query. Caller-supplied strings in keys (item ids, once and event
@@ -56,7 +60,6 @@ export const KEY_PREFIX = {
   inboxId: 'INBOXID#',
   once: 'ONCE#',
   event: 'EVT#',
-  eventKey: 'EVTKEY#',
   pushConfig: 'PUSH#',
 } as const;
 
@@ -64,7 +67,6 @@ export const KEY_PREFIX = {
 export const SORT_KEY_VALUE = {
   task: 'TASK',
   inboxCounter: 'INBOXSEQ',
-  eventCounter: 'EVTSEQ',
 } as const;
 
 /** Attribute names. */
@@ -88,6 +90,10 @@ export const ATTR = {
   /** The participant ids of the task, as a JSON array string (for diffing membership items). */
   participants: 'participants',
   participantId: 'participant_id',
+  /** Seq of the task's newest event: the next commit's events follow it. */
+  eventSeq: 'evt_seq',
+  /** Whether an execution is parked on the task (its token is on the record). */
+  parked: 'parked',
   /** Seq of a history entry / inbox item / event, and of counters (their last seq). */
   seq: 'seq',
   /** JSON payload of history entries, inbox items, once values and events. */
@@ -111,8 +117,6 @@ export const ITEM_TYPE = {
   inboxCounter: 'inbox_counter',
   once: 'once',
   event: 'event',
-  eventKey: 'event_key',
-  eventCounter: 'event_counter',
   pushConfig: 'push_config',
 } as const;
 

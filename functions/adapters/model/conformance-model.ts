@@ -1,10 +1,16 @@
-import type { Model, ModelRequest, ModelResponse, ModelToolCall } from '../../core/ports/model.js';
-import type { TaskStore } from '../../core/ports/task-store.js';
+import type {
+  Model,
+  ModelInputItem,
+  ModelRequest,
+  ModelResponse,
+  ModelToolCall,
+} from '../../core/ports/model.js';
 
 /**
  * The agent the A2A conformance kit (a2aproject/a2a-tck) drives, played by the harness's own loop:
  * the kit steers its reference agent by the prefix of each message's `messageId` (its scenario
- * files), so this model answers the message its turn reads by that prefix. Everything else is the
+ * files), so this model answers the newest message of its turn's input by that prefix (the loop
+ * gives the model each participant message's id). Everything else is the
  * harness as it is: the same A2A layer, store, state machine and streams. With client tasks
  * `delegated` (TINY_HARNESS_TASK_LIFECYCLE), a turn without a tool call completes the task, and
  * `ask_participant` parks it in INPUT_REQUIRED until the next message.
@@ -49,46 +55,44 @@ const usageOf = (request: ModelRequest) => ({
   outputTokens: 10,
 });
 
+/** How the loop shows the model who said a participant's message: `[participant] text`. */
+const SPEAKER = /^\[([^\]]+)\] /;
+
+/** The newest participant message of the turn's input, with its id and its sender. */
+const lastMessage = (input: readonly ModelInputItem[]) => {
+  for (let index = input.length - 1; index >= 0; index--) {
+    const item = input[index];
+    if (item?.type === 'message' && item.role === 'user' && item.messageId !== undefined) {
+      return { id: item.messageId, participantId: SPEAKER.exec(item.text)?.[1] };
+    }
+  }
+  return undefined;
+};
+
 export class ConformanceModel implements Model {
-  readonly #tasks: () => TaskStore;
   readonly #timing: ConformanceTiming;
 
-  /** `tasks`: the task store, where the turn's message (and its id) is read. */
-  constructor(tasks: () => TaskStore, timing: ConformanceTiming = CONFORMANCE_TIMING) {
-    this.#tasks = tasks;
+  constructor(timing: ConformanceTiming = CONFORMANCE_TIMING) {
     this.#timing = timing;
   }
 
-  /** The newest message this turn has read (the cache key is the task id), with its sender. */
-  async #lastRead(taskId: string): Promise<{ id: string; participantId: string } | undefined> {
-    const store = this.#tasks();
-    const record = await store.get(taskId);
-    if (record === undefined) return undefined;
-    const read = (await store.readInbox(taskId, 0)).filter(
-      (item) => item.seq <= record.loop.inboxCursor && item.kind === 'message'
-    );
-    const last = read.at(-1);
-    return last?.kind === 'message'
-      ? { id: last.id, participantId: last.participantId }
-      : undefined;
-  }
-
   async invoke(request: ModelRequest): Promise<ModelResponse> {
-    const message = await this.#lastRead(request.cacheKey);
+    const message = lastMessage(request.input);
     const messageId = message?.id ?? '';
     const behaviour = BEHAVIOURS.find(([prefix]) => messageId.startsWith(prefix))?.[1] ?? {
       text: `Unhandled messageId prefix: ${messageId}`,
     };
     await sleep(behaviour.long === true ? this.#timing.longMs : this.#timing.workMs);
     const ask = behaviour.ask;
+    const participantId = message?.participantId;
     const toolCalls: ModelToolCall[] =
-      ask === undefined || message === undefined
+      ask === undefined || participantId === undefined
         ? []
         : [
             {
               id: `ask-${messageId}`,
               name: 'ask_participant',
-              arguments: JSON.stringify({ participant_id: message.participantId, question: ask }),
+              arguments: JSON.stringify({ participant_id: participantId, question: ask }),
             },
           ];
     // After a question, the tool's result comes back for one more turn: it says nothing more.

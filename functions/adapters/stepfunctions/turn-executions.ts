@@ -1,4 +1,5 @@
 import {
+  DescribeExecutionCommand,
   ExecutionAlreadyExists,
   SendTaskFailureCommand,
   SendTaskSuccessCommand,
@@ -61,6 +62,20 @@ export class TurnExecutions {
       await this.#client.send(new SendTaskFailureCommand({ taskToken: token, error, cause }));
     } catch (caught) {
       if (!(caught instanceof TaskDoesNotExist || caught instanceof TaskTimedOut)) throw caught;
+    }
+  }
+
+  async isRunning(taskId: string, generation: number): Promise<boolean> {
+    try {
+      const { status } = await this.#client.send(
+        new DescribeExecutionCommand({
+          executionArn: executionArn(this.#stateMachineArn, taskId, generation),
+        })
+      );
+      return status === 'RUNNING';
+    } catch (error) {
+      if ((error as Error).name === 'ExecutionDoesNotExist') return false;
+      throw error;
     }
   }
 

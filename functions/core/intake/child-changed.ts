@@ -1,9 +1,24 @@
 import { TaskState } from '@a2a-js/sdk';
 import type { LoopDeps } from '../loop/deps.js';
-import { claimParkToken } from '../loop/park-token.js';
-import { emitTask, mutateRecord } from '../loop/records.js';
+import { withTokenClaimed } from '../loop/park-token.js';
+import {
+  type Change,
+  changeOf,
+  decided,
+  decideOnRecord,
+  withLoop,
+  withRecord,
+  withTaskEvent,
+} from '../loop/records.js';
 import { applyLinkedTaskState } from '../plan/plan.js';
-import { isTerminalState, readExtension, stateName, withExtension } from '../task/a2a-task.js';
+import type { TaskRecord } from '../ports/task-store.js';
+import {
+  isTerminalState,
+  readExtension,
+  stateName,
+  stateOf,
+  withExtension,
+} from '../task/a2a-task.js';
 import type { EntityRef, Lifecycle, SubState, SubTaskRow } from '../task/extension.schema.js';
 import type { Wake } from './wake.js';
 
@@ -56,29 +71,32 @@ const noteText = (change: ChildChange): string => {
   return `Sub-task ${change.childId} is ${stateName(change.state)}: ${summary}`;
 };
 
-/**
- * The stand-in's rule on every state change of a child: the parent records the child's state and
- * sub-state on its row (and on linked plan steps) and emits its updated Task; news also becomes
- * a note and wakes the parent. Safe to receive twice.
- */
-export const recordChildChange = async (deps: LoopDeps, change: ChildChange): Promise<Wake> => {
+/** The parent's side of a child's change (pure); undefined when it changes nothing. */
+export const withChildChange = (
+  record: TaskRecord,
+  change: ChildChange
+): { change: Change; wake: 'claim' | 'none' } | undefined => {
+  const applied = record.loop.childOrder[change.childId] ?? -1;
+  // A redelivered or older change never moves the row back in time.
+  if (change.order <= applied) return undefined;
   const row: SubTaskRow = {
     task_id: change.childId,
     agent: change.agent,
     state: stateName(change.state),
     sub_state: change.subState ?? null,
   };
-  let changed = false;
-  const parent = await mutateRecord(deps, change.parentId, (current) => {
-    const extension = readExtension(current.task);
-    const existing = extension.sub_tasks.find((candidate) => candidate.task_id === change.childId);
-    const applied = current.loop.childOrder[change.childId] ?? -1;
-    const same =
-      existing !== undefined &&
-      existing.state === row.state &&
-      existing.sub_state === row.sub_state;
-    changed = !same && change.order > applied;
-    if (!changed) return undefined;
+  const extension = readExtension(record.task);
+  const existing = extension.sub_tasks.find((candidate) => candidate.task_id === change.childId);
+  const rowChanged =
+    existing === undefined || existing.state !== row.state || existing.sub_state !== row.sub_state;
+  const news = isNews(change) && !isTerminalState(stateOf(record.task));
+  if (!rowChanged && !news) return undefined;
+
+  let next = withLoop(changeOf(record), (loop) => ({
+    ...loop,
+    childOrder: { ...loop.childOrder, [change.childId]: change.order },
+  }));
+  if (rowChanged) {
     const subTasks =
       existing === undefined
         ? [...extension.sub_tasks, row]
@@ -91,30 +109,50 @@ export const recordChildChange = async (deps: LoopDeps, change: ChildChange): Pr
       extension.plan === null
         ? null
         : applyLinkedTaskState(extension.plan, change.childId, row.state);
-    return {
-      ...current,
-      task: withExtension(current.task, { ...extension, sub_tasks: subTasks, plan }),
-      loop: {
-        ...current.loop,
-        childOrder: { ...current.loop.childOrder, [change.childId]: change.order },
-      },
-    };
-  });
-  if (changed) await emitTask(deps, parent, `child:${change.childId}:${change.changeKey}`);
-  if (
-    !isNews(change) ||
-    isTerminalState(parent.task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED)
-  ) {
-    return { action: 'none' };
+    next = withTaskEvent(
+      withRecord(next, (current) => ({
+        ...current,
+        task: withExtension(current.task, { ...extension, sub_tasks: subTasks, plan }),
+      }))
+    );
   }
-  const { duplicate } = await deps.store.enqueue(change.parentId, {
-    kind: 'note',
-    id: `child:${change.childId}:${change.changeKey}`,
-    fromTaskId: change.childId,
-    text: noteText(change),
-    result: true,
+  if (!news) return { change: next, wake: 'none' };
+  next = {
+    ...next,
+    enqueue: [
+      ...next.enqueue,
+      {
+        kind: 'note',
+        id: `child:${change.childId}:${change.changeKey}`,
+        fromTaskId: change.childId,
+        text: noteText(change),
+        result: true,
+      },
+    ],
+  };
+  const claimed = withTokenClaimed(next);
+  return { change: claimed.change, wake: claimed.token === null ? 'none' : 'claim' };
+};
+
+/**
+ * The stand-in's rule on every state change of a child, one commit on the parent: the parent
+ * records the child's state and sub-state on its row (and on linked plan steps) and emits its
+ * updated Task; news also becomes a note and wakes the parent (its token claimed in the same
+ * commit; a parent that is not parked takes the note at its next drain). Safe to receive twice.
+ */
+export const recordChildChange = async (deps: LoopDeps, change: ChildChange): Promise<Wake> => {
+  const { result } = await decideOnRecord<Wake>(deps, change.parentId, (record) => {
+    const decision = withChildChange(record, change);
+    if (decision === undefined) return { result: { action: 'none' } };
+    const { parkToken, generation } = record.loop;
+    const news = decision.change.enqueue.length > 0;
+    const wake: Wake =
+      decision.wake === 'claim' && parkToken !== null
+        ? { action: 'resume', token: parkToken, taskId: change.parentId, generation }
+        : news
+          ? { action: 'ensure-running', taskId: change.parentId, generation }
+          : { action: 'none' };
+    return decided(record, decision.change, wake);
   });
-  if (duplicate) return { action: 'none' };
-  const token = await claimParkToken(deps, change.parentId);
-  return token === null ? { action: 'none' } : { action: 'resume', token };
+  return result;
 };

@@ -1,51 +1,76 @@
 import { TaskState } from '@a2a-js/sdk';
-import { NotAParticipantError, TaskClosedError } from '../errors.js';
+import { NotAParticipantError, TaskClosedError, TaskNotFoundError } from '../errors.js';
 import { unresolvedSubTasks } from '../loop/completion.js';
 import type { LoopDeps } from '../loop/deps.js';
 import { agentMessage } from '../loop/messages.js';
-import { claimParkToken } from '../loop/park-token.js';
-import { changeStatus, loadRecord, mutateRecord } from '../loop/records.js';
-import type { TaskRecord } from '../ports/task-store.js';
+import { withTokenClaimed } from '../loop/park-token.js';
+import {
+  type Change,
+  changeOf,
+  decided,
+  decideOnRecord,
+  withLoop,
+  withStatusChange,
+} from '../loop/records.js';
+import type { CommitWrites, TaskRecord } from '../ports/task-store.js';
 import { isTerminalState, readExtension, stateOf } from '../task/a2a-task.js';
 import type { SubTaskRow } from '../task/extension.schema.js';
-import { cutTurn } from './cut-turn.js';
+import { withTurnCut } from './cut-turn.js';
 import type { Wake } from './wake.js';
 
-const requireParticipant = (deps: LoopDeps, taskId: string, participantId: string) =>
-  loadRecord(deps, taskId).then((record) => {
-    if (!readExtension(record.task).participants.some((p) => p.id === participantId)) {
-      throw new NotAParticipantError(`${participantId} is not a participant of ${taskId}`);
-    }
-    return record;
-  });
+/** What the request that asked for a completion or a cancel writes with it (its audit row, ...). */
+export type AlongWith = Pick<CommitWrites, 'audit' | 'pushConfigs' | 'seen'>;
 
-/** Wakes a parked task, or cuts the turn a running one is in. */
-const wakeOrCut = async (deps: LoopDeps, taskId: string, parkedBefore: boolean): Promise<Wake> => {
-  const token = await claimParkToken(deps, taskId);
-  if (token !== null) return { action: 'resume', token };
-  if (parkedBefore) return { action: 'none' };
-  const ref = await cutTurn(deps, taskId);
-  return { action: 'cut', taskId, generation: ref.generation };
+export const withAlong = (change: Change, along: AlongWith | undefined): Change => ({
+  ...change,
+  audit: [...change.audit, ...(along?.audit ?? [])],
+  pushConfigs: [...change.pushConfigs, ...(along?.pushConfigs ?? [])],
+  seen: [...change.seen, ...(along?.seen ?? [])],
+});
+
+const requireParticipant = (record: TaskRecord, participantId: string) => {
+  if (!readExtension(record.task).participants.some((p) => p.id === participantId)) {
+    throw new NotAParticipantError(`${participantId} is not a participant of ${record.task.id}`);
+  }
 };
 
 /**
  * A participant asks to complete the task (the control envelope). decide_completion runs with
- * `requested_by` in the loop's finish state; a turn in progress is cut first.
+ * `requested_by` in the loop's finish state: a parked task is woken for it, a turn in progress
+ * is cut first (a new generation finishes from the last committed state). One commit.
  */
 export const requestCompletion = async (
   deps: LoopDeps,
-  options: { taskId: string; participantId: string; reason: string | null }
+  options: { taskId: string; participantId: string; reason: string | null; along?: AlongWith }
 ): Promise<Wake> => {
-  const record = await requireParticipant(deps, options.taskId, options.participantId);
-  if (isTerminalState(stateOf(record.task))) throw new TaskClosedError(options.taskId);
-  await mutateRecord(deps, options.taskId, (current) => ({
-    ...current,
-    loop: {
-      ...current.loop,
-      completionRequest: { requestedBy: options.participantId, reason: options.reason },
-    },
-  }));
-  return wakeOrCut(deps, options.taskId, record.loop.parkToken !== null);
+  const { result } = await decideOnRecord<Wake>(deps, options.taskId, (record) => {
+    requireParticipant(record, options.participantId);
+    if (isTerminalState(stateOf(record.task))) throw new TaskClosedError(options.taskId);
+    const requested = withAlong(
+      withLoop(changeOf(record), (loop) => ({
+        ...loop,
+        completionRequest: { requestedBy: options.participantId, reason: options.reason },
+      })),
+      options.along
+    );
+    const { change, token } = withTokenClaimed(requested);
+    if (token !== null) {
+      const { generation } = record.loop;
+      return decided(record, change, {
+        action: 'resume',
+        token,
+        taskId: options.taskId,
+        generation,
+      });
+    }
+    const cut = withTurnCut(change);
+    return decided(record, cut, {
+      action: 'cut',
+      taskId: options.taskId,
+      generation: cut.record.loop.generation,
+    });
+  });
+  return result;
 };
 
 /** One canceled task's execution: resume it with the token if parked, else stop it. */
@@ -62,61 +87,85 @@ export interface CancelOutcome {
   remoteChildren: SubTaskRow[];
 }
 
-const cancelOne = async (
-  deps: LoopDeps,
-  record: TaskRecord,
-  reason: string | undefined
-): Promise<CancelOutcome> => {
-  const token = record.loop.parkToken;
+/** The task canceled (pure): CANCELED, the reason as status message, nobody may wake it. */
+const withCanceled = (change: Change, reason: string | undefined, now: string): Change => {
+  const { task, loop } = change.record;
   const message =
     reason === undefined
       ? undefined
       : agentMessage({
-          messageId: `${record.task.id}:cancel:${record.loop.generation}`,
-          taskId: record.task.id,
-          contextId: record.task.contextId,
+          messageId: `${task.id}:cancel:${loop.generation}`,
+          taskId: task.id,
+          contextId: task.contextId,
           text: reason,
         });
-  const canceled = await changeStatus(
-    deps,
-    record.task.id,
-    { state: TaskState.TASK_STATE_CANCELED, message },
-    `cancel:${record.loop.generation}`,
-    (current) => ({ ...current, loop: { ...current.loop, parkToken: null } })
+  return withLoop(
+    withStatusChange(change, { state: TaskState.TASK_STATE_CANCELED, message }, now),
+    (next) => ({ ...next, parkToken: null })
   );
+};
+
+/** Cancels one task (one commit) and cascades to its unresolved children, each its own commit. */
+const cancelOne = async (
+  deps: LoopDeps,
+  taskId: string,
+  options: { requestedBy: string | null; reason: string | undefined; along?: AlongWith }
+): Promise<CancelOutcome> => {
+  const { result: canceled } = await decideOnRecord<
+    { record: TaskRecord; token: string | null } | undefined
+  >(deps, taskId, (record) => {
+    if (options.requestedBy !== null) requireParticipant(record, options.requestedBy);
+    const state = stateOf(record.task);
+    if (state === TaskState.TASK_STATE_CANCELED) return { result: undefined };
+    if (isTerminalState(state)) throw new TaskClosedError(taskId);
+    const change = withAlong(
+      withCanceled(changeOf(record), options.reason, deps.clock.now()),
+      options.along
+    );
+    return decided(record, change, { record: change.record, token: record.loop.parkToken });
+  });
+  if (canceled === undefined) return { canceled: [], remoteChildren: [] };
   const outcome: CancelOutcome = {
-    canceled: [{ taskId: record.task.id, token, generation: canceled.loop.generation }],
+    canceled: [{ taskId, token: canceled.token, generation: canceled.record.loop.generation }],
     remoteChildren: [],
   };
-  for (const row of unresolvedSubTasks(canceled)) {
+  for (const row of unresolvedSubTasks(canceled.record)) {
     if (row.agent !== null) {
       outcome.remoteChildren.push(row);
       continue;
     }
-    const child = await deps.store.get(row.task_id);
-    if (child === undefined || isTerminalState(stateOf(child.task))) continue;
-    const cascaded = await cancelOne(deps, child, `parent ${record.task.id} was canceled`);
-    outcome.canceled.push(...cascaded.canceled);
-    outcome.remoteChildren.push(...cascaded.remoteChildren);
+    try {
+      const cascaded = await cancelOne(deps, row.task_id, {
+        requestedBy: null,
+        reason: `parent ${taskId} was canceled`,
+      });
+      outcome.canceled.push(...cascaded.canceled);
+      outcome.remoteChildren.push(...cascaded.remoteChildren);
+    } catch (error) {
+      // A child that ended on its own (or was never stored) needs no cancel.
+      if (!(error instanceof TaskClosedError || error instanceof TaskNotFoundError)) throw error;
+    }
   }
   return outcome;
 };
 
 /**
  * Cancels the task and, with it, every unresolved child on this harness: CANCELED is persisted
- * and emitted at once for each. Idempotent on an already canceled task; a task in another
- * terminal state cannot be canceled.
+ * and emitted at once for each. A task already canceled changes nothing (the caller says how to
+ * answer); a task in another terminal state cannot be canceled (`TaskClosedError`).
  */
 export const cancelTask = async (
   deps: LoopDeps,
-  options: { taskId: string; requestedBy: string | null; reason?: string | undefined }
+  options: {
+    taskId: string;
+    requestedBy: string | null;
+    reason?: string | undefined;
+    along?: AlongWith;
+  }
 ): Promise<CancelOutcome> => {
-  const record =
-    options.requestedBy === null
-      ? await loadRecord(deps, options.taskId)
-      : await requireParticipant(deps, options.taskId, options.requestedBy);
-  const state = stateOf(record.task);
-  if (state === TaskState.TASK_STATE_CANCELED) return { canceled: [], remoteChildren: [] };
-  if (isTerminalState(state)) throw new TaskClosedError(options.taskId);
-  return cancelOne(deps, record, options.reason);
+  return cancelOne(deps, options.taskId, {
+    requestedBy: options.requestedBy,
+    reason: options.reason,
+    ...(options.along === undefined ? {} : { along: options.along }),
+  });
 };

@@ -1,13 +1,25 @@
 import type { Message } from '@a2a-js/sdk';
 import { TaskClosedError } from '../errors.js';
 import type { LoopDeps } from '../loop/deps.js';
-import { claimParkToken } from '../loop/park-token.js';
-import { emitTask, loadRecord, mutateRecord } from '../loop/records.js';
+import { withTokenClaimed } from '../loop/park-token.js';
+import {
+  changeOf,
+  type Decision,
+  decideAndCommit,
+  decided,
+  loadRecord,
+  withRecord,
+  withTaskEvent,
+} from '../loop/records.js';
+import type { ChildCreated } from '../ports/agent-directory.js';
+import type { PushConfig } from '../ports/push-config-store.js';
+import type { TaskRecord } from '../ports/task-store.js';
 import { isTerminalState, readExtension, stateOf, withExtension } from '../task/a2a-task.js';
 import { applyTaskEnvelope, findEnvelope, messageText, parseControl } from '../task/envelope.js';
 import type { ControlPayload } from '../task/envelope.schema.js';
-import { cancelTask, requestCompletion } from './control.js';
-import { createSubTaskFromCommand, parseSubTaskCommand } from './sub-task-command.js';
+import { type AlongWith, cancelTask, requestCompletion, withAlong } from './control.js';
+import { intakeAudit } from './start-task.js';
+import { openSubTask, parseSubTaskCommand, withSubTaskOpened } from './sub-task-command.js';
 import type { Wake } from './wake.js';
 
 export type Receipt =
@@ -15,117 +27,193 @@ export type Receipt =
   | { accepted: true; duplicate: boolean; wake: Wake; seq: number }
   | { accepted: false; reason: string };
 
-/** One row per message intake decided on: who, accepted or not, and why. */
-export interface IntakeAudit {
-  message_id: string;
-  participant_id: string;
-  accepted: boolean;
-  reason: string | null;
-  at: string;
+export interface ReceiveInput {
+  taskId: string;
+  message: Message;
+  sender: string;
+  /** The sender's push-notification config, stored only if the message is accepted. */
+  pushConfig?: PushConfig | undefined;
 }
 
-const audit = (deps: LoopDeps, taskId: string, row: Omit<IntakeAudit, 'at'>) =>
-  deps.store.putOnce<IntakeAudit>(taskId, `audit:${row.message_id}`, {
-    ...row,
-    at: deps.clock.now(),
-  });
+type Step =
+  | { kind: 'receipt'; receipt: Receipt }
+  | { kind: 'control'; control: ControlPayload; along: AlongWith };
 
-/**
- * A message for an existing task (A2A SendMessage with a task id). Intake accepts participants
- * only: a refused message is audited and wakes nothing. A task envelope changes the extension
- * (refused whole on any violation), a control envelope completes or cancels, `/sub-task` creates
- * a child; anything with text waits in the inbox, and a parked task is woken for it.
- */
-export const receiveMessage = async (
-  deps: LoopDeps,
-  input: { taskId: string; message: Message; sender: string }
-): Promise<Receipt> => {
-  const { taskId, message, sender } = input;
-  const record = await loadRecord(deps, taskId);
-  if (isTerminalState(stateOf(record.task))) throw new TaskClosedError(taskId);
-  const participant = readExtension(record.task).participants.find((p) => p.id === sender);
-  const decided = (accepted: boolean, reason: string | null) =>
-    audit(deps, taskId, {
-      message_id: message.messageId,
-      participant_id: sender,
-      accepted,
-      reason,
-    });
-  if (participant === undefined) {
-    await decided(false, 'not a participant');
-    return { accepted: false, reason: 'not a participant' };
-  }
+const refused = (reason: string): Step => ({
+  kind: 'receipt',
+  receipt: { accepted: false, reason },
+});
 
-  const envelope = findEnvelope(message);
-  if (envelope?.kind === 'control') {
-    const control = parseControl(envelope);
-    await decided(true, null);
+/** The receipt of a message whose change is committed: how the task learns of it. */
+const acceptedReceipt = (record: TaskRecord, queuesText: boolean, seq: number): Receipt => {
+  if (queuesText) {
+    const token = record.loop.parkToken;
     return {
       accepted: true,
       duplicate: false,
-      seq: 0,
-      wake: await applyControl(deps, taskId, sender, control),
+      seq,
+      wake:
+        token !== null
+          ? { action: 'resume', token, taskId: record.task.id, generation: record.loop.generation }
+          : {
+              action: 'ensure-running',
+              taskId: record.task.id,
+              generation: record.loop.generation,
+            },
     };
   }
-  if (envelope?.kind === 'task') {
-    const changed = await mutateRecord(deps, taskId, (current) => ({
-      ...current,
-      task: withExtension(
-        current.task,
-        applyTaskEnvelope(readExtension(current.task), envelope.payload, sender)
-      ),
-    }));
-    await emitTask(deps, changed, `envelope:${message.messageId}`);
-  }
-
-  const text = messageText(message);
-  const subTask = parseSubTaskCommand(text);
-  if (subTask !== undefined) {
-    await createSubTaskFromCommand(deps, {
-      parent: record,
-      sender,
-      description: subTask,
-      messageId: message.messageId,
-    });
-  }
-  if (subTask !== undefined || text.trim() === '') {
-    await decided(true, null);
-    return { accepted: true, duplicate: false, seq: 0, wake: { action: 'none' } };
-  }
-  const { duplicate, seq } = await deps.store.enqueue(taskId, {
-    kind: 'message',
-    id: message.messageId,
-    participantId: sender,
-    source: participant.kind === 'agent' ? 'agent' : 'human',
-    text,
-  });
-  await decided(true, null);
-  const token = duplicate ? null : await claimParkToken(deps, taskId);
-  return {
-    accepted: true,
-    duplicate,
-    seq,
-    wake: token === null ? { action: 'none' } : { action: 'resume', token },
-  };
+  return { accepted: true, duplicate: false, seq, wake: { action: 'none' } };
 };
 
-const applyControl = async (
-  deps: LoopDeps,
-  taskId: string,
-  sender: string,
-  control: ControlPayload
-): Promise<Wake> => {
-  if (control.action === 'complete') {
-    return requestCompletion(deps, {
-      taskId,
-      participantId: sender,
-      reason: control.reason ?? null,
-    });
+/**
+ * A message for an existing task (A2A SendMessage with a task id), taken in with one commit:
+ * the extension change of a task envelope, the row and note of a `/sub-task`, the text waiting
+ * in the inbox, the claim of a parked task's token, the audit row and an inline push config are
+ * all written, or none is. Intake accepts participants only: a refused message is audited and
+ * changes nothing else. A message id seen before is a duplicate and changes nothing. A control
+ * envelope completes or cancels (with its audit row and push config in that commit).
+ */
+export const receiveMessage = async (deps: LoopDeps, input: ReceiveInput): Promise<Receipt> => {
+  const { taskId, message, sender } = input;
+  const text = messageText(message);
+  const envelope = findEnvelope(message);
+  const subTask = parseSubTaskCommand(text);
+  // The text waits in the inbox for the model, unless the message is a command.
+  const queuesText = envelope?.kind !== 'control' && subTask === undefined && text.trim() !== '';
+  let created: ChildCreated | undefined;
+
+  const { result: step, committed } = await decideAndCommit<[TaskRecord, number | undefined], Step>(
+    deps,
+    () => Promise.all([loadRecord(deps, taskId), deps.store.inboxSeqOf(taskId, message.messageId)]),
+    async ([record, seenAt]): Promise<Decision<Step>> => {
+      if (isTerminalState(stateOf(record.task))) throw new TaskClosedError(taskId);
+      const now = deps.clock.now();
+      const audit = (accepted: boolean, reason: string | null) =>
+        intakeAudit(message.messageId, { participant_id: sender, accepted, reason }, now);
+      const participant = readExtension(record.task).participants.find((p) => p.id === sender);
+      if (participant === undefined) {
+        return {
+          result: refused('not a participant'),
+          commit: {
+            kind: 'guarded',
+            taskId,
+            unparked: false,
+            audit: [audit(false, 'not a participant')],
+          },
+        };
+      }
+      if (seenAt !== undefined) {
+        return {
+          result: {
+            kind: 'receipt',
+            receipt: { accepted: true, duplicate: true, seq: seenAt, wake: { action: 'none' } },
+          },
+        };
+      }
+      const along: AlongWith = {
+        audit: [audit(true, null)],
+        pushConfigs: input.pushConfig === undefined ? [] : [input.pushConfig],
+        seen: queuesText ? [] : [message.messageId],
+      };
+      if (envelope?.kind === 'control') {
+        return { result: { kind: 'control', control: parseControl(envelope), along } };
+      }
+
+      let change = changeOf(record);
+      if (envelope?.kind === 'task') {
+        change = withTaskEvent(
+          withRecord(change, (current) => ({
+            ...current,
+            task: withExtension(
+              current.task,
+              applyTaskEnvelope(readExtension(current.task), envelope.payload, sender)
+            ),
+          }))
+        );
+      }
+      if (subTask !== undefined) {
+        created ??= await openSubTask(deps, {
+          parent: record,
+          sender,
+          description: subTask,
+          messageId: message.messageId,
+        });
+        change = withSubTaskOpened(change, created, { sender, description: subTask });
+      }
+      change = withAlong(change, along);
+      if (queuesText) {
+        change = {
+          ...change,
+          enqueue: [
+            ...change.enqueue,
+            {
+              kind: 'message',
+              id: message.messageId,
+              participantId: sender,
+              source: participant.kind === 'agent' ? 'agent' : 'human',
+              text,
+            },
+          ],
+        };
+        // A parked task is woken for the message: its token is claimed in this commit.
+        change = withTokenClaimed(change).change;
+      }
+      const receipt = (seq: number) => acceptedReceipt(record, queuesText, seq);
+      if (change.record === record) {
+        // Nothing of the task itself changes: the commit only checks the task may take the message
+        // (open; and not parked, when a message waits for the model, so the park sees it).
+        return {
+          result: { kind: 'receipt', receipt: receipt(0) },
+          commit: {
+            kind: 'guarded',
+            taskId,
+            // Only a message for the model needs the task unparked; a /sub-task's note does not
+            // wake it, and a parked parent would otherwise refuse the commit on every retry.
+            unparked: queuesText,
+            enqueue: change.enqueue,
+            seen: change.seen,
+            audit: change.audit,
+            pushConfigs: change.pushConfigs,
+          },
+        };
+      }
+      return decided(record, change, { kind: 'receipt', receipt: receipt(0) });
+    }
+  );
+  if (step.kind === 'control') return receiveControl(deps, input, step.control, step.along);
+  const { receipt } = step;
+  // The message is the last item its commit enqueued.
+  const seq = committed?.enqueued.at(-1);
+  if (receipt.accepted && !receipt.duplicate && queuesText && seq !== undefined) {
+    return { ...receipt, seq };
   }
-  const { canceled } = await cancelTask(deps, {
-    taskId,
-    requestedBy: sender,
-    reason: control.reason,
-  });
-  return { action: 'ended', executions: canceled };
+  return receipt;
+};
+
+const receiveControl = async (
+  deps: LoopDeps,
+  input: ReceiveInput,
+  control: ControlPayload,
+  along: AlongWith
+): Promise<Receipt> => {
+  const wake: Wake =
+    control.action === 'complete'
+      ? await requestCompletion(deps, {
+          taskId: input.taskId,
+          participantId: input.sender,
+          reason: control.reason ?? null,
+          along,
+        })
+      : {
+          action: 'ended',
+          executions: (
+            await cancelTask(deps, {
+              taskId: input.taskId,
+              requestedBy: input.sender,
+              reason: control.reason,
+              along,
+            })
+          ).canceled,
+        };
+  return { accepted: true, duplicate: false, seq: 0, wake };
 };

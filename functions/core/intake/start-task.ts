@@ -3,9 +3,10 @@ import { TASK_METADATA_KEY } from '../a2a/identifiers.js';
 import { AlreadyExistsError, InvalidEnvelopeError } from '../errors.js';
 import type { LoopDeps } from '../loop/deps.js';
 import { initialLoopState } from '../loop/loop-state.schema.js';
-import { emitTask, loadRecord } from '../loop/records.js';
+import { loadRecord } from '../loop/records.js';
 import type { InheritedSettings } from '../ports/agent-directory.js';
-import type { TaskRecord } from '../ports/task-store.js';
+import type { PushConfig } from '../ports/push-config-store.js';
+import type { AuditRecord, TaskRecord } from '../ports/task-store.js';
 import {
   extensionFromEnvelope,
   extensionFromText,
@@ -25,6 +26,17 @@ export interface StartTaskInput {
   settings?: InheritedSettings | undefined;
   /** A task id reserved by the caller (a child's creation is idempotent on it). */
   taskId?: string | undefined;
+  /** The sender's push-notification config for the new task (SendMessage's inline config). */
+  pushConfig?: PushConfig | undefined;
+}
+
+/** One row per message intake decided on: who, accepted or not, and why. */
+export interface IntakeAudit {
+  message_id: string;
+  participant_id: string;
+  accepted: boolean;
+  reason: string | null;
+  at: string;
 }
 
 const withSettings = (
@@ -38,25 +50,31 @@ const withSettings = (
   return next;
 };
 
-/**
- * Creates the record; with a caller-reserved id a second call (a retried child creation) finds
- * the first one's record and goes on, so the brief below is still queued exactly once.
- */
-const createOnce = async (deps: LoopDeps, record: TaskRecord, reservedId: string | undefined) => {
-  try {
-    return await deps.store.create(record);
-  } catch (error) {
-    if (reservedId === undefined || !(error instanceof AlreadyExistsError)) throw error;
-    return loadRecord(deps, reservedId);
-  }
-};
+/** The audit row of a message intake decided on. */
+export const intakeAudit = (
+  messageId: string,
+  row: Omit<IntakeAudit, 'message_id' | 'at'>,
+  now: string
+): AuditRecord => ({
+  key: `audit:${messageId}`,
+  value: { message_id: messageId, ...row, at: now } satisfies IntakeAudit,
+});
 
 /**
  * Creates a task from its first message (A2A SendMessage without a task id). The extension comes
- * from the message's task envelope, or defaults from its text. The text, if any, waits in the
- * inbox for the first drain; a task started with no text parks without a model call.
+ * from the message's task envelope, or defaults from its text. The task, its first event (the
+ * Task), the text waiting in the inbox for the first drain, the audit row and an inline push
+ * config are one commit: a refused or failed start leaves nothing. A task started with no text
+ * parks without a model call. With a caller-reserved id, a second start (a retried child
+ * creation) finds the first one's record and changes nothing.
  */
-export const startTask = async (deps: LoopDeps, input: StartTaskInput): Promise<TaskRecord> => {
+export interface Started {
+  record: TaskRecord;
+  /** The first message's seq in the inbox (0 when it queued nothing). */
+  inboxSeq: number;
+}
+
+export const startTask = async (deps: LoopDeps, input: StartTaskInput): Promise<Started> => {
   const { message, sender } = input;
   const envelope = findEnvelope(message);
   if (envelope !== undefined && envelope.kind !== 'task') {
@@ -73,34 +91,51 @@ export const startTask = async (deps: LoopDeps, input: StartTaskInput): Promise<
   );
   const taskId = input.taskId ?? deps.ids.next('task');
   const contextId = message.contextId || deps.ids.next('ctx');
+  const now = deps.clock.now();
   const task: Task = {
     id: taskId,
     contextId,
-    status: {
-      state: TaskState.TASK_STATE_SUBMITTED,
-      message: undefined,
-      timestamp: deps.clock.now(),
-    },
+    status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now },
     artifacts: [],
     // The transcript lives in the store as many small entries; the task item stays small.
     history: [],
     metadata: { [TASK_METADATA_KEY]: extension },
   };
-  const record = await createOnce(
-    deps,
-    { task, loop: initialLoopState(), version: 1 },
-    input.taskId
-  );
-  await emitTask(deps, record, 'created');
-  if (text.trim() !== '') {
-    const participant = extension.participants.find((p) => p.id === sender);
-    await deps.store.enqueue(taskId, {
-      kind: 'message',
-      id: message.messageId,
-      participantId: sender,
-      source: participant?.kind === 'agent' ? 'agent' : 'human',
-      text,
+  const participant = extension.participants.find((p) => p.id === sender);
+  try {
+    const { record, enqueued } = await deps.store.commit({
+      kind: 'create',
+      record: { task, loop: initialLoopState(), version: 1, eventSeq: 0 },
+      events: [{ kind: 'task', task }],
+      enqueue:
+        text.trim() === ''
+          ? []
+          : [
+              {
+                kind: 'message',
+                id: message.messageId,
+                participantId: sender,
+                source: participant?.kind === 'agent' ? 'agent' : 'human',
+                text,
+              },
+            ],
+      audit: [
+        intakeAudit(
+          message.messageId,
+          { participant_id: sender, accepted: true, reason: null },
+          now
+        ),
+      ],
+      pushConfigs: input.pushConfig === undefined ? [] : [input.pushConfig],
     });
+    if (record === undefined) throw new Error('a create commit returns the record');
+    return { record, inboxSeq: enqueued[0] ?? 0 };
+  } catch (error) {
+    if (input.taskId === undefined || !(error instanceof AlreadyExistsError)) throw error;
+    const record = await loadRecord(deps, input.taskId);
+    return {
+      record,
+      inboxSeq: (await deps.store.inboxSeqOf(input.taskId, message.messageId)) ?? 0,
+    };
   }
-  return record;
 };

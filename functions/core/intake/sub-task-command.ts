@@ -2,7 +2,8 @@ import { type Message, Role } from '@a2a-js/sdk';
 import { InvalidMessageError } from '../errors.js';
 import { childRow } from '../loop/apply-command.js';
 import type { LoopDeps } from '../loop/deps.js';
-import { emitTask, mutateRecord } from '../loop/records.js';
+import { type Change, withRecord, withTaskEvent } from '../loop/records.js';
+import type { ChildCreated } from '../ports/agent-directory.js';
 import type { TaskRecord } from '../ports/task-store.js';
 import { readExtension, withExtension } from '../task/a2a-task.js';
 import { taskEnvelopePart } from '../task/envelope.js';
@@ -33,12 +34,14 @@ export const parseSubTaskCommand = (text: string): string | undefined => {
 /**
  * `/sub-task <description>`: a conversation child in the parent's context, with the sender as
  * reporter and the agent as assignee. Its brief carries no text, so it starts parked without a
- * model call. The parent notes it without waking (no model turn) and shows the new row.
+ * model call. The child is created first (idempotent on the brief's message id, so a retried
+ * intake finds the same child); the parent's side is `withSubTaskOpened`, committed with the
+ * message that asked for it.
  */
-export const createSubTaskFromCommand = async (
+export const openSubTask = (
   deps: LoopDeps,
   options: { parent: TaskRecord; sender: string; description: string; messageId: string }
-): Promise<string> => {
+): Promise<ChildCreated> => {
   const { parent, sender, description } = options;
   const { agentId } = deps.config;
   const extension = readExtension(parent.task);
@@ -61,7 +64,7 @@ export const createSubTaskFromCommand = async (
     extensions: [],
     referenceTaskIds: [parent.task.id],
   };
-  const created = await deps.agents.createChild({
+  return deps.agents.createChild({
     agent: null,
     message: brief,
     inherited: {
@@ -70,26 +73,40 @@ export const createSubTaskFromCommand = async (
       reasoning_effort: extension.reasoning_effort,
     },
   });
+};
+
+/**
+ * The parent's side of a `/sub-task` (pure): the child's row, the updated Task on its stream, and
+ * a note in its transcript that does not wake it (no model turn).
+ */
+export const withSubTaskOpened = (
+  change: Change,
+  created: ChildCreated,
+  options: { sender: string; description: string }
+): Change => {
   const row = childRow(null, created);
-  const updated = await mutateRecord(deps, parent.task.id, (current) => {
-    const currentExtension = readExtension(current.task);
-    if (currentExtension.sub_tasks.some((existing) => existing.task_id === row.task_id))
-      return undefined;
-    return {
-      ...current,
-      task: withExtension(current.task, {
-        ...currentExtension,
-        sub_tasks: [...currentExtension.sub_tasks, row],
-      }),
-    };
+  const extension = readExtension(change.record.task);
+  const known = extension.sub_tasks.some((existing) => existing.task_id === row.task_id);
+  const withRow = known
+    ? change
+    : withRecord(change, (record) => ({
+        ...record,
+        task: withExtension(record.task, {
+          ...extension,
+          sub_tasks: [...extension.sub_tasks, row],
+        }),
+      }));
+  return withTaskEvent({
+    ...withRow,
+    enqueue: [
+      ...withRow.enqueue,
+      {
+        kind: 'note',
+        id: `sub-task:${created.taskId}`,
+        fromTaskId: created.taskId,
+        text: `${options.sender} opened sub-task ${created.taskId}: ${options.description}`,
+        result: false,
+      },
+    ],
   });
-  await deps.store.enqueue(parent.task.id, {
-    kind: 'note',
-    id: `sub-task:${created.taskId}`,
-    fromTaskId: created.taskId,
-    text: `${sender} opened sub-task ${created.taskId}: ${description}`,
-    result: false,
-  });
-  await emitTask(deps, updated, `sub-task:${created.taskId}`);
-  return created.taskId;
 };

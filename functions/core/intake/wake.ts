@@ -3,13 +3,16 @@ import type { CanceledExecution } from './control.js';
 /**
  * What a caller outside the loop must do after an intake operation. `resume`: send task success
  * with the token (the task was parked). `cut`: the task was running a turn; stop that execution
- * and start generation `generation` (the one before it is superseded). `stop`: stop generation
- * `generation`. `ended`: several tasks ended at once. `none`: nothing runs.
+ * and start generation `generation` (the one before it is superseded). `ensure-running`: work
+ * was added to a task that is not parked: its generation's execution takes it at its next
+ * drain, if that execution is still alive (after a crash, revive the task). `ended`: tasks
+ * ended (a cancel and its cascade). `none`: nothing runs.
  */
 export type Wake =
   | { action: 'none' }
-  | { action: 'resume'; token: string }
+  /** The task's execution (`generation`) is parked on `token`. */
+  | { action: 'resume'; token: string; taskId: string; generation: number }
   | { action: 'cut'; taskId: string; generation: number }
-  | { action: 'stop'; taskId: string; generation: number }
+  | { action: 'ensure-running'; taskId: string; generation: number }
   /** Tasks that ended (a cancel and its cascade): resume each parked one, stop each running one. */
   | { action: 'ended'; executions: CanceledExecution[] };

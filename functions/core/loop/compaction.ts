@@ -2,7 +2,7 @@ import type { TaskRecord } from '../ports/task-store.js';
 import { assembleContext, estimateTokens, NEVER_COMPACT } from './context.js';
 import type { LoopDeps } from './deps.js';
 import type { HistoryEntry } from './history.schema.js';
-import { mutateRecord } from './records.js';
+import { type Change, withLoop } from './records.js';
 import type { TurnRef } from './route.schema.js';
 
 /** What every compaction leaves behind, persisted per (task, generation, turn). */
@@ -50,40 +50,30 @@ const renderEntry = (entry: HistoryEntry): string => {
 const renderForSummary = (entries: readonly HistoryEntry[]): string =>
   entries.map(renderEntry).join('\n');
 
-const compactionKey = (ref: TurnRef) => `compaction:${ref.generation}:${ref.turn}`;
+export const compactionKey = (ref: TurnRef) => `compaction:${ref.generation}:${ref.turn}`;
+
+/** The compaction applied to the loop state, its record kept for the auditor. */
+export const withCompaction = (
+  change: Change,
+  ref: TurnRef,
+  compaction: CompactionRecord
+): Change => ({
+  ...withLoop(change, (loop) => ({
+    ...loop,
+    summary: compaction.summary,
+    compactedThrough: Math.max(loop.compactedThrough, compaction.removed_through),
+    keptSections: compaction.kept_sections,
+    lastInputTokens: null,
+  })),
+  audit: [...change.audit, { key: compactionKey(ref), value: compaction }],
+});
 
 /**
- * Compacts the transcript first when the next request would be over budget. Each point is a hook
- * (`compaction.trigger`, `.keep`, `.summarise`) whose built-in body a plugin can replace. The
- * record is stored once per turn, so a retried state reuses the summary instead of asking the
- * model again.
+ * The compaction the next request needs, if it would be over budget. Each point is a hook
+ * (`compaction.trigger`, `.keep`, `.summarise`) whose built-in body a plugin can replace. Writes
+ * nothing: the caller commits it with `withCompaction`.
  */
-export const compactIfOverBudget = async (
-  deps: LoopDeps,
-  ref: TurnRef,
-  record: TaskRecord,
-  history: readonly HistoryEntry[]
-): Promise<CompactionRecord | undefined> => {
-  const taskId = record.task.id;
-  const compaction =
-    (await deps.store.getOnce<CompactionRecord>(taskId, compactionKey(ref))) ??
-    (await summarise(deps, ref, record, history));
-  if (compaction === undefined) return undefined;
-  const removedThrough = compaction.removed_through;
-  await mutateRecord(deps, taskId, (current) => ({
-    ...current,
-    loop: {
-      ...current.loop,
-      summary: compaction.summary,
-      compactedThrough: Math.max(current.loop.compactedThrough, removedThrough),
-      keptSections: compaction.kept_sections,
-      lastInputTokens: null,
-    },
-  }));
-  return compaction;
-};
-
-const summarise = async (
+export const compactionFor = async (
   deps: LoopDeps,
   ref: TurnRef,
   record: TaskRecord,
@@ -153,7 +143,7 @@ const summarise = async (
     compacted,
     assembleContext({ record: compacted, history, tools: deps.tools, config }).characters
   );
-  return deps.store.putOnce<CompactionRecord>(taskId, compactionKey(ref), {
+  return {
     task_id: taskId,
     turn: ref.turn,
     removed_seqs: live.filter((entry) => entry.seq <= removedThrough).map((entry) => entry.seq),
@@ -163,5 +153,5 @@ const summarise = async (
     tokens_before: before,
     tokens_after: after,
     at: deps.clock.now(),
-  });
+  };
 };

@@ -1,30 +1,54 @@
 import type { TaskRecord } from '../ports/task-store.js';
-import { isTerminalState, readExtension, stateName, stateOf } from '../task/a2a-task.js';
+import { isTerminalState, readExtension, stateOf } from '../task/a2a-task.js';
 import { agentIsAssignee, assigneeOf } from './assignee.js';
 import type { LoopDeps } from './deps.js';
 import type { HistoryEntry } from './history.schema.js';
-import { loadRecord, mutateRecord } from './records.js';
+import type { InboxItem } from './inbox.schema.js';
+import { type Change, changeOf, decideAndCommit, decided, loadRecord } from './records.js';
 import { shouldRenew } from './renewal-policy.js';
 import type { StepResult, TurnRef } from './route.schema.js';
-import { markWorking, parkWaitingForInput } from './status.js';
+import { endRoute, parkedForInput, working } from './status.js';
+
+/**
+ * How much one drain folds: a commit holds at most 100 items and 4 MB, and the transcript
+ * entries of large messages are split across items. What is left waits for the next drain (the
+ * turn that follows reads it).
+ */
+export const DRAIN_LIMITS = { items: 20, characters: 1_500_000 } as const;
+
+/** The items one drain takes: the oldest first, within the limits (always at least one). */
+export const itemsToFold = (inbox: readonly InboxItem[]): InboxItem[] => {
+  const taken: InboxItem[] = [];
+  let characters = 0;
+  for (const item of inbox) {
+    characters += item.text.length;
+    if (
+      taken.length > 0 &&
+      (taken.length >= DRAIN_LIMITS.items || characters > DRAIN_LIMITS.characters)
+    ) {
+      break;
+    }
+    taken.push(item);
+  }
+  return taken;
+};
 
 /**
  * Folds what arrived since the last drain into the transcript: accepted messages (a reply to the
- * pending question is marked as such and clears it) and notes from children. Idempotent: the
- * entries' seqs and the inbox cursor come from the record, and the history append is
- * put-if-absent, so a retried drain writes the same entries once.
+ * pending question is marked as such and clears it) and notes from children. The items leave the
+ * inbox in the same commit that writes their transcript entries, so a retried drain never folds
+ * an item twice and a crash never loses one.
  */
-const foldInbox = async (deps: LoopDeps, record: TaskRecord): Promise<TaskRecord> => {
-  const taskId = record.task.id;
-  const items = await deps.store.readInbox(taskId, record.loop.inboxCursor);
-  const last = items.at(-1);
-  if (last === undefined) return record;
-
+export const foldInbox = (change: Change, items: readonly InboxItem[], agentId: string): Change => {
+  if (items.length === 0) return change;
+  const { record } = change;
   const extension = readExtension(record.task);
-  const participantTask = !agentIsAssignee(extension, deps.config.agentId);
-  let { historySeq, pendingQuestion, actor, needsModel, completionRequest } = record.loop;
+  const participantTask = !agentIsAssignee(extension, agentId);
+  let { historySeq, pendingQuestion, actor, needsModel, completionRequest, inboxCursor } =
+    record.loop;
   const entries: HistoryEntry[] = [];
   for (const item of items) {
+    inboxCursor = Math.max(inboxCursor, item.seq);
     if (item.kind === 'note') {
       entries.push({
         seq: ++historySeq,
@@ -44,6 +68,7 @@ const foldInbox = async (deps: LoopDeps, record: TaskRecord): Promise<TaskRecord
       seq: ++historySeq,
       kind: 'participant_message',
       participantId: item.participantId,
+      messageId: item.id,
       source: item.source,
       text,
     });
@@ -55,43 +80,77 @@ const foldInbox = async (deps: LoopDeps, record: TaskRecord): Promise<TaskRecord
       needsModel = !participantTask;
     }
   }
-  await deps.store.appendHistory(taskId, entries);
-  return mutateRecord(deps, taskId, (current) =>
-    current.loop.inboxCursor !== record.loop.inboxCursor
-      ? undefined
-      : {
-          ...current,
-          loop: {
-            ...current.loop,
-            inboxCursor: last.seq,
-            historySeq,
-            pendingQuestion,
-            actor,
-            needsModel,
-            completionRequest,
-          },
-        }
-  );
+  return {
+    ...change,
+    record: {
+      ...record,
+      loop: {
+        ...record.loop,
+        inboxCursor,
+        historySeq,
+        pendingQuestion,
+        actor,
+        needsModel,
+        completionRequest,
+      },
+    },
+    history: [...change.history, ...entries],
+    consumed: [...change.consumed, ...items],
+  };
 };
+
+/** The drain's decision on a loaded task and its inbox (pure). */
+export const decideDrain = (
+  record: TaskRecord,
+  inbox: readonly InboxItem[],
+  ref: TurnRef,
+  options: { agentId: string; turnsPerGeneration: number; now: string }
+): { route: StepResult; change?: Change } => {
+  const state = stateOf(record.task);
+  if (isTerminalState(state)) return { route: { ref, route: endRoute(state) } };
+  if (record.loop.generation !== ref.generation)
+    return { route: { ref, route: { next: 'superseded' } } };
+  if (shouldRenew(record.loop, options)) return { route: { ref, route: { next: 'renew' } } };
+
+  const folded = foldInbox(changeOf(record), itemsToFold(inbox), options.agentId);
+  const { loop } = folded.record;
+  const current = { ...ref, turn: loop.turn };
+  if (loop.completionRequest !== null) {
+    return { route: { ref: current, route: { next: 'finish' } }, change: folded };
+  }
+  if (loop.pendingQuestion !== null) {
+    const { question, options: choices } = loop.pendingQuestion;
+    const text = choices.length > 0 ? `${question}\nOptions: ${choices.join(', ')}` : question;
+    return {
+      route: { ref: current, route: { next: 'park', subState: 'awaiting-answer' } },
+      change: parkedForInput(folded, current, 'awaiting-answer', text, options.now),
+    };
+  }
+  if (!loop.needsModel)
+    return { route: { ref: current, route: { next: 'finish' } }, change: folded };
+  return {
+    route: { ref: current, route: { next: 'assemble' } },
+    change: working(folded, options.now),
+  };
+};
+
+const isEmpty = (change: Change, base: TaskRecord) =>
+  change.record === base && change.history.length === 0 && change.events.length === 0;
 
 /** The first state of every turn: fold the inbox, then decide what the turn is. */
 export const drain = async (deps: LoopDeps, ref: TurnRef): Promise<StepResult> => {
-  const loaded = await loadRecord(deps, ref.taskId);
-  const state = stateOf(loaded.task);
-  if (isTerminalState(state)) return { ref, route: { next: 'end', state: stateName(state) } };
-  if (loaded.loop.generation !== ref.generation) return { ref, route: { next: 'superseded' } };
-  if (shouldRenew(loaded.loop, deps.config)) return { ref, route: { next: 'renew' } };
-
-  const record = await foldInbox(deps, loaded);
-  const current = { ...ref, turn: record.loop.turn };
-  const { loop } = record;
-  if (loop.completionRequest !== null) return { ref: current, route: { next: 'finish' } };
-  if (loop.pendingQuestion !== null) {
-    const { question, options } = loop.pendingQuestion;
-    const text = options.length > 0 ? `${question}\nOptions: ${options.join(', ')}` : question;
-    return parkWaitingForInput(deps, record, current, 'awaiting-answer', text);
-  }
-  if (!loop.needsModel) return { ref: current, route: { next: 'finish' } };
-  await markWorking(deps, record, current);
-  return { ref: current, route: { next: 'assemble' } };
+  const { result } = await decideAndCommit(
+    deps,
+    () => Promise.all([loadRecord(deps, ref.taskId), deps.store.readInbox(ref.taskId)]),
+    ([record, inbox]) => {
+      const { route, change } = decideDrain(record, inbox, ref, {
+        agentId: deps.config.agentId,
+        turnsPerGeneration: deps.config.turnsPerGeneration,
+        now: deps.clock.now(),
+      });
+      if (change === undefined || isEmpty(change, record)) return { result: route };
+      return decided(record, change, route);
+    }
+  );
+  return result;
 };

@@ -1,13 +1,22 @@
 import { HookAbortError } from '../errors.js';
 import type { ChildCreated } from '../ports/agent-directory.js';
-import { readExtension, withExtension } from '../task/a2a-task.js';
+import type { ModelToolCall } from '../ports/model.js';
+import type { TaskRecord } from '../ports/task-store.js';
+import { isTerminalState, readExtension, stateOf, withExtension } from '../task/a2a-task.js';
 import { type Invocation, invokeTool } from '../tools/invoker.js';
 import { errorResultText } from '../tools/tool.js';
 import { applyCommand } from './apply-command.js';
 import { childBrief } from './children.js';
 import type { LoopDeps } from './deps.js';
-import { emitTask, loadRecord, mutateRecord } from './records.js';
-import type { ToolCallRef } from './route.schema.js';
+import {
+  type Change,
+  changeOf,
+  decideAndCommit,
+  decided,
+  loadRecord,
+  withTaskEvent,
+} from './records.js';
+import type { ToolCallRef, TurnRef } from './route.schema.js';
 
 const aborted = (error: HookAbortError): Invocation => ({
   kind: 'error',
@@ -15,108 +24,154 @@ const aborted = (error: HookAbortError): Invocation => ({
   text: errorResultText('hook.abort', error.message),
 });
 
-/**
- * Runs one tool call of the current turn through the validating invoker (inside the
- * `tool.invoked` hooks) and applies an intrinsic's command. Each call is its own state, so the
- * execution history shows every call. The invocation is stored once, a child's creation is
- * idempotent on its brief's message id, and `appliedCalls` guards the apply, so a retried state
- * never acts twice.
- */
-export const executeTool = async (deps: LoopDeps, { ref, callId }: ToolCallRef): Promise<void> => {
-  const taskId = ref.taskId;
-  const record = await loadRecord(deps, taskId);
-  if (record.loop.generation !== ref.generation || record.loop.turn !== ref.turn) return;
-  if (record.loop.appliedCalls.includes(callId)) return;
+export const toolKey = (ref: TurnRef, callId: string) =>
+  `tool:${ref.generation}:${ref.turn}:${callId}`;
+
+/** The call of the current turn that `callRef` names, if this step may still apply it. */
+const callToApply = (
+  record: TaskRecord,
+  { ref, callId }: ToolCallRef
+): ModelToolCall | undefined => {
+  if (isTerminalState(stateOf(record.task))) return undefined;
+  if (record.loop.generation !== ref.generation || record.loop.turn !== ref.turn) return undefined;
+  if (record.loop.appliedCalls.includes(callId)) return undefined;
   const call = record.loop.response?.toolCalls.find((candidate) => candidate.id === callId);
   if (call === undefined)
-    throw new Error(`turn ${ref.turn} of ${taskId} has no tool call ${callId}`);
+    throw new Error(`turn ${ref.turn} of ${ref.taskId} has no tool call ${callId}`);
+  return call;
+};
 
-  const onceKey = `tool:${ref.generation}:${ref.turn}:${callId}`;
-  const invocation =
-    (await deps.store.getOnce<Invocation>(taskId, onceKey)) ??
-    (await deps.store.putOnce(
-      taskId,
-      onceKey,
-      await deps.hooks
-        .run('tool.invoked', { taskId, call }, (context) =>
-          invokeTool(context.call, {
-            registry: deps.tools,
-            runner: deps.runner,
-            taskId,
-            context: {
-              extension: readExtension(record.task),
-              actor: record.loop.actor,
-              agentIds: deps.agents.agents().map((agent) => agent.id),
-              askedThisTurn: record.loop.pendingQuestion !== null,
-            },
-          })
-        )
-        .catch((error: unknown) => {
-          if (error instanceof HookAbortError) return aborted(error);
-          throw error;
-        })
-    ));
-
-  let result = invocation;
-  let created: ChildCreated | undefined;
-  if (invocation.kind === 'command') {
-    const { command } = invocation;
-    if (command.kind === 'attach_plan') {
-      try {
-        const plan = await deps.hooks.run(
-          'plan.created',
-          { taskId, plan: command.plan },
-          (c) => c.plan
-        );
-        result = { ...invocation, command: { ...command, plan } };
-      } catch (error) {
-        if (!(error instanceof HookAbortError)) throw error;
-        result = aborted(error);
-      }
-    }
-    if (command.kind === 'spawn_subtask' || command.kind === 'create_participant_task') {
-      created = await deps.agents.createChild(
-        childBrief({
-          parent: record,
-          command,
-          messageId: `${taskId}:${ref.generation}:${ref.turn}:${callId}`,
-          agentId: deps.config.agentId,
-        })
-      );
-    }
-  }
-
+/** The invoker's result applied to the task (pure): the transcript entry, the command, the Task. */
+export const withToolResult = (
+  change: Change,
+  callRef: ToolCallRef,
+  call: ModelToolCall,
+  result: Invocation,
+  created: ChildCreated | undefined
+): Change => {
+  const { callId } = callRef;
+  const { record } = change;
   const seq = record.loop.historySeq + 1;
-  await deps.store.appendHistory(taskId, [
-    {
-      seq,
-      kind: 'tool_result',
-      callId,
-      name: call.name,
-      output: result.text,
-      isError: result.kind === 'error' || (result.kind === 'output' && result.isError),
-    },
-  ]);
+  let extension = readExtension(record.task);
+  let loop = {
+    ...record.loop,
+    historySeq: seq,
+    needsModel: true,
+    appliedCalls: [...record.loop.appliedCalls, callId],
+  };
   let extensionChanged = false;
-  const updated = await mutateRecord(deps, taskId, (current) => {
-    if (current.loop.appliedCalls.includes(callId)) return undefined;
-    let extension = readExtension(current.task);
-    let loop = {
-      ...current.loop,
-      historySeq: seq,
-      needsModel: true,
-      appliedCalls: [...current.loop.appliedCalls, callId],
-    };
-    if (result.kind === 'command') {
-      const applied = applyCommand({ extension, loop }, result.command, { callId, created });
-      extensionChanged = applied.extension !== extension;
-      extension = applied.extension;
-      loop = applied.loop;
-    }
-    return { ...current, task: withExtension(current.task, extension), loop };
-  });
+  if (result.kind === 'command') {
+    const applied = applyCommand({ extension, loop }, result.command, { callId, created });
+    extensionChanged = applied.extension !== extension;
+    extension = applied.extension;
+    loop = applied.loop;
+  }
+  const next: Change = {
+    ...change,
+    record: { ...record, task: withExtension(record.task, extension), loop },
+    history: [
+      ...change.history,
+      {
+        seq,
+        kind: 'tool_result',
+        callId,
+        name: call.name,
+        output: result.text,
+        isError: result.kind === 'error' || (result.kind === 'output' && result.isError),
+      },
+    ],
+    audit: [...change.audit, { key: toolKey(callRef.ref, callId), value: result }],
+  };
   // Renderers read the extension only from Task events: every plan or row change is followed
   // by the updated Task.
-  if (extensionChanged)
-    await emitTask(deps, updated, `${ref.generation}:${ref.turn}:${callId}:task`);
+  return extensionChanged ? withTaskEvent(next) : next;
+};
+
+/** The validating invoker inside the `tool.invoked` hooks; an attached plan through `plan.created`. */
+const invoke = async (
+  deps: LoopDeps,
+  record: TaskRecord,
+  call: ModelToolCall
+): Promise<Invocation> => {
+  const taskId = record.task.id;
+  let invocation: Invocation;
+  try {
+    invocation = await deps.hooks.run('tool.invoked', { taskId, call }, (context) =>
+      invokeTool(context.call, {
+        registry: deps.tools,
+        runner: deps.runner,
+        taskId,
+        context: {
+          extension: readExtension(record.task),
+          actor: record.loop.actor,
+          agentIds: deps.agents.agents().map((agent) => agent.id),
+          askedThisTurn: record.loop.pendingQuestion !== null,
+        },
+      })
+    );
+  } catch (error) {
+    if (error instanceof HookAbortError) return aborted(error);
+    throw error;
+  }
+  if (invocation.kind !== 'command' || invocation.command.kind !== 'attach_plan') return invocation;
+  const { command } = invocation;
+  try {
+    const plan = await deps.hooks.run(
+      'plan.created',
+      { taskId, plan: command.plan },
+      (c) => c.plan
+    );
+    return { ...invocation, command: { ...command, plan } };
+  } catch (error) {
+    if (!(error instanceof HookAbortError)) throw error;
+    return aborted(error);
+  }
+};
+
+/**
+ * Runs one tool call of the current turn through the validating invoker and applies an
+ * intrinsic's command. Each call is its own state, so the execution history shows every call.
+ * The result, the transcript entry and the command's effect on the task are one commit,
+ * conditioned on the task as read: a call of a cut turn, or of a task that has ended, writes
+ * nothing, and `appliedCalls` makes a retried state a no-op. A child's creation is idempotent on
+ * its brief's message id, so a retry finds the same child.
+ */
+export const executeTool = async (deps: LoopDeps, callRef: ToolCallRef): Promise<void> => {
+  const { ref, callId } = callRef;
+  let outcome: { result: Invocation; created: ChildCreated | undefined } | undefined;
+  await decideAndCommit(
+    deps,
+    () => loadRecord(deps, ref.taskId),
+    async (record) => {
+      const call = callToApply(record, callRef);
+      if (call === undefined) return { result: undefined };
+      if (outcome === undefined) {
+        const result = await invoke(deps, record, call);
+        let created: ChildCreated | undefined;
+        if (
+          result.kind === 'command' &&
+          (result.command.kind === 'spawn_subtask' ||
+            result.command.kind === 'create_participant_task')
+        ) {
+          created = await deps.agents.createChild(
+            childBrief({
+              parent: record,
+              command: result.command,
+              messageId: `${ref.taskId}:${ref.generation}:${ref.turn}:${callId}`,
+              agentId: deps.config.agentId,
+            })
+          );
+        }
+        outcome = { result, created };
+      }
+      const change = withToolResult(
+        changeOf(record),
+        callRef,
+        call,
+        outcome.result,
+        outcome.created
+      );
+      return decided(record, change, undefined);
+    }
+  );
 };

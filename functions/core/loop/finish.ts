@@ -1,27 +1,32 @@
 import { TaskState } from '@a2a-js/sdk';
 import type { TaskRecord } from '../ports/task-store.js';
-import {
-  isTerminalState,
-  lifecycleOf,
-  readExtension,
-  stateName,
-  stateOf,
-} from '../task/a2a-task.js';
+import { isTerminalState, lifecycleOf, readExtension, stateOf } from '../task/a2a-task.js';
 import { agentIsAssignee } from './assignee.js';
 import { decideCompletion } from './completion.js';
 import type { LoopDeps } from './deps.js';
-import { loadRecord, mutateRecord } from './records.js';
+import type { InboxItem } from './inbox.schema.js';
+import {
+  changeOf,
+  type Decision,
+  decideAndCommit,
+  decided,
+  loadRecord,
+  withLoop,
+} from './records.js';
 import type { StepResult, TurnRef } from './route.schema.js';
-import { endTask, parkWaitingForInput } from './status.js';
+import { ended, endRoute, parkedForInput } from './status.js';
 
-/** Whether something arrived that the model has not read: a message, or a child's result. */
-export const hasUnreadWork = async (deps: LoopDeps, record: TaskRecord): Promise<boolean> => {
-  const items = await deps.store.readInbox(record.task.id, record.loop.inboxCursor);
-  return items.some((item) => item.kind === 'message' || item.result);
-};
+/** Whether something waits that the model has not read: a message, or a child's result. */
+export const hasUnreadWork = (inbox: readonly InboxItem[]): boolean =>
+  inbox.some((item) => item.kind === 'message' || item.result);
 
 const lastText = (record: TaskRecord): string | undefined =>
   record.loop.response?.text || undefined;
+
+const park = (ref: TurnRef, subState: 'awaiting-next-message'): StepResult => ({
+  ref,
+  route: { next: 'park', subState },
+});
 
 /**
  * The end of a turn with no tool call. A participant's completion request runs
@@ -30,52 +35,66 @@ const lastText = (record: TaskRecord): string | undefined =>
  * (INPUT_REQUIRED, awaiting-next-message) and never completes by itself; a delegated task runs
  * decide_completion and completes, fails, or waits for its children.
  */
-export const finish = async (deps: LoopDeps, ref: TurnRef): Promise<StepResult> => {
-  const record = await loadRecord(deps, ref.taskId);
+export const decideFinish = async (
+  deps: LoopDeps,
+  record: TaskRecord,
+  inbox: readonly InboxItem[],
+  ref: TurnRef
+): Promise<Decision<StepResult>> => {
   const state = stateOf(record.task);
-  if (isTerminalState(state)) return { ref, route: { next: 'end', state: stateName(state) } };
-  if (record.loop.generation !== ref.generation) return { ref, route: { next: 'superseded' } };
+  if (isTerminalState(state)) return { result: { ref, route: endRoute(state) } };
+  if (record.loop.generation !== ref.generation)
+    return { result: { ref, route: { next: 'superseded' } } };
+  const now = deps.clock.now();
   const extension = readExtension(record.task);
+  const base = changeOf(record);
+  const end = (endState: TaskState, text: string | undefined, clearRequest = false) => {
+    const change = ended(base, ref, endState, text, now);
+    return decided(
+      record,
+      clearRequest ? withLoop(change, (loop) => ({ ...loop, completionRequest: null })) : change,
+      { ref, route: endRoute(endState) }
+    );
+  };
 
   const request = record.loop.completionRequest;
   if (request !== null) {
     const result = request.reason ?? lastText(record) ?? '';
     const verdict = await decideCompletion(deps, record, request.requestedBy, result);
-    const clearRequest = (current: TaskRecord): TaskRecord => ({
-      ...current,
-      loop: { ...current.loop, completionRequest: null },
-    });
-    if (verdict.decision === 'complete') {
-      return endTask(deps, record, ref, TaskState.TASK_STATE_COMPLETED, result, clearRequest);
-    }
-    if (verdict.decision === 'fail') {
-      return endTask(deps, record, ref, TaskState.TASK_STATE_FAILED, verdict.reason, clearRequest);
-    }
-    await mutateRecord(deps, ref.taskId, clearRequest);
-    return parkWaitingForInput(
-      deps,
-      record,
+    if (verdict.decision === 'complete') return end(TaskState.TASK_STATE_COMPLETED, result, true);
+    if (verdict.decision === 'fail') return end(TaskState.TASK_STATE_FAILED, verdict.reason, true);
+    const refused = parkedForInput(
+      withLoop(base, (loop) => ({ ...loop, completionRequest: null })),
       ref,
       'awaiting-next-message',
-      `completion refused: ${verdict.reason}`
+      `completion refused: ${verdict.reason}`,
+      now
     );
+    return decided(record, refused, park(ref, 'awaiting-next-message'));
   }
 
-  if (await hasUnreadWork(deps, record)) return { ref, route: { next: 'drain' } };
+  if (hasUnreadWork(inbox)) return { result: { ref, route: { next: 'drain' } } };
 
   if (!agentIsAssignee(extension, deps.config.agentId)) {
-    return parkWaitingForInput(deps, record, ref, 'awaiting-next-message', extension.goal);
+    const waiting = parkedForInput(base, ref, 'awaiting-next-message', extension.goal, now);
+    return decided(record, waiting, park(ref, 'awaiting-next-message'));
   }
   if (lifecycleOf(extension) === 'conversation') {
-    return parkWaitingForInput(deps, record, ref, 'awaiting-next-message', lastText(record));
+    const waiting = parkedForInput(base, ref, 'awaiting-next-message', lastText(record), now);
+    return decided(record, waiting, park(ref, 'awaiting-next-message'));
   }
   const verdict = await decideCompletion(deps, record, null, lastText(record) ?? '');
-  if (verdict.decision === 'complete') {
-    return endTask(deps, record, ref, TaskState.TASK_STATE_COMPLETED, lastText(record));
-  }
-  if (verdict.decision === 'fail') {
-    return endTask(deps, record, ref, TaskState.TASK_STATE_FAILED, verdict.reason);
-  }
+  if (verdict.decision === 'complete') return end(TaskState.TASK_STATE_COMPLETED, lastText(record));
+  if (verdict.decision === 'fail') return end(TaskState.TASK_STATE_FAILED, verdict.reason);
   // Waiting for children: the task stays WORKING, parked on a token until a child's news.
-  return { ref, route: { next: 'park', subState: null } };
+  return { result: { ref, route: { next: 'park', subState: null } } };
+};
+
+export const finish = async (deps: LoopDeps, ref: TurnRef): Promise<StepResult> => {
+  const { result } = await decideAndCommit(
+    deps,
+    () => Promise.all([loadRecord(deps, ref.taskId), deps.store.readInbox(ref.taskId)]),
+    ([record, inbox]) => decideFinish(deps, record, inbox, ref)
+  );
+  return result;
 };

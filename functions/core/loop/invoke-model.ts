@@ -1,11 +1,14 @@
 import { TaskState } from '@a2a-js/sdk';
 import type { ModelResponse } from '../ports/model.js';
+import type { TaskRecord } from '../ports/task-store.js';
+import { isTerminalState, stateOf } from '../task/a2a-task.js';
+import type { LoopConfig } from './config.js';
 import { assembleContext } from './context.js';
 import type { LoopDeps } from './deps.js';
 import type { HistoryEntry } from './history.schema.js';
-import { loadRecord, mutateRecord } from './records.js';
+import { type Change, changeOf, decideAndCommit, decided, loadRecord } from './records.js';
 import type { StepResult, TurnRef } from './route.schema.js';
-import { endTask } from './status.js';
+import { ended, endRoute } from './status.js';
 import { costOf, withCall } from './usage.js';
 
 const routeAfter = (ref: TurnRef, response: ModelResponse): StepResult =>
@@ -19,68 +22,47 @@ const routeAfter = (ref: TurnRef, response: ModelResponse): StepResult =>
         },
       };
 
-/**
- * Calls the model once for turn `ref.turn + 1`. The response is stored before the route is
- * returned, keyed by (generation, turn): a retried state reuses it and never calls the model
- * twice. Tool calls come only from the response's structured calls, filtered by the
- * `tool_calls.extracted` hooks.
- */
-export const invokeModel = async (deps: LoopDeps, ref: TurnRef): Promise<StepResult> => {
-  const record = await loadRecord(deps, ref.taskId);
-  if (record.loop.generation !== ref.generation) return { ref, route: { next: 'superseded' } };
-  const next = { ...ref, turn: ref.turn + 1 };
-  if (record.loop.turn === next.turn && record.loop.response !== null) {
-    return routeAfter(next, record.loop.response);
-  }
-  if (record.loop.turn >= deps.config.maxTurns) {
-    return endTask(deps, record, ref, TaskState.TASK_STATE_FAILED, 'turn limit reached');
-  }
+/** What the auditor reads of a model call (`response:<generation>:<turn>`). */
+export interface ModelCallRecord extends ModelResponse {
+  requested_model: string | null;
+  reasoning_effort: string | null;
+  cost_usd: number;
+  latency_ms: number;
+  at: string;
+}
 
-  const taskId = ref.taskId;
-  const responseKey = `response:${ref.generation}:${next.turn}`;
-  const history = await deps.store.readHistory(taskId, record.loop.compactedThrough);
-  const { request, characters } = assembleContext({
-    record,
-    history,
-    tools: deps.tools,
-    config: deps.config,
-  });
-  const stored =
-    (await deps.store.getOnce<ModelResponse>(taskId, responseKey)) ??
-    (await deps.store.putOnce(taskId, responseKey, await deps.model.invoke(request)));
-  const toolCalls = await deps.hooks.run(
-    'tool_calls.extracted',
-    { taskId, calls: stored.toolCalls },
-    (context) => context.calls
-  );
-  const response: ModelResponse = { ...stored, toolCalls };
+export const responseKey = (ref: TurnRef) => `response:${ref.generation}:${ref.turn}`;
 
-  let seq = record.loop.historySeq;
+/** A model call made for turn `next.turn`, as it is committed (pure). */
+export const withModelResponse = (
+  change: Change,
+  next: TurnRef,
+  call: { response: ModelResponse; characters: number; record: ModelCallRecord }
+): Change => {
+  const { response, characters } = call;
+  const { loop, task } = change.record;
+  let seq = loop.historySeq;
   const entries: HistoryEntry[] = [];
   if (response.text !== '')
     entries.push({ seq: ++seq, kind: 'assistant_message', text: response.text });
-  for (const call of toolCalls) {
+  for (const toolCall of response.toolCalls) {
     entries.push({
       seq: ++seq,
       kind: 'tool_call',
-      callId: call.id,
-      name: call.name,
-      arguments: call.arguments,
+      callId: toolCall.id,
+      name: toolCall.name,
+      arguments: toolCall.arguments,
     });
   }
-  await deps.store.appendHistory(taskId, entries);
-  await mutateRecord(deps, taskId, (current) => {
-    if (current.loop.turn !== ref.turn) return undefined;
-    const { usage } = current.loop;
-    const prices = deps.config.prices ?? {};
-    const cost = costOf(response.usage, prices[response.model] ?? prices[request.model ?? '']);
-    return {
-      ...current,
-      task: withCall(current.task, response.usage, cost),
+  return {
+    ...change,
+    record: {
+      ...change.record,
+      task: withCall(task, response.usage, call.record.cost_usd),
       loop: {
-        ...current.loop,
+        ...loop,
         turn: next.turn,
-        toolCalls: current.loop.toolCalls + toolCalls.length,
+        toolCalls: loop.toolCalls + response.toolCalls.length,
         historySeq: seq,
         response,
         appliedCalls: [],
@@ -89,12 +71,102 @@ export const invokeModel = async (deps: LoopDeps, ref: TurnRef): Promise<StepRes
         lastInputTokens: response.usage.inputTokens,
         lastRequestChars: characters,
         usage: {
-          inputTokens: usage.inputTokens + response.usage.inputTokens,
-          cachedInputTokens: usage.cachedInputTokens + response.usage.cachedInputTokens,
-          outputTokens: usage.outputTokens + response.usage.outputTokens,
+          inputTokens: loop.usage.inputTokens + response.usage.inputTokens,
+          cachedInputTokens: loop.usage.cachedInputTokens + response.usage.cachedInputTokens,
+          outputTokens: loop.usage.outputTokens + response.usage.outputTokens,
         },
       },
+    },
+    history: [...change.history, ...entries],
+    audit: [...change.audit, { key: responseKey(next), value: call.record }],
+  };
+};
+
+/** Whether the model may run for `ref` on this record; otherwise the route that replaces it. */
+const routeInstead = (
+  record: TaskRecord,
+  ref: TurnRef,
+  config: Pick<LoopConfig, 'maxTurns'>,
+  now: string
+): { result: StepResult; change?: Change } | undefined => {
+  const state = stateOf(record.task);
+  if (isTerminalState(state)) return { result: { ref, route: endRoute(state) } };
+  if (record.loop.generation !== ref.generation)
+    return { result: { ref, route: { next: 'superseded' } } };
+  const next = { ...ref, turn: ref.turn + 1 };
+  // A retried state whose response was committed: route on it, never call the model twice.
+  if (record.loop.turn === next.turn && record.loop.response !== null) {
+    return { result: routeAfter(next, record.loop.response) };
+  }
+  if (record.loop.turn >= config.maxTurns) {
+    const failed = TaskState.TASK_STATE_FAILED;
+    return {
+      result: { ref, route: endRoute(failed) },
+      change: ended(changeOf(record), ref, failed, 'turn limit reached', now),
     };
-  });
-  return routeAfter(next, response);
+  }
+  return undefined;
+};
+
+/**
+ * Calls the model once for turn `ref.turn + 1`. The response is committed with the turn (its
+ * transcript entries, the usage, the record the auditor reads) before the route is returned, so
+ * a retried state reuses it and never calls the model twice. The commit is conditioned on the
+ * task as it was read before the call: if the turn was cut or the task ended meanwhile, nothing
+ * of the response is written. Tool calls come only from the response's structured calls,
+ * filtered by the `tool_calls.extracted` hooks.
+ */
+export const invokeModel = async (deps: LoopDeps, ref: TurnRef): Promise<StepResult> => {
+  const taskId = ref.taskId;
+  const next = { ...ref, turn: ref.turn + 1 };
+  let call: { response: ModelResponse; characters: number; record: ModelCallRecord } | undefined;
+  const { result } = await decideAndCommit(
+    deps,
+    () => loadRecord(deps, taskId),
+    async (record) => {
+      const instead = routeInstead(record, ref, deps.config, deps.clock.now());
+      if (instead !== undefined) {
+        return instead.change === undefined
+          ? { result: instead.result }
+          : decided(record, instead.change, instead.result);
+      }
+      if (call === undefined) {
+        const history = await deps.store.readHistory(taskId, record.loop.compactedThrough);
+        const { request, characters } = assembleContext({
+          record,
+          history,
+          tools: deps.tools,
+          config: deps.config,
+        });
+        const startedAt = deps.clock.now();
+        const answered = await deps.model.invoke(request);
+        const at = deps.clock.now();
+        const toolCalls = await deps.hooks.run(
+          'tool_calls.extracted',
+          { taskId, calls: answered.toolCalls },
+          (context) => context.calls
+        );
+        const response: ModelResponse = { ...answered, toolCalls };
+        const prices = deps.config.prices ?? {};
+        call = {
+          response,
+          characters,
+          record: {
+            ...response,
+            requested_model: request.model ?? null,
+            reasoning_effort: request.reasoningEffort ?? null,
+            cost_usd: costOf(response.usage, prices[response.model] ?? prices[request.model ?? '']),
+            latency_ms: Math.max(0, Date.parse(at) - Date.parse(startedAt)),
+            at,
+          },
+        };
+      }
+      return decided(
+        record,
+        withModelResponse(changeOf(record), next, call),
+        routeAfter(next, call.response)
+      );
+    }
+  );
+  return result;
 };

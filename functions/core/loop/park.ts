@@ -1,8 +1,10 @@
+import type { TaskRecord } from '../ports/task-store.js';
 import { isTerminalState, stateOf } from '../task/a2a-task.js';
 import type { LoopDeps } from './deps.js';
 import { hasUnreadWork } from './finish.js';
-import { claimParkToken } from './park-token.js';
-import { mutateRecord } from './records.js';
+import type { InboxItem } from './inbox.schema.js';
+import { withTokenClaimed } from './park-token.js';
+import { changeOf, decided, decideOnRecord, withLoop } from './records.js';
 import type { TurnRef } from './route.schema.js';
 
 export interface ParkOutcome {
@@ -10,25 +12,38 @@ export interface ParkOutcome {
   wakeNow: boolean;
 }
 
+/** Whether work that raced in while the turn was ending waits for the parked task. */
+export const hasWaitingWork = (record: TaskRecord, inbox: readonly InboxItem[]): boolean =>
+  record.loop.completionRequest !== null ||
+  (record.loop.pendingQuestion === null ? hasUnreadWork(inbox) : inbox.length > 0);
+
 /**
- * Stores the parked execution's task token on the task (a conditional write), then looks again
- * for work that raced in while the turn was ending — a message, a child's result, a completion
- * request. If there is some, the park claims its own token back and the execution resumes at
- * once, so nothing waits on a token nobody will claim.
+ * Stores the parked execution's task token on the task (one conditional commit), then looks
+ * again for work that raced in while the turn was ending: a message, a child's result, a
+ * completion request. Whoever adds work to a task checks, in the same commit, whether it is
+ * parked (and then wakes it), so work committed before the token is seen here. If there is
+ * some, the park claims its own token back and the execution resumes at once, so nothing waits
+ * on a token nobody will claim.
  */
 export const park = async (deps: LoopDeps, ref: TurnRef, token: string): Promise<ParkOutcome> => {
-  const record = await mutateRecord(deps, ref.taskId, (current) => {
-    if (current.loop.generation !== ref.generation || isTerminalState(stateOf(current.task))) {
-      return undefined;
+  const { result: parked } = await decideOnRecord<TaskRecord | undefined>(
+    deps,
+    ref.taskId,
+    (record) => {
+      if (record.loop.generation !== ref.generation || isTerminalState(stateOf(record.task))) {
+        return { result: undefined };
+      }
+      // A retried park state: the token is stored already.
+      if (record.loop.parkToken === token) return { result: record };
+      const change = withLoop(changeOf(record), (loop) => ({ ...loop, parkToken: token }));
+      return decided(record, change, change.record);
     }
-    return { ...current, loop: { ...current.loop, parkToken: token } };
+  );
+  if (parked === undefined) return { wakeNow: true };
+  if (!hasWaitingWork(parked, await deps.store.readInbox(ref.taskId))) return { wakeNow: false };
+  const { result: claimed } = await decideOnRecord<boolean>(deps, ref.taskId, (record) => {
+    const { change, token: held } = withTokenClaimed(changeOf(record));
+    return held === token ? decided(record, change, true) : { result: false };
   });
-  if (record.loop.parkToken !== token) return { wakeNow: true };
-  const pending =
-    record.loop.completionRequest !== null ||
-    (record.loop.pendingQuestion === null && (await hasUnreadWork(deps, record))) ||
-    (record.loop.pendingQuestion !== null &&
-      (await deps.store.readInbox(ref.taskId, record.loop.inboxCursor)).length > 0);
-  if (!pending) return { wakeNow: false };
-  return { wakeNow: (await claimParkToken(deps, ref.taskId)) === token };
+  return { wakeNow: claimed };
 };

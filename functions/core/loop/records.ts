@@ -1,9 +1,13 @@
 import type { TaskState } from '@a2a-js/sdk';
 import { ConcurrencyConflictError, TaskNotFoundError } from '../errors.js';
 import type { TaskEvent } from '../ports/event-log.js';
-import type { TaskRecord } from '../ports/task-store.js';
+import type { PushConfig } from '../ports/push-config-store.js';
+import type { AuditRecord, CommitResult, TaskCommit, TaskRecord } from '../ports/task-store.js';
 import { type StatusChange, stateOf, subStateOf, withStatus } from '../task/a2a-task.js';
+import type { SubState } from '../task/extension.schema.js';
 import type { LoopDeps } from './deps.js';
+import type { HistoryEntry } from './history.schema.js';
+import type { InboxItem, InboxItemDraft } from './inbox.schema.js';
 
 export const loadRecord = async (
   deps: Pick<LoopDeps, 'store'>,
@@ -14,84 +18,156 @@ export const loadRecord = async (
   return record;
 };
 
-const MAX_ATTEMPTS = 8;
+export interface StateChanged {
+  from: TaskState;
+  to: TaskState;
+  subState: SubState | undefined;
+}
 
 /**
- * Read-modify-write with optimistic concurrency. The loop is not the task record's only writer
- * (the stream handler updates sub-task rows, intake records completion requests), so a conflict
- * re-reads and re-applies `mutate`. `mutate` returns undefined when there is nothing to write.
+ * What an operation decided about one task: the record as it should be and everything written
+ * with it. Built by pure functions from the record as loaded; committed once.
  */
-export const mutateRecord = async (
-  deps: Pick<LoopDeps, 'store'>,
-  taskId: string,
-  mutate: (record: TaskRecord) => TaskRecord | undefined
-): Promise<TaskRecord> => {
+export interface Change {
+  record: TaskRecord;
+  history: HistoryEntry[];
+  events: TaskEvent[];
+  consumed: InboxItem[];
+  enqueue: InboxItemDraft[];
+  seen: string[];
+  audit: AuditRecord[];
+  pushConfigs: PushConfig[];
+  /** For the `task.state_changed` hooks, which run once the change is committed. */
+  stateChanges: StateChanged[];
+}
+
+export const changeOf = (record: TaskRecord): Change => ({
+  record,
+  history: [],
+  events: [],
+  consumed: [],
+  enqueue: [],
+  seen: [],
+  audit: [],
+  pushConfigs: [],
+  stateChanges: [],
+});
+
+/** The change with the record rewritten (task or loop state). */
+export const withRecord = (change: Change, update: (record: TaskRecord) => TaskRecord): Change => ({
+  ...change,
+  record: update(change.record),
+});
+
+export const withLoop = (
+  change: Change,
+  update: (loop: TaskRecord['loop']) => TaskRecord['loop']
+): Change => withRecord(change, (record) => ({ ...record, loop: update(record.loop) }));
+
+/** The task as it now is, appended to its log: renderers read the extension only from Tasks. */
+export const withTaskEvent = (change: Change): Change => ({
+  ...change,
+  events: [...change.events, { kind: 'task', task: change.record.task }],
+});
+
+/**
+ * The task with a new status. A change of state or sub-state is logged as a status update (every
+ * subscriber and push config reads it) and runs the `task.state_changed` hooks once committed;
+ * the same state and sub-state again only updates the status message and timestamp.
+ */
+export const withStatusChange = (
+  change: Change,
+  status: Omit<StatusChange, 'timestamp'>,
+  now: string
+): Change => {
+  const from = stateOf(change.record.task);
+  const fromSubState = subStateOf(change.record.task);
+  const task = withStatus(change.record.task, { ...status, timestamp: now });
+  const next = { ...change, record: { ...change.record, task } };
+  if (from === status.state && fromSubState === subStateOf(task)) return next;
+  return {
+    ...next,
+    events: [
+      ...next.events,
+      {
+        kind: 'status_update',
+        statusUpdate: {
+          taskId: task.id,
+          contextId: task.contextId,
+          status: task.status,
+          metadata: task.metadata,
+        },
+      },
+    ],
+    stateChanges: [...next.stateChanges, { from, to: status.state, subState: subStateOf(task) }],
+  };
+};
+
+/** The commit of a change decided on `base`: applies only while the task is still at `base`. */
+export const updateOf = (base: TaskRecord, change: Change): TaskCommit => ({
+  kind: 'update',
+  base,
+  record: change.record,
+  history: change.history,
+  events: change.events,
+  consumed: change.consumed,
+  enqueue: change.enqueue,
+  seen: change.seen,
+  audit: change.audit,
+  pushConfigs: change.pushConfigs,
+});
+
+/** What one decision of an operation comes to: its result, and what to commit (if anything). */
+export interface Decision<T> {
+  result: T;
+  commit?: TaskCommit | undefined;
+  stateChanges?: readonly StateChanged[];
+}
+
+/** A decision to commit `change` (made on `base`) and answer `result`. */
+export const decided = <T>(base: TaskRecord, change: Change, result: T): Decision<T> => ({
+  result,
+  commit: updateOf(base, change),
+  stateChanges: change.stateChanges,
+});
+
+const MAX_ATTEMPTS = 10;
+
+/**
+ * One read, one decision, one commit. `load` reads what the operation needs, `decide` (pure but
+ * for hooks: no store I/O) says what to write and what to answer, and the store writes it all at
+ * once, conditioned on what was read. On a conflict (the task was written since it was read:
+ * a child's row, a message, a cut) the operation reads and decides again; whatever it did
+ * outside the store (a model call) is captured by `decide`, never repeated. A decision made on
+ * a state that has moved on (a superseded generation, an ended task) decides to write nothing.
+ */
+export const decideAndCommit = async <S, T>(
+  deps: LoopDeps,
+  load: () => Promise<S>,
+  decide: (snapshot: S) => Decision<T> | Promise<Decision<T>>
+): Promise<{ result: T; committed: CommitResult | undefined }> => {
   for (let attempt = 1; ; attempt++) {
-    const current = await loadRecord(deps, taskId);
-    const next = mutate(current);
-    if (next === undefined) return current;
+    const decision = await decide(await load());
+    if (decision.commit === undefined) return { result: decision.result, committed: undefined };
+    let committed: CommitResult;
     try {
-      return await deps.store.update({ ...next, version: current.version });
+      committed = await deps.store.commit(decision.commit);
     } catch (error) {
-      if (!(error instanceof ConcurrencyConflictError) || attempt >= MAX_ATTEMPTS) throw error;
+      if (error instanceof ConcurrencyConflictError && attempt < MAX_ATTEMPTS) continue;
+      throw error;
     }
+    const taskId =
+      decision.commit.kind === 'guarded' ? decision.commit.taskId : decision.commit.record.task.id;
+    for (const changed of decision.stateChanges ?? []) {
+      await deps.hooks.run('task.state_changed', { taskId, ...changed }, () => undefined);
+    }
+    return { result: decision.result, committed };
   }
 };
 
-export const emit = (
-  deps: Pick<LoopDeps, 'events'>,
-  taskId: string,
-  event: TaskEvent,
-  key: string
-) => deps.events.append(taskId, event, key);
-
-export const emitTask = (deps: Pick<LoopDeps, 'events'>, record: TaskRecord, key: string) =>
-  emit(deps, record.task.id, { kind: 'task', task: record.task }, key);
-
-export const emitStatus = (deps: Pick<LoopDeps, 'events'>, record: TaskRecord, key: string) =>
-  emit(
-    deps,
-    record.task.id,
-    {
-      kind: 'status_update',
-      statusUpdate: {
-        taskId: record.task.id,
-        contextId: record.task.contextId,
-        status: record.task.status,
-        metadata: record.task.metadata,
-      },
-    },
-    key
-  );
-
-/**
- * Moves the task to a new status, persists it, then emits the status update (to the durable log
- * every subscriber and push config reads) and runs the `task.state_changed` hooks.
- * A change to the same state and sub-state is a no-op.
- */
-export const changeStatus = async (
+/** `decideAndCommit` on the task record alone. */
+export const decideOnRecord = <T>(
   deps: LoopDeps,
   taskId: string,
-  change: Omit<StatusChange, 'timestamp'>,
-  eventKey: string,
-  alsoMutate: (record: TaskRecord) => TaskRecord = (record) => record
-): Promise<TaskRecord> => {
-  let from: TaskState | undefined;
-  const record = await mutateRecord(deps, taskId, (current) => {
-    from = stateOf(current.task);
-    const task = withStatus(current.task, { ...change, timestamp: deps.clock.now() });
-    return alsoMutate({ ...current, task });
-  });
-  if (
-    from !== undefined &&
-    (from !== change.state || subStateOf(record.task) !== change.subState)
-  ) {
-    await emitStatus(deps, record, eventKey);
-    await deps.hooks.run(
-      'task.state_changed',
-      { taskId, from, to: change.state, subState: change.subState },
-      () => undefined
-    );
-  }
-  return record;
-};
+  decide: (record: TaskRecord) => Decision<T> | Promise<Decision<T>>
+) => decideAndCommit(deps, () => loadRecord(deps, taskId), decide);

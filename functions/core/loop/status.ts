@@ -1,77 +1,61 @@
 import { TaskState } from '@a2a-js/sdk';
-import type { TaskRecord } from '../ports/task-store.js';
-import { stateName } from '../task/a2a-task.js';
+import { stateName, stateOf } from '../task/a2a-task.js';
 import type { SubState } from '../task/extension.schema.js';
-import type { LoopDeps } from './deps.js';
 import { agentMessage } from './messages.js';
-import { changeStatus } from './records.js';
-import type { StepResult, TurnRef } from './route.schema.js';
+import { type Change, withLoop, withStatusChange } from './records.js';
+import type { Route, TurnRef } from './route.schema.js';
 
 const keyOf = (ref: TurnRef, purpose: string) => `${ref.generation}:${ref.turn}:${purpose}`;
 
-const statusMessage = (
-  record: TaskRecord,
-  ref: TurnRef,
-  purpose: string,
-  text: string | undefined
-) =>
+const statusMessage = (change: Change, ref: TurnRef, purpose: string, text: string | undefined) =>
   text === undefined || text === ''
     ? undefined
     : agentMessage({
-        messageId: `${record.task.id}:${keyOf(ref, purpose)}`,
-        taskId: record.task.id,
-        contextId: record.task.contextId,
+        messageId: `${change.record.task.id}:${keyOf(ref, purpose)}`,
+        taskId: change.record.task.id,
+        contextId: change.record.task.contextId,
         text,
       });
 
 /** Parks in INPUT_REQUIRED with a sub-state; the status message is what the task waits on. */
-export const parkWaitingForInput = async (
-  deps: LoopDeps,
-  record: TaskRecord,
+export const parkedForInput = (
+  change: Change,
   ref: TurnRef,
   subState: SubState,
-  text: string | undefined
-): Promise<StepResult> => {
-  await changeStatus(
-    deps,
-    record.task.id,
+  text: string | undefined,
+  now: string
+): Change =>
+  withStatusChange(
+    change,
     {
       state: TaskState.TASK_STATE_INPUT_REQUIRED,
       subState,
-      message: statusMessage(record, ref, `park:${subState}`, text),
+      message: statusMessage(change, ref, `park:${subState}`, text),
     },
-    keyOf(ref, `park:${subState}`)
+    now
   );
-  return { ref, route: { next: 'park', subState } };
-};
 
-/** Ends the task: the terminal status is persisted and emitted before the route is returned. */
-export const endTask = async (
-  deps: LoopDeps,
-  record: TaskRecord,
+/** Ends the task: nobody may wake it any more. */
+export const ended = (
+  change: Change,
   ref: TurnRef,
   state: TaskState,
   text: string | undefined,
-  alsoMutate?: (record: TaskRecord) => TaskRecord
-): Promise<StepResult> => {
-  const purpose = `end:${stateName(state)}`;
-  await changeStatus(
-    deps,
-    record.task.id,
-    { state, message: statusMessage(record, ref, purpose, text) },
-    keyOf(ref, purpose),
-    (current) => {
-      const next = alsoMutate ? alsoMutate(current) : current;
-      return { ...next, loop: { ...next.loop, parkToken: null } };
-    }
+  now: string
+): Change =>
+  withLoop(
+    withStatusChange(
+      change,
+      { state, message: statusMessage(change, ref, `end:${stateName(state)}`, text) },
+      now
+    ),
+    (loop) => ({ ...loop, parkToken: null })
   );
-  return { ref, route: { next: 'end', state: stateName(state) } };
-};
 
-export const markWorking = (deps: LoopDeps, record: TaskRecord, ref: TurnRef) =>
-  changeStatus(
-    deps,
-    record.task.id,
-    { state: TaskState.TASK_STATE_WORKING },
-    keyOf(ref, 'working')
-  );
+/** WORKING, unless it already is (a turn after a tool call changes nothing). */
+export const working = (change: Change, now: string): Change =>
+  stateOf(change.record.task) === TaskState.TASK_STATE_WORKING
+    ? change
+    : withStatusChange(change, { state: TaskState.TASK_STATE_WORKING }, now);
+
+export const endRoute = (state: TaskState): Route => ({ next: 'end', state: stateName(state) });

@@ -2,13 +2,17 @@ import type { Task } from '@a2a-js/sdk';
 import type { HistoryEntry } from '../loop/history.schema.js';
 import type { InboxItem, InboxItemDraft } from '../loop/inbox.schema.js';
 import type { LoopState } from '../loop/loop-state.schema.js';
+import type { TaskEvent } from './event-log.js';
+import type { PushConfig } from './push-config-store.js';
 
 /** A task as stored: the A2A task (extensions in its metadata) and the loop's own state. */
 export interface TaskRecord {
   task: Task;
   loop: LoopState;
-  /** Optimistic concurrency: 1 on create, +1 on every update. */
+  /** Optimistic concurrency: 1 on create, +1 on every commit that writes the record. */
   version: number;
+  /** Seq of the newest event of the task's log (0 before any): a commit's events follow it. */
+  eventSeq: number;
 }
 
 export interface TaskQuery {
@@ -17,32 +21,97 @@ export interface TaskQuery {
   participantId?: string | undefined;
 }
 
+/** An audit record: what the auditor's timeline reads (a model call, a tool result, ...). */
+export interface AuditRecord {
+  key: string;
+  value: unknown;
+}
+
+/** What a commit writes besides the task record, all or nothing. */
+export interface CommitWrites {
+  /** Transcript entries, at the seqs they carry (after the loaded `loop.historySeq`). */
+  history?: readonly HistoryEntry[];
+  /** Events appended to the task's log, in order, after the loaded record's `eventSeq`. */
+  events?: readonly TaskEvent[];
+  /** Inbox items this operation folded into the transcript: they leave the inbox. */
+  consumed?: readonly InboxItem[];
+  /**
+   * Items that join the inbox, each at a fresh seq. An item id already enqueued (ever) fails the
+   * commit with `ConcurrencyConflictError`: the caller reloads and finds it a duplicate.
+   */
+  enqueue?: readonly InboxItemDraft[];
+  /**
+   * Message ids taken in without an inbox item (a control or envelope message, a `/sub-task`):
+   * remembered as seen (`inboxSeqOf` answers 0), and refused again like an enqueued id.
+   */
+  seen?: readonly string[];
+  /** Audit records, by key: a later record with the same key replaces the earlier one. */
+  audit?: readonly AuditRecord[];
+  /** Push-notification configs stored with the commit (SendMessage's inline config). */
+  pushConfigs?: readonly PushConfig[];
+}
+
 /**
- * Durable task state. Every write that can race is conditional.
+ * One atomic write of everything an operation decided. The record write is conditioned on the
+ * version the operation loaded, so a decision made on a state that has since changed (a cut
+ * turn, a renewal, a cancel) is refused whole and changes nothing.
+ */
+export type TaskCommit =
+  | (CommitWrites & {
+      kind: 'create';
+      /** The new task (its version and eventSeq are the store's: 1 and the events written). */
+      record: TaskRecord;
+    })
+  | (CommitWrites & {
+      kind: 'update';
+      /** The record as loaded: the commit applies only while the stored version is its version. */
+      base: TaskRecord;
+      record: TaskRecord;
+    })
+  | (Omit<CommitWrites, 'history' | 'events' | 'consumed'> & {
+      kind: 'guarded';
+      /**
+       * No record write: the commit applies only while the task exists and has not ended, and,
+       * with `unparked`, while no execution is parked on it (so whoever parks it sees what this
+       * commit adds, and whoever adds to a parked task wakes it).
+       */
+      taskId: string;
+      unparked: boolean;
+    });
+
+export interface CommitResult {
+  /** The stored record after a create or an update (version and eventSeq advanced). */
+  record?: TaskRecord;
+  /** The inbox seqs given to `enqueue`'s items, in order. */
+  enqueued: number[];
+}
+
+/**
+ * Durable task state. Every write is a `commit`: all of it or nothing.
  *
- * - `create` MUST fail with `AlreadyExistsError` when the id exists.
+ * - `commit` MUST apply every write of the commit or none. `create` fails with
+ *   `AlreadyExistsError` when the id exists; `update` with `ConcurrencyConflictError` when the
+ *   stored version is not `base.version`; `guarded` with `ConcurrencyConflictError` when the task
+ *   is missing, ended, or (with `unparked`) parked; any commit with `ConcurrencyConflictError`
+ *   when an enqueued item id was enqueued before. A record write stores `version + 1` and advances
+ *   `eventSeq` by the events written; events take seqs `eventSeq + 1, ...`.
+ * - Inbox seqs are unique and increasing per task in the order seqs are taken, but a seq may be
+ *   skipped (a refused commit), and items of concurrent commits may land out of seq order; an
+ *   item is never lost. So the inbox is read whole (`readInbox`: every item not yet consumed,
+ *   ascending), never after a cursor. Items of one sender, sent one after another, keep their
+ *   order.
  * - `get` MUST return `undefined`, not throw, for an unknown id.
- * - `update` MUST write only if the stored version equals `record.version`, store
- *   `record.version + 1` and return the stored record; otherwise fail with
- *   `ConcurrencyConflictError`, writing nothing.
- * - `appendHistory` MUST be put-if-absent per `(taskId, seq)`: re-appending the same entries after
- *   a retry is a no-op; `readHistory` returns entries with `seq > afterSeq`, ascending.
- * - `enqueue` MUST deduplicate on `item.id` (returning the first item's seq and
- *   `duplicate: true`) and assign strictly increasing seqs per task; `readInbox` returns items
- *   with `seq > afterSeq`, ascending.
- * - `putOnce` MUST store `value` only if `key` is absent and return whatever is stored after the
- *   call (the first writer wins); `getOnce` returns it or `undefined`.
+ * - `readHistory` returns entries with `seq > afterSeq`, ascending.
+ * - `inboxSeqOf` returns the seq an item id was enqueued at (consumed or not), 0 for an id only
+ *   `seen`, or `undefined` for an id never taken in.
  * - Implementations MUST return copies: mutating a returned value never changes the store.
  */
 export interface TaskStore {
-  create(record: TaskRecord): Promise<TaskRecord>;
+  commit(commit: TaskCommit): Promise<CommitResult>;
   get(taskId: string): Promise<TaskRecord | undefined>;
-  update(record: TaskRecord): Promise<TaskRecord>;
   list(query: TaskQuery): Promise<TaskRecord[]>;
-  appendHistory(taskId: string, entries: readonly HistoryEntry[]): Promise<void>;
   readHistory(taskId: string, afterSeq?: number): Promise<HistoryEntry[]>;
-  enqueue(taskId: string, item: InboxItemDraft): Promise<{ seq: number; duplicate: boolean }>;
-  readInbox(taskId: string, afterSeq: number): Promise<InboxItem[]>;
-  putOnce<T>(taskId: string, key: string, value: T): Promise<T>;
-  getOnce<T>(taskId: string, key: string): Promise<T | undefined>;
+  readInbox(taskId: string): Promise<InboxItem[]>;
+  inboxSeqOf(taskId: string, itemId: string): Promise<number | undefined>;
+  getAudit<T>(taskId: string, key: string): Promise<T | undefined>;
 }

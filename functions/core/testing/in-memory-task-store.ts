@@ -1,27 +1,43 @@
 import { Task, taskStateToJSON } from '@a2a-js/sdk';
+import type { z } from 'zod';
 import { TASK_METADATA_KEY } from '../a2a/identifiers.js';
 import { AlreadyExistsError, ConcurrencyConflictError, InvalidTaskRecordError } from '../errors.js';
 import { type HistoryEntry, HistoryEntrySchema } from '../loop/history.schema.js';
-import { type InboxItem, type InboxItemDraft, InboxItemSchema } from '../loop/inbox.schema.js';
+import { type InboxItem, InboxItemSchema } from '../loop/inbox.schema.js';
 import { type LoopState, LoopStateSchema } from '../loop/loop-state.schema.js';
-import type { TaskQuery, TaskRecord, TaskStore } from '../ports/task-store.js';
+import { PushConfigSchema } from '../ports/push-config-store.js';
+import type {
+  CommitResult,
+  TaskCommit,
+  TaskQuery,
+  TaskRecord,
+  TaskStore,
+} from '../ports/task-store.js';
+import { isTerminalState } from '../task/a2a-task.js';
 import { TaskExtensionSchema } from '../task/extension.schema.js';
+import { encodeEvent } from './in-memory-event-codec.js';
 
 /** A stored record: JSON text, as a real store holds it, so every read is a fresh copy. */
 interface StoredRecord {
   task: string;
   loop: string;
   version: number;
+  eventSeq: number;
 }
 
-interface TaskPartition {
+/** Everything stored about one task (the in-memory twin of one DynamoDB partition). */
+export interface TaskPartition {
   record?: StoredRecord;
   history: Map<number, string>;
   inbox: Map<number, string>;
-  /** Inbox item id -> the seq of the first item with it. */
+  /** Inbox item id -> the seq it was enqueued at (kept after the item is consumed). */
   inboxIds: Map<string, number>;
   lastInboxSeq: number;
-  once: Map<string, string>;
+  audit: Map<string, string>;
+  /** Event seq -> JSON text. */
+  events: Map<number, string>;
+  /** Push config id -> JSON text. */
+  pushConfigs: Map<string, string>;
 }
 
 /** The JSON text of a value; `undefined`, functions and symbols have none. */
@@ -34,6 +50,12 @@ const toJsonText = (value: unknown): string => {
 const refuse = (what: string, detail: string) =>
   new InvalidTaskRecordError(`refusing to store an invalid ${what}: ${detail}`);
 
+const checked = <T>(schema: z.ZodType<T>, value: unknown, what: string): T => {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw refuse(what, parsed.error.message);
+  return parsed.data;
+};
+
 /** The task in its ProtoJSON text (what the DynamoDB adapter stores), after the same checks. */
 const encodeTask = (task: Task): string => {
   if (typeof task.id !== 'string' || task.id === '') throw refuse('task', 'no id');
@@ -43,16 +65,14 @@ const encodeTask = (task: Task): string => {
   return toJsonText(Task.toJSON(task));
 };
 
-const encodeLoop = (loop: LoopState): string => {
-  const parsed = LoopStateSchema.safeParse(loop);
-  if (!parsed.success) throw refuse('loop state', parsed.error.message);
-  return toJsonText(parsed.data);
-};
+const encodeLoop = (loop: LoopState): string =>
+  toJsonText(checked(LoopStateSchema, loop, 'loop state'));
 
 const decodeRecord = (stored: StoredRecord): TaskRecord => ({
   task: Task.fromJSON(JSON.parse(stored.task)),
   loop: JSON.parse(stored.loop) as LoopState,
   version: stored.version,
+  eventSeq: stored.eventSeq,
 });
 
 const participantIdsOf = (task: Task): string[] => {
@@ -63,61 +83,128 @@ const participantIdsOf = (task: Task): string[] => {
 const byTaskId = (a: TaskRecord, b: TaskRecord) =>
   a.task.id < b.task.id ? -1 : a.task.id > b.task.id ? 1 : 0;
 
+const emptyPartition = (): TaskPartition => ({
+  history: new Map(),
+  inbox: new Map(),
+  inboxIds: new Map(),
+  lastInboxSeq: 0,
+  audit: new Map(),
+  events: new Map(),
+  pushConfigs: new Map(),
+});
+
+const conflict = (message: string) => new ConcurrencyConflictError(message);
+
 /**
  * The in-memory `TaskStore`: the reference behaviour of the port contract, and the fake the core's
  * tests use. It passes the same conformance suite as the DynamoDB adapter (test/conformance).
- * Values are kept as JSON text, so nothing a caller holds aliases the store.
+ * Values are kept as JSON text, so nothing a caller holds aliases the store. A commit is checked
+ * whole before anything is applied, so it is all or nothing, as a DynamoDB transaction is. The
+ * event log and push-config facets (`InMemoryEventLog`, `InMemoryPushConfigStore`) read and
+ * write the same partitions, as the DynamoDB adapters share one table.
  */
 export class InMemoryTaskStore implements TaskStore {
   readonly #tasks = new Map<string, TaskPartition>();
 
-  #partition(taskId: string): TaskPartition {
+  /** The partition of a task, created empty on first use (for the facets). */
+  partition(taskId: string): TaskPartition {
     let partition = this.#tasks.get(taskId);
     if (partition === undefined) {
-      partition = {
-        history: new Map(),
-        inbox: new Map(),
-        inboxIds: new Map(),
-        lastInboxSeq: 0,
-        once: new Map(),
-      };
+      partition = emptyPartition();
       this.#tasks.set(taskId, partition);
     }
     return partition;
   }
 
-  async create(record: TaskRecord): Promise<TaskRecord> {
-    const stored: StoredRecord = {
-      task: encodeTask(record.task),
-      loop: encodeLoop(record.loop),
-      version: 1,
-    };
-    const partition = this.#partition(record.task.id);
-    if (partition.record !== undefined) {
-      throw new AlreadyExistsError(`task ${record.task.id} already exists`);
+  /** The partition of a task if anything was ever stored for it. */
+  existingPartition(taskId: string): TaskPartition | undefined {
+    return this.#tasks.get(taskId);
+  }
+
+  async commit(commit: TaskCommit): Promise<CommitResult> {
+    const taskId = commit.kind === 'guarded' ? commit.taskId : commit.record.task.id;
+    const partition = this.#tasks.get(taskId);
+    const stored = partition?.record;
+
+    // 1. Conditions, before anything is written.
+    if (commit.kind === 'create' && stored !== undefined) {
+      throw new AlreadyExistsError(`task ${taskId} already exists`);
     }
-    partition.record = stored;
-    return decodeRecord(stored);
+    if (commit.kind === 'update') {
+      if (commit.base.task.id !== taskId) throw new Error('a commit updates one task');
+      if (stored === undefined || stored.version !== commit.base.version) {
+        throw conflict(`task ${taskId}: stored version is not ${commit.base.version}`);
+      }
+    }
+    if (commit.kind === 'guarded') {
+      const current = stored === undefined ? undefined : decodeRecord(stored);
+      if (current === undefined || isTerminalState(current.task.status?.state ?? 0)) {
+        throw conflict(`task ${taskId} is missing or has ended`);
+      }
+      if (commit.unparked && current.loop.parkToken !== null) {
+        throw conflict(`task ${taskId} is parked`);
+      }
+    }
+    const ids = [...(commit.enqueue ?? []).map((item) => item.id), ...(commit.seen ?? [])];
+    for (const id of ids) {
+      if (partition?.inboxIds.has(id)) throw conflict(`inbox item ${id} exists`);
+    }
+    if (new Set(ids).size !== ids.length) throw conflict('one commit enqueues an item id twice');
+
+    // 2. Encode everything (a value that would not read back refuses the whole commit).
+    const baseEventSeq = commit.kind === 'update' ? commit.base.eventSeq : 0;
+    const events = (commit.kind === 'guarded' ? [] : (commit.events ?? [])).map(encodeEvent);
+    const record: StoredRecord | undefined =
+      commit.kind === 'guarded'
+        ? undefined
+        : {
+            task: encodeTask(commit.record.task),
+            loop: encodeLoop(commit.record.loop),
+            version: commit.kind === 'create' ? 1 : commit.base.version + 1,
+            eventSeq: baseEventSeq + events.length,
+          };
+    const history = (commit.kind === 'guarded' ? [] : (commit.history ?? [])).map((entry) =>
+      checked(HistoryEntrySchema, entry, 'history entry')
+    );
+    const firstSeq = (partition?.lastInboxSeq ?? 0) + 1;
+    const enqueued = (commit.enqueue ?? []).map((item, index) =>
+      checked(InboxItemSchema, { ...item, seq: firstSeq + index }, 'inbox item')
+    );
+    const audit = (commit.audit ?? []).map(
+      (entry) => [entry.key, toJsonText(entry.value)] as const
+    );
+    const pushConfigs = (commit.pushConfigs ?? []).map((config) => {
+      const valid = PushConfigSchema.parse(config);
+      if (valid.taskId !== taskId) throw new Error('a commit writes one task’s push configs');
+      return valid;
+    });
+    const consumed = commit.kind === 'guarded' ? [] : (commit.consumed ?? []);
+
+    // 3. Apply.
+    const target = this.partition(taskId);
+    if (record !== undefined) target.record = record;
+    for (const entry of history) target.history.set(entry.seq, toJsonText(entry));
+    events.forEach((text, index) => {
+      target.events.set(baseEventSeq + index + 1, text);
+    });
+    for (const item of consumed) target.inbox.delete(item.seq);
+    for (const item of enqueued) {
+      target.inbox.set(item.seq, toJsonText(item));
+      target.inboxIds.set(item.id, item.seq);
+      target.lastInboxSeq = item.seq;
+    }
+    for (const id of commit.seen ?? []) target.inboxIds.set(id, 0);
+    for (const [key, text] of audit) target.audit.set(key, text);
+    for (const config of pushConfigs) target.pushConfigs.set(config.id, toJsonText(config));
+    return {
+      ...(record === undefined ? {} : { record: decodeRecord(record) }),
+      enqueued: enqueued.map((item) => item.seq),
+    };
   }
 
   async get(taskId: string): Promise<TaskRecord | undefined> {
     const stored = this.#tasks.get(taskId)?.record;
     return stored === undefined ? undefined : decodeRecord(stored);
-  }
-
-  async update(record: TaskRecord): Promise<TaskRecord> {
-    const taskId = record.task.id;
-    const current = this.#tasks.get(taskId)?.record;
-    if (current === undefined || current.version !== record.version) {
-      throw new ConcurrencyConflictError(`task ${taskId}: stored version is not ${record.version}`);
-    }
-    const stored: StoredRecord = {
-      task: encodeTask(record.task),
-      loop: encodeLoop(record.loop),
-      version: record.version + 1,
-    };
-    this.#partition(taskId).record = stored;
-    return decodeRecord(stored);
   }
 
   async list(query: TaskQuery): Promise<TaskRecord[]> {
@@ -137,18 +224,6 @@ export class InMemoryTaskStore implements TaskStore {
     return records.sort(byTaskId);
   }
 
-  async appendHistory(taskId: string, entries: readonly HistoryEntry[]): Promise<void> {
-    const encoded = entries.map((entry) => {
-      const parsed = HistoryEntrySchema.safeParse(entry);
-      if (!parsed.success) throw refuse('history entry', parsed.error.message);
-      return parsed.data;
-    });
-    const history = this.#partition(taskId).history;
-    for (const entry of encoded) {
-      if (!history.has(entry.seq)) history.set(entry.seq, toJsonText(entry));
-    }
-  }
-
   async readHistory(taskId: string, afterSeq = 0): Promise<HistoryEntry[]> {
     const history = this.#tasks.get(taskId)?.history;
     if (history === undefined) return [];
@@ -158,40 +233,20 @@ export class InMemoryTaskStore implements TaskStore {
       .map(([, text]) => JSON.parse(text) as HistoryEntry);
   }
 
-  async enqueue(
-    taskId: string,
-    item: InboxItemDraft
-  ): Promise<{ seq: number; duplicate: boolean }> {
-    const partition = this.#partition(taskId);
-    const first = partition.inboxIds.get(item.id);
-    if (first !== undefined) return { seq: first, duplicate: true };
-    const seq = partition.lastInboxSeq + 1;
-    const parsed = InboxItemSchema.safeParse({ ...item, seq });
-    if (!parsed.success) throw refuse('inbox item', parsed.error.message);
-    partition.inbox.set(seq, toJsonText(parsed.data));
-    partition.inboxIds.set(item.id, seq);
-    partition.lastInboxSeq = seq;
-    return { seq, duplicate: false };
-  }
-
-  async readInbox(taskId: string, afterSeq: number): Promise<InboxItem[]> {
+  async readInbox(taskId: string): Promise<InboxItem[]> {
     const inbox = this.#tasks.get(taskId)?.inbox;
     if (inbox === undefined) return [];
     return [...inbox.entries()]
-      .filter(([seq]) => seq > afterSeq)
       .sort(([a], [b]) => a - b)
       .map(([, text]) => JSON.parse(text) as InboxItem);
   }
 
-  async putOnce<T>(taskId: string, key: string, value: T): Promise<T> {
-    const text = toJsonText(value);
-    const once = this.#partition(taskId).once;
-    if (!once.has(key)) once.set(key, text);
-    return JSON.parse(once.get(key) as string) as T;
+  async inboxSeqOf(taskId: string, itemId: string): Promise<number | undefined> {
+    return this.#tasks.get(taskId)?.inboxIds.get(itemId);
   }
 
-  async getOnce<T>(taskId: string, key: string): Promise<T | undefined> {
-    const text = this.#tasks.get(taskId)?.once.get(key);
+  async getAudit<T>(taskId: string, key: string): Promise<T | undefined> {
+    const text = this.#tasks.get(taskId)?.audit.get(key);
     return text === undefined ? undefined : (JSON.parse(text) as T);
   }
 }

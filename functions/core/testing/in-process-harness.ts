@@ -19,6 +19,7 @@ import { ToolRegistry } from '../tools/registry.js';
 import { FixedClock } from './fixed-clock.js';
 import { InMemoryAgentDirectory } from './in-memory-agent-directory.js';
 import { InMemoryEventLog } from './in-memory-event-log.js';
+import { InMemoryPushConfigStore } from './in-memory-push-config-store.js';
 import { InMemoryTaskStore } from './in-memory-task-store.js';
 import { ObservedTaskStore } from './observed-task-store.js';
 import { ScriptedModel } from './scripted-model.js';
@@ -40,7 +41,8 @@ export interface InProcessHarnessOptions {
 export class InProcessHarness {
   readonly deps: LoopDeps;
   readonly store: ObservedTaskStore;
-  readonly events = new InMemoryEventLog();
+  readonly events: InMemoryEventLog;
+  readonly pushConfigs: InMemoryPushConfigStore;
   readonly agents: InMemoryAgentDirectory;
   readonly hooks = new Hooks<HarnessHookPoints>();
   /** Every run's outcome, in order: what the state machine's executions would have ended with. */
@@ -49,7 +51,10 @@ export class InProcessHarness {
   readonly #changes: ChildChange[] = [];
 
   constructor(options: InProcessHarnessOptions = {}) {
-    this.store = new ObservedTaskStore(new InMemoryTaskStore());
+    const stored = new InMemoryTaskStore();
+    this.store = new ObservedTaskStore(stored);
+    this.events = new InMemoryEventLog(stored);
+    this.pushConfigs = new InMemoryPushConfigStore(stored);
     this.agents = new InMemoryAgentDirectory(options.remoteAgents ?? []);
     const config = { ...DEFAULT_LOOP_CONFIG, ...options.config };
     this.deps = {
@@ -66,7 +71,7 @@ export class InProcessHarness {
     };
     this.agents.bindSelf(async (request) => {
       const sender = request.message.metadata?.participant_id;
-      const record = await startTask(this.deps, {
+      const { record } = await startTask(this.deps, {
         message: request.message,
         sender: typeof sender === 'string' ? sender : config.agentId,
         settings: request.inherited,
@@ -89,7 +94,7 @@ export class InProcessHarness {
    * server's own path (a deployment's per-task model), never a client's.
    */
   async start(message: Message, sender: string, settings?: InheritedSettings): Promise<TaskRecord> {
-    const record = await startTask(this.deps, { message, sender, settings });
+    const { record } = await startTask(this.deps, { message, sender, settings });
     this.#runnable.push(record.task.id);
     await this.settle();
     return this.task(record.task.id);
@@ -127,6 +132,10 @@ export class InProcessHarness {
   #follow(wake: Wake): void {
     if (wake.action === 'resume') this.#runnable.push(this.#taskOfToken(wake.token));
     if (wake.action === 'cut') this.#runnable.push(wake.taskId);
+    // Not parked: the task is queued to run already (the harness runs each to its park or end).
+    if (wake.action === 'ensure-running' && !this.#runnable.includes(wake.taskId)) {
+      this.#runnable.push(wake.taskId);
+    }
     // A parked execution resumes to see its end; a running one sees it at its next state.
     if (wake.action === 'ended') {
       for (const execution of wake.executions) {

@@ -1,16 +1,33 @@
 import type { HistoryEntry } from '../loop/history.schema.js';
-import type { InboxItem, InboxItemDraft } from '../loop/inbox.schema.js';
-import type { TaskQuery, TaskRecord, TaskStore } from '../ports/task-store.js';
+import type { InboxItem } from '../loop/inbox.schema.js';
+import type {
+  CommitResult,
+  TaskCommit,
+  TaskQuery,
+  TaskRecord,
+  TaskStore,
+} from '../ports/task-store.js';
 
 export type TaskRecordListener = (before: TaskRecord | undefined, after: TaskRecord) => void;
 
+/** A commit as the store saw it: for tests that count and inspect what operations write. */
+export interface ObservedCommit {
+  commit: TaskCommit;
+  result: CommitResult;
+}
+
 /**
  * A task store that tells a listener about every task-record write, as DynamoDB's stream does
- * (old and new image). Lets the in-process harness play the stream handler's part.
+ * (old and new image), and counts what each operation reads and commits. Lets the in-process
+ * harness play the stream handler's part, and tests hold operations to one read and one commit.
  */
 export class ObservedTaskStore implements TaskStore {
   readonly #inner: TaskStore;
   readonly #listeners: TaskRecordListener[] = [];
+  /** Every commit that succeeded, in order. */
+  readonly commits: ObservedCommit[] = [];
+  /** Reads of task records (`get`), per task id. */
+  readonly recordReads = new Map<string, number>();
 
   constructor(inner: TaskStore) {
     this.#inner = inner;
@@ -20,41 +37,33 @@ export class ObservedTaskStore implements TaskStore {
     this.#listeners.push(listener);
   }
 
-  async create(record: TaskRecord): Promise<TaskRecord> {
-    const created = await this.#inner.create(record);
-    for (const listener of this.#listeners) listener(undefined, created);
-    return created;
-  }
-
-  async update(record: TaskRecord): Promise<TaskRecord> {
-    const before = await this.#inner.get(record.task.id);
-    const updated = await this.#inner.update(record);
-    for (const listener of this.#listeners) listener(before, updated);
-    return updated;
+  async commit(commit: TaskCommit): Promise<CommitResult> {
+    const before = commit.kind === 'update' ? commit.base : undefined;
+    const result = await this.#inner.commit(commit);
+    this.commits.push({ commit, result });
+    if (result.record !== undefined) {
+      for (const listener of this.#listeners) listener(before, result.record);
+    }
+    return result;
   }
 
   get(taskId: string): Promise<TaskRecord | undefined> {
+    this.recordReads.set(taskId, (this.recordReads.get(taskId) ?? 0) + 1);
     return this.#inner.get(taskId);
   }
   list(query: TaskQuery): Promise<TaskRecord[]> {
     return this.#inner.list(query);
   }
-  appendHistory(taskId: string, entries: readonly HistoryEntry[]): Promise<void> {
-    return this.#inner.appendHistory(taskId, entries);
-  }
   readHistory(taskId: string, afterSeq?: number): Promise<HistoryEntry[]> {
     return this.#inner.readHistory(taskId, afterSeq);
   }
-  enqueue(taskId: string, item: InboxItemDraft): Promise<{ seq: number; duplicate: boolean }> {
-    return this.#inner.enqueue(taskId, item);
+  readInbox(taskId: string): Promise<InboxItem[]> {
+    return this.#inner.readInbox(taskId);
   }
-  readInbox(taskId: string, afterSeq: number): Promise<InboxItem[]> {
-    return this.#inner.readInbox(taskId, afterSeq);
+  inboxSeqOf(taskId: string, itemId: string): Promise<number | undefined> {
+    return this.#inner.inboxSeqOf(taskId, itemId);
   }
-  putOnce<T>(taskId: string, key: string, value: T): Promise<T> {
-    return this.#inner.putOnce(taskId, key, value);
-  }
-  getOnce<T>(taskId: string, key: string): Promise<T | undefined> {
-    return this.#inner.getOnce(taskId, key);
+  getAudit<T>(taskId: string, key: string): Promise<T | undefined> {
+    return this.#inner.getAudit<T>(taskId, key);
   }
 }

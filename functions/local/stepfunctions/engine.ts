@@ -19,22 +19,25 @@ import { paginate } from './pagination.js';
 import { abortedError, SfnServiceError } from './sfn-errors.js';
 import { MAX_PAYLOAD_BYTES } from './task-dispatch.js';
 import { TokenRegistry } from './token-registry.js';
-import type { ExecutionStatus, ParkedRecord, ParkedStore } from './types.js';
+import type { CheckpointStore, ExecutionCheckpoint, ExecutionStatus } from './types.js';
 
 export type { CreateStateMachineInput } from './machine.js';
 
 export interface LocalStepFunctionsOptions {
   region?: string;
   accountId?: string;
-  /** Keeps parked callback states so `rehydrate()` can resume them after a restart. */
-  store?: ParkedStore;
+  /** Keeps executions' checkpoints so `rehydrate()` can resume them after a restart. */
+  store?: CheckpointStore;
   /** A failed store write does not fail the execution; it is reported here (default: console). */
   onStoreError?: (error: unknown, operation: 'save' | 'delete') => void;
 }
 
 export interface RehydrateResult {
+  /** Parked executions waiting again on their tokens. */
   rehydrated: string[];
-  failed: Array<{ executionArn: string; token: string; reason: string }>;
+  /** Running executions re-entering the state they were in. */
+  resumed: string[];
+  failed: Array<{ executionArn: string; stateName: string; reason: string }>;
 }
 
 const EXECUTION_NAME = /^[A-Za-z0-9_-]{1,80}$/;
@@ -60,7 +63,7 @@ const checkToken = (token: string): void => {
 export class LocalStepFunctions {
   readonly #region: string;
   readonly #accountId: string;
-  readonly #store: ParkedStore | undefined;
+  readonly #store: CheckpointStore | undefined;
   readonly #onStoreError: NonNullable<LocalStepFunctionsOptions['onStoreError']>;
   readonly #registry = new TokenRegistry();
   readonly #machines = new Map<string, CompiledMachine>();
@@ -76,7 +79,7 @@ export class LocalStepFunctions {
     this.#onStoreError =
       options.onStoreError ??
       ((error, operation) =>
-        console.warn(`local Step Functions: parked-store ${operation} failed`, error));
+        console.warn(`local Step Functions: checkpoint ${operation} failed`, error));
   }
 
   createStateMachine(input: CreateStateMachineInput): {
@@ -226,36 +229,39 @@ export class LocalStepFunctions {
   }
 
   /**
-   * Resumes the parked executions the store holds: each is re-run from its parked state with
-   * the state's saved raw input and parks again on the same token, so the `SendTaskSuccess`
-   * its waker will send still lands. Create the state machines first.
+   * Resumes the executions the store holds checkpoints of. A parked one is re-run from its parked
+   * state with the state's saved raw input and parks again on the same token, so the
+   * `SendTaskSuccess` its waker will send still lands. A running one re-enters the state it was
+   * in (the states it runs must be idempotent). Create the state machines first.
    */
   async rehydrate(): Promise<RehydrateResult> {
     this.#assertOpen();
-    const result: RehydrateResult = { rehydrated: [], failed: [] };
-    for (const record of (await this.#store?.loadParked()) ?? []) {
-      const fail = (reason: string) =>
-        result.failed.push({ executionArn: record.executionArn, token: record.token, reason });
-      if (this.#executions.has(record.executionArn)) continue;
-      const machine = this.#machines.get(record.stateMachineArn);
+    const result: RehydrateResult = { rehydrated: [], resumed: [], failed: [] };
+    for (const checkpoint of (await this.#store?.loadCheckpoints()) ?? []) {
+      const { executionArn, stateName } = checkpoint;
+      const fail = (reason: string) => result.failed.push({ executionArn, stateName, reason });
+      if (this.#executions.has(executionArn)) continue;
+      const machine = this.#machines.get(checkpoint.stateMachineArn);
       if (!machine) {
-        fail(`state machine ${record.stateMachineArn} is not created`);
+        fail(`state machine ${checkpoint.stateMachineArn} is not created`);
         continue;
       }
-      const task = machine.tasks.find((t) => t.stateName === record.stateName);
-      if (!task?.callback || !task.topLevel) {
-        fail(`${record.stateName} is not a top-level callback state of ${machine.name}`);
+      const task = machine.tasks.find((t) => t.stateName === stateName);
+      if (!task?.topLevel || (checkpoint.park !== undefined && !task.callback)) {
+        fail(
+          `${stateName} is not a top-level ${checkpoint.park ? 'callback ' : ''}state of ${machine.name}`
+        );
         continue;
       }
-      this.#rehydrateOne(machine, record);
-      result.rehydrated.push(record.executionArn);
+      this.#resumeFrom(machine, checkpoint);
+      (checkpoint.park === undefined ? result.resumed : result.rehydrated).push(executionArn);
     }
     return result;
   }
 
   /**
-   * Rejects every parked task, stops every run and waits for pending store writes. Parked
-   * records stay in the store: the next process rehydrates them. No timer or handle is left.
+   * Rejects every parked task, stops every run and waits for pending store writes. Checkpoints
+   * stay in the store: the next process resumes them. No timer or handle is left.
    */
   async close(): Promise<void> {
     if (this.#closing) return;
@@ -265,24 +271,30 @@ export class LocalStepFunctions {
     while (this.#writes.size > 0) await Promise.all([...this.#writes]);
   }
 
-  #rehydrateOne(machine: CompiledMachine, record: ParkedRecord): void {
+  #resumeFrom(machine: CompiledMachine, checkpoint: ExecutionCheckpoint): void {
+    const { park } = checkpoint;
     const execution = this.#newExecution(machine, {
-      executionArn: record.executionArn,
-      name: record.name,
-      input: record.input,
-      startDate: new Date(record.startedAt),
-      runInput: record.rawInput,
-      interpreter: machine.startingAt(record.stateName),
-      savedHistory: record.history,
-      resume: {
-        stateName: record.stateName,
-        token: record.token,
-        parkedAt: new Date(record.parkedAt),
-        ...(record.timeoutSeconds === undefined ? {} : { timeoutSeconds: record.timeoutSeconds }),
-        ...(record.heartbeatSeconds === undefined
-          ? {}
-          : { heartbeatSeconds: record.heartbeatSeconds }),
-      },
+      executionArn: checkpoint.executionArn,
+      name: checkpoint.name,
+      input: checkpoint.input,
+      startDate: new Date(checkpoint.startedAt),
+      runInput: checkpoint.rawInput,
+      interpreter: machine.startingAt(checkpoint.stateName),
+      savedHistory: checkpoint.history,
+      resumedState: checkpoint.stateName,
+      ...(park === undefined
+        ? {}
+        : {
+            resume: {
+              stateName: checkpoint.stateName,
+              token: park.token,
+              parkedAt: new Date(park.parkedAt),
+              ...(park.timeoutSeconds === undefined ? {} : { timeoutSeconds: park.timeoutSeconds }),
+              ...(park.heartbeatSeconds === undefined
+                ? {}
+                : { heartbeatSeconds: park.heartbeatSeconds }),
+            },
+          }),
     });
     execution.start();
   }
@@ -297,6 +309,7 @@ export class LocalStepFunctions {
       runInput: unknown;
       interpreter?: CompiledMachine['interpreter'];
       savedHistory?: readonly HistoryEvent[];
+      resumedState?: string;
       resume?: ConstructorParameters<typeof LocalExecution>[0]['resume'];
     }
   ): LocalExecution {
@@ -316,14 +329,17 @@ export class LocalStepFunctions {
         handlers: machine.handlers,
         overrides: machine.overrides,
         ...(run.savedHistory ? { savedHistory: run.savedHistory } : {}),
+        ...(run.resumedState === undefined ? {} : { resumedState: run.resumedState }),
         ...(run.resume ? { resume: run.resume } : {}),
       },
       {
         registry: this.#registry,
         mintToken: () => randomBytes(64).toString('base64url'),
         isClosing: () => this.#closing,
-        persist: (record) => this.#write('save', () => this.#store?.saveParked(record)),
-        forget: (token) => this.#write('delete', () => this.#store?.deleteParked(token)),
+        checkpoint: (checkpoint) =>
+          this.#write('save', () => this.#store?.saveCheckpoint(checkpoint)),
+        forget: (executionArn) =>
+          this.#write('delete', () => this.#store?.deleteCheckpoint(executionArn)),
       }
     );
     this.#executions.set(run.executionArn, execution);

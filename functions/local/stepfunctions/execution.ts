@@ -17,7 +17,7 @@ import {
 } from './task-dispatch.js';
 import { TaskAttempts, TaskTickets } from './task-tickets.js';
 import type { ParkOptions, TokenRegistry } from './token-registry.js';
-import type { ExecutionStatus, ParkedRecord } from './types.js';
+import type { ExecutionCheckpoint, ExecutionStatus } from './types.js';
 
 /** What an execution runs: the compiled machine's states, handlers and overrides, and its own run. */
 export interface ExecutionSpec
@@ -33,18 +33,21 @@ export interface ExecutionSpec
   machine: StateMachine;
   /** What that machine starts with: the parsed input, or the parked state's raw input. */
   runInput: unknown;
-  /** Rehydration: the history saved at the park and the park to restore. */
+  /** Rehydration: the history saved at the checkpoint. */
   savedHistory?: readonly HistoryEvent[];
+  /** Rehydration: the state the run starts in (its entry is in the saved history). */
+  resumedState?: string;
+  /** Rehydration of a parked state: the park to restore instead of calling its handler. */
   resume?: ResumedPark & { stateName: string };
 }
 
 export interface ExecutionEnv {
   registry: TokenRegistry;
   mintToken(): string;
-  /** The engine is shutting down: parked records stay in the store for the next process. */
+  /** The engine is shutting down: checkpoints stay in the store for the next process. */
   isClosing(): boolean;
-  persist(record: ParkedRecord): Promise<void>;
-  forget(token: string): Promise<void>;
+  checkpoint(checkpoint: ExecutionCheckpoint): Promise<void>;
+  forget(executionArn: string): Promise<void>;
 }
 
 type Overrides = NonNullable<RunOptions['overrides']>;
@@ -89,10 +92,10 @@ export class LocalExecution implements DispatchRun {
       attempts: this.attempts,
       tasks: new Map(spec.tasks.map((info) => [info.stateName, info])),
       states: spec.states,
-      ...(spec.resume ? { resumedState: spec.resume.stateName } : {}),
+      ...(spec.resumedState === undefined ? {} : { resumedState: spec.resumedState }),
       onEnd: (end) => this.#finish(end),
     });
-    if (!spec.resume) {
+    if (spec.resumedState === undefined) {
       this.history.append('ExecutionStarted', {
         executionStartedEventDetails: {
           input: spec.input,
@@ -146,11 +149,12 @@ export class LocalExecution implements DispatchRun {
       abortedError('The execution was stopped')
     );
     this.#abort?.();
+    void this.#env.forget(this.executionArn);
     this.#settled.resolve();
     return this.stopDate;
   }
 
-  /** Engine shutdown: stop the interpreter without recording an end (the store keeps the park). */
+  /** Engine shutdown: stop the interpreter without recording an end (the checkpoint stays). */
   halt(): void {
     this.#abort?.();
     this.#settled.resolve();
@@ -187,26 +191,47 @@ export class LocalExecution implements DispatchRun {
     this.#env.registry.discard(token);
   }
 
+  /** Entering a top-level state: a restart resumes the execution from here. */
+  checkpointAt(stateName: string, rawInput: unknown): void {
+    // A rehydrated park keeps its checkpoint (and token) until it is answered.
+    if (this.isStopped() || this.#resume?.stateName === stateName) return;
+    void this.#env.checkpoint(this.#checkpoint(stateName, rawInput));
+  }
+
   persistPark(park: CallbackPark): Promise<void> {
-    const { spec } = this;
-    return this.#env.persist({
-      executionArn: spec.executionArn,
-      stateMachineArn: spec.stateMachineArn,
-      name: spec.name,
-      stateName: park.stateName,
-      rawInput: park.rawInput,
-      token: park.token,
-      startedAt: spec.startDate.toISOString(),
-      input: spec.input,
-      parkedAt: park.parkedAt.toISOString(),
-      ...(park.timeoutSeconds === undefined ? {} : { timeoutSeconds: park.timeoutSeconds }),
-      ...(park.heartbeatSeconds === undefined ? {} : { heartbeatSeconds: park.heartbeatSeconds }),
-      history: [...this.history.events],
+    return this.#env.checkpoint({
+      ...this.#checkpoint(park.stateName, park.rawInput),
+      park: {
+        token: park.token,
+        parkedAt: park.parkedAt.toISOString(),
+        ...(park.timeoutSeconds === undefined ? {} : { timeoutSeconds: park.timeoutSeconds }),
+        ...(park.heartbeatSeconds === undefined ? {} : { heartbeatSeconds: park.heartbeatSeconds }),
+      },
     });
   }
 
-  async forgetPark(token: string): Promise<void> {
-    if (!this.#env.isClosing()) await this.#env.forget(token);
+  /**
+   * The park is over (answered, failed or timed out): until the next state's checkpoint, a
+   * restart re-runs the parked state, which parks again on a new token and, finding the work
+   * that woke it, wakes itself (the turn machine's park is idempotent).
+   */
+  async forgetPark(_token: string, stateName: string, rawInput: unknown): Promise<void> {
+    if (this.#env.isClosing() || this.status !== 'RUNNING') return;
+    await this.#env.checkpoint(this.#checkpoint(stateName, rawInput));
+  }
+
+  #checkpoint(stateName: string, rawInput: unknown): ExecutionCheckpoint {
+    const { spec } = this;
+    return {
+      executionArn: spec.executionArn,
+      stateMachineArn: spec.stateMachineArn,
+      name: spec.name,
+      stateName,
+      rawInput,
+      startedAt: spec.startDate.toISOString(),
+      input: spec.input,
+      history: [...this.history.events],
+    };
   }
 
   /**
@@ -247,6 +272,7 @@ export class LocalExecution implements DispatchRun {
     // Tokens still parked here belong to work the execution no longer waits for (a Map
     // iteration aborted because a sibling failed); release them with their timers.
     this.#env.registry.cancelExecution(this.executionArn, abortedError('The execution has ended'));
+    void this.#env.forget(this.executionArn);
     this.#settled.resolve();
   }
 }

@@ -3,7 +3,7 @@
  * machines in-process and to serve the handlers' `@aws-sdk/client-sfn` calls.
  *
  * @example
- * const engine = new LocalStepFunctions({ store: new FileParkedStore('.local/parked.json') });
+ * const engine = new LocalStepFunctions({ store: new FileCheckpointStore('.local/executions.json') });
  * for (const machine of extractStateMachines(template)) {
  *   const taskHandlers = Object.fromEntries(
  *     listTaskStates(machine.definition).map((task) => [
@@ -13,7 +13,7 @@
  *   );
  *   engine.createStateMachine({ name: machine.logicalId, definition: machine.definition, taskHandlers });
  * }
- * await engine.rehydrate(); // parked executions of the previous run wait again on their tokens
+ * await engine.rehydrate(); // the previous run's executions resume: parked ones on their tokens
  * const sfn = await startSfnHttpFacade(engine); // new SFNClient({ endpoint: sfn.endpoint, ... })
  */
 export {
@@ -29,7 +29,7 @@ export {
   type LocalStepFunctionsOptions,
   type RehydrateResult,
 } from './engine.js';
-export { FileParkedStore } from './file-parked-store.js';
+export { FileCheckpointStore } from './file-checkpoint-store.js';
 export { isSfnServiceError, type SfnErrorName, SfnServiceError } from './sfn-errors.js';
 export {
   type SfnHttpFacade,
@@ -38,9 +38,9 @@ export {
 } from './sfn-http-facade.js';
 export { type ParkOptions, TokenRegistry } from './token-registry.js';
 export type {
+  CheckpointStore,
+  ExecutionCheckpoint,
   ExecutionStatus,
-  ParkedRecord,
-  ParkedStore,
   TaskHandler,
   TaskHandlerContext,
 } from './types.js';

@@ -54,8 +54,10 @@ export interface DispatchRun {
   takeResumedPark(stateName: string): ResumedPark | undefined;
   park(token: string, options: ParkOptions): Promise<unknown>;
   discardPark(token: string): void;
+  /** A top-level state was entered: where a restart resumes the execution. */
+  checkpointAt(stateName: string, rawInput: unknown): void;
   persistPark(park: CallbackPark): Promise<void>;
-  forgetPark(token: string): Promise<void>;
+  forgetPark(token: string, stateName: string, rawInput: unknown): Promise<void>;
 }
 
 type Wrapper = (input: unknown) => Promise<unknown>;
@@ -207,7 +209,7 @@ async function runCallback(
     if (error.name === 'States.Timeout') throw await statesTimeoutError(error.message);
     throw error;
   } finally {
-    await run.forgetPark(token);
+    if (info.topLevel) await run.forgetPark(token, info.stateName, rawInput);
   }
 }
 
@@ -231,6 +233,7 @@ export function buildTaskOverrides(
       await nextMacrotask();
       if (run.isStopped()) throw abortedError('The execution was stopped');
       const ticket = run.tickets.take(info.stateName);
+      if (info.topLevel) run.checkpointAt(info.stateName, ticket?.rawInput);
       const events = new TaskEvents(run.history, info, ticket?.lane);
       const attempt = run.attempts.open(info.stateName, ticket?.lane);
       if (!info.callback) return runPlain(run, info, handler, effective, events, attempt);

@@ -20,32 +20,42 @@ export type TaskHandler = (input: unknown, ctx: TaskHandlerContext) => Promise<u
 
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
 
-/** A parked callback state, as persisted so a restarted process can rehydrate it. */
-export interface ParkedRecord {
+/**
+ * Where a running execution is, as persisted at every top-level Task state it enters, so a
+ * restarted process resumes it from that state (every state of the turn machine is idempotent:
+ * re-running one after a crash repeats nothing it committed). A state parked on a task token
+ * carries the park, and is rehydrated waiting on the same token.
+ */
+export interface ExecutionCheckpoint {
   executionArn: string;
   stateMachineArn: string;
   /** The execution's name. */
   name: string;
-  /** The parked (top-level, callback) state. */
+  /** The (top-level) state the execution was in. */
   stateName: string;
   /** That state's input before InputPath/Parameters: what the re-run starts from. */
   rawInput: unknown;
-  token: string;
   /** When the execution started (ISO 8601). */
   startedAt: string;
   /** The execution's input (JSON text). */
   input: string;
+  /** The execution history up to the state's entry (or its park). */
+  history: HistoryEvent[];
+  /** Set while the state is parked on a task token (a callback state). */
+  park?: ParkedState;
+}
+
+export interface ParkedState {
+  token: string;
   /** When the state parked (ISO 8601): its TimeoutSeconds count from here. */
   parkedAt: string;
   timeoutSeconds?: number;
   heartbeatSeconds?: number;
-  /** The execution history up to the park. */
-  history: HistoryEvent[];
 }
 
-/** Where parked callback states are kept across restarts. */
-export interface ParkedStore {
-  saveParked(record: ParkedRecord): Promise<void> | void;
-  deleteParked(token: string): Promise<void> | void;
-  loadParked(): Promise<ParkedRecord[]> | ParkedRecord[];
+/** Where executions' checkpoints are kept across restarts. */
+export interface CheckpointStore {
+  saveCheckpoint(checkpoint: ExecutionCheckpoint): Promise<void> | void;
+  deleteCheckpoint(executionArn: string): Promise<void> | void;
+  loadCheckpoints(): Promise<ExecutionCheckpoint[]> | ExecutionCheckpoint[];
 }

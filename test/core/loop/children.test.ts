@@ -89,7 +89,7 @@ describe('children', () => {
 
     const rows = (await taskEvents(harness, parent.task.id)).map(
       (task) =>
-        view({ task, loop: parent.loop, version: 0 }).extension.sub_tasks.find(
+        view({ task, loop: parent.loop, version: 0, eventSeq: 0 }).extension.sub_tasks.find(
           (r) => r.task_id === childId
         )?.state
     );
@@ -351,7 +351,7 @@ describe('children', () => {
     expect(first.action).toBe('resume');
     expect(second).toEqual({ action: 'none' });
     expect((await harness.events.read(parent.task.id)).length).toBe(eventsAfterFirst);
-    const notes = await harness.store.readInbox(parent.task.id, 0);
+    const notes = await harness.store.readInbox(parent.task.id);
     expect(notes.filter((item) => item.kind === 'note')).toHaveLength(1);
   });
 

@@ -208,7 +208,7 @@ describe('retried states never act twice', () => {
         ],
       },
     ]);
-    const record = await startTask(harness.deps, { message: textMessage('go'), sender: ALICE });
+    const { record } = await startTask(harness.deps, { message: textMessage('go'), sender: ALICE });
     const ref = { taskId: record.task.id, generation: 1, turn: 0 };
     await drain(harness.deps, ref);
 
@@ -249,7 +249,7 @@ describe('compaction', () => {
     expect(JSON.stringify(answered?.input)).toContain(
       '<state_summary>\\nSummary: the user pasted a long log.'
     );
-    const record = await harness.store.getOnce<CompactionRecord>(task.task.id, 'compaction:1:0');
+    const record = await harness.store.getAudit<CompactionRecord>(task.task.id, 'compaction:1:0');
     expect(record).toMatchObject({
       task_id: task.task.id,
       removed_seqs: [1],

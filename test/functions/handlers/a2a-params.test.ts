@@ -100,7 +100,7 @@ describe('JSON-RPC params checked against the request message', () => {
     });
     expect(sent.error).toBeUndefined();
     const taskId = (sent.result?.task as { id: string } | undefined)?.id ?? '';
-    expect((await harness.store.readInbox(taskId, 0)).map((item) => item.id)).toEqual(['m-snake']);
+    expect((await harness.store.readInbox(taskId)).map((item) => item.id)).toEqual(['m-snake']);
 
     const got = await rpc('GetTask', { id: taskId, history_length: '2', tenant: null });
     expect(got.result).toMatchObject({ id: taskId });

@@ -228,7 +228,7 @@ describe('the A2A handler: methods', () => {
     expect(stored.extension.participants).toEqual(
       expect.arrayContaining([expect.objectContaining({ id: ALICE })])
     );
-    expect(await harness.store.readInbox(task.id, 0)).toEqual([
+    expect(await harness.store.readInbox(task.id)).toEqual([
       expect.objectContaining({ kind: 'message', participantId: ALICE, text: 'hello' }),
     ]);
   });
@@ -315,7 +315,7 @@ describe('the A2A handler: methods', () => {
     const snapshot = async () => ({
       record: await harness.task(taskId),
       events: await harness.events.read(taskId),
-      inbox: await harness.store.readInbox(taskId, 0),
+      inbox: await harness.store.readInbox(taskId),
     });
     const before = await snapshot();
     const message = {

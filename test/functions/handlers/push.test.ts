@@ -44,7 +44,7 @@ const config = pushConfigRequest;
 const conversation = async () => {
   const parts = inMemoryRuntime({ replies: [{ text: 'Hello Alice.' }] });
   const { deps } = parts.harness;
-  const started = await startTask(deps, { message: textMessage('hi'), sender: ALICE });
+  const { record: started } = await startTask(deps, { message: textMessage('hi'), sender: ALICE });
   await runTask(deps, started.task.id);
   const taskId = started.task.id;
   const events = await deps.events.read(taskId);

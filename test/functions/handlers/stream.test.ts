@@ -61,7 +61,10 @@ const parentWithChild = async () => {
   const changes: Array<{ before: TaskRecord | undefined; after: TaskRecord }> = [];
   store.onChange((before, after) => changes.push({ before, after }));
 
-  const parent = await startTask(deps, { message: textMessage('write a report'), sender: ALICE });
+  const { record: parent } = await startTask(deps, {
+    message: textMessage('write a report'),
+    sender: ALICE,
+  });
   const parked = await runTask(deps, parent.task.id);
   if (parked.kind !== 'parked') throw new Error(`the parent did not park: ${parked.kind}`);
   const childId = view(await parts.harness.task(parent.task.id)).extension.sub_tasks[0]?.task_id;
@@ -90,7 +93,7 @@ const parentWithChild = async () => {
       record,
       row: view(record).extension.sub_tasks.find((row) => row.task_id === childId),
       events: await parts.harness.events.read(parent.task.id),
-      inbox: await store.readInbox(parent.task.id, 0),
+      inbox: await store.readInbox(parent.task.id),
     };
   };
   return {

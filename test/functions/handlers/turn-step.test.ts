@@ -28,7 +28,10 @@ const invoker = (runtime: Runtime) => {
 /** A runtime with one conversation started by Alice ("hi"), its execution not yet run. */
 const withTask = async (replies: ScriptedReply[] = [{ text: 'Hello Alice.' }]) => {
   const parts = inMemoryRuntime({ replies });
-  const record = await startTask(parts.harness.deps, { message: textMessage('hi'), sender: ALICE });
+  const { record } = await startTask(parts.harness.deps, {
+    message: textMessage('hi'),
+    sender: ALICE,
+  });
   const ref: TurnRef = { taskId: record.task.id, generation: 1, turn: 0 };
   return { ...parts, invoke: invoker(parts.runtime), taskId: record.task.id, ref };
 };
@@ -51,7 +54,7 @@ const snapshot = async (
 ) => ({
   record: await harness.store.get(taskId),
   events: await harness.events.read(taskId),
-  inbox: await harness.store.readInbox(taskId, 0),
+  inbox: await harness.store.readInbox(taskId),
   history: await harness.store.readHistory(taskId),
 });
 
@@ -134,13 +137,17 @@ describe('the turn-step handler', () => {
   it('parks and at once resumes the execution with its own token when a message was enqueued before the park', async () => {
     const { invoke, harness, taskId, executions, ref } = await withTask();
     const finished = await runToPark(invoke, ref);
-    // Alice writes while the turn is ending: nobody holds a token yet, so nobody wakes the task.
+    // Alice writes while the turn is ending: nobody holds a token yet, so nobody wakes the task;
+    // the running execution is to take it.
     const receipt = await receiveMessage(harness.deps, {
       taskId,
       message: textMessage('one more thing'),
       sender: ALICE,
     });
-    expect(receipt).toMatchObject({ accepted: true, wake: { action: 'none' } });
+    expect(receipt).toMatchObject({
+      accepted: true,
+      wake: { action: 'ensure-running', taskId, generation: 1 },
+    });
 
     const parked = await invoke({
       op: 'park',
@@ -233,7 +240,7 @@ describe('the turn-step handler', () => {
     const store = parts.harness.store;
     const conflicting = new Proxy(store, {
       get(target, property) {
-        if (property === 'update') {
+        if (property === 'commit') {
           return async () => {
             throw new ConcurrencyConflictError('the record moved on');
           };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HistoryEntry } from '../../../functions/core/loop/history.schema.js';
+import { initialLoopState } from '../../../functions/core/loop/loop-state.schema.js';
 import { InMemoryTaskStore } from '../../../functions/core/testing/in-memory-task-store.js';
 import { MAX_HISTORY_MESSAGES, withHistory } from '../../../functions/service/task-history.js';
 import { makeTask } from '../../conformance/fixtures.js';
@@ -28,7 +29,8 @@ describe('the history a response carries (A2A §3.2.4)', () => {
   const setup = async (exchanges: number) => {
     const store = new InMemoryTaskStore();
     const task = makeTask('t-history');
-    await store.appendHistory(task.id, transcript(exchanges));
+    const record = { task, loop: initialLoopState(), version: 1, eventSeq: 0 };
+    await store.commit({ kind: 'create', record, history: transcript(exchanges) });
     return { store, task };
   };
 

@@ -7,7 +7,7 @@ import {
   StartExecutionCommand,
 } from '@aws-sdk/client-sfn';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FileParkedStore } from '../../../functions/local/stepfunctions/file-parked-store.js';
+import { FileCheckpointStore } from '../../../functions/local/stepfunctions/file-checkpoint-store.js';
 import type { TaskHandler } from '../../../functions/local/stepfunctions/types.js';
 import { type Harness, loadFixture, ParkRecorder, startHarness, waitForEnd } from './harness.js';
 
@@ -22,7 +22,7 @@ afterEach(async () => {
 const storePath = () => {
   const dir = mkdtempSync(join(tmpdir(), 'parked-'));
   dirs.push(dir);
-  return join(dir, 'state', 'parked.json');
+  return join(dir, 'state', 'executions.json');
 };
 
 const agentStep: TaskHandler = (input) => {
@@ -36,13 +36,13 @@ const agentStep: TaskHandler = (input) => {
   };
 };
 
-const boot = async (path: string, parks: ParkRecorder) => {
-  const h = await startHarness({ store: new FileParkedStore(path) });
+const boot = async (path: string, parks: ParkRecorder, step: TaskHandler = agentStep) => {
+  const h = await startHarness({ store: new FileCheckpointStore(path) });
   harnesses.push(h);
   const { stateMachineArn } = h.engine.createStateMachine({
     name: 'turn',
     definition: loadFixture('turn-loop.asl.json'),
-    taskHandlers: { AgentStep: agentStep, ParkForInput: parks.handler },
+    taskHandlers: { AgentStep: step, ParkForInput: parks.handler },
   });
   return { h, stateMachineArn };
 };
@@ -64,19 +64,22 @@ describe('rehydration from the file store', () => {
     harnesses.splice(harnesses.indexOf(before.h), 1);
 
     const saved = JSON.parse(readFileSync(path, 'utf8'));
-    expect(saved.version).toBe(1);
-    expect(saved.parked[token]).toMatchObject({
+    expect(saved.version).toBe(2);
+    expect(saved.executions[executionArn!]).toMatchObject({
       executionArn,
       name: 'task-9',
       stateName: 'ParkForInput',
       rawInput: { taskId: 't-9', turn: 1, next: 'park', lastInput: null },
-      timeoutSeconds: 3600,
-      heartbeatSeconds: 600,
+      park: { token, timeoutSeconds: 3600, heartbeatSeconds: 600 },
     });
 
     const parksAfter = new ParkRecorder();
     const after = await boot(path, parksAfter);
-    expect(await after.h.engine.rehydrate()).toEqual({ rehydrated: [executionArn], failed: [] });
+    expect(await after.h.engine.rehydrate()).toEqual({
+      rehydrated: [executionArn],
+      resumed: [],
+      failed: [],
+    });
     await after.h.client.send(
       new SendTaskSuccessCommand({ taskToken: token, output: '{"text":"after restart"}' })
     );
@@ -111,7 +114,65 @@ describe('rehydration from the file store', () => {
     const resumed = events.find((e) => e.type === 'TaskSucceeded' && e.id! > submitted.id!);
     expect(resumed?.previousEventId).toBe(submitted.id);
     expect(resumed?.taskSucceededEventDetails?.output).toBe('{"text":"after restart"}');
-    expect(JSON.parse(readFileSync(path, 'utf8')).parked).toEqual({});
+    expect(JSON.parse(readFileSync(path, 'utf8')).executions).toEqual({});
+  });
+
+  it('resumes a running execution in the state it was in when the process stopped', async () => {
+    const path = storePath();
+    // The first process stops in the middle of AgentStep's second call (turn 1 -> 2).
+    let entered: () => void = () => undefined;
+    const inStep = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    const stuck: TaskHandler = (input) => {
+      const turn = input as { turn: number };
+      if (turn.turn === 1) {
+        entered();
+        return new Promise(() => undefined);
+      }
+      return agentStep(input, { executionArn: '', stateName: 'AgentStep' });
+    };
+    const parksBefore = new ParkRecorder();
+    const before = await boot(path, parksBefore, stuck);
+    const { executionArn } = await before.h.client.send(
+      new StartExecutionCommand({
+        stateMachineArn: before.stateMachineArn,
+        name: 'task-7',
+        input: JSON.stringify({ taskId: 't-7', turn: 0, lastInput: null }),
+      })
+    );
+    const { token } = await parksBefore.next();
+    await before.h.client.send(
+      new SendTaskSuccessCommand({ taskToken: token, output: '{"text":"go on"}' })
+    );
+    await inStep;
+    await before.h.close();
+    harnesses.splice(harnesses.indexOf(before.h), 1);
+
+    const saved = JSON.parse(readFileSync(path, 'utf8')).executions[executionArn!];
+    expect(saved).toMatchObject({
+      stateName: 'AgentStep',
+      rawInput: { turn: 1, lastInput: 'go on' },
+    });
+    expect(saved.park).toBeUndefined();
+
+    const after = await boot(path, new ParkRecorder());
+    expect(await after.h.engine.rehydrate()).toEqual({
+      rehydrated: [],
+      resumed: [executionArn],
+      failed: [],
+    });
+    const done = await waitForEnd(after.h.client, executionArn);
+    expect(done.status).toBe('SUCCEEDED');
+    expect(JSON.parse(done.output!)).toMatchObject({ taskId: 't-7', turn: 2, next: 'done' });
+    const { events = [] } = await after.h.client.send(
+      new GetExecutionHistoryCommand({ executionArn })
+    );
+    expect(events.filter((e) => e.type === 'ExecutionStarted')).toHaveLength(1);
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
+    // Closing waits for the store's writes: the ended execution's checkpoint is gone.
+    await after.h.engine.close();
+    expect(JSON.parse(readFileSync(path, 'utf8')).executions).toEqual({});
   });
 
   it('reports what it cannot rehydrate and leaves it in the store', async () => {
@@ -128,13 +189,17 @@ describe('rehydration from the file store', () => {
     await before.h.close();
     harnesses.splice(harnesses.indexOf(before.h), 1);
 
-    const h = await startHarness({ store: new FileParkedStore(path) });
+    const h = await startHarness({ store: new FileCheckpointStore(path) });
     harnesses.push(h);
     const result = await h.engine.rehydrate();
     expect(result.rehydrated).toEqual([]);
     expect(result.failed).toEqual([
-      expect.objectContaining({ token, reason: expect.stringMatching(/not created/) }),
+      expect.objectContaining({
+        stateName: 'ParkForInput',
+        reason: expect.stringMatching(/not created/),
+      }),
     ]);
-    expect(Object.keys(JSON.parse(readFileSync(path, 'utf8')).parked)).toEqual([token]);
+    const kept = Object.values(JSON.parse(readFileSync(path, 'utf8')).executions);
+    expect(kept).toEqual([expect.objectContaining({ park: expect.objectContaining({ token }) })]);
   });
 });

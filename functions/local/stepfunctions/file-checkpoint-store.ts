@@ -1,8 +1,9 @@
 /**
- * A `ParkedStore` in one JSON file, so parked executions survive a restart of `npm start`.
- * Writes go to a temporary file renamed over the old one (atomic on POSIX: a crash leaves the
- * old or the new file, never half of one), one at a time, in call order. The file crosses a
- * process boundary, so it is versioned and validated when read.
+ * A `CheckpointStore` in one JSON file, so running and parked executions survive a restart of
+ * `npm start`. Writes go to a temporary file renamed over the old one (atomic on POSIX: a crash
+ * leaves the old or the new file, never half of one), one at a time, in call order, each taking
+ * every change that waited for it. The file crosses a process boundary, so it is versioned and
+ * validated when read.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -10,45 +11,56 @@ import { dirname } from 'node:path';
 import type { HistoryEvent } from '@aws-sdk/client-sfn';
 import { z } from 'zod';
 import { type Deferred, deferred } from './deferred.js';
-import type { ParkedRecord, ParkedStore } from './types.js';
+import type { CheckpointStore, ExecutionCheckpoint } from './types.js';
 
-const FILE_VERSION = 1;
+const FILE_VERSION = 2;
 
-const RecordSchema = z.object({
+const CheckpointSchema = z.object({
   executionArn: z.string().min(1),
   stateMachineArn: z.string().min(1),
   name: z.string().min(1),
   stateName: z.string().min(1),
   rawInput: z.unknown(),
-  token: z.string().min(1),
   startedAt: z.iso.datetime(),
   input: z.string(),
-  parkedAt: z.iso.datetime(),
-  timeoutSeconds: z.number().positive().optional(),
-  heartbeatSeconds: z.number().positive().optional(),
   history: z.array(
     z.looseObject({ id: z.number().int(), type: z.string(), timestamp: z.iso.datetime() })
   ),
+  park: z
+    .object({
+      token: z.string().min(1),
+      parkedAt: z.iso.datetime(),
+      timeoutSeconds: z.number().positive().optional(),
+      heartbeatSeconds: z.number().positive().optional(),
+    })
+    .optional(),
 });
 
 const FileSchema = z.object({
   version: z.literal(FILE_VERSION),
-  parked: z.record(z.string(), RecordSchema),
+  executions: z.record(z.string(), CheckpointSchema),
 });
 
 type FileContent = z.infer<typeof FileSchema>;
 
 /** JSON has no dates: history timestamps are ISO strings on disk and `Date`s in memory. */
-const revive = (record: z.infer<typeof RecordSchema>): ParkedRecord => {
-  const { timeoutSeconds, heartbeatSeconds, ...rest } = record;
-  return {
+const revive = (checkpoint: z.infer<typeof CheckpointSchema>): ExecutionCheckpoint => {
+  const { park, ...rest } = checkpoint;
+  const revived: ExecutionCheckpoint = {
     ...rest,
-    ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
-    ...(heartbeatSeconds === undefined ? {} : { heartbeatSeconds }),
-    history: record.history.map(
+    history: checkpoint.history.map(
       (event) => ({ ...event, timestamp: new Date(event.timestamp) }) as HistoryEvent
     ),
   };
+  if (park !== undefined) {
+    const { timeoutSeconds, heartbeatSeconds, ...required } = park;
+    revived.park = {
+      ...required,
+      ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
+      ...(heartbeatSeconds === undefined ? {} : { heartbeatSeconds }),
+    };
+  }
+  return revived;
 };
 
 interface Change {
@@ -56,7 +68,7 @@ interface Change {
   done: Deferred<void>;
 }
 
-export class FileParkedStore implements ParkedStore {
+export class FileCheckpointStore implements CheckpointStore {
   readonly path: string;
   #content: Promise<FileContent> | undefined;
   /** Changes waiting for the next write. */
@@ -67,21 +79,22 @@ export class FileParkedStore implements ParkedStore {
     this.path = path;
   }
 
-  saveParked(record: ParkedRecord): Promise<void> {
+  saveCheckpoint(checkpoint: ExecutionCheckpoint): Promise<void> {
+    const text = JSON.stringify(checkpoint);
     return this.#change((content) => {
-      content.parked[record.token] = JSON.parse(JSON.stringify(record));
+      content.executions[checkpoint.executionArn] = JSON.parse(text);
     });
   }
 
-  deleteParked(token: string): Promise<void> {
+  deleteCheckpoint(executionArn: string): Promise<void> {
     return this.#change((content) => {
-      delete content.parked[token];
+      delete content.executions[executionArn];
     });
   }
 
-  async loadParked(): Promise<ParkedRecord[]> {
+  async loadCheckpoints(): Promise<ExecutionCheckpoint[]> {
     await this.#writing;
-    return Object.values((await this.#read()).parked).map(revive);
+    return Object.values((await this.#read()).executions).map(revive);
   }
 
   #read(): Promise<FileContent> {
@@ -91,14 +104,14 @@ export class FileParkedStore implements ParkedStore {
         text = await readFile(this.path, 'utf8');
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-          return { version: FILE_VERSION, parked: {} };
+          return { version: FILE_VERSION, executions: {} };
         }
         throw error;
       }
       const parsed = FileSchema.safeParse(JSON.parse(text));
       if (!parsed.success) {
         throw new Error(
-          `${this.path} is not a parked-executions file: ${z.prettifyError(parsed.error)}`
+          `${this.path} is not an executions checkpoint file: ${z.prettifyError(parsed.error)}`
         );
       }
       return parsed.data;
@@ -117,7 +130,7 @@ export class FileParkedStore implements ParkedStore {
 
   /**
    * Group commit: the file is rewritten whole, so every change waiting when a write starts
-   * goes into that one write (a thousand parks cost a few writes, not a thousand).
+   * goes into that one write (a thousand checkpoints cost a few writes, not a thousand).
    */
   async #drain(): Promise<void> {
     while (this.#pending.length > 0) {
@@ -139,7 +152,7 @@ export class FileParkedStore implements ParkedStore {
     await mkdir(dirname(this.path), { recursive: true });
     const temporary = `${this.path}.${process.pid}.${randomUUID()}.tmp`;
     try {
-      await writeFile(temporary, `${JSON.stringify(content, null, 2)}\n`);
+      await writeFile(temporary, `${JSON.stringify(content)}\n`);
       await rename(temporary, this.path);
     } catch (error) {
       await rm(temporary, { force: true });

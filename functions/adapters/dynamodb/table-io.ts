@@ -1,0 +1,102 @@
+/**
+ * Reads and condition clauses shared by the DynamoDB adapters: the condition expressions (each
+ * clause named, with why), error classification, paginated and batched reads.
+ */
+import {
+  BatchGetItemCommand,
+  type DynamoDBClient,
+  GetItemCommand,
+  QueryCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/client-dynamodb';
+import type { Item } from './item-codec.js';
+
+// ---------------------------------------------------------------------------------------------
+// Condition clauses. Call sites bind `#pk`, `#version`, `#seq` and the `:` values.
+
+/** create: the task id must be new; a second create of the same id must not overwrite it. */
+export const RECORD_ABSENT = 'attribute_not_exists(#pk)';
+/** update: optimistic concurrency, the stored version is still the one the caller read. */
+export const VERSION_MATCHES = '#version = :expectedVersion';
+/** history entries, once values, inbox/event items and markers: put-if-absent, first wins. */
+export const ITEM_ABSENT = 'attribute_not_exists(#pk)';
+/** a commit that only adds to a task (a message to a running task): the task is still open. */
+export const TASK_OPEN =
+  'attribute_exists(#pk) AND NOT (#state IN (:completed, :failed, :canceled, :rejected))';
+/** ... and no execution is parked on it, so the park sees what the commit adds. */
+export const NOT_PARKED = '#parked = :false';
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+const nameOf = (error: unknown): string | undefined =>
+  error instanceof Error ? error.name : undefined;
+
+export const isConditionFailed = (error: unknown): boolean =>
+  nameOf(error) === 'ConditionalCheckFailedException';
+
+/** The cancellation reason codes of a cancelled transaction; `undefined` for other errors. */
+export const cancellationCodes = (error: unknown): (string | undefined)[] | undefined => {
+  if (nameOf(error) !== 'TransactionCanceledException') return undefined;
+  const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+  return (reasons ?? []).map((reason) => reason.Code);
+};
+
+// ---------------------------------------------------------------------------------------------
+// Reads
+
+/** Every item of a Query, all pages; or the first `maxItems` (the Query has no filter). */
+export const queryAll = async (
+  client: DynamoDBClient,
+  input: QueryCommandInput,
+  maxItems?: number
+) => {
+  const items: Item[] = [];
+  let startKey: Item | undefined;
+  do {
+    const remaining = maxItems === undefined ? undefined : maxItems - items.length;
+    const page = await client.send(
+      new QueryCommand({
+        ...input,
+        ExclusiveStartKey: startKey,
+        ...(remaining === undefined ? {} : { Limit: remaining }),
+      })
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey && (maxItems === undefined || items.length < maxItems));
+  return items;
+};
+
+const BATCH_GET_LIMIT = 100;
+
+/** Strongly consistent BatchGetItem of any number of keys (chunks, unprocessed keys retried). */
+export const batchGetAll = async (client: DynamoDBClient, tableName: string, keys: Item[]) => {
+  const items: Item[] = [];
+  for (let start = 0; start < keys.length; start += BATCH_GET_LIMIT) {
+    let pending: Item[] = keys.slice(start, start + BATCH_GET_LIMIT);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await backoff(attempt);
+      const result = await client.send(
+        new BatchGetItemCommand({
+          RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } },
+        })
+      );
+      items.push(...(result.Responses?.[tableName] ?? []));
+      pending = result.UnprocessedKeys?.[tableName]?.Keys ?? [];
+    }
+  }
+  return items;
+};
+
+export const getItem = async (client: DynamoDBClient, tableName: string, itemKey: Item) =>
+  (
+    await client.send(
+      new GetItemCommand({ TableName: tableName, Key: itemKey, ConsistentRead: true })
+    )
+  ).Item;
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+/** Jittered exponential backoff: ~10, 20, 40 ... ms, capped at 200 ms. */
+const backoff = (attempt: number) =>
+  sleep(Math.random() * Math.min(200, 10 * 2 ** Math.min(attempt, 5)));

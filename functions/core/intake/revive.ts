@@ -1,0 +1,38 @@
+import type { LoopDeps } from '../loop/deps.js';
+import { changeOf, decided, decideOnRecord } from '../loop/records.js';
+import { isTerminalState, stateOf } from '../task/a2a-task.js';
+import { withTurnCut } from './cut-turn.js';
+import type { Wake } from './wake.js';
+
+/**
+ * A task whose execution is gone (the process running it crashed, or it failed, timed out or
+ * was stopped outside the loop) while work waits for it: a new generation takes it over from the
+ * last committed state, as after a cut turn (calls of the lost turn that never ran get an error
+ * result). Nothing happens when the task has ended, is parked (whoever wakes it resumes it;
+ * unless its parked execution is gone too), or has moved to another generation since
+ * `generation` was found gone.
+ */
+export const reviveTask = async (
+  deps: LoopDeps,
+  taskId: string,
+  generation: number,
+  options: {
+    /** The task's parked execution is known to be gone too (its token answers nobody). */
+    parkedExecutionGone?: boolean;
+  } = {}
+): Promise<Wake> => {
+  const { result } = await decideOnRecord<Wake>(deps, taskId, (record) => {
+    const { loop } = record;
+    const parked = loop.parkToken !== null && options.parkedExecutionGone !== true;
+    if (isTerminalState(stateOf(record.task)) || parked || loop.generation !== generation) {
+      return { result: { action: 'none' } };
+    }
+    const revived = withTurnCut(changeOf(record));
+    return decided(record, revived, {
+      action: 'cut',
+      taskId,
+      generation: revived.record.loop.generation,
+    });
+  });
+  return result;
+};

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { receiveMessage } from '../../../functions/core/intake/receive-message.js';
+import { startTask } from '../../../functions/core/intake/start-task.js';
+import { assemble } from '../../../functions/core/loop/assemble.js';
+import { drain } from '../../../functions/core/loop/drain.js';
+import { executeTool } from '../../../functions/core/loop/execute-tool.js';
+import { finish } from '../../../functions/core/loop/finish.js';
+import { invokeModel } from '../../../functions/core/loop/invoke-model.js';
+import { park } from '../../../functions/core/loop/park.js';
+import type { StepResult } from '../../../functions/core/loop/route.schema.js';
+import { ALICE, harnessWith } from '../../support/harness.js';
+import { textMessage } from '../../support/messages.js';
+
+/**
+ * One read, one decision, one commit: each step operation reads the task record once and commits
+ * once (or not at all when it changes nothing), counted on the store the operations use.
+ */
+describe('each step operation reads the task record once and commits at most once', () => {
+  it('through a turn with a tool call, a turn without, the park and a message', async () => {
+    const { harness } = harnessWith([
+      {
+        toolCalls: [
+          { name: 'create_plan', arguments: { steps: [{ name: 'A', description: 'a' }] } },
+        ],
+      },
+      { text: 'Planned.' },
+    ]);
+    const { deps, store } = harness;
+    const counted = async <T>(operation: () => Promise<T>) => {
+      const reads = [...store.recordReads.values()].reduce((sum, n) => sum + n, 0);
+      const commits = store.commits.length;
+      const result = await operation();
+      return {
+        result,
+        reads: [...store.recordReads.values()].reduce((sum, n) => sum + n, 0) - reads,
+        commits: store.commits.length - commits,
+      };
+    };
+    const one = { reads: 1, commits: 1 };
+
+    const started = await counted(() =>
+      startTask(deps, { message: textMessage('go'), sender: ALICE })
+    );
+    expect(started).toMatchObject({ reads: 0, commits: 1 });
+    const taskId = started.result.record.task.id;
+
+    const drained = await counted(() => drain(deps, { taskId, generation: 1, turn: 0 }));
+    expect(drained).toMatchObject(one);
+    const assembled = await counted(() => assemble(deps, drained.result.ref));
+    expect(assembled).toMatchObject({ reads: 1, commits: 0 });
+    const called = await counted(() => invokeModel(deps, assembled.result.ref));
+    expect(called).toMatchObject(one);
+    const route = called.result.route;
+    if (route.next !== 'execute_tools') throw new Error(`expected tool calls, got ${route.next}`);
+    for (const call of route.calls) {
+      expect(await counted(() => executeTool(deps, call))).toMatchObject(one);
+    }
+    let step: StepResult = (await counted(() => drain(deps, called.result.ref))).result;
+    step = (await counted(() => assemble(deps, step.ref))).result;
+    step = (await counted(() => invokeModel(deps, step.ref))).result;
+    const finished = await counted(() => finish(deps, step.ref));
+    expect(finished).toMatchObject(one);
+    expect(finished.result.route).toEqual({ next: 'park', subState: 'awaiting-next-message' });
+    expect(await counted(() => park(deps, finished.result.ref, 'token-1'))).toMatchObject(one);
+
+    const received = await counted(() =>
+      receiveMessage(deps, { taskId, message: textMessage('more'), sender: ALICE })
+    );
+    expect(received).toMatchObject(one);
+    expect(received.result).toMatchObject({
+      accepted: true,
+      wake: { action: 'resume', token: 'token-1' },
+    });
+  });
+
+  it('an operation on a superseded generation reads once and writes nothing', async () => {
+    const { harness } = harnessWith([{ text: 'hi' }]);
+    const { deps, store } = harness;
+    const { record } = await startTask(deps, { message: textMessage('go'), sender: ALICE });
+    const stale = { taskId: record.task.id, generation: 7, turn: 0 };
+    const commits = store.commits.length;
+    for (const operation of [drain, assemble, invokeModel, finish]) {
+      expect((await operation(deps, stale)).route).toEqual({ next: 'superseded' });
+    }
+    expect(await park(deps, stale, 'token-x')).toEqual({ wakeNow: true });
+    expect(store.commits.length).toBe(commits);
+  });
+});
