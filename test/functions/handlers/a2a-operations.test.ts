@@ -216,6 +216,22 @@ describe.each(BINDINGS)('the A2A operations over %s', (binding) => {
     });
   });
 
+  describe('history message ids', () => {
+    it('gives a participant’s message in the history the messageId it was sent with', async () => {
+      const setup = setupFor(binding, [{ text: 'Hello Alice.' }]);
+      const sent = textMessage('hi');
+      const started = await setup.harness.start(sent, ALICE);
+
+      const reply = await setup.calls.getTask(started.task.id);
+
+      const history = (reply.result as TaskJson).history ?? [];
+      expect(history.map((message) => [message.role, message.messageId])).toEqual([
+        ['ROLE_USER', sent.messageId],
+        ['ROLE_AGENT', expect.stringContaining(':history:')],
+      ]);
+    });
+  });
+
   describe('secrets in a task envelope (issue 9, item 6)', () => {
     it('masks them in the stored name, goal, description and acceptance criteria, as in text', async () => {
       const setup = setupFor(binding);
