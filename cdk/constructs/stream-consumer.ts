@@ -3,7 +3,7 @@
  * stream consumer must have so that a poisoned record never blocks its shard (DESIGN §4):
  * bounded retries, bisection, per-record failures, and an on-failure queue. Two consumers read
  * the stream: StreamFunction (the stand-in: a child's change reaches its parent) and PushFunction
- * (push notifications); each filter keeps the function from being invoked for the rest.
+ * (push notifications); the filters keep each function from being invoked for the rest.
  */
 import { Duration, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -23,8 +23,8 @@ import {
   SORT_KEY_VALUE,
 } from '../../functions/adapters/dynamodb/table.js';
 
-/** The stand-in's filter: inserted or modified task records of tasks that have a parent. */
-export const STREAM_FILTER = FilterCriteria.filter({
+/** A child's change for the stand-in: inserted or modified task records of tasks with a parent. */
+export const CHILD_CHANGE_FILTER = FilterCriteria.filter({
   eventName: FilterRule.or('INSERT', 'MODIFY'),
   dynamodb: {
     NewImage: {
@@ -34,6 +34,25 @@ export const STREAM_FILTER = FilterCriteria.filter({
     },
   },
 });
+
+/**
+ * A released park: a task record whose commit took its execution's task token (a wake, an end).
+ * The stream function answers the token, so a wake whose sender died after the commit is still
+ * delivered (the sender answers it at once too; the second answer is refused and ignored).
+ */
+export const RELEASED_PARK_FILTER = FilterCriteria.filter({
+  eventName: FilterRule.isEqual('MODIFY'),
+  dynamodb: {
+    OldImage: {
+      [SORT_KEY]: { S: FilterRule.isEqual(SORT_KEY_VALUE.task) },
+      [ATTR.parked]: { BOOL: [true] },
+    },
+    NewImage: { [ATTR.parked]: { BOOL: [false] } },
+  },
+});
+
+/** The stream function's filters (either passes a record). */
+export const STREAM_FILTERS = [CHILD_CHANGE_FILTER, RELEASED_PARK_FILTER];
 
 /**
  * The push function's filter: appended events of a task's log (`EVT#<seq>`; not the `EVTSEQ`
@@ -49,7 +68,8 @@ export const PUSH_FILTER = FilterCriteria.filter({
 export interface StreamConsumerProps {
   readonly table: ITableV2;
   readonly handler: IFunction;
-  readonly filter: ReturnType<typeof FilterCriteria.filter>;
+  /** Records that pass any of these are delivered. */
+  readonly filters: ReturnType<typeof FilterCriteria.filter>[];
   /** @default 10 */
   readonly batchSize?: number;
   /**
@@ -92,7 +112,7 @@ export class StreamConsumer extends Construct {
         reportBatchItemFailures: true,
         maxRecordAge: Duration.hours(1),
         onFailure: new SqsDlq(this.failureQueue),
-        filters: [props.filter],
+        filters: props.filters,
       })
     );
   }

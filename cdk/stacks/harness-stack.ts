@@ -16,7 +16,7 @@ import { A2aAuth } from '../constructs/a2a-auth.js';
 import { HarnessAlarms } from '../constructs/alarms.js';
 import { ENV } from '../constructs/environment.js';
 import { HarnessFunction, handlerEntry } from '../constructs/harness-function.js';
-import { PUSH_FILTER, STREAM_FILTER, StreamConsumer } from '../constructs/stream-consumer.js';
+import { PUSH_FILTER, STREAM_FILTERS, StreamConsumer } from '../constructs/stream-consumer.js';
 import { TaskTable } from '../constructs/task-table.js';
 import { turnMachineArns, turnMachineName } from '../constructs/turn-machine-arns.js';
 import { TurnStateMachine } from '../constructs/turn-state-machine.js';
@@ -130,7 +130,7 @@ export class HarnessStack extends Stack {
     // The turn step renews (starts the next generation) and starts sub-tasks; the stream
     // function wakes parents; the A2A function starts tasks, wakes them, and cuts turns.
     this.turnStepFunction.bindTurnMachine({ arns, access: 'drive' });
-    this.streamFunction.bindTurnMachine({ arns, access: 'drive' });
+    this.streamFunction.bindTurnMachine({ arns, access: 'manage' });
     this.a2aFunction.bindTurnMachine({ arns, access: 'manage' });
 
     // Only the turn step calls the model: only it may read the key or invoke Bedrock.
@@ -149,12 +149,12 @@ export class HarnessStack extends Stack {
     const consumer = new StreamConsumer(this, CONSTRUCT_IDS.streamConsumer, {
       table: this.table,
       handler: this.streamFunction,
-      filter: STREAM_FILTER,
+      filters: STREAM_FILTERS,
     });
     const pushConsumer = new StreamConsumer(this, CONSTRUCT_IDS.pushConsumer, {
       table: this.table,
       handler: this.pushFunction,
-      filter: PUSH_FILTER,
+      filters: [PUSH_FILTER],
       // A webhook that is down holds up the records behind it for its retries: spread a shard
       // over ten batches (one task's events still go one batch at a time, in order).
       parallelizationFactor: 10,

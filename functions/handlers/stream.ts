@@ -13,8 +13,10 @@ type Image = Record<string, AttributeValue>;
 /**
  * The stand-in: a child's state change reaches its parent. For each task record that changed
  * state or sub-state and has a parent on this harness, the parent's row is updated and, for news,
- * the parent is woken. A failing record is reported (partial batch response) and the batch stops
- * there; a redelivered record is a no-op.
+ * the parent is woken. It also delivers every released park: a task record whose commit took its
+ * execution's token has that token answered, so no wake is lost with the process that took it.
+ * A failing record is reported (partial batch response) and the batch stops there; a redelivered
+ * record is a no-op.
  */
 export const handleStreamRecord = async (
   runtime: Runtime,
@@ -25,6 +27,13 @@ export const handleStreamRecord = async (
   const oldImage = record.dynamodb?.OldImage as Image | undefined;
   const after = decodeTaskRecord(newImage);
   const before = oldImage === undefined ? undefined : decodeTaskRecord(oldImage);
+  const released = before?.loop.parkToken;
+  if (released != null && after.loop.parkToken === null) {
+    // The commit took the token (a wake, an end): answer it, in case its taker died before it
+    // could. A token answered already is refused, and that is fine.
+    const resumed = await runtime.executions.resume(released);
+    runtime.logger.info('released park answered', { taskId: after.task.id, resumed });
+  }
   const change = childChangeFromRecords(before, after, runtime.loop.config.agentId);
   if (change === undefined) return;
   const wake = await recordChildChange(runtime.loop, change);

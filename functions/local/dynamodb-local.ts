@@ -29,6 +29,8 @@ export interface DynamoDbLocal {
   /** `http://127.0.0.1:<port>` */
   endpoint: string;
   port: number;
+  /** The JVM's process id (a restart after a crash finds it by this). */
+  pid: number | undefined;
   /** Kills the child and resolves once it has exited. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -218,7 +220,12 @@ export const startDynamoDbLocal = async (
     const outcome = await waitReady(endpoint, launched, timeoutMs);
     if (outcome === 'ready') {
       let stopping: Promise<void> | undefined;
-      return { endpoint, port, stop: () => (stopping ??= stopChild(launched)) };
+      return {
+        endpoint,
+        port,
+        pid: launched.child.pid,
+        stop: () => (stopping ??= stopChild(launched)),
+      };
     }
     const spawnError = launched.spawnError();
     if (spawnError && (spawnError as NodeJS.ErrnoException).code === 'ENOENT') {

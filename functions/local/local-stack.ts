@@ -15,6 +15,7 @@ import { createPushHandler } from '../handlers/push.js';
 import { createStreamHandler } from '../handlers/stream.js';
 import { createTurnStepHandler } from '../handlers/turn-step.js';
 import { A2aService } from '../service/a2a-service.js';
+import { type DataDirLock, lockDataDir } from './data-dir-lock.js';
 import { localDynamoDbClientConfig, startDynamoDbLocal } from './dynamodb-local.js';
 import { startHttpShim } from './http-shim.js';
 import { localLambdaContext } from './lambda-context.js';
@@ -80,12 +81,18 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     for (const closer of closers.reverse()) await closer();
   };
   try {
-    if (options.dataDir !== undefined)
+    let lock: DataDirLock | undefined;
+    if (options.dataDir !== undefined) {
       mkdirSync(join(options.dataDir, 'dynamodb'), { recursive: true });
+      lock = await lockDataDir(options.dataDir);
+      const held = lock;
+      closers.push(() => held.release());
+    }
     const dynamo = await startDynamoDbLocal(
       options.dataDir === undefined ? {} : { dataDir: join(options.dataDir, 'dynamodb') }
     );
     closers.push(() => dynamo.stop());
+    lock?.update({ dynamodbPid: dynamo.pid });
 
     const template = synthesizeTemplate();
     const [machine] = extractStateMachines(template);
@@ -94,7 +101,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const engine = new LocalStepFunctions(
       options.dataDir === undefined
         ? {}
-        : { store: new FileCheckpointStore(join(options.dataDir, 'executions.json')) }
+        : { store: new FileCheckpointStore(join(options.dataDir, 'executions')) }
     );
     closers.push(() => engine.close());
     const facade = await startSfnHttpFacade(engine, { port: 0 });
@@ -166,6 +173,9 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
         handler: (event) => invoke(mapping.functionId, event) as never,
         logger: runtime.logger,
         pollIntervalMs: 20,
+        ...(options.dataDir === undefined
+          ? {}
+          : { positionFile: join(options.dataDir, `stream-${mapping.functionId}.json`) }),
       });
       await poller.start();
       closers.push(() => poller.stop());
@@ -190,6 +200,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
         }),
     });
     closers.push(() => shim.close());
+    lock?.update({ url: shim.url });
     // What the previous process left: executions resume from their checkpoints, and tasks whose
     // execution never got one are revived.
     const rehydrated = await engine.rehydrate();

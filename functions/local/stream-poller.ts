@@ -1,3 +1,4 @@
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,
@@ -7,6 +8,7 @@ import {
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { z } from 'zod';
 import type { Logger } from '../adapters/system/logger.js';
 import { type FilterPattern, passesFilters } from './event-filter.js';
 
@@ -26,7 +28,15 @@ export interface StreamPollerOptions {
   handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | undefined>;
   logger: Logger;
   pollIntervalMs?: number;
+  /**
+   * Where the poller keeps how far it has read each shard, so a restart (even after a crash)
+   * goes on after the last record it handled, as an event source mapping does: no change is
+   * lost, and one may be delivered again. Omitted: a start reads from the newest record.
+   */
+  positionFile?: string;
 }
+
+const PositionsSchema = z.record(z.string(), z.string());
 
 const toLambdaRecord = (record: StreamRecord, streamArn: string): DynamoDBRecord =>
   ({
@@ -57,6 +67,8 @@ export class StreamPoller {
   #stopped = false;
   #loop: Promise<void> | undefined;
   readonly #iterators = new Map<string, string | undefined>();
+  /** The sequence number of the last record handled, per shard. */
+  #positions: Record<string, string> | undefined;
 
   constructor(options: StreamPollerOptions) {
     this.#options = options;
@@ -68,6 +80,7 @@ export class StreamPoller {
     );
     const streamArn = table.Table?.LatestStreamArn;
     if (streamArn === undefined) throw new Error(`table ${this.#options.tableName} has no stream`);
+    this.#positions = this.#readPositions();
     await this.#refreshShards(streamArn);
     this.#loop = this.#run(streamArn);
   }
@@ -83,13 +96,20 @@ export class StreamPoller {
     );
     for (const shard of stream.StreamDescription?.Shards ?? []) {
       if (shard.ShardId === undefined || this.#iterators.has(shard.ShardId)) continue;
+      const after = this.#positions?.[shard.ShardId];
+      // Where a shard is read from: after the last record handled; a shard that appeared since
+      // (or after start-up) whole; without positions, from now on.
+      const from =
+        after !== undefined
+          ? ({ ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after } as const)
+          : {
+              ShardIteratorType:
+                this.#loop === undefined && this.#positions === undefined
+                  ? ('LATEST' as const)
+                  : ('TRIM_HORIZON' as const),
+            };
       const iterator = await this.#options.streams.send(
-        new GetShardIteratorCommand({
-          StreamArn: streamArn,
-          ShardId: shard.ShardId,
-          // A shard that appeared after start-up is read whole; the first ones from now on.
-          ShardIteratorType: this.#loop === undefined ? 'LATEST' : 'TRIM_HORIZON',
-        })
+        new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ...from })
       );
       this.#iterators.set(shard.ShardId, iterator.ShardIterator);
     }
@@ -112,6 +132,8 @@ export class StreamPoller {
           await this.#deliver(
             records.filter((record) => passesFilters(record, this.#options.settings.filters))
           );
+          const last = records.at(-1)?.dynamodb?.SequenceNumber;
+          if (last !== undefined && !this.#stopped) this.#savePosition(shardId, last);
         } catch (error) {
           this.#options.logger.error('stream poll failed', {
             shardId,
@@ -125,6 +147,26 @@ export class StreamPoller {
       }
       if (received === 0) await new Promise((resolve) => setTimeout(resolve, interval));
     }
+  }
+
+  #readPositions(): Record<string, string> | undefined {
+    const path = this.#options.positionFile;
+    if (path === undefined) return undefined;
+    try {
+      return PositionsSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw new Error(`${path} is not a stream position file: ${(error as Error).message}`);
+    }
+  }
+
+  #savePosition(shardId: string, sequenceNumber: string): void {
+    const path = this.#options.positionFile;
+    if (path === undefined) return;
+    this.#positions = { ...this.#positions, [shardId]: sequenceNumber };
+    const temporary = `${path}.tmp`;
+    writeFileSync(temporary, JSON.stringify(this.#positions));
+    renameSync(temporary, path);
   }
 
   async #deliver(records: DynamoDBRecord[]): Promise<void> {

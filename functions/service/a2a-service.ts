@@ -13,6 +13,7 @@ import { receiveMessage } from '../core/intake/receive-message.js';
 import { redactMessage } from '../core/intake/redact.js';
 import { startTask } from '../core/intake/start-task.js';
 import type { Wake } from '../core/intake/wake.js';
+import { failTask } from '../core/loop/fail-task.js';
 import type { PushConfig } from '../core/ports/push-config-store.js';
 import { isTerminalState, stateName, stateOf } from '../core/task/a2a-task.js';
 import { A2aError } from './a2a-errors.js';
@@ -179,7 +180,7 @@ export class A2aService {
    * its inline push config are one commit: a refused or failed request stores nothing.
    */
   async #accept(options: SendOptions, beforeTaskActs?: BeforeTaskActs): Promise<Accepted> {
-    const { loop, executions } = this.#runtime;
+    const { loop } = this.#runtime;
     const { sender } = options;
     // A message may not speak for someone else (A2A §7: the server authenticates the caller).
     const asserted = checkAssertedParticipant(sender, options.message);
@@ -199,7 +200,7 @@ export class A2aService {
       });
       const taskId = record.task.id;
       await beforeTaskActs?.(taskId);
-      await executions.start({ taskId, generation: 1, turn: 0 });
+      await this.#startFirstExecution(taskId);
       return { taskId, inboxSeq };
     }
     const taskId = message.taskId;
@@ -218,6 +219,26 @@ export class A2aService {
     if (!receipt.accepted) throw new A2aError('TaskNotFound', 'task not found');
     await this.#wake(receipt.wake);
     return { taskId, inboxSeq: receipt.seq };
+  }
+
+  /**
+   * Starts a new task's first execution. If it cannot be started, the task (whose id the caller
+   * never learns: the request fails) is failed with a reason, rather than left waiting for ever.
+   */
+  async #startFirstExecution(taskId: string): Promise<void> {
+    const { loop, executions, logger } = this.#runtime;
+    const ref = { taskId, generation: 1, turn: 0 };
+    try {
+      await executions.start(ref);
+    } catch (error) {
+      logger.error('a new task could not start', {
+        taskId,
+        errorName: (error as Error).name,
+        errorMessage: (error as Error).message,
+      });
+      await failTask(loop, ref, 'the task could not be started').catch(() => undefined);
+      throw error;
+    }
   }
 
   async getTask(options: {

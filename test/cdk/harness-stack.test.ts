@@ -144,7 +144,7 @@ describe('stream consumer', () => {
     });
   });
 
-  it('passes only inserted or modified task records of tasks with a parent', () => {
+  it('passes inserted or modified task records of tasks with a parent, and released parks', () => {
     expect(filterPatterns(mapping())).toEqual([
       {
         eventName: ['INSERT', 'MODIFY'],
@@ -153,6 +153,13 @@ describe('stream consumer', () => {
             sk: { S: [SORT_KEY_VALUE.task] },
             [ATTR.parentId]: { S: [{ exists: true }] },
           },
+        },
+      },
+      {
+        eventName: ['MODIFY'],
+        dynamodb: {
+          OldImage: { sk: { S: [SORT_KEY_VALUE.task] }, [ATTR.parked]: { BOOL: [true] } },
+          NewImage: { [ATTR.parked]: { BOOL: [false] } },
         },
       },
     ]);

@@ -4,6 +4,7 @@ import {
   DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
+  QueryCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import {
@@ -207,6 +208,34 @@ describe('DynamoDB table and items', () => {
     await corrupt(ATTR.version, { S: 'one' });
     await client.send(new PutItemCommand({ TableName: tableName, Item: original! }));
     expect(await store.get(created.task.id)).toEqual(created);
+  });
+
+  it('stores a payload too large for one item in parts, and deletes the parts with their item', async () => {
+    const record = makeRecord(uid('task'));
+    const taskId = record.task.id;
+    const big = 'y'.repeat(250_000);
+    const { record: created } = await store.commit({
+      kind: 'create',
+      record,
+      enqueue: [{ kind: 'message', id: 'm', participantId: 'alice', source: 'human', text: big }],
+    });
+    const parts = async () =>
+      (
+        await client.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :part)',
+            ExpressionAttributeValues: { ':pk': { S: `TASK#${taskId}` }, ':part': { S: 'PIECE#' } },
+          })
+        )
+      ).Items ?? [];
+    expect((await parts()).map((item) => item.sk?.S)).toEqual([
+      'PIECE#INBOX#000000000001#1',
+      'PIECE#INBOX#000000000001#2',
+    ]);
+    const [item] = await store.readInbox(taskId);
+    await store.commit({ kind: 'update', base: created!, record: created!, consumed: [item!] });
+    expect(await parts()).toEqual([]);
   });
 
   it('refuses corrupt history, inbox and audit items with InvalidTaskRecordError', async () => {

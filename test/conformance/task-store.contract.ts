@@ -562,6 +562,29 @@ export const describeTaskStoreContract = (
       });
     });
 
+    describe('large payloads', () => {
+      it('keeps a message, transcript entry and audit record of 1 MiB whole, and a consumed one leaves nothing', async () => {
+        // Multi-byte characters and a character outside the BMP, so no piece splits one.
+        const big = `${'é'.repeat(300_000)}🙂${'x'.repeat(748_000)}`;
+        const created = await create(makeRecord(uid('task')), {
+          enqueue: [message('big', big)],
+          history: [assistant(1, big)],
+          audit: [{ key: 'big', value: { text: big } }],
+        });
+        const taskId = created.task.id;
+        const [item] = await store.readInbox(taskId);
+        expect(item?.text).toBe(big);
+        expect((await store.readHistory(taskId))[0]).toEqual(assistant(1, big));
+        expect(await store.getAudit(taskId, 'big')).toEqual({ text: big });
+
+        await update(created, created, { consumed: [item!] });
+        expect(await store.readInbox(taskId)).toEqual([]);
+        const after = (await store.get(taskId)) as TaskRecord;
+        await update(after, after, { enqueue: [message('small')] });
+        expect((await store.readInbox(taskId)).map((entry) => entry.id)).toEqual(['small']);
+      });
+    });
+
     describe('copies', () => {
       it('mutating a returned record or the input never changes the store', async () => {
         const input = makeRecord(uid('task'));

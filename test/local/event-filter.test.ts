@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../cdk/app.js';
-import { PUSH_FILTER, STREAM_FILTER } from '../../cdk/constructs/stream-consumer.js';
+import { PUSH_FILTER, STREAM_FILTERS } from '../../cdk/constructs/stream-consumer.js';
 import {
   encodeEvent,
   encodeHistoryEntry,
@@ -152,7 +152,7 @@ const taskWrite = ({ before, after }: Change) =>
   );
 
 describe("the stack's stream filter", () => {
-  const filters = [JSON.parse(STREAM_FILTER.pattern) as FilterPattern];
+  const filters = STREAM_FILTERS.map((filter) => JSON.parse(filter.pattern) as FilterPattern);
 
   it("passes a child's MODIFY and its INSERT", async () => {
     const { childWrite } = await parentAndChild();
@@ -184,6 +184,19 @@ describe("the stack's stream filter", () => {
     });
     expect(passesFilters(record('INSERT', history), filters)).toBe(false);
     expect(passesFilters(record('INSERT', inbox), filters)).toBe(false);
+  });
+
+  it('passes a released park of any task (the token taken by a commit), and no other park change', async () => {
+    const { parentWrite } = await parentAndChild();
+    const parked = { ...parentWrite.after, loop: { ...parentWrite.after.loop, parkToken: 'tok' } };
+    const released = {
+      ...parked,
+      loop: { ...parked.loop, parkToken: null },
+      version: parked.version + 1,
+    };
+    expect(passesFilters(taskWrite({ before: parked, after: released }), filters)).toBe(true);
+    expect(passesFilters(taskWrite({ before: released, after: parked }), filters)).toBe(false);
+    expect(passesFilters(taskWrite({ before: parked, after: parked }), filters)).toBe(false);
   });
 
   it("refuses the removal of a child's record", async () => {
@@ -228,8 +241,8 @@ describe('the synthesized template, as the local runtime reads it', () => {
         'StreamFunction',
       ]);
       for (const { functionId, settings } of mappings) {
-        const filter = functionId === 'PushFunction' ? PUSH_FILTER : STREAM_FILTER;
-        expect(settings.filters).toEqual([JSON.parse(filter.pattern)]);
+        const filters = functionId === 'PushFunction' ? [PUSH_FILTER] : STREAM_FILTERS;
+        expect(settings.filters).toEqual(filters.map((filter) => JSON.parse(filter.pattern)));
         expect(settings.bisectBatchOnFunctionError).toBe(true);
         expect(settings.maximumRetryAttempts).toBe(3);
         expect(settings.batchSize).toBe(10);

@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
-import { STREAM_FILTER } from '../../cdk/constructs/stream-consumer.js';
+import { CHILD_CHANGE_FILTER } from '../../cdk/constructs/stream-consumer.js';
 import { createLogger } from '../../functions/adapters/system/logger.js';
 import type { FilterPattern } from '../../functions/local/event-filter.js';
 import { type EventSourceSettings, StreamPoller } from '../../functions/local/stream-poller.js';
@@ -82,7 +82,7 @@ const settings = (overrides: Partial<EventSourceSettings> = {}): EventSourceSett
   batchSize: 10,
   maximumRetryAttempts: 2,
   bisectBatchOnFunctionError: true,
-  filters: [JSON.parse(STREAM_FILTER.pattern) as FilterPattern],
+  filters: [JSON.parse(CHILD_CHANGE_FILTER.pattern) as FilterPattern],
   ...overrides,
 });
 

@@ -35,6 +35,7 @@ import {
   inboxIdSk,
   inboxSk,
   isStorableTaskId,
+  joinData,
   key,
   keyPart,
   markerItem,
@@ -42,6 +43,8 @@ import {
   onceSk,
   participantIdsOf,
   participantSk,
+  partKeys,
+  splitData,
   type TaskRecordAttributes,
   taskIdOfKey,
   taskKey,
@@ -123,17 +126,23 @@ export class DynamoDbTaskStore implements TaskStore {
     });
     const eventBase = commit.kind === 'update' ? commit.base.eventSeq : 0;
     const others: TransactWriteItem[] = [
-      ...(commit.kind === 'guarded' ? [] : (commit.history ?? [])).map((entry) =>
-        put(encodeHistoryEntry(taskId, entry))
+      ...(commit.kind === 'guarded' ? [] : (commit.history ?? [])).flatMap((entry) =>
+        splitData(encodeHistoryEntry(taskId, entry)).map((item) => put(item))
       ),
       ...(commit.kind === 'guarded' ? [] : (commit.events ?? [])).map((event, index) =>
         put(encodeEvent(taskId, eventBase + index + 1, event), ITEM_ABSENT)
       ),
-      ...(commit.kind === 'guarded' ? [] : (commit.consumed ?? [])).map((item) => ({
-        Delete: { TableName: this.#table, Key: key(taskId, inboxSk(item.seq)) },
-      })),
+      // An item's parts are the ones its encoding makes: the same item encodes the same way.
+      ...(commit.kind === 'guarded' ? [] : (commit.consumed ?? [])).flatMap((item) =>
+        splitData(encodeInboxItem(taskId, item)).map((stored) => ({
+          Delete: {
+            TableName: this.#table,
+            Key: { [PARTITION_KEY]: stored[PARTITION_KEY], [SORT_KEY]: stored[SORT_KEY] } as Item,
+          },
+        }))
+      ),
       ...enqueued.flatMap((item) => [
-        put(encodeInboxItem(taskId, item)),
+        ...splitData(encodeInboxItem(taskId, item)).map((stored) => put(stored)),
         put(
           markerItem(taskId, inboxIdSk(item.id), ITEM_TYPE.inboxId, item.id, item.seq),
           ITEM_ABSENT
@@ -142,7 +151,9 @@ export class DynamoDbTaskStore implements TaskStore {
       ...(commit.seen ?? []).map((id) =>
         put(markerItem(taskId, inboxIdSk(id), ITEM_TYPE.inboxId, id, 0), ITEM_ABSENT)
       ),
-      ...(commit.audit ?? []).map((entry) => put(encodeOnce(taskId, entry.key, entry.value))),
+      ...(commit.audit ?? []).flatMap((entry) =>
+        splitData(encodeOnce(taskId, entry.key, entry.value)).map((item) => put(item))
+      ),
       ...(commit.pushConfigs ?? []).map((config) => {
         if (config.taskId !== taskId) throw new Error('a commit writes one task’s push configs');
         return put(encodePushConfig(config));
@@ -205,12 +216,12 @@ export class DynamoDbTaskStore implements TaskStore {
     const first = firstSeqAfter(afterSeq);
     if (first === undefined) return [];
     const items = await this.#queryRange(taskId, historySk(first), historySk(MAX_SEQ));
-    return items.map(decodeHistoryEntry);
+    return (await this.#whole(items)).map(decodeHistoryEntry);
   }
 
   async readInbox(taskId: string): Promise<InboxItem[]> {
     const items = await this.#queryRange(taskId, inboxSk(1), inboxSk(MAX_SEQ));
-    return items.map(decodeInboxItem);
+    return (await this.#whole(items)).map(decodeInboxItem);
   }
 
   async inboxSeqOf(taskId: string, itemId: string): Promise<number | undefined> {
@@ -222,7 +233,27 @@ export class DynamoDbTaskStore implements TaskStore {
   async getAudit<T>(taskId: string, auditKey: string): Promise<T | undefined> {
     if (!isStorableTaskId(taskId)) return undefined;
     const item = await getItem(this.#client, this.#table, key(taskId, onceSk(auditKey)));
-    return item === undefined ? undefined : (decodeOnce(item, auditKey) as T);
+    if (item === undefined) return undefined;
+    const [whole] = await this.#whole([item]);
+    return decodeOnce(whole as Item, auditKey) as T;
+  }
+
+  /** Items with their payloads whole: the parts of a large one read and put back. */
+  async #whole(items: Item[]): Promise<Item[]> {
+    const keys = items.flatMap(partKeys);
+    if (keys.length === 0) return items;
+    const parts = new Map(
+      (await batchGetAll(this.#client, this.#table, keys)).map((part) => [part[SORT_KEY]?.S, part])
+    );
+    return items.map((item) =>
+      joinData(
+        item,
+        partKeys(item).flatMap((partKey) => {
+          const part = parts.get(partKey[SORT_KEY]?.S);
+          return part === undefined ? [] : [part];
+        })
+      )
+    );
   }
 
   /** The record's part of a commit: its action(s) and the record as stored after it. */

@@ -505,3 +505,75 @@ export const decodePushConfig = (image: ItemImage, taskId: string): PushConfig =
   }
   return config;
 };
+
+// ---------------------------------------------------------------------------------------------
+// Large payloads
+
+/**
+ * The most UTF-16 code units of a payload one item holds: at most 3 UTF-8 bytes each (a
+ * surrogate pair is 4 bytes for 2 units), so a part stays well under DynamoDB's 400 KB item
+ * limit with its keys and attributes.
+ */
+export const PART_CHARACTERS = 100_000;
+
+export const partSk = (sk: string, index: number) => `${KEY_PREFIX.part}${sk}#${index}`;
+
+/** `text` cut into pieces of at most `size` code units, never inside a surrogate pair. */
+const pieces = (text: string, size: number): string[] => {
+  const out: string[] = [];
+  for (let start = 0; start < text.length; ) {
+    let end = Math.min(start + size, text.length);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
+    out.push(text.slice(start, end));
+    start = end;
+  }
+  return out;
+};
+
+/**
+ * An item whose payload (`data`) is too large for one item, as the items that store it: the item
+ * itself with the first piece and the number of parts, then one part item per further piece
+ * (`PIECE#<sk>#<n>`). An item that fits is returned alone, unchanged.
+ */
+export const splitData = (item: Item): Item[] => {
+  const data = item[ATTR.data]?.S;
+  if (data === undefined || data.length <= PART_CHARACTERS) return [item];
+  const [first = '', ...rest] = pieces(data, PART_CHARACTERS);
+  const pk = item[PARTITION_KEY] as AttributeValue;
+  const sk = (item[SORT_KEY] as { S: string }).S;
+  return [
+    { ...item, [ATTR.data]: { S: first }, [ATTR.parts]: { N: String(rest.length) } },
+    ...rest.map((piece, index) => ({
+      [PARTITION_KEY]: pk,
+      [SORT_KEY]: { S: partSk(sk, index + 1) },
+      [ATTR.type]: { S: ITEM_TYPE.part },
+      [ATTR.data]: { S: piece },
+    })),
+  ];
+};
+
+/** How many part items follow an item (0 for one that fits). */
+export const partsOf = (image: ItemImage): number =>
+  image[ATTR.parts] === undefined ? 0 : readInt(image, ATTR.parts, 'item parts', 0);
+
+/** The keys of an item's parts, in order. */
+export const partKeys = (image: ItemImage): Item[] => {
+  const pk = image[PARTITION_KEY]?.S;
+  const sk = image[SORT_KEY]?.S;
+  if (pk === undefined || sk === undefined) throw invalid('item (no key)');
+  return Array.from({ length: partsOf(image) }, (_, index) => ({
+    [PARTITION_KEY]: { S: pk },
+    [SORT_KEY]: { S: partSk(sk, index + 1) },
+  }));
+};
+
+/** An item with its parts' pieces put back into its payload (`parts` in the order of `partKeys`). */
+export const joinData = (item: Item, parts: readonly ItemImage[]): Item => {
+  if (parts.length !== partsOf(item)) {
+    throw invalid(`item ${item[SORT_KEY]?.S} (${parts.length} of ${partsOf(item)} parts found)`);
+  }
+  const data = [item, ...parts].map((part) => readString(part, ATTR.data, 'item part')).join('');
+  const { [ATTR.parts]: _parts, ...whole } = item;
+  return { ...whole, [ATTR.data]: { S: data } };
+};

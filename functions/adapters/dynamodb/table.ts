@@ -15,6 +15,7 @@
  * | audit record              | `ONCE#<key>`             | model calls, tool results, intake rows    |
  * | event                     | `EVT#<seq padded>`       | seq from the record's `evt_seq`           |
  * | push-notification config  | `PUSH#<configId>`        | upserted by id, deleted idempotently      |
+ * | payload piece             | `PIECE#<sk>#<n>`         | the rest of an item's too-large payload   |
  *
  * Every write of an operation is one commit (`DynamoDbTaskStore.commit`): a transaction whose
  * record write is conditioned on the version the operation read, so the transcript entries,
@@ -61,6 +62,8 @@ export const KEY_PREFIX = {
   once: 'ONCE#',
   event: 'EVT#',
   pushConfig: 'PUSH#',
+  /** A further piece of a payload too large for one item (`PIECE#<sk of the item>#<n>`). */
+  part: 'PIECE#',
 } as const;
 
 /** Sort keys of the singleton items of a task's partition. */
@@ -98,6 +101,8 @@ export const ATTR = {
   seq: 'seq',
   /** JSON payload of history entries, inbox items, once values and events. */
   data: 'data',
+  /** How many part items hold the rest of this item's payload (absent: none). */
+  parts: 'parts',
   /** The original (unhashed) key of a marker or once item. */
   key: 'key',
   /** Epoch seconds after which DynamoDB TTL may delete the item (unused for now). */
@@ -118,6 +123,7 @@ export const ITEM_TYPE = {
   once: 'once',
   event: 'event',
   pushConfig: 'push_config',
+  part: 'part',
 } as const;
 
 export const INDEX_BY_CONTEXT = 'by_context';

@@ -2,7 +2,7 @@ import { TaskState } from '@a2a-js/sdk';
 import { NotAParticipantError, TaskClosedError, TaskNotFoundError } from '../errors.js';
 import { unresolvedSubTasks } from '../loop/completion.js';
 import type { LoopDeps } from '../loop/deps.js';
-import { agentMessage } from '../loop/messages.js';
+import { agentMessage, statusText } from '../loop/messages.js';
 import { withTokenClaimed } from '../loop/park-token.js';
 import {
   type Change,
@@ -97,7 +97,7 @@ const withCanceled = (change: Change, reason: string | undefined, now: string): 
           messageId: `${task.id}:cancel:${loop.generation}`,
           taskId: task.id,
           contextId: task.contextId,
-          text: reason,
+          text: statusText(reason),
         });
   return withLoop(
     withStatusChange(change, { state: TaskState.TASK_STATE_CANCELED, message }, now),

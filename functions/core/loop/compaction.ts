@@ -1,5 +1,5 @@
 import type { TaskRecord } from '../ports/task-store.js';
-import { assembleContext, estimateTokens, NEVER_COMPACT } from './context.js';
+import { assembleContext, estimateTokens, forModel, NEVER_COMPACT } from './context.js';
 import type { LoopDeps } from './deps.js';
 import type { HistoryEntry } from './history.schema.js';
 import { type Change, withLoop } from './records.js';
@@ -35,15 +35,15 @@ export const oldestHalf = (live: readonly HistoryEntry[]): HistoryEntry[] => {
 const renderEntry = (entry: HistoryEntry): string => {
   switch (entry.kind) {
     case 'participant_message':
-      return `${entry.participantId}: ${entry.text}`;
+      return `${entry.participantId}: ${forModel(entry.text)}`;
     case 'assistant_message':
-      return `assistant: ${entry.text}`;
+      return `assistant: ${forModel(entry.text)}`;
     case 'tool_call':
       return `assistant called ${entry.name}(${entry.arguments})`;
     case 'tool_result':
-      return `${entry.name} returned${entry.isError ? ' an error' : ''}: ${entry.output}`;
+      return `${entry.name} returned${entry.isError ? ' an error' : ''}: ${forModel(entry.output)}`;
     case 'note':
-      return `news from ${entry.fromTaskId}: ${entry.text}`;
+      return `news from ${entry.fromTaskId}: ${forModel(entry.text)}`;
   }
 };
 

@@ -61,10 +61,22 @@ export const renderInstructions = (extension: TaskExtension): string =>
     block('participants', renderParticipants(extension)),
   ].join('\n');
 
+/**
+ * The most of one transcript entry the model reads (characters, about 25,000 tokens). A longer
+ * message or result is cut with a note saying so; the transcript keeps it whole (GetTask shows
+ * it), and compaction summarises what the model did read.
+ */
+export const ENTRY_LIMIT = 100_000;
+
+export const forModel = (text: string): string =>
+  text.length <= ENTRY_LIMIT
+    ? text
+    : `${text.slice(0, ENTRY_LIMIT)}\n[cut: the model reads the first ${ENTRY_LIMIT} of ${text.length} characters of this entry]`;
+
 const entryToInput = (entry: HistoryEntry): ModelInputItem => {
   switch (entry.kind) {
     case 'participant_message': {
-      const text = `[${entry.participantId}] ${entry.text}`;
+      const text = `[${entry.participantId}] ${forModel(entry.text)}`;
       return {
         type: 'message',
         role: 'user',
@@ -73,7 +85,7 @@ const entryToInput = (entry: HistoryEntry): ModelInputItem => {
       };
     }
     case 'assistant_message':
-      return { type: 'message', role: 'assistant', text: entry.text };
+      return { type: 'message', role: 'assistant', text: forModel(entry.text) };
     case 'tool_call':
       return {
         type: 'tool_call',
@@ -85,10 +97,10 @@ const entryToInput = (entry: HistoryEntry): ModelInputItem => {
       return {
         type: 'tool_result',
         callId: entry.callId,
-        output: frameUntrusted('tool', entry.output),
+        output: frameUntrusted('tool', forModel(entry.output)),
       };
     case 'note':
-      return { type: 'message', role: 'user', text: frameUntrusted('agent', entry.text) };
+      return { type: 'message', role: 'user', text: frameUntrusted('agent', forModel(entry.text)) };
   }
 };
 

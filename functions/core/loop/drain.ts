@@ -8,13 +8,14 @@ import { type Change, changeOf, decideAndCommit, decided, loadRecord } from './r
 import { shouldRenew } from './renewal-policy.js';
 import type { StepResult, TurnRef } from './route.schema.js';
 import { endRoute, parkedForInput, working } from './status.js';
+import { currentRef, unappliedCalls } from './turn-position.js';
 
 /**
  * How much one drain folds: a commit holds at most 100 items and 4 MB, and the transcript
- * entries of large messages are split across items. What is left waits for the next drain (the
- * turn that follows reads it).
+ * entries of large messages are split across items (400,000 characters are at most 1.2 MB in
+ * UTF-8). What is left waits for the next drain (the turn that follows reads it).
  */
-export const DRAIN_LIMITS = { items: 20, characters: 1_500_000 } as const;
+export const DRAIN_LIMITS = { items: 20, characters: 400_000 } as const;
 
 /** The items one drain takes: the oldest first, within the limits (always at least one). */
 export const itemsToFold = (inbox: readonly InboxItem[]): InboxItem[] => {
@@ -111,6 +112,14 @@ export const decideDrain = (
   if (record.loop.generation !== ref.generation)
     return { route: { ref, route: { next: 'superseded' } } };
   if (shouldRenew(record.loop, options)) return { route: { ref, route: { next: 'renew' } } };
+  // Re-entered mid-turn (a restart from an earlier checkpoint): the turn's calls run first, and
+  // nothing is folded between a call and its result.
+  const pending = unappliedCalls(record.loop);
+  if (pending.length > 0) {
+    const current = currentRef(ref, record.loop);
+    const calls = pending.map((call) => ({ ref: current, callId: call.id }));
+    return { route: { ref: current, route: { next: 'execute_tools', calls } } };
+  }
 
   const folded = foldInbox(changeOf(record), itemsToFold(inbox), options.agentId);
   const { loop } = folded.record;

@@ -15,6 +15,7 @@ import {
 } from './records.js';
 import type { StepResult, TurnRef } from './route.schema.js';
 import { ended, endRoute, parkedForInput } from './status.js';
+import { currentRef, turnUnfinished } from './turn-position.js';
 
 /** Whether something waits that the model has not read: a message, or a child's result. */
 export const hasUnreadWork = (inbox: readonly InboxItem[]): boolean =>
@@ -73,7 +74,11 @@ export const decideFinish = async (
     return decided(record, refused, park(ref, 'awaiting-next-message'));
   }
 
-  if (hasUnreadWork(inbox)) return { result: { ref, route: { next: 'drain' } } };
+  // Anything unread, or a turn that is not over (re-entered from an earlier checkpoint), takes
+  // the loop on instead of ending the turn.
+  if (hasUnreadWork(inbox) || turnUnfinished(record.loop)) {
+    return { result: { ref: currentRef(ref, record.loop), route: { next: 'drain' } } };
+  }
 
   if (!agentIsAssignee(extension, deps.config.agentId)) {
     const waiting = parkedForInput(base, ref, 'awaiting-next-message', extension.goal, now);

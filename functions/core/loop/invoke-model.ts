@@ -9,6 +9,7 @@ import type { HistoryEntry } from './history.schema.js';
 import { type Change, changeOf, decideAndCommit, decided, loadRecord } from './records.js';
 import type { StepResult, TurnRef } from './route.schema.js';
 import { ended, endRoute } from './status.js';
+import { currentRef } from './turn-position.js';
 import { costOf, withCall } from './usage.js';
 
 const routeAfter = (ref: TurnRef, response: ModelResponse): StepResult =>
@@ -97,6 +98,11 @@ const routeInstead = (
   // A retried state whose response was committed: route on it, never call the model twice.
   if (record.loop.turn === next.turn && record.loop.response !== null) {
     return { result: routeAfter(next, record.loop.response) };
+  }
+  // Re-entered after the turn moved on (a restart from an earlier checkpoint): go on from where
+  // the task is, never call the model for a turn already taken.
+  if (record.loop.turn !== ref.turn) {
+    return { result: { ref: currentRef(ref, record.loop), route: { next: 'drain' } } };
   }
   if (record.loop.turn >= config.maxTurns) {
     const failed = TaskState.TASK_STATE_FAILED;

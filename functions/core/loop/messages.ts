@@ -33,3 +33,15 @@ export const agentMessage = (options: TextMessageOptions): Message =>
 /** A user (participant) message with one text part: what a client sends. */
 export const userTextMessage = (options: TextMessageOptions): Message =>
   textMessageFrom(Role.ROLE_USER, options);
+
+/**
+ * The most of a text a task's status carries (characters). A status is on the task record and in
+ * every status event; a longer reply or reason is cut there with a note, and is whole in the
+ * transcript.
+ */
+export const STATUS_TEXT_LIMIT = 32_000;
+
+export const statusText = (text: string): string =>
+  text.length <= STATUS_TEXT_LIMIT
+    ? text
+    : `${text.slice(0, STATUS_TEXT_LIMIT)}… [cut at ${STATUS_TEXT_LIMIT} of ${text.length} characters: the whole text is in the task's history]`;

@@ -6,16 +6,22 @@ import type { InboxItem } from './inbox.schema.js';
 import { withTokenClaimed } from './park-token.js';
 import { changeOf, decided, decideOnRecord, withLoop } from './records.js';
 import type { TurnRef } from './route.schema.js';
+import { turnUnfinished } from './turn-position.js';
 
 export interface ParkOutcome {
   /** Work arrived while parking: the caller must resume the execution with this token now. */
   wakeNow: boolean;
 }
 
-/** Whether work that raced in while the turn was ending waits for the parked task. */
+/**
+ * Whether work waits for the task it parks: something that raced in while the turn was ending,
+ * or a turn that is not over (the park state re-entered after its wake was consumed).
+ */
 export const hasWaitingWork = (record: TaskRecord, inbox: readonly InboxItem[]): boolean =>
   record.loop.completionRequest !== null ||
-  (record.loop.pendingQuestion === null ? hasUnreadWork(inbox) : inbox.length > 0);
+  (record.loop.pendingQuestion === null
+    ? hasUnreadWork(inbox) || turnUnfinished(record.loop)
+    : inbox.length > 0);
 
 /**
  * Stores the parked execution's task token on the task (one conditional commit), then looks

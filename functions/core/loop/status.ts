@@ -1,7 +1,7 @@
 import { TaskState } from '@a2a-js/sdk';
 import { stateName, stateOf } from '../task/a2a-task.js';
 import type { SubState } from '../task/extension.schema.js';
-import { agentMessage } from './messages.js';
+import { agentMessage, statusText } from './messages.js';
 import { type Change, withLoop, withStatusChange } from './records.js';
 import type { Route, TurnRef } from './route.schema.js';
 
@@ -14,7 +14,7 @@ const statusMessage = (change: Change, ref: TurnRef, purpose: string, text: stri
         messageId: `${change.record.task.id}:${keyOf(ref, purpose)}`,
         taskId: change.record.task.id,
         contextId: change.record.task.contextId,
-        text,
+        text: statusText(text),
       });
 
 /** Parks in INPUT_REQUIRED with a sub-state; the status message is what the task waits on. */

@@ -68,12 +68,25 @@ const refuseServerControlled = (payload: Record<string, unknown>): void => {
   if (keys.length > 0) throw new ServerControlledFieldError(keys);
 };
 
+/**
+ * The most a task extension a participant writes may weigh, as JSON (characters). It lives on the
+ * task record (one store item) and travels in every Task event, so it is bounded: the transcript
+ * is where long content belongs.
+ */
+export const MAX_EXTENSION_CHARACTERS = 100_000;
+
 const parseExtension = (value: unknown): TaskExtension => {
   const parsed = TaskExtensionSchema.safeParse(value);
   if (!parsed.success) {
     throw new InvalidEnvelopeError(
       `invalid task extension: ${parsed.error.issues.length} error(s): ${describeIssues(parsed.error)}`,
       { cause: parsed.error }
+    );
+  }
+  const size = JSON.stringify(parsed.data).length;
+  if (size > MAX_EXTENSION_CHARACTERS) {
+    throw new InvalidEnvelopeError(
+      `the task extension would be ${size} characters as JSON; at most ${MAX_EXTENSION_CHARACTERS} (put long content in a message)`
     );
   }
   return parsed.data;

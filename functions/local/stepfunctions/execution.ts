@@ -192,10 +192,10 @@ export class LocalExecution implements DispatchRun {
   }
 
   /** Entering a top-level state: a restart resumes the execution from here. */
-  checkpointAt(stateName: string, rawInput: unknown): void {
+  async checkpointAt(stateName: string, rawInput: unknown): Promise<void> {
     // A rehydrated park keeps its checkpoint (and token) until it is answered.
     if (this.isStopped() || this.#resume?.stateName === stateName) return;
-    void this.#env.checkpoint(this.#checkpoint(stateName, rawInput));
+    await this.#env.checkpoint(this.#checkpoint(stateName, rawInput));
   }
 
   persistPark(park: CallbackPark): Promise<void> {

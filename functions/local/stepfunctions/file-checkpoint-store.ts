@@ -1,21 +1,25 @@
 /**
- * A `CheckpointStore` in one JSON file, so running and parked executions survive a restart of
- * `npm start`. Writes go to a temporary file renamed over the old one (atomic on POSIX: a crash
- * leaves the old or the new file, never half of one), one at a time, in call order, each taking
- * every change that waited for it. The file crosses a process boundary, so it is versioned and
- * validated when read.
+ * A `CheckpointStore` in a directory, so running and parked executions survive a restart of
+ * `npm start`. Each execution has two files: `<name>.json`, where it is (rewritten whole: a
+ * temporary file renamed over the old one, atomic on POSIX, so a crash leaves the old or the new
+ * one, never half), and `<name>.history.jsonl`, its history, appended to. A checkpoint costs one
+ * small write and the history events since the last one, whatever the number of executions, and
+ * nothing of them is held in memory. Writes of one execution go in call order. The files cross a
+ * process boundary, so they are versioned and validated when read.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { appendFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { HistoryEvent } from '@aws-sdk/client-sfn';
 import { z } from 'zod';
-import { type Deferred, deferred } from './deferred.js';
 import type { CheckpointStore, ExecutionCheckpoint } from './types.js';
 
 const FILE_VERSION = 2;
+const POSITION = '.json';
+const HISTORY = '.history.jsonl';
 
-const CheckpointSchema = z.object({
+const PositionSchema = z.object({
+  version: z.literal(FILE_VERSION),
   executionArn: z.string().min(1),
   stateMachineArn: z.string().min(1),
   name: z.string().min(1),
@@ -23,9 +27,8 @@ const CheckpointSchema = z.object({
   rawInput: z.unknown(),
   startedAt: z.iso.datetime(),
   input: z.string(),
-  history: z.array(
-    z.looseObject({ id: z.number().int(), type: z.string(), timestamp: z.iso.datetime() })
-  ),
+  /** How many lines of the history file belong to this checkpoint. */
+  historyLength: z.int().min(0),
   park: z
     .object({
       token: z.string().min(1),
@@ -36,127 +39,148 @@ const CheckpointSchema = z.object({
     .optional(),
 });
 
-const FileSchema = z.object({
-  version: z.literal(FILE_VERSION),
-  executions: z.record(z.string(), CheckpointSchema),
+const HistoryEventSchema = z.looseObject({
+  id: z.number().int(),
+  type: z.string(),
+  timestamp: z.iso.datetime(),
 });
 
-type FileContent = z.infer<typeof FileSchema>;
-
-/** JSON has no dates: history timestamps are ISO strings on disk and `Date`s in memory. */
-const revive = (checkpoint: z.infer<typeof CheckpointSchema>): ExecutionCheckpoint => {
-  const { park, ...rest } = checkpoint;
-  const revived: ExecutionCheckpoint = {
-    ...rest,
-    history: checkpoint.history.map(
-      (event) => ({ ...event, timestamp: new Date(event.timestamp) }) as HistoryEvent
-    ),
-  };
-  if (park !== undefined) {
-    const { timeoutSeconds, heartbeatSeconds, ...required } = park;
-    revived.park = {
-      ...required,
-      ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
-      ...(heartbeatSeconds === undefined ? {} : { heartbeatSeconds }),
-    };
+/** An execution's files are named after its state machine and name (both `[A-Za-z0-9_-]+`). */
+const fileKey = (executionArn: string): string => {
+  const [machine, name] = executionArn.split(':').slice(-2);
+  if (!machine || !name || !/^[A-Za-z0-9_-]+$/.test(`${machine}${name}`)) {
+    throw new Error(`not an execution ARN this store can name a file after: ${executionArn}`);
   }
-  return revived;
+  return `${machine}__${name}`;
 };
 
-interface Change {
-  apply: (content: FileContent) => void;
-  done: Deferred<void>;
-}
-
 export class FileCheckpointStore implements CheckpointStore {
-  readonly path: string;
-  #content: Promise<FileContent> | undefined;
-  /** Changes waiting for the next write. */
-  #pending: Change[] = [];
-  #writing: Promise<void> | undefined;
+  readonly directory: string;
+  /** History events already in each execution's history file. */
+  readonly #historyWritten = new Map<string, number>();
+  /** The last write of each execution, so its writes go in order. */
+  readonly #tails = new Map<string, Promise<void>>();
 
-  constructor(path: string) {
-    this.path = path;
+  constructor(directory: string) {
+    this.directory = directory;
   }
 
   saveCheckpoint(checkpoint: ExecutionCheckpoint): Promise<void> {
-    const text = JSON.stringify(checkpoint);
-    return this.#change((content) => {
-      content.executions[checkpoint.executionArn] = JSON.parse(text);
+    return this.#inOrder(checkpoint.executionArn, async () => {
+      await mkdir(this.directory, { recursive: true });
+      const key = fileKey(checkpoint.executionArn);
+      const { history, park, ...position } = checkpoint;
+      const written = this.#historyWritten.get(checkpoint.executionArn) ?? 0;
+      const fresh = history.slice(written);
+      if (fresh.length > 0) {
+        const lines = fresh.map((event) => `${JSON.stringify(event)}\n`).join('');
+        if (written === 0) await writeFile(this.#path(key, HISTORY), lines);
+        else await appendFile(this.#path(key, HISTORY), lines);
+      }
+      this.#historyWritten.set(checkpoint.executionArn, Math.max(written, history.length));
+      await this.#replace(
+        this.#path(key, POSITION),
+        JSON.stringify({
+          version: FILE_VERSION,
+          ...position,
+          historyLength: history.length,
+          ...(park === undefined ? {} : { park }),
+        })
+      );
     });
   }
 
   deleteCheckpoint(executionArn: string): Promise<void> {
-    return this.#change((content) => {
-      delete content.executions[executionArn];
+    return this.#inOrder(executionArn, async () => {
+      const key = fileKey(executionArn);
+      await rm(this.#path(key, POSITION), { force: true });
+      await rm(this.#path(key, HISTORY), { force: true });
+      this.#historyWritten.delete(executionArn);
     });
   }
 
   async loadCheckpoints(): Promise<ExecutionCheckpoint[]> {
-    await this.#writing;
-    return Object.values((await this.#read()).executions).map(revive);
-  }
-
-  #read(): Promise<FileContent> {
-    this.#content ??= (async () => {
-      let text: string;
-      try {
-        text = await readFile(this.path, 'utf8');
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-          return { version: FILE_VERSION, executions: {} };
-        }
-        throw error;
-      }
-      const parsed = FileSchema.safeParse(JSON.parse(text));
+    await Promise.all(this.#tails.values());
+    let names: string[];
+    try {
+      names = await readdir(this.directory);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    const checkpoints: ExecutionCheckpoint[] = [];
+    for (const name of names.filter((file) => file.endsWith(POSITION)).sort()) {
+      const path = join(this.directory, name);
+      const parsed = PositionSchema.safeParse(JSON.parse(await readFile(path, 'utf8')));
       if (!parsed.success) {
-        throw new Error(
-          `${this.path} is not an executions checkpoint file: ${z.prettifyError(parsed.error)}`
-        );
+        throw new Error(`${path} is not an execution checkpoint: ${z.prettifyError(parsed.error)}`);
       }
-      return parsed.data;
-    })();
-    return this.#content;
-  }
-
-  #change(apply: Change['apply']): Promise<void> {
-    const done = deferred<void>();
-    this.#pending.push({ apply, done });
-    this.#writing ??= this.#drain().finally(() => {
-      this.#writing = undefined;
-    });
-    return done.promise;
+      const { version: _version, historyLength, park, ...position } = parsed.data;
+      const history = await this.#readHistory(position.executionArn, historyLength);
+      const checkpoint: ExecutionCheckpoint = { ...position, history };
+      if (park !== undefined) {
+        const { timeoutSeconds, heartbeatSeconds, ...required } = park;
+        checkpoint.park = {
+          ...required,
+          ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
+          ...(heartbeatSeconds === undefined ? {} : { heartbeatSeconds }),
+        };
+      }
+      checkpoints.push(checkpoint);
+    }
+    return checkpoints;
   }
 
   /**
-   * Group commit: the file is rewritten whole, so every change waiting when a write starts
-   * goes into that one write (a thousand checkpoints cost a few writes, not a thousand).
+   * The history a checkpoint names: its first `length` events. Events appended after the
+   * checkpoint's own write (a crash in between) are cut off, so later appends follow it.
    */
-  async #drain(): Promise<void> {
-    while (this.#pending.length > 0) {
-      const batch = this.#pending.splice(0);
-      try {
-        const content = await this.#read();
-        for (const change of batch) change.apply(content);
-        await this.#write(content);
-        for (const change of batch) change.done.resolve();
-      } catch (error) {
-        // Forget the cached content: the next change starts again from what is on disk.
-        this.#content = undefined;
-        for (const change of batch) change.done.reject(error);
-      }
+  async #readHistory(executionArn: string, length: number): Promise<HistoryEvent[]> {
+    const path = this.#path(fileKey(executionArn), HISTORY);
+    let text = '';
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
+    const lines = text.split('\n').filter((line) => line !== '');
+    const kept = lines.slice(0, length);
+    if (lines.length !== kept.length) {
+      await writeFile(path, kept.map((line) => `${line}\n`).join(''));
+    }
+    this.#historyWritten.set(executionArn, kept.length);
+    // JSON has no dates: timestamps are ISO strings on disk and `Date`s in memory.
+    return kept.map((line) => {
+      const event = HistoryEventSchema.parse(JSON.parse(line));
+      return { ...event, timestamp: new Date(event.timestamp) } as HistoryEvent;
+    });
   }
 
-  async #write(content: FileContent): Promise<void> {
-    await mkdir(dirname(this.path), { recursive: true });
-    const temporary = `${this.path}.${process.pid}.${randomUUID()}.tmp`;
+  #path(key: string, suffix: string): string {
+    return join(this.directory, `${key}${suffix}`);
+  }
+
+  async #replace(path: string, text: string): Promise<void> {
+    const temporary = `${path}.${process.pid}.${randomUUID()}.tmp`;
     try {
-      await writeFile(temporary, `${JSON.stringify(content)}\n`);
-      await rename(temporary, this.path);
+      await writeFile(temporary, text);
+      await rename(temporary, path);
     } catch (error) {
       await rm(temporary, { force: true });
       throw error;
     }
+  }
+
+  #inOrder(executionArn: string, write: () => Promise<void>): Promise<void> {
+    const next = (this.#tails.get(executionArn) ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(write);
+    this.#tails.set(executionArn, next);
+    void next
+      .finally(() => {
+        if (this.#tails.get(executionArn) === next) this.#tails.delete(executionArn);
+      })
+      .catch(() => undefined);
+    return next;
   }
 }

@@ -3,7 +3,7 @@
  * machines in-process and to serve the handlers' `@aws-sdk/client-sfn` calls.
  *
  * @example
- * const engine = new LocalStepFunctions({ store: new FileCheckpointStore('.local/executions.json') });
+ * const engine = new LocalStepFunctions({ store: new FileCheckpointStore('.local/executions') });
  * for (const machine of extractStateMachines(template)) {
  *   const taskHandlers = Object.fromEntries(
  *     listTaskStates(machine.definition).map((task) => [

@@ -55,7 +55,7 @@ export interface DispatchRun {
   park(token: string, options: ParkOptions): Promise<unknown>;
   discardPark(token: string): void;
   /** A top-level state was entered: where a restart resumes the execution. */
-  checkpointAt(stateName: string, rawInput: unknown): void;
+  checkpointAt(stateName: string, rawInput: unknown): Promise<void>;
   persistPark(park: CallbackPark): Promise<void>;
   forgetPark(token: string, stateName: string, rawInput: unknown): Promise<void>;
 }
@@ -233,7 +233,8 @@ export function buildTaskOverrides(
       await nextMacrotask();
       if (run.isStopped()) throw abortedError('The execution was stopped');
       const ticket = run.tickets.take(info.stateName);
-      if (info.topLevel) run.checkpointAt(info.stateName, ticket?.rawInput);
+      // Where a restart resumes the execution, stored before the state does anything.
+      if (info.topLevel) await run.checkpointAt(info.stateName, ticket?.rawInput);
       const events = new TaskEvents(run.history, info, ticket?.lane);
       const attempt = run.attempts.open(info.stateName, ticket?.lane);
       if (!info.callback) return runPlain(run, info, handler, effective, events, attempt);

@@ -1,6 +1,7 @@
 import type { AttributeValue, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { encodeTaskRecord, taskKey } from '../../../functions/adapters/dynamodb/item-codec.js';
+import { receiveMessage } from '../../../functions/core/intake/receive-message.js';
 import { startTask } from '../../../functions/core/intake/start-task.js';
 import { runTask } from '../../../functions/core/loop/driver.js';
 import type { TaskRecord } from '../../../functions/core/ports/task-store.js';
@@ -211,6 +212,29 @@ describe('the stream handler (the stand-in)', () => {
     expect(twice.inbox).toEqual(once.inbox);
     expect(twice.events).toEqual(once.events);
     expect(executions.calls).toEqual([{ method: 'resume', token }]);
+  });
+
+  it("answers the token of a released park, any task's: a wake whose taker died after its commit still lands", async () => {
+    const { changes, deliver, executions, parentId, token, harness } = await parentWithChild();
+    // A message claims the parked parent's token (its commit), and its sender dies before
+    // answering the token: the stream carries the release.
+    await receiveMessage(harness.deps, {
+      taskId: parentId,
+      message: textMessage('are you there?'),
+      sender: ALICE,
+    });
+    const release = changes.find(
+      ({ before, after }) =>
+        after.task.id === parentId &&
+        before?.loop.parkToken === token &&
+        after.loop.parkToken === null
+    );
+    if (release === undefined) throw new Error('no release of the parent’s token');
+
+    const response = await deliver(streamRecord(release.before, release.after));
+
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(executions.resumed).toEqual([token]);
   });
 
   it("ignores a task record without a parent on this harness and a change that is not the child's state", async () => {

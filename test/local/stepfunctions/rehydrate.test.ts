@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -22,7 +22,7 @@ afterEach(async () => {
 const storePath = () => {
   const dir = mkdtempSync(join(tmpdir(), 'parked-'));
   dirs.push(dir);
-  return join(dir, 'state', 'executions.json');
+  return join(dir, 'state', 'executions');
 };
 
 const agentStep: TaskHandler = (input) => {
@@ -63,9 +63,9 @@ describe('rehydration from the file store', () => {
     await before.h.close();
     harnesses.splice(harnesses.indexOf(before.h), 1);
 
-    const saved = JSON.parse(readFileSync(path, 'utf8'));
+    const saved = JSON.parse(readFileSync(join(path, 'turn__task-9.json'), 'utf8'));
     expect(saved.version).toBe(2);
-    expect(saved.executions[executionArn!]).toMatchObject({
+    expect(saved).toMatchObject({
       executionArn,
       name: 'task-9',
       stateName: 'ParkForInput',
@@ -114,7 +114,8 @@ describe('rehydration from the file store', () => {
     const resumed = events.find((e) => e.type === 'TaskSucceeded' && e.id! > submitted.id!);
     expect(resumed?.previousEventId).toBe(submitted.id);
     expect(resumed?.taskSucceededEventDetails?.output).toBe('{"text":"after restart"}');
-    expect(JSON.parse(readFileSync(path, 'utf8')).executions).toEqual({});
+    await after.h.engine.close();
+    expect(readdirSync(path)).toEqual([]);
   });
 
   it('resumes a running execution in the state it was in when the process stopped', async () => {
@@ -149,7 +150,7 @@ describe('rehydration from the file store', () => {
     await before.h.close();
     harnesses.splice(harnesses.indexOf(before.h), 1);
 
-    const saved = JSON.parse(readFileSync(path, 'utf8')).executions[executionArn!];
+    const saved = JSON.parse(readFileSync(join(path, 'turn__task-7.json'), 'utf8'));
     expect(saved).toMatchObject({
       stateName: 'AgentStep',
       rawInput: { turn: 1, lastInput: 'go on' },
@@ -172,7 +173,7 @@ describe('rehydration from the file store', () => {
     expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
     // Closing waits for the store's writes: the ended execution's checkpoint is gone.
     await after.h.engine.close();
-    expect(JSON.parse(readFileSync(path, 'utf8')).executions).toEqual({});
+    expect(readdirSync(path)).toEqual([]);
   });
 
   it('reports what it cannot rehydrate and leaves it in the store', async () => {
@@ -199,7 +200,7 @@ describe('rehydration from the file store', () => {
         reason: expect.stringMatching(/not created/),
       }),
     ]);
-    const kept = Object.values(JSON.parse(readFileSync(path, 'utf8')).executions);
-    expect(kept).toEqual([expect.objectContaining({ park: expect.objectContaining({ token }) })]);
+    const [kept] = readdirSync(path).filter((file) => file.endsWith('.json'));
+    expect(JSON.parse(readFileSync(join(path, kept!), 'utf8'))).toMatchObject({ park: { token } });
   });
 });
