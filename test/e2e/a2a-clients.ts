@@ -663,3 +663,29 @@ export const rawClient = (
     lastExtensionsHeader: () => extensionsHeader,
   };
 };
+
+/** The four clients every behaviour is stated through: the SDK's two transports, raw on each binding. */
+export const FOUR_CLIENTS = [
+  { label: 'the SDK client over JSON-RPC', kind: 'sdk', binding: 'JSONRPC' },
+  { label: 'the SDK client over HTTP+JSON', kind: 'sdk', binding: 'HTTP+JSON' },
+  { label: 'a raw fetch client over JSON-RPC', kind: 'raw', binding: 'JSONRPC' },
+  { label: 'a raw fetch client over HTTP+JSON', kind: 'raw', binding: 'HTTP+JSON' },
+] as const;
+
+export type ClientKind = (typeof FOUR_CLIENTS)[number]['kind'];
+export type ClientBinding = (typeof FOUR_CLIENTS)[number]['binding'];
+
+/** A participant-id suffix per client, so the four runs never see each other's tasks. */
+export const tagOf = (kind: ClientKind, binding: ClientBinding) =>
+  `${kind}-${binding === 'JSONRPC' ? 'rpc' : 'rest'}`;
+
+/** One of the four clients, for a participant. */
+export const clientOf = (
+  url: string,
+  participantId: string,
+  kind: ClientKind,
+  binding: ClientBinding
+): Promise<A2aClient> =>
+  kind === 'sdk'
+    ? sdkClient(url, participantId, binding)
+    : Promise.resolve(rawClient(url, participantId, binding));

@@ -5,7 +5,14 @@ import { ScriptedModel } from '../../functions/core/testing/scripted-model.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
 import { bearerTokensFor } from '../support/identity.js';
 import { startStack } from '../support/local-stack.js';
-import { type A2aClient, failureOf, rawClient, refusalOf, sdkClient } from './a2a-clients.js';
+import {
+  type A2aClient,
+  clientOf,
+  FOUR_CLIENTS,
+  failureOf,
+  refusalOf,
+  tagOf,
+} from './a2a-clients.js';
 
 /**
  * The A2A 1.0 requirements the conformance kit (a2aproject/a2a-tck) found us failing, one named
@@ -13,15 +20,7 @@ import { type A2aClient, failureOf, rawClient, refusalOf, sdkClient } from './a2
  * and a raw fetch client over each binding. docs/a2a/conformance.md lists them.
  */
 
-const CLIENTS = [
-  { label: 'the SDK client over JSON-RPC', kind: 'sdk', binding: 'JSONRPC' },
-  { label: 'the SDK client over HTTP+JSON', kind: 'sdk', binding: 'HTTP+JSON' },
-  { label: 'a raw fetch client over JSON-RPC', kind: 'raw', binding: 'JSONRPC' },
-  { label: 'a raw fetch client over HTTP+JSON', kind: 'raw', binding: 'HTTP+JSON' },
-] as const;
-
-const tagOf = (kind: string, binding: string) =>
-  `${kind}-${binding === 'JSONRPC' ? 'rpc' : 'rest'}`;
+const CLIENTS = FOUR_CLIENTS;
 
 type Written = Record<string, unknown>;
 
@@ -148,12 +147,8 @@ describe('A2A 1.0 conformance (the kit’s findings)', () => {
 
   describe.each(CLIENTS)('through $label', ({ kind, binding }) => {
     const tag = tagOf(kind, binding);
-    const clientFor = (participant: string): Promise<A2aClient> => {
-      const participantId = `${participant}-${tag}`;
-      return kind === 'sdk'
-        ? sdkClient(stack.url, participantId, binding)
-        : Promise.resolve(rawClient(stack.url, participantId, binding));
-    };
+    const clientFor = (participant: string): Promise<A2aClient> =>
+      clientOf(stack.url, `${participant}-${tag}`, kind, binding);
     const tasksOf = (participant: string) =>
       stack.runtime.loop.store.list({ participantId: `${participant}-${tag}` });
 
