@@ -14,6 +14,7 @@ import {
   oneLineIssues,
 } from '../functions/composition/model-config.js';
 import { RuntimeConfigSchema } from '../functions/composition/runtime-config.js';
+import { parseAgentSkills } from '../functions/core/a2a/agent-card.js';
 
 /** The defaults `cdk.json` repeats (a test keeps the two equal). */
 export const DEFAULT_CONTEXT = {
@@ -33,6 +34,8 @@ export const DEFAULT_CONTEXT = {
   a2aReservedConcurrency: 100,
   streamsPerCaller: 4,
   auditArchiveRetentionDays: 0,
+  agentSkills: '',
+  taskLifecycle: 'conversation',
 } as const;
 
 export type ContextKey = keyof typeof DEFAULT_CONTEXT;
@@ -111,6 +114,20 @@ const HarnessConfigSchema = z.object({
    * once Step Functions has deleted its own, 90 days on); 0 keeps it as long as the task.
    */
   auditArchiveRetentionDays: z.coerce.number().int().min(0),
+  /** The lifecycle of a task a client starts: `conversation` or `delegated`. */
+  taskLifecycle: RuntimeConfigSchema.shape.TINY_HARNESS_TASK_LIFECYCLE,
+  /** The agent card's skills, a JSON array ('' = the built-in skill); see docs/configuration.md. */
+  agentSkills: z.string().superRefine((text, context) => {
+    if (text.trim() === '') return;
+    try {
+      parseAgentSkills(text);
+    } catch (error) {
+      context.addIssue({
+        code: 'custom',
+        message: `not a skills list: ${(error as Error).message}`,
+      });
+    }
+  }),
 });
 
 export type HarnessConfig = z.infer<typeof HarnessConfigSchema>;

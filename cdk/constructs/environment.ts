@@ -22,6 +22,10 @@ export const ENV = {
   oauthTokenUrl: 'TINY_HARNESS_OAUTH_TOKEN_URL',
   /** Server-Sent Event streams one caller may hold open at once (A2A function only). */
   streamsPerCaller: 'TINY_HARNESS_STREAMS_PER_CALLER',
+  /** The lifecycle of a task a client starts (conversation or delegated). */
+  taskLifecycle: 'TINY_HARNESS_TASK_LIFECYCLE',
+  /** The agent card's skills, JSON (A2A function only). */
+  agentSkills: 'TINY_HARNESS_AGENT_SKILLS',
   /** The KMS key that seals push-notification tokens and credentials. */
   pushKmsKeyId: 'TINY_HARNESS_PUSH_KMS_KEY_ID',
 } as const;

@@ -86,6 +86,8 @@ export class HarnessStack extends Stack {
       [ENV.logLevel]: config.logLevel,
       [ENV.turnsPerGeneration]: String(config.turnsPerGeneration),
       [ENV.stage]: config.stage,
+      // How a client's task runs (the A2A function starts them).
+      [ENV.taskLifecycle]: config.taskLifecycle,
     };
     this.turnStepFunction = new HarnessFunction(this, CONSTRUCT_IDS.turnStepFunction, {
       entry: handlerEntry('turn-step'),
@@ -209,6 +211,9 @@ export class HarnessStack extends Stack {
     this.a2aFunction.addEnvironment(ENV.baseUrl, this.api.baseUrl);
     this.a2aFunction.addEnvironment(ENV.authMode, 'cognito');
     this.a2aFunction.addEnvironment(ENV.oauthTokenUrl, this.auth.tokenUrl);
+    if (config.agentSkills.trim() !== '') {
+      this.a2aFunction.addEnvironment(ENV.agentSkills, config.agentSkills);
+    }
 
     this.alarms = new HarnessAlarms(this, CONSTRUCT_IDS.alarms, {
       stage: config.stage,

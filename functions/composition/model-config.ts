@@ -8,6 +8,7 @@ import { ModelPricesSchema } from '../core/loop/usage.js';
  */
 export const MODEL_PROVIDERS = [
   'demo',
+  'conformance',
   'scripted',
   'openai',
   'openai-chat',
@@ -15,6 +16,9 @@ export const MODEL_PROVIDERS = [
   'bedrock',
 ] as const;
 export type ModelProvider = (typeof MODEL_PROVIDERS)[number];
+
+/** Providers built into the harness: no model id, no key. */
+const BUILT_IN_PROVIDERS: ReadonlySet<ModelProvider> = new Set(['demo', 'conformance', 'scripted']);
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -27,7 +31,8 @@ export const SECRET_ARN =
 
 export const ModelConfigShape = {
   /**
-   * `demo` (built in, no network), `scripted` (replies from TINY_HARNESS_MODEL_SCRIPT), `openai`
+   * `demo` (built in, no network), `conformance` (built in: plays the A2A conformance kit's
+   * reference agent, docs/a2a/conformance.md), `scripted` (replies from TINY_HARNESS_MODEL_SCRIPT), `openai`
    * (Responses API), `openai-chat` (Chat Completions, any OpenAI-compatible base URL),
    * `anthropic` (Messages API), `bedrock` (Converse API).
    */
@@ -110,7 +115,7 @@ export const modelConfigProblems = (
       });
     }
   }
-  if (provider !== 'demo' && provider !== 'scripted' && config.TINY_HARNESS_MODEL === '') {
+  if (!BUILT_IN_PROVIDERS.has(provider) && config.TINY_HARNESS_MODEL === '') {
     problems.push({
       variable: 'TINY_HARNESS_MODEL',
       message: `${chosen} needs ${n('TINY_HARNESS_MODEL')}=<model id>`,

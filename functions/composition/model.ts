@@ -1,5 +1,6 @@
 import { AnthropicMessagesModel } from '../adapters/model/anthropic-messages-model.js';
 import { BedrockConverseModel } from '../adapters/model/bedrock-converse-model.js';
+import { ConformanceModel } from '../adapters/model/conformance-model.js';
 import { DemoModel } from '../adapters/model/demo-model.js';
 import { LazyModel } from '../adapters/model/lazy-model.js';
 import { OpenAiChatModel } from '../adapters/model/openai-chat-model.js';
@@ -37,6 +38,8 @@ export const buildModel = (config: RuntimeConfig): Model => {
   switch (provider) {
     case 'demo':
       return new DemoModel();
+    case 'conformance':
+      return new ConformanceModel();
     case 'scripted':
       return loadModelScript(config.TINY_HARNESS_MODEL_SCRIPT ?? '');
     case 'openai':

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseAgentSkills } from '../core/a2a/agent-card.js';
 import { DEFAULT_AGENT_ID } from '../core/a2a/identifiers.js';
 import { parseBearerTokens } from '../service/identity.js';
 import {
@@ -19,11 +20,29 @@ export const RuntimeConfigSchema = z.object({
   TINY_HARNESS_TABLE: z.string().min(1),
   TINY_HARNESS_STATE_MACHINE_ARN: z.string().startsWith('arn:'),
   TINY_HARNESS_AGENT_ID: z.string().min(1).default(DEFAULT_AGENT_ID),
+  /** The agent card's skills, a JSON array (docs/configuration.md); unset: the built-in one. */
+  TINY_HARNESS_AGENT_SKILLS: z
+    .string()
+    .optional()
+    .transform((text, context) => {
+      if (text === undefined || text.trim() === '') return undefined;
+      try {
+        return parseAgentSkills(text);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
   /** The deployment's stage (the stack sets it): a dimension of the turn step's metrics. */
   TINY_HARNESS_STAGE: z.string().min(1).default('local'),
   TINY_HARNESS_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   /** The model's variables (model-config.ts): the same schema `cdk synth` checks. */
   ...ModelConfigShape,
+  /**
+   * The lifecycle of a task a client starts: `conversation` (parks after each turn until a
+   * participant ends it) or `delegated` (worked to its end and completed by the agent).
+   */
+  TINY_HARNESS_TASK_LIFECYCLE: z.enum(['conversation', 'delegated']).default('conversation'),
   TINY_HARNESS_TURNS_PER_GENERATION: positiveInt(200),
   TINY_HARNESS_MAX_TURNS: positiveInt(50),
   TINY_HARNESS_BASE_URL: z.string().url().optional(),

@@ -168,6 +168,7 @@ export const buildRuntime = (config: RuntimeConfig, overrides: RuntimeOverrides 
       turnsPerGeneration: config.TINY_HARNESS_TURNS_PER_GENERATION,
       defaultModel: config.TINY_HARNESS_MODEL || undefined,
       prices: config.TINY_HARNESS_MODEL_PRICES,
+      clientTaskLifecycle: config.TINY_HARNESS_TASK_LIFECYCLE,
     },
   };
   const logger = createLogger({

@@ -1,10 +1,10 @@
 import { type AgentCard, HTTP_EXTENSION_HEADER } from '@a2a-js/sdk';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { errorFields } from '../adapters/system/logger.js';
+import { errorFields, type Logger } from '../adapters/system/logger.js';
 import { auditOf } from '../composition/audit.js';
 import { lambdaRuntime, lambdaStreamLeases, type Runtime } from '../composition/runtime.js';
-import { A2aError, toA2aError } from '../service/a2a-errors.js';
+import { A2aError, internalError, toA2aError } from '../service/a2a-errors.js';
 import { A2aService } from '../service/a2a-service.js';
 import { isTooLarge, payloadTooLargeResponse } from '../service/body-limit.js';
 import { negotiateExtensions } from '../service/extensions.js';
@@ -78,7 +78,7 @@ interface Call {
   /** The audit extension's read model (docs/a2a/audit.md). */
   audit: () => ReturnType<typeof auditOf>;
   /** Logs a failure inside a stream that has already started (it is sent as an error event). */
-  onStreamError: (error: unknown) => void;
+  onStreamError: (error: A2aError) => void;
 }
 
 type Binding = 'JSONRPC' | 'HTTP+JSON';
@@ -107,7 +107,13 @@ const jsonRpcCall = async (call: Call): Promise<Answer> => {
   if (isAuditJsonRpc(body)) {
     return { binding, reply: await answerAuditJsonRpc(body, caller, call.audit()), activated };
   }
-  const reply = await dispatchJsonRpc(body, { caller, lastEventId }, service, call.onStreamError);
+  const contentType = header(event, 'content-type');
+  const reply = await dispatchJsonRpc(
+    body,
+    { caller, lastEventId, contentType },
+    service,
+    call.onStreamError
+  );
   return { binding, reply, activated };
 };
 
@@ -158,6 +164,26 @@ const identityOf = ({ config }: Runtime): IdentitySettings => ({
   participantClaim: config.TINY_HARNESS_PARTICIPANT_CLAIM,
 });
 
+/**
+ * An answered error worth an operator's attention: an internal one, at error level with its cause
+ * and the correlation id the client got, so what a user reports leads to what happened.
+ */
+const logFailure = (
+  logger: Logger,
+  message: string,
+  error: A2aError | undefined,
+  fields: Record<string, unknown>
+) => {
+  if (error?.kind !== 'InternalError') return;
+  const cause = error.cause ?? error;
+  logger.error(message, {
+    ...fields,
+    correlationId: error.correlationId,
+    ...errorFields(cause),
+    stack: cause instanceof Error ? cause.stack : undefined,
+  });
+};
+
 export const createA2aHandler = (runtime: () => Runtime, service: () => A2aService) =>
   middy(async (event: APIGatewayProxyEvent): Promise<A2aHttpResult> => {
     const { logger } = runtime();
@@ -173,24 +199,34 @@ export const createA2aHandler = (runtime: () => Runtime, service: () => A2aServi
     const jsonRpc = isJsonRpc(event);
     const body = bodyOf(event);
     try {
-      const onStreamError = (error: unknown) =>
-        logger.error('a2a stream failed', { caller, ...errorFields(error) });
+      const onStreamError = (error: A2aError) => {
+        if (error.kind === 'InternalError')
+          logFailure(logger, 'a2a stream failed', error, { caller });
+        else
+          logger.warn('a2a stream failed', {
+            caller,
+            error: error.kind,
+            errorMessage: error.message,
+          });
+      };
       const audit = () => auditOf(runtime());
       const call = { event, body, caller, card, service: service(), audit, onStreamError };
       const { binding, reply, activated } = await (jsonRpc ? jsonRpcCall(call) : restCall(call));
-      logger.info('a2a request', {
+      const fields = {
         binding,
         operation: reply.operation,
         caller,
         status: reply.status,
         error: reply.error?.kind,
-      });
+      };
+      logger.info('a2a request', fields);
+      logFailure(logger, 'a2a request failed', reply.error, fields);
       if (reply.stream !== undefined)
         return respondStream(reply.stream, extensionHeaders(activated));
       return respond(reply.status, CONTENT_TYPE[binding], reply.body, extensionHeaders(activated));
     } catch (error) {
-      logger.error('a2a request failed', errorFields(error));
-      const internal = new A2aError('InternalError', 'internal error');
+      const internal = internalError(error);
+      logFailure(logger, 'a2a request failed', internal, { caller });
       return jsonRpc
         ? respond(500, JSON_CONTENT_TYPE, jsonRpcFailure(null, internal).body)
         : respond(500, A2A_CONTENT_TYPE, restFailure(internal).body);

@@ -4,6 +4,10 @@ export interface BannerFacts {
   seconds: number;
   /** The model in use, as people read it (provider, model id, base URL). */
   model: string;
+  /** `--profile`, when one was given. */
+  profile?: string | undefined;
+  /** How a client's task runs: `conversation` or `delegated`. */
+  lifecycle: string;
   stateMachineArn: string;
   data: string;
   /** The generated token, or undefined when the tokens came from TINY_HARNESS_BEARER_TOKENS. */
@@ -28,6 +32,8 @@ export const banner = (facts: BannerFacts): string => {
     `  A2A endpoint   ${facts.url}/  (A2A 1.0: JSON-RPC at /, HTTP+JSON routes, SSE streams)`,
     `  agent card     ${facts.url}/.well-known/agent-card.json`,
     `  model          ${facts.model}`,
+    ...(facts.profile === undefined ? [] : [`  profile        ${facts.profile}`]),
+    `  tasks          ${facts.lifecycle === 'delegated' ? 'delegated: worked to their end and completed' : 'conversations: each parks for your next message'}`,
     `  state machine  ${facts.stateMachineArn}`,
     `  data           ${facts.data}`,
     `  caller         ${facts.token === undefined ? 'tokens from TINY_HARNESS_BEARER_TOKENS' : `bearer token ${facts.token} (participant "you")`}`,

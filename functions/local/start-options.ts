@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readRuntimeConfig } from '../composition/runtime-config.js';
 import { DEFAULT_DATA_DIR } from './endpoint-file.js';
+import { type ProfileName, profileOf } from './profiles.js';
 
 export const START_HELP = `Usage: npm start [-- options]
 
@@ -18,6 +19,8 @@ Options (after \`--\`: npm keeps flags before it for itself):
   --data-dir <dir>   where tables, parked executions and the endpoint file live
                      (TINY_HARNESS_DATA_DIR, default ${DEFAULT_DATA_DIR})
   --in-memory        keep no tasks: everything is gone on exit
+  --profile <name>   a named set of defaults: \`conformance\` plays the agent the A2A conformance
+                     kit expects (docs/a2a/conformance.md); a variable you set yourself wins
   -h, --help         this text
 
 \`npm start --in-memory\` (without \`--\`) works too: npm passes it on as npm_config_in_memory.
@@ -29,6 +32,7 @@ export interface StartOptions {
   /** The data directory: tables and parked executions (unless in memory), the endpoint file. */
   dataDir: string;
   inMemory: boolean;
+  profile: ProfileName | undefined;
 }
 
 /** A refusal to start, printed as it is. */
@@ -60,6 +64,7 @@ export const readStartOptions = (argv: readonly string[], env: NodeJS.ProcessEnv
         port: { type: 'string' },
         'data-dir': { type: 'string' },
         'in-memory': { type: 'boolean' },
+        profile: { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -74,6 +79,7 @@ export const readStartOptions = (argv: readonly string[], env: NodeJS.ProcessEnv
     port?: string;
     'data-dir'?: string;
     'in-memory'?: boolean;
+    profile?: string;
   };
   const npmFlag = (name: string) => env[`npm_config_${name}`];
   const port =
@@ -91,7 +97,13 @@ export const readStartOptions = (argv: readonly string[], env: NodeJS.ProcessEnv
   const dataDir = resolve(
     values['data-dir'] ?? npmFlag('data_dir') ?? env.TINY_HARNESS_DATA_DIR ?? DEFAULT_DATA_DIR
   );
-  return { help: values.help === true, port, dataDir, inMemory };
+  let profile: ProfileName | undefined;
+  try {
+    profile = values.profile === undefined ? undefined : profileOf(['--profile', values.profile]);
+  } catch (error) {
+    throw new StartOptionsError((error as Error).message);
+  }
+  return { help: values.help === true, port, dataDir, inMemory, profile };
 };
 
 /**

@@ -5,6 +5,7 @@ import type { RuntimeConfig } from '../composition/runtime-config.js';
 import { banner } from './banner.js';
 import { removeEndpoint, writeEndpoint } from './endpoint-file.js';
 import { portIsFree } from './port-check.js';
+import { withProfile } from './profiles.js';
 import {
   checkRuntimeConfig,
   readStartOptions,
@@ -16,6 +17,9 @@ const modelInUse = (config: RuntimeConfig): string => {
   const provider = config.TINY_HARNESS_MODEL_PROVIDER;
   if (provider === 'demo') {
     return 'the built-in demo model (no provider configured: it says what it received)';
+  }
+  if (provider === 'conformance') {
+    return "the conformance model (plays the A2A conformance kit's reference agent; docs/a2a/conformance.md)";
   }
   if (provider === 'scripted') return `scripted (${config.TINY_HARNESS_MODEL_SCRIPT})`;
   const at = config.TINY_HARNESS_MODEL_BASE_URL ?? "the provider's default endpoint";
@@ -33,6 +37,8 @@ const main = async () => {
     console.log(START_HELP);
     return;
   }
+  // A profile's defaults go under what the user set themselves.
+  Object.assign(process.env, withProfile(process.env, options.profile));
   checkRuntimeConfig(process.env);
   const java = spawnSync('java', ['-version'], { stdio: 'ignore' });
   if (java.error !== undefined || java.status !== 0) {
@@ -76,6 +82,8 @@ const main = async () => {
       url: stack.url,
       seconds: (Date.now() - started) / 1000,
       model: modelInUse(stack.runtime.config),
+      profile: options.profile,
+      lifecycle: stack.runtime.config.TINY_HARNESS_TASK_LIFECYCLE,
       stateMachineArn: stack.stateMachineArn,
       data: options.inMemory ? 'in memory (gone on exit)' : options.dataDir,
       token: generatedToken,

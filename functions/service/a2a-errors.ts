@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type ErrorCode, isHarnessError } from '../core/errors.js';
 
 /**
@@ -54,21 +55,71 @@ export type A2aErrorName = keyof typeof A2A_ERRORS;
 /** The `google.rpc.ErrorInfo` domain of A2A errors (§3.3.2). */
 export const A2A_ERROR_DOMAIN = 'a2a-protocol.org';
 const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo';
+const BAD_REQUEST_TYPE = 'type.googleapis.com/google.rpc.BadRequest';
+const REQUEST_INFO_TYPE = 'type.googleapis.com/google.rpc.RequestInfo';
+
+/** One field of a request that was refused, and why (`google.rpc.BadRequest.FieldViolation`). */
+export interface FieldViolation {
+  /** The field's path in the request, `message.parts[0]`. */
+  field: string;
+  description: string;
+}
+
+export interface A2aErrorOptions {
+  /** For InvalidParams from validation: each refused field. */
+  violations?: readonly FieldViolation[];
+  /** For InternalError: what went wrong inside (logged, never answered). */
+  cause?: unknown;
+  /** For InternalError: the id the client gets and the error log line carries. */
+  correlationId?: string;
+}
 
 /** An error answered to the client as it is. */
 export class A2aError extends Error {
   override readonly name = 'A2aError';
   readonly kind: A2aErrorName;
-  constructor(kind: A2aErrorName, message: string) {
-    super(message);
+  readonly violations: readonly FieldViolation[];
+  /**
+   * For an InternalError: the id the client gets and the error log line carries, so an operator
+   * can find what happened from what a user reports (the cause itself is never answered).
+   */
+  readonly correlationId: string | undefined;
+  constructor(kind: A2aErrorName, message: string, options: A2aErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.kind = kind;
+    this.violations = options.violations ?? [];
+    this.correlationId = options.correlationId;
   }
 }
 
-/** The error's ErrorInfo list: one entry for an A2A error, none for the others. */
-export const errorDetails = (error: A2aError): Array<Record<string, string>> => {
+/** What the client may learn of something that went wrong inside: that it did, and its id. */
+export const internalError = (cause: unknown): A2aError => {
+  const correlationId = randomUUID();
+  return new A2aError('InternalError', `internal error (correlation id ${correlationId})`, {
+    cause,
+    correlationId,
+  });
+};
+
+/**
+ * The error's details (`google.rpc.Status.details`, JSON-RPC `error.data`): the ErrorInfo of an
+ * A2A error first (what the SDK clients read), then the refused fields of a malformed request
+ * (BadRequest), or the correlation id of an internal error (RequestInfo).
+ */
+export const errorDetails = (error: A2aError): Array<Record<string, unknown>> => {
   const { reason } = A2A_ERRORS[error.kind];
-  return reason === null ? [] : [{ '@type': ERROR_INFO_TYPE, reason, domain: A2A_ERROR_DOMAIN }];
+  const details: Array<Record<string, unknown>> =
+    reason === null ? [] : [{ '@type': ERROR_INFO_TYPE, reason, domain: A2A_ERROR_DOMAIN }];
+  if (error.violations.length > 0) {
+    details.push({
+      '@type': BAD_REQUEST_TYPE,
+      fieldViolations: error.violations.map(({ field, description }) => ({ field, description })),
+    });
+  }
+  if (error.correlationId !== undefined) {
+    details.push({ '@type': REQUEST_INFO_TYPE, requestId: error.correlationId });
+  }
+  return details;
 };
 
 /**
@@ -102,9 +153,16 @@ export const A2A_ERROR_FOR_CODE: Record<ErrorCode, A2aErrorName> = {
   'secret.unreadable': 'InternalError',
 };
 
-/** Any error as the A2A error a client may see: typed ones mapped, the rest never exposed. */
+/**
+ * Any error as the A2A error a client may see: typed ones mapped, the rest never exposed. An
+ * error that maps to InternalError (a store conflict, a model failure, anything unexpected)
+ * keeps its message to itself: it may name tables, keys or hosts.
+ */
 export const toA2aError = (error: unknown): A2aError => {
   if (error instanceof A2aError) return error;
-  if (isHarnessError(error)) return new A2aError(A2A_ERROR_FOR_CODE[error.code], error.message);
-  return new A2aError('InternalError', 'internal error');
+  if (isHarnessError(error)) {
+    const kind = A2A_ERROR_FOR_CODE[error.code];
+    if (kind !== 'InternalError') return new A2aError(kind, error.message);
+  }
+  return internalError(error);
 };

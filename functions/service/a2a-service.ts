@@ -15,7 +15,7 @@ import { startTask } from '../core/intake/start-task.js';
 import type { Wake } from '../core/intake/wake.js';
 import { failTask } from '../core/loop/fail-task.js';
 import type { PushConfig } from '../core/ports/push-config-store.js';
-import { isTerminalState, stateOf } from '../core/task/a2a-task.js';
+import { isTerminalState, stateName, stateOf } from '../core/task/a2a-task.js';
 import { A2aError } from './a2a-errors.js';
 import { followWake } from './follow-wake.js';
 import { checkAssertedParticipant } from './identity.js';
@@ -42,13 +42,14 @@ export interface SendOptions {
 
 /**
  * The history a response carries when the request sets no `historyLength` (§3.2.4 leaves it to
- * the server). GetTask is how a client reads the conversation: all of it. SendMessage and
- * ListTasks answer with none, so a message or a listing never reads transcripts it was not asked
- * for (the server "MAY apply a lower limit"); a client asks for N to get them.
+ * the server). GetTask and SendMessage answer with the conversation so far, as the reference
+ * SDKs' clients expect of both (bounded: `withHistory` never returns more than
+ * MAX_HISTORY_MESSAGES). A listing and a stream's first Task carry none unless asked for, so a
+ * page of tasks or each stream never reads transcripts it was not asked for.
  */
 const DEFAULT_HISTORY = {
   getTask: 'all',
-  sendMessage: 0,
+  sendMessage: 'all',
   listTasks: 0,
   stream: 0,
 } as const satisfies Record<string, HistoryLimit>;
@@ -279,9 +280,18 @@ export class A2aService {
     };
   }
 
-  /** Idempotent (§3.3.1): a canceled task is answered as it is; another ended one is refused. */
+  /**
+   * CancelTask (§3.1.5): a task that has ended, canceled included, is not cancelable (the error
+   * table lists an already-canceled task under TaskNotCancelableError).
+   */
   async cancelTask(taskId: string, participantId: string): Promise<Task> {
-    await visibleRecord(this.#runtime.loop.store, taskId, participantId);
+    const record = await visibleRecord(this.#runtime.loop.store, taskId, participantId);
+    if (isTerminalState(stateOf(record.task))) {
+      throw new A2aError(
+        'TaskNotCancelable',
+        `the task has ended (${stateName(stateOf(record.task))})`
+      );
+    }
     let outcome: Awaited<ReturnType<typeof cancelTask>>;
     try {
       outcome = await cancelTask(this.#runtime.loop, { taskId, requestedBy: participantId });

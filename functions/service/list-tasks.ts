@@ -1,5 +1,6 @@
 import { type ListTasksRequest, type Task, TaskState, taskStateToJSON } from '@a2a-js/sdk';
 import { z } from 'zod';
+import { parseUtcTimestamp } from '../core/a2a/timestamp.js';
 import type { TaskRecord } from '../core/ports/task-store.js';
 import { A2aError } from './a2a-errors.js';
 
@@ -64,9 +65,12 @@ export const listingQuery = (request: ListTasksRequest): ListingQuery => {
   }
   let since: number | undefined;
   if (request.statusTimestampAfter !== undefined && request.statusTimestampAfter !== '') {
-    since = Date.parse(request.statusTimestampAfter);
-    if (Number.isNaN(since)) {
-      throw new A2aError('InvalidParams', 'statusTimestampAfter must be an ISO 8601 timestamp');
+    since = parseUtcTimestamp(request.statusTimestampAfter);
+    if (since === undefined) {
+      throw new A2aError(
+        'InvalidParams',
+        'statusTimestampAfter must be an ISO 8601 date-time in UTC such as 2026-03-07T12:00:00Z'
+      );
     }
   }
   return {

@@ -37,9 +37,23 @@ const CREDENTIALS = /^[\x20-\x7e]*$/;
 
 const invalid = (message: string) => new A2aError('InvalidParams', message);
 
+/**
+ * Config ids are their owner's (§13.1: one participant learns nothing of another's configs), so
+ * two participants may both name a config `hook` on one task: the store keys each by owner and
+ * id. The owner is percent-encoded and the client's ids have no `/`, so the two split apart.
+ */
+export const storedIdOf = (ownerId: string, clientId: string) =>
+  `${encodeURIComponent(ownerId)}/${clientId}`;
+
+/** The id the client named; a config stored before ids were owned has its id as it was given. */
+const clientIdOf = (config: PushConfig) => {
+  const slash = config.id.indexOf('/');
+  return slash === -1 ? config.id : config.id.slice(slash + 1);
+};
+
 const toWire = (config: PushConfig): TaskPushNotificationConfig => ({
   tenant: '',
-  id: config.id,
+  id: clientIdOf(config),
   taskId: config.taskId,
   url: config.url,
   token: config.token,
@@ -133,9 +147,10 @@ export class PushConfigs {
     }
     if (request.url.length > PUSH_CONFIG_LIMITS.urlLength) throw invalid('the url is too long');
     checkWebhookUrl(request.url, { allowLoopback: config.TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS });
+    const clientId = request.id === '' ? loop.ids.next('push') : checkConfigId(request.id);
     const clear: PushConfig = {
       taskId,
-      id: request.id === '' ? loop.ids.next('push') : checkConfigId(request.id),
+      id: storedIdOf(participantId, clientId),
       ownerId: participantId,
       // Stored as given (it round-trips); delivery parses it again and checks the address it dials.
       url: request.url,
@@ -145,32 +160,51 @@ export class PushConfigs {
     return { stored: await sealPushSecrets(sealer, clear), answer: toWire(clear) };
   }
 
+  /** The participant's configs on the task, by the ids the participant gave them. */
+  async #owned(taskId: string, participantId: string): Promise<PushConfig[]> {
+    const configs = await this.#runtime.pushConfigs.list(taskId);
+    return configs
+      .filter((config) => config.ownerId === participantId)
+      .sort((a, b) => (clientIdOf(a) < clientIdOf(b) ? -1 : clientIdOf(a) > clientIdOf(b) ? 1 : 0));
+  }
+
   /** Stores a prepared config (`admit` says whether it may be). Returns the client's answer. */
   async storePrepared(prepared: PreparedPushConfig): Promise<TaskPushNotificationConfig> {
-    await this.#runtime.pushConfigs.put(await this.admit(prepared));
+    const { pushConfigs } = this.#runtime;
+    const stored = await this.admit(prepared);
+    await pushConfigs.put(stored);
+    // One stored before ids were owned goes, now that its owner's new one has taken its place.
+    const legacy = (await this.#owned(stored.taskId, stored.ownerId)).find(
+      (config) => clientIdOf(config) === clientIdOf(stored) && config.id !== stored.id
+    );
+    if (legacy !== undefined) await pushConfigs.delete(stored.taskId, legacy.id);
     return prepared.answer;
   }
 
   /**
-   * The config to store, if the task's stored configs allow it: refused when its id is another
-   * participant's config on the task, or when the participant already has the most configs on
-   * it (a replacement is not one more). Writes nothing: SendMessage commits an inline config
-   * with the message, so a refused message leaves none behind.
+   * The config to store, if the task's stored configs allow it: the participant's own config of
+   * that id is replaced; refused when the participant already has the most configs on the task
+   * (a replacement is not one more). Another participant's config of the same id is neither seen
+   * nor touched. Writes nothing: SendMessage commits an inline config with the message, so a
+   * refused message leaves none behind.
    */
   async admit(prepared: PreparedPushConfig): Promise<PushConfig> {
-    const { taskId, id, ownerId } = prepared.stored;
-    const existing = await this.#runtime.pushConfigs.list(taskId);
-    const sameId = existing.find((config) => config.id === id);
-    if (sameId !== undefined && sameId.ownerId !== ownerId) {
-      throw invalid('this push config id is taken on the task');
-    }
-    const owned = existing.filter((config) => config.ownerId === ownerId);
-    if (sameId === undefined && owned.length >= PUSH_CONFIG_LIMITS.perParticipant) {
+    const { taskId, ownerId } = prepared.stored;
+    const owned = await this.#owned(taskId, ownerId);
+    const replaced = owned.some((config) => clientIdOf(config) === clientIdOf(prepared.stored));
+    if (!replaced && owned.length >= PUSH_CONFIG_LIMITS.perParticipant) {
       throw invalid(
         `a participant has at most ${PUSH_CONFIG_LIMITS.perParticipant} push configs on a task`
       );
     }
     return prepared.stored;
+  }
+
+  /** The participant's config of that id, or undefined. */
+  async #find(taskId: string, clientId: string, participantId: string) {
+    return (await this.#owned(taskId, participantId)).find(
+      (config) => clientIdOf(config) === clientId
+    );
   }
 
   async get(
@@ -179,11 +213,9 @@ export class PushConfigs {
     participantId: string
   ): Promise<TaskPushNotificationConfig> {
     await visibleRecord(this.#runtime.loop.store, taskId, participantId);
-    const config = await this.#runtime.pushConfigs.get(taskId, configId);
+    const config = await this.#find(taskId, configId, participantId);
     // §5.4 has no error of its own for a missing config: the SDK and we answer TaskNotFound.
-    if (config === undefined || config.ownerId !== participantId) {
-      throw new A2aError('TaskNotFound', 'push config not found');
-    }
+    if (config === undefined) throw new A2aError('TaskNotFound', 'push config not found');
     return toWire(await openPushSecrets(this.#runtime.sealer, config));
   }
 
@@ -198,10 +230,8 @@ export class PushConfigs {
       throw invalid('pageSize must be a non-negative integer');
     }
     const after = pageToken === '' ? undefined : decodeToken(pageToken);
-    const owned = (await this.#runtime.pushConfigs.list(request.taskId)).filter(
-      (config) => config.ownerId === participantId
-    );
-    const rest = after === undefined ? owned : owned.filter((config) => config.id > after);
+    const owned = await this.#owned(request.taskId, participantId);
+    const rest = after === undefined ? owned : owned.filter((config) => clientIdOf(config) > after);
     const page = pageSize === 0 ? rest : rest.slice(0, pageSize);
     const last = page.at(-1);
     const opened = await Promise.all(
@@ -209,7 +239,8 @@ export class PushConfigs {
     );
     return {
       configs: opened.map(toWire),
-      nextPageToken: rest.length > page.length && last !== undefined ? encodeToken(last.id) : '',
+      nextPageToken:
+        rest.length > page.length && last !== undefined ? encodeToken(clientIdOf(last)) : '',
     };
   }
 
@@ -217,7 +248,7 @@ export class PushConfigs {
   async delete(taskId: string, configId: string, participantId: string): Promise<void> {
     const { loop, pushConfigs } = this.#runtime;
     await visibleRecord(loop.store, taskId, participantId);
-    const config = await pushConfigs.get(taskId, configId);
-    if (config?.ownerId === participantId) await pushConfigs.delete(taskId, configId);
+    const config = await this.#find(taskId, configId, participantId);
+    if (config !== undefined) await pushConfigs.delete(taskId, config.id);
   }
 }

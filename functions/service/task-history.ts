@@ -32,10 +32,13 @@ const textMessage = (
   entry: HistoryEntry,
   role: Role,
   text: string,
-  metadata: Record<string, unknown> | undefined
+  metadata: Record<string, unknown> | undefined,
+  messageId?: string
 ): Message => ({
-  // The transcript stores no client message ids; the entry's place in it is stable and unique.
-  messageId: `${task.id}:history:${entry.seq}`,
+  // A participant's message keeps the id it came in (unique on its task: the inbox deduplicates
+  // on it); the agent's, and entries written before ids were kept, take their place in the
+  // transcript, which is stable and unique.
+  messageId: messageId ?? `${task.id}:history:${entry.seq}`,
   contextId: task.contextId,
   taskId: task.id,
   role,
@@ -66,9 +69,14 @@ const AS_MESSAGE: {
   [K in HistoryEntry['kind']]: (task: Task, entry: EntryOf<K>) => Message | null;
 } = {
   participant_message: (task, entry) =>
-    textMessage(task, entry, Role.ROLE_USER, entry.text, {
-      participant_id: entry.participantId,
-    }),
+    textMessage(
+      task,
+      entry,
+      Role.ROLE_USER,
+      entry.text,
+      { participant_id: entry.participantId },
+      entry.messageId
+    ),
   assistant_message: (task, entry) =>
     textMessage(task, entry, Role.ROLE_AGENT, entry.text, undefined),
   tool_call: () => null,

@@ -282,6 +282,7 @@ describe('functions', () => {
       [ENV.table]: { Ref: tableId },
       [ENV.logLevel]: DEFAULT_CONTEXT.logLevel,
       [ENV.turnsPerGeneration]: String(DEFAULT_CONTEXT.turnsPerGeneration),
+      [ENV.taskLifecycle]: DEFAULT_CONTEXT.taskLifecycle,
       [ENV.stage]: TEST_STAGE,
     });
     // Only the turn step calls the model: only it is told the model's configuration.
@@ -293,6 +294,25 @@ describe('functions', () => {
     );
     // Computed from the fixed name: a reference to the state machine would be a cycle.
     expect(flatten(variables[ENV.stateMachineArn])).toBe(STATE_MACHINE_ARN);
+  });
+
+  it('gives the A2A function the agent card’s skills from context, none when unset, and refuses a bad list', () => {
+    const skills = JSON.stringify([
+      { id: 'triage', name: 'Triage', description: 'Sorts tickets.', tags: ['support'] },
+    ]);
+    const variablesOf = (built: ReturnType<typeof synthHarness>['template']) =>
+      (
+        resourceAt(built, 'A2aFunction').Properties!.Environment as {
+          Variables: Record<string, unknown>;
+        }
+      ).Variables;
+    expect(variablesOf(template)).not.toHaveProperty(ENV.agentSkills);
+    expect(variablesOf(synthHarness({ agentSkills: skills }).template)[ENV.agentSkills]).toBe(
+      skills
+    );
+    expect(() => buildApp({ bundle: false, context: { agentSkills: '[{"id": "x"}]' } })).toThrow(
+      /agentSkills/
+    );
   });
 
   it('tells the A2A function its public base URL without a reference cycle', () => {

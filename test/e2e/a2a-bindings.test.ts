@@ -7,12 +7,13 @@ import { eventually, startStack } from '../support/local-stack.js';
 import { startWebhooks } from '../support/webhooks.js';
 import {
   type A2aClient,
+  clientOf,
   type EventView,
+  FOUR_CLIENTS,
   failureOf,
   opened,
-  rawClient,
   rest,
-  sdkClient,
+  tagOf,
 } from './a2a-clients.js';
 
 const shapes = (events: EventView[]) =>
@@ -24,15 +25,7 @@ const shapes = (events: EventView[]) =>
  * four ways. Participants are per client, so the four runs never see each other's tasks.
  */
 
-const CLIENTS = [
-  { label: 'the SDK client over JSON-RPC', kind: 'sdk', binding: 'JSONRPC' },
-  { label: 'the SDK client over HTTP+JSON', kind: 'sdk', binding: 'HTTP+JSON' },
-  { label: 'a raw fetch client over JSON-RPC', kind: 'raw', binding: 'JSONRPC' },
-  { label: 'a raw fetch client over HTTP+JSON', kind: 'raw', binding: 'HTTP+JSON' },
-] as const;
-
-const tagOf = (kind: string, binding: string) =>
-  `${kind}-${binding === 'JSONRPC' ? 'rpc' : 'rest'}`;
+const CLIENTS = FOUR_CLIENTS;
 
 describe('the A2A bindings end to end', () => {
   const model = new ScriptedModel();
@@ -80,12 +73,8 @@ describe('the A2A bindings end to end', () => {
 
   describe.each(CLIENTS)('through $label', ({ kind, binding }) => {
     const tag = tagOf(kind, binding);
-    const clientFor = (participant: string): Promise<A2aClient> => {
-      const participantId = `${participant}-${tag}`;
-      return kind === 'sdk'
-        ? sdkClient(stack.url, participantId, binding)
-        : Promise.resolve(rawClient(stack.url, participantId, binding));
-    };
+    const clientFor = (participant: string): Promise<A2aClient> =>
+      clientOf(stack.url, `${participant}-${tag}`, kind, binding);
     const tasksOf = (participant: string) =>
       stack.runtime.loop.store.list({ participantId: `${participant}-${tag}` });
 
@@ -131,16 +120,16 @@ describe('the A2A bindings end to end', () => {
       expect(others).toEqual({ ids: [], nextPageToken: '', totalSize: 0 });
     });
 
-    it('cancels idempotently (§3.3.1), and refuses a message to the canceled task with UnsupportedOperation (§3.1.1)', async () => {
+    it('cancels a task, refuses to cancel it again with TaskNotCancelable (§3.1.5), and refuses a message to it with UnsupportedOperation (§3.1.1)', async () => {
       model.push({ text: 'Waiting.' });
       const erin = await clientFor('erin');
       const parked = await erin.send('hi');
 
       const canceled = await erin.cancel(parked.id);
-      const again = await erin.cancel(parked.id);
 
       expect(canceled.state).toBe('TASK_STATE_CANCELED');
-      expect(again.state).toBe('TASK_STATE_CANCELED');
+      expect(await failureOf(erin.cancel(parked.id))).toBe('TaskNotCancelableError');
+      expect((await erin.getTask(parked.id)).state).toBe('TASK_STATE_CANCELED');
       expect(
         await failureOf(
           erin.send('are you there?', { taskId: parked.id, contextId: parked.contextId })

@@ -1,9 +1,11 @@
 import {
+  type ListTasksRequest,
   type Message,
   roleToJSON,
   type StreamResponse,
   type Task,
   type TaskPushNotificationConfig,
+  taskStateFromJSON,
   taskStateToJSON,
 } from '@a2a-js/sdk';
 import {
@@ -55,6 +57,8 @@ export interface SubscribeOptions {
 }
 
 export interface SendOptions {
+  /** The message's id (a fresh one when unset). */
+  messageId?: string;
   taskId?: string;
   contextId?: string;
   /** Extension URIs for the request's `A2A-Extensions` header. */
@@ -63,6 +67,14 @@ export interface SendOptions {
   envelope?: { kind: 'task'; payload: Record<string, unknown> };
   /** `configuration.taskPushNotificationConfig`: a webhook for the task, stored with the message. */
   pushConfig?: { url: string; token: string };
+  /** `configuration.historyLength`: how much history the answer carries. */
+  historyLength?: number;
+}
+
+/** ListTasks filters, by the wire's names; an absent one is left unset (the SDK: undefined). */
+export interface ListFilter {
+  status?: string;
+  statusTimestampAfter?: string;
 }
 
 export interface A2aClient {
@@ -74,6 +86,13 @@ export interface A2aClient {
     nextPageToken: string;
     totalSize: number;
   }>;
+  /** ListTasks with filters only: the ids listed. */
+  listTasksWhere(filter: ListFilter): Promise<string[]>;
+  /**
+   * SendMessage with a message as a user wrote it, right or wrong: the raw clients send it as
+   * JSON, the SDK client hands it to the SDK as if it were an SDK `Message` (the SDK encodes it).
+   */
+  sendAsWritten(message: Record<string, unknown>): Promise<TaskView>;
   cancel(id: string): Promise<TaskView>;
   createPush(
     taskId: string,
@@ -91,11 +110,17 @@ export interface A2aClient {
 }
 
 /** The A2A error a call failed with, by its semantic name (`TaskNotFoundError`, ...). */
-export const failureOf = async (call: Promise<unknown>): Promise<string> => {
+export const failureOf = async (call: Promise<unknown>): Promise<string> =>
+  (await refusalOf(call)).name;
+
+/** The A2A error a call failed with: its semantic name and its message. */
+export const refusalOf = async (
+  call: Promise<unknown>
+): Promise<{ name: string; message: string }> => {
   try {
     await call;
   } catch (error) {
-    return (error as Error).name;
+    return { name: (error as Error).name, message: (error as Error).message };
   }
   throw new Error('the call succeeded');
 };
@@ -208,7 +233,7 @@ export const sdkClient = async (
     name: `SDK client over ${transport}`,
     send: async (text, options = {}) => {
       const plain: Message = userTextMessage({
-        messageId: messageId(),
+        messageId: options.messageId ?? messageId(),
         text,
         taskId: options.taskId,
         contextId: options.contextId,
@@ -229,18 +254,21 @@ export const sdkClient = async (
               ],
             };
       const configuration =
-        options.pushConfig === undefined
+        options.pushConfig === undefined && options.historyLength === undefined
           ? undefined
           : {
               acceptedOutputModes: [],
-              taskPushNotificationConfig: {
-                tenant: '',
-                id: '',
-                taskId: '',
-                ...options.pushConfig,
-                authentication: undefined,
-              },
-              historyLength: undefined,
+              taskPushNotificationConfig:
+                options.pushConfig === undefined
+                  ? undefined
+                  : {
+                      tenant: '',
+                      id: '',
+                      taskId: '',
+                      ...options.pushConfig,
+                      authentication: undefined,
+                    },
+              historyLength: options.historyLength,
               returnImmediately: false,
             };
       const result = await client.sendMessage(
@@ -275,6 +303,21 @@ export const sdkClient = async (
         totalSize: response.totalSize,
       };
     },
+    listTasksWhere: async (filter) => {
+      // As a user writes it: only the filters wanted, the rest left unset.
+      const request = {
+        ...(filter.status === undefined ? {} : { status: taskStateFromJSON(filter.status) }),
+        ...(filter.statusTimestampAfter === undefined
+          ? {}
+          : { statusTimestampAfter: filter.statusTimestampAfter }),
+      } as ListTasksRequest;
+      return (await client.listTasks(request)).tasks.map((task) => task.id);
+    },
+    sendAsWritten: async (message) => {
+      const result = await client.sendMessage({ message: message as unknown as Message } as never);
+      if (!('status' in result)) throw new Error('expected a Task');
+      return sdkTaskView(result);
+    },
     cancel: async (id) =>
       sdkTaskView(await client.cancelTask({ tenant: '', id, metadata: undefined })),
     createPush: async (taskId, config) =>
@@ -303,7 +346,7 @@ export const sdkClient = async (
       client.deleteTaskPushNotificationConfig({ tenant: '', taskId, id }),
     stream: async function* (text, options = {}) {
       const message = userTextMessage({
-        messageId: messageId(),
+        messageId: options.messageId ?? messageId(),
         text,
         taskId: options.taskId,
         contextId: options.contextId,
@@ -385,7 +428,7 @@ const rawPushView = (config: Json): PushView => ({
 });
 
 const rawMessage = (text: string, options: SendOptions): Json => ({
-  messageId: messageId(),
+  messageId: options.messageId ?? messageId(),
   role: 'ROLE_USER',
   parts: [
     { text },
@@ -523,11 +566,15 @@ export const rawClient = (
   return {
     name: `raw fetch client over ${binding}`,
     send: async (text, options = {}) => {
-      const params = {
-        message: rawMessage(text, options),
+      const configuration = {
         ...(options.pushConfig === undefined
           ? {}
-          : { configuration: { taskPushNotificationConfig: options.pushConfig } }),
+          : { taskPushNotificationConfig: options.pushConfig }),
+        ...(options.historyLength === undefined ? {} : { historyLength: options.historyLength }),
+      };
+      const params = {
+        message: rawMessage(text, options),
+        ...(Object.keys(configuration).length === 0 ? {} : { configuration }),
       };
       const result = jsonRpc
         ? await rpc('SendMessage', params, options.extensions)
@@ -557,6 +604,20 @@ export const rawClient = (
         nextPageToken: result.nextPageToken,
         totalSize: result.totalSize as number,
       };
+    },
+    listTasksWhere: async (filter) => {
+      const params = { ...filter } as Record<string, string>;
+      const query = new URLSearchParams(params).toString();
+      const result = jsonRpc
+        ? await rpc('ListTasks', params)
+        : await rest('GET', `/tasks${query === '' ? '' : `?${query}`}`);
+      return ((result.tasks ?? []) as Json[]).map((listed) => listed.id as string);
+    },
+    sendAsWritten: async (message) => {
+      const result = jsonRpc
+        ? await rpc('SendMessage', { message })
+        : await rest('POST', '/message:send', { message });
+      return rawTaskView(result.task as Json);
     },
     cancel: async (taskId) =>
       rawTaskView(
@@ -602,3 +663,29 @@ export const rawClient = (
     lastExtensionsHeader: () => extensionsHeader,
   };
 };
+
+/** The four clients every behaviour is stated through: the SDK's two transports, raw on each binding. */
+export const FOUR_CLIENTS = [
+  { label: 'the SDK client over JSON-RPC', kind: 'sdk', binding: 'JSONRPC' },
+  { label: 'the SDK client over HTTP+JSON', kind: 'sdk', binding: 'HTTP+JSON' },
+  { label: 'a raw fetch client over JSON-RPC', kind: 'raw', binding: 'JSONRPC' },
+  { label: 'a raw fetch client over HTTP+JSON', kind: 'raw', binding: 'HTTP+JSON' },
+] as const;
+
+export type ClientKind = (typeof FOUR_CLIENTS)[number]['kind'];
+export type ClientBinding = (typeof FOUR_CLIENTS)[number]['binding'];
+
+/** A participant-id suffix per client, so the four runs never see each other's tasks. */
+export const tagOf = (kind: ClientKind, binding: ClientBinding) =>
+  `${kind}-${binding === 'JSONRPC' ? 'rpc' : 'rest'}`;
+
+/** One of the four clients, for a participant. */
+export const clientOf = (
+  url: string,
+  participantId: string,
+  kind: ClientKind,
+  binding: ClientBinding
+): Promise<A2aClient> =>
+  kind === 'sdk'
+    ? sdkClient(url, participantId, binding)
+    : Promise.resolve(rawClient(url, participantId, binding));

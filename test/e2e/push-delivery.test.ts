@@ -7,6 +7,7 @@ import { notificationBody } from '../../functions/core/push/notification.js';
 import { ScriptedModel } from '../../functions/core/testing/scripted-model.js';
 import { localDynamoDbClientConfig } from '../../functions/local/dynamodb-local.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
+import { storedIdOf } from '../../functions/service/push-configs.js';
 import { asTask, clientFor, eventually, startStack } from '../support/local-stack.js';
 import { pushConfigRequest } from '../support/push.js';
 import { type Delivery, startWebhooks } from '../support/webhooks.js';
@@ -108,7 +109,11 @@ describe('push notifications through the local stack', () => {
       const { Item: item } = await dynamodb.send(
         new GetItemCommand({
           TableName: stack.runtime.config.TINY_HARNESS_TABLE,
-          Key: { pk: { S: `TASK#${parked.id}` }, sk: { S: 'PUSH#steady' } },
+          // Config ids are per participant: stored under the owner and the id the client gave.
+          Key: {
+            pk: { S: `TASK#${parked.id}` },
+            sk: { S: `PUSH#${storedIdOf('alice', 'steady')}` },
+          },
         })
       );
       const stored = JSON.stringify(item);

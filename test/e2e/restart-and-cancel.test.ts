@@ -136,11 +136,11 @@ describe('the local stack across a restart, and a cancel during a turn', () => {
       const after = await alice.getTask({ tenant: '', id: started.id });
       expect(after.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
       expect(model.calls).toBe(1);
+      // §3.1.5: a canceled task is not cancelable again, and nothing moves.
       await expect(
         alice.cancelTask({ tenant: '', id: started.id, metadata: undefined })
-      ).resolves.toMatchObject({
-        status: { state: TaskState.TASK_STATE_CANCELED },
-      });
+      ).rejects.toMatchObject({ name: 'TaskNotCancelableError' });
+      expect(model.calls).toBe(1);
     } finally {
       model.release();
       await stack.close();

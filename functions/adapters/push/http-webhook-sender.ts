@@ -8,10 +8,10 @@ import type {
   WebhookSender,
 } from '../../core/ports/webhook-sender.js';
 import {
-  checkWebhookUrl,
   isAllowedAddress,
   type WebhookPolicy,
-} from '../../service/webhook-url.js';
+  webhookUrlRefusal,
+} from '../../core/push/webhook-address.js';
 
 /** Resolves a host name to every address it has (the system resolver by default). */
 export type Resolve = (hostname: string) => Promise<LookupAddress[]>;
@@ -76,10 +76,13 @@ export class HttpWebhookSender implements WebhookSender {
   async post(webhook: WebhookRequest): Promise<WebhookResult> {
     let url: URL;
     try {
-      url = checkWebhookUrl(webhook.url, this.#policy);
-    } catch (error) {
-      return { kind: 'refused', reason: (error as Error).message };
+      url = new URL(webhook.url);
+    } catch {
+      return { kind: 'refused', reason: 'webhook url refused: not an absolute URL' };
     }
+    const refusal = webhookUrlRefusal(url, this.#policy);
+    if (refusal !== undefined)
+      return { kind: 'refused', reason: `webhook url refused: ${refusal}` };
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise<WebhookResult>((resolve) => {
       try {

@@ -5,6 +5,7 @@ import {
   type SecurityRequirement,
   type SecurityScheme,
 } from '@a2a-js/sdk';
+import { z } from 'zod';
 import { AUDIT_EXTENSION_URI, AUDIT_JSON_RPC_METHOD } from '../audit/identifiers.js';
 import {
   DEFAULT_AGENT_ID,
@@ -21,6 +22,81 @@ export const PROTOCOL_VERSION = '1.0';
 /** The bindings the harness serves at its base URL, the preferred one first. */
 export const PROTOCOL_BINDINGS = ['JSONRPC', 'HTTP+JSON'] as const;
 
+/**
+ * A skill as configuration spells it (A2A §4.4.5, in the card's ProtoJSON names): what the agent
+ * can do, for a client choosing an agent. `id`, `name`, `description` and at least one tag are
+ * required, as the card requires them.
+ */
+const SkillSchema = z.strictObject({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  description: z.string().min(1),
+  tags: z.array(z.string().min(1)).min(1),
+  examples: z.array(z.string().min(1)).optional(),
+  inputModes: z.array(z.string().min(1)).optional(),
+  outputModes: z.array(z.string().min(1)).optional(),
+});
+export type SkillConfig = z.infer<typeof SkillSchema>;
+
+export const AgentSkillsSchema = z
+  .array(SkillSchema)
+  .min(1)
+  .refine((skills) => new Set(skills.map((skill) => skill.id)).size === skills.length, {
+    message: 'two skills have the same id',
+  });
+
+/** What the harness does when configuration names no skill of its own. */
+export const DEFAULT_SKILLS: readonly SkillConfig[] = [
+  {
+    id: 'tasks-and-plans',
+    name: 'Tasks, plans and sub-tasks',
+    description:
+      'Works on a task with you: keeps its goal and acceptance criteria, plans the work as a ' +
+      'graph of steps, asks participants for what it needs, and splits work into sub-tasks it ' +
+      'follows to their end. Talk to it in plain text; a task envelope sets the goal, criteria ' +
+      'and participants.',
+    tags: ['tasks', 'plans', 'sub-tasks', 'participants'],
+    examples: [
+      'Plan the migration of our billing service and track each step.',
+      '/sub-task Draft the release notes',
+    ],
+  },
+];
+
+/**
+ * The skills from their configured JSON (an array of skills); throws a message naming what is
+ * wrong, so a bad configuration stops the start rather than serving a broken card.
+ */
+export const parseAgentSkills = (json: string): SkillConfig[] => {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch (error) {
+    throw new Error(`not JSON: ${(error as Error).message}`);
+  }
+  const parsed = AgentSkillsSchema.safeParse(raw);
+  if (!parsed.success) throw new Error(z.prettifyError(parsed.error));
+  return parsed.data;
+};
+
+const toAgentSkill = (skill: SkillConfig): AgentSkill => ({
+  id: skill.id,
+  name: skill.name,
+  description: skill.description,
+  tags: [...skill.tags],
+  examples: [...(skill.examples ?? [])],
+  inputModes: [...(skill.inputModes ?? [])],
+  outputModes: [...(skill.outputModes ?? [])],
+  securityRequirements: [],
+});
+
+/**
+ * The media types the agent reads in a message (the card's `defaultInputModes`): plain text, the
+ * task extension and the event envelope. A message part naming another is refused with
+ * ContentTypeNotSupported (§3.1.1) rather than silently ignored.
+ */
+export const INPUT_MODES = ['text/plain', TASK_MEDIA_TYPE, EVENT_MEDIA_TYPE] as const;
+
 export interface AgentCardOptions {
   /** The absolute URL the A2A endpoint is served at (both bindings share it). */
   baseUrl: string;
@@ -29,8 +105,8 @@ export interface AgentCardOptions {
   name?: string | undefined;
   description?: string | undefined;
   version?: string | undefined;
-  /** Skills from configuration; none by default. */
-  skills?: readonly AgentSkill[] | undefined;
+  /** Skills from configuration; DEFAULT_SKILLS when none are configured. */
+  skills?: readonly SkillConfig[] | undefined;
   /** Passed through untouched. The harness itself authenticates nobody (a perimeter does). */
   securitySchemes?: Readonly<Record<string, SecurityScheme>> | undefined;
   securityRequirements?: readonly SecurityRequirement[] | undefined;
@@ -77,9 +153,9 @@ export const buildAgentCard = (options: AgentCardOptions): AgentCard => ({
   },
   securitySchemes: { ...options.securitySchemes },
   securityRequirements: [...(options.securityRequirements ?? [])],
-  defaultInputModes: ['text/plain', TASK_MEDIA_TYPE, EVENT_MEDIA_TYPE],
+  defaultInputModes: [...INPUT_MODES],
   defaultOutputModes: ['text/plain', TASK_MEDIA_TYPE],
-  skills: [...(options.skills ?? [])],
+  skills: (options.skills ?? DEFAULT_SKILLS).map(toAgentSkill),
   signatures: [],
 });
 

@@ -173,7 +173,9 @@ export const receiveMessage = async (deps: LoopDeps, input: ReceiveInput): Promi
           commit: {
             kind: 'guarded',
             taskId,
-            unparked: change.enqueue.length > 0,
+            // Only a message for the model needs the task unparked; a /sub-task's note does not
+            // wake it, and a parked parent would otherwise refuse the commit on every retry.
+            unparked: queuesText,
             enqueue: change.enqueue,
             seen: change.seen,
             audit: change.audit,

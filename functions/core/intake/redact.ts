@@ -87,20 +87,42 @@ export const redactSecrets = (text: string, extraSecrets: readonly string[] = []
   return masked;
 };
 
+/** Every string in a JSON value redacted (keys are names, not content: they stay). */
+const redactJson = (value: unknown, extraSecrets: readonly string[]): unknown => {
+  if (typeof value === 'string') return redactSecrets(value, extraSecrets);
+  if (Array.isArray(value)) return value.map((item) => redactJson(item, extraSecrets));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, redactJson(item, extraSecrets)])
+    );
+  }
+  return value;
+};
+
 /**
- * The message with its text parts redacted, for intake (the service calls it before
- * `startTask`/`receiveMessage`, so the inbox, the transcript and the hooks never see a secret).
- * Data parts (envelopes) are structured and validated, file parts are not text: both pass as
- * they are. The message is not mutated.
+ * The message with its text redacted, for intake (the service calls it before
+ * `startTask`/`receiveMessage`, so the inbox, the transcript, the task record and the hooks never
+ * see a secret): text parts, and every string of a data part, so a task envelope's name, goal,
+ * description and acceptance criteria (or a plan step, a reason) are masked as the words of a
+ * message are. A masked string is still a string: an envelope keeps its shape and is validated
+ * as it would have been. File parts are not text: they pass as they are. The message is not
+ * mutated.
  */
 export const redactMessage = (message: Message, extraSecrets: readonly string[] = []): Message => ({
   ...message,
-  parts: message.parts.map((part) =>
-    part.content?.$case === 'text'
-      ? {
-          ...part,
-          content: { $case: 'text', value: redactSecrets(part.content.value, extraSecrets) },
-        }
-      : part
-  ),
+  parts: message.parts.map((part) => {
+    if (part.content?.$case === 'text') {
+      return {
+        ...part,
+        content: { $case: 'text', value: redactSecrets(part.content.value, extraSecrets) },
+      };
+    }
+    if (part.content?.$case === 'data') {
+      return {
+        ...part,
+        content: { $case: 'data', value: redactJson(part.content.value, extraSecrets) },
+      };
+    }
+    return part;
+  }),
 });

@@ -13,7 +13,7 @@ import {
   findEnvelope,
   messageText,
 } from '../task/envelope.js';
-import type { TaskExtension } from '../task/extension.schema.js';
+import type { Lifecycle, TaskExtension } from '../task/extension.schema.js';
 
 export interface StartTaskInput {
   message: Message;
@@ -46,9 +46,10 @@ export const AUDIT_TEXT_LIMIT = 2_000;
 
 const withSettings = (
   extension: TaskExtension,
-  settings: InheritedSettings | undefined
+  settings: InheritedSettings | undefined,
+  clientLifecycle: Lifecycle
 ): TaskExtension => {
-  const next: TaskExtension = { ...extension, lifecycle: settings?.lifecycle ?? 'conversation' };
+  const next: TaskExtension = { ...extension, lifecycle: settings?.lifecycle ?? clientLifecycle };
   if (settings?.model !== undefined) next.model = settings.model;
   if (settings?.reasoning_effort !== undefined) next.reasoning_effort = settings.reasoning_effort;
   return next;
@@ -90,7 +91,8 @@ export const startTask = async (deps: LoopDeps, input: StartTaskInput): Promise<
     envelope === undefined
       ? extensionFromText(text, settings)
       : extensionFromEnvelope(envelope.payload, settings),
-    input.settings
+    input.settings,
+    deps.config.clientTaskLifecycle ?? 'conversation'
   );
   const taskId = input.taskId ?? deps.ids.next('task');
   const contextId = message.contextId || deps.ids.next('ctx');

@@ -1,4 +1,5 @@
 import { DEFAULT_AGENT_ID } from '../a2a/identifiers.js';
+import type { Lifecycle } from '../task/extension.schema.js';
 import type { ModelPrices } from './usage.js';
 
 export interface LoopConfig {
@@ -20,6 +21,12 @@ export interface LoopConfig {
   defaultModel?: string | undefined;
   /** Prices per model id, for each task's cost ledger; an unpriced model costs 0. */
   prices?: ModelPrices | undefined;
+  /**
+   * The lifecycle of a task a client starts: `conversation` (the default: it parks after every
+   * turn until a participant ends it) or `delegated` (the agent works it to its end and completes
+   * it). A server setting, like the other server-controlled fields: no client chooses it.
+   */
+  clientTaskLifecycle?: Lifecycle | undefined;
 }
 
 export const DEFAULT_LOOP_CONFIG: LoopConfig = {

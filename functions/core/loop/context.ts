@@ -81,6 +81,7 @@ const entryToInput = (entry: HistoryEntry): ModelInputItem => {
         type: 'message',
         role: 'user',
         text: entry.source === 'agent' ? frameUntrusted('agent', text) : text,
+        ...(entry.messageId === undefined ? {} : { messageId: entry.messageId }),
       };
     }
     case 'assistant_message':

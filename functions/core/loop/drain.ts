@@ -69,6 +69,7 @@ export const foldInbox = (change: Change, items: readonly InboxItem[], agentId: 
       seq: ++historySeq,
       kind: 'participant_message',
       participantId: item.participantId,
+      messageId: item.id,
       source: item.source,
       text,
     });

@@ -11,6 +11,8 @@ export const HistoryEntrySchema = z.discriminatedUnion('kind', [
     ...base,
     kind: z.literal('participant_message'),
     participantId: z.string(),
+    /** The A2A message id it came in (absent on entries written before it was kept). */
+    messageId: z.string().optional(),
     /** Agents' words are data to the model, never instructions: they are framed as untrusted. */
     source: z.enum(['human', 'agent']),
     text: z.string(),

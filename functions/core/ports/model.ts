@@ -2,7 +2,16 @@ import type { ReasoningEffort } from '../task/extension.schema.js';
 
 /** One item of the per-turn model input, after the leading context message. */
 export type ModelInputItem =
-  | { type: 'message'; role: 'user' | 'assistant'; text: string }
+  | {
+      type: 'message';
+      role: 'user' | 'assistant';
+      text: string;
+      /**
+       * A participant's message: the A2A message id it came in, for a model that answers by it
+       * (the conformance model). Providers do not send it.
+       */
+      messageId?: string;
+    }
   | { type: 'tool_call'; callId: string; name: string; arguments: string }
   | { type: 'tool_result'; callId: string; output: string };
 

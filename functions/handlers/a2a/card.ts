@@ -21,6 +21,7 @@ export const cardOf = (event: APIGatewayProxyEvent, runtime: Runtime): AgentCard
   buildAgentCard({
     baseUrl: baseUrlOf(event, runtime),
     agentId: runtime.config.TINY_HARNESS_AGENT_ID,
+    skills: runtime.config.TINY_HARNESS_AGENT_SKILLS,
     // The card says how to authenticate, matching what the API enforces (A2A §4.5).
     ...cardSecurity(
       runtime.config.TINY_HARNESS_AUTH_MODE === 'cognito'

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { SSE_HEADERS } from '@a2a-js/sdk';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { A2aError } from '../../service/a2a-errors.js';
 
 /**
  * What the A2A function answers: a proxy result whose body is text, or a stream (SSE) that the
@@ -26,6 +27,26 @@ export const bodyOf = (event: APIGatewayProxyEvent): string =>
 export const JSON_CONTENT_TYPE = 'application/json';
 /** What the HTTP+JSON binding answers with (A2A §5.3, the SDK's A2A_CONTENT_TYPE). */
 export const A2A_CONTENT_TYPE = 'application/a2a+json';
+
+/**
+ * A request body must be JSON by its media type (§5.3, §9.1): `application/json` or
+ * `application/a2a+json`, or none said. Anything else is ContentTypeNotSupported, before the
+ * body is read.
+ */
+export const checkBodyMediaType = (contentType: string | undefined): void => {
+  const mediaType = contentType?.split(';', 1)[0]?.trim().toLowerCase();
+  if (
+    mediaType === undefined ||
+    mediaType === JSON_CONTENT_TYPE ||
+    mediaType === A2A_CONTENT_TYPE
+  ) {
+    return;
+  }
+  throw new A2aError(
+    'ContentTypeNotSupported',
+    `a body must be ${A2A_CONTENT_TYPE} or ${JSON_CONTENT_TYPE}, not ${contentType}`
+  );
+};
 
 /** A response whose body, when there is one, is JSON of the given content type. */
 export const respond = (

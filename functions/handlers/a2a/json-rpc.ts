@@ -1,17 +1,8 @@
-import {
-  CancelTaskRequest,
-  DeleteTaskPushNotificationConfigRequest,
-  GetTaskPushNotificationConfigRequest,
-  GetTaskRequest,
-  ListTaskPushNotificationConfigsRequest,
-  ListTasksRequest,
-  SendMessageRequest,
-  SubscribeToTaskRequest,
-  TaskPushNotificationConfig,
-} from '@a2a-js/sdk';
 import { z } from 'zod';
 import { A2A_ERRORS, A2aError, errorDetails, toA2aError } from '../../service/a2a-errors.js';
 import type { A2aService } from '../../service/a2a-service.js';
+import { checkBodyMediaType } from './http.js';
+import { REQUESTS } from './request-params.js';
 import { isBlocking, sendOptionsOf } from './send-request.js';
 import { Streamed, sseFrames } from './sse.js';
 import {
@@ -71,20 +62,17 @@ export const jsonRpcIdOf = (body: string): JsonRpcId => {
   }
 };
 
-const paramsOf = <T>(fns: { fromJSON(value: unknown): T }, params: unknown): T => {
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) {
-    throw new A2aError('InvalidParams', 'params must be an object');
-  }
-  try {
-    return fns.fromJSON(params);
-  } catch (error) {
-    throw new A2aError('InvalidParams', `invalid params: ${(error as Error).message}`);
-  }
-};
+/**
+ * A method's params, checked against its request message (request-params.ts) before anything
+ * converts them. Absent params read as `{}`: a method whose request has required fields refuses.
+ */
+const paramsOf = <T>(parse: (raw: unknown) => T, params: unknown): T => parse(params ?? {});
 
 /** Who calls, and what the transport said besides the body. */
 export interface JsonRpcCall {
   caller: string;
+  /** The request's `Content-Type`. */
+  contentType?: string | undefined;
   /** The SSE `Last-Event-ID` header, for SubscribeToTask. */
   lastEventId?: number | undefined;
 }
@@ -94,7 +82,7 @@ type Method = (params: unknown, call: JsonRpcCall, service: A2aService) => Promi
 /** The A2A 1.0 JSON-RPC methods (§5.3), named as the SDK's JsonRpcTransport sends them. */
 const METHODS: Record<string, Method> = {
   SendMessage: async (params, { caller }, service) => {
-    const request = paramsOf(SendMessageRequest, params);
+    const request = paramsOf(REQUESTS.sendMessage, params);
     const task = await service.sendMessage({
       ...sendOptionsOf(request, caller),
       blocking: isBlocking(request),
@@ -104,17 +92,17 @@ const METHODS: Record<string, Method> = {
   SendStreamingMessage: async (params, { caller }, service) =>
     new Streamed(
       await service.sendStreamingMessage(
-        sendOptionsOf(paramsOf(SendMessageRequest, params), caller)
+        sendOptionsOf(paramsOf(REQUESTS.sendMessage, params), caller)
       )
     ),
   SubscribeToTask: async (params, { caller, lastEventId }, service) => {
-    const request = paramsOf(SubscribeToTaskRequest, params);
+    const request = paramsOf(REQUESTS.subscribe, params);
     return new Streamed(
       await service.subscribe({ taskId: request.id, participantId: caller, lastEventId })
     );
   },
   GetTask: async (params, { caller }, service) => {
-    const request = paramsOf(GetTaskRequest, params);
+    const request = paramsOf(REQUESTS.getTask, params);
     return taskToJson(
       await service.getTask({
         taskId: request.id,
@@ -124,36 +112,37 @@ const METHODS: Record<string, Method> = {
     );
   },
   ListTasks: async (params, { caller }, service) => {
-    const request = paramsOf(ListTasksRequest, params ?? {});
+    const request = paramsOf(REQUESTS.listTasks, params);
     return listTasksToJson(
       await service.listTasks(request, caller),
       request.includeArtifacts === true
     );
   },
   CancelTask: async (params, { caller }, service) => {
-    const request = paramsOf(CancelTaskRequest, params);
+    const request = paramsOf(REQUESTS.cancelTask, params);
     return taskToJson(await service.cancelTask(request.id, caller));
   },
   CreateTaskPushNotificationConfig: async (params, { caller }, service) => {
-    const request = paramsOf(TaskPushNotificationConfig, params);
+    const request = paramsOf(REQUESTS.createPushConfig, params);
     return pushConfigToJson(await service.pushConfigs.create(request, caller));
   },
   GetTaskPushNotificationConfig: async (params, { caller }, service) => {
-    const request = paramsOf(GetTaskPushNotificationConfigRequest, params);
+    const request = paramsOf(REQUESTS.getPushConfig, params);
     return pushConfigToJson(await service.pushConfigs.get(request.taskId, request.id, caller));
   },
   ListTaskPushNotificationConfigs: async (params, { caller }, service) => {
-    const request = paramsOf(ListTaskPushNotificationConfigsRequest, params);
+    const request = paramsOf(REQUESTS.listPushConfigs, params);
     return pushConfigListToJson(await service.pushConfigs.list(request, caller));
   },
   DeleteTaskPushNotificationConfig: async (params, { caller }, service) => {
-    const request = paramsOf(DeleteTaskPushNotificationConfigRequest, params);
+    const request = paramsOf(REQUESTS.deletePushConfig, params);
     await service.pushConfigs.delete(request.taskId, request.id, caller);
     // The method's result is google.protobuf.Empty.
     return {};
   },
   // The card declares no extended card (§3.3.4: then UnsupportedOperation).
-  GetExtendedAgentCard: async () => {
+  GetExtendedAgentCard: async (params) => {
+    paramsOf(REQUESTS.getExtendedCard, params);
     throw new A2aError('UnsupportedOperation', 'this agent has no extended agent card');
   },
 };
@@ -163,13 +152,17 @@ export const dispatchJsonRpc = async (
   body: string,
   call: JsonRpcCall,
   service: A2aService,
-  onStreamError: (error: unknown) => void = () => undefined
+  onStreamError: (error: A2aError) => void = () => undefined
 ): Promise<JsonRpcReply> => {
   let raw: unknown;
   try {
+    checkBodyMediaType(call.contentType);
     raw = JSON.parse(body);
-  } catch {
-    return jsonRpcFailure(null, new A2aError('ParseError', 'the body is not JSON'));
+  } catch (error) {
+    return jsonRpcFailure(
+      null,
+      error instanceof A2aError ? error : new A2aError('ParseError', 'the body is not JSON')
+    );
   }
   const request = JsonRpcRequestSchema.safeParse(raw);
   if (!request.success) {

@@ -1,6 +1,5 @@
-import { type ListTasksRequest, taskStateFromJSON } from '@a2a-js/sdk';
 import { A2A_ERRORS, A2aError, errorDetails } from '../../service/a2a-errors.js';
-import { A2A_CONTENT_TYPE, JSON_CONTENT_TYPE } from './http.js';
+import { checkBodyMediaType } from './http.js';
 
 /** One HTTP+JSON request, as the entry point read it from the proxy event. */
 export interface RestRequest {
@@ -51,17 +50,7 @@ export const invalid = (message: string) => new A2aError('InvalidParams', messag
 /** A request body: JSON of an accepted media type (§5.3); an empty body reads as `{}`. */
 export const jsonBody = (request: RestRequest): Record<string, unknown> => {
   if (request.body.trim() === '') return {};
-  const mediaType = request.contentType?.split(';', 1)[0]?.trim().toLowerCase();
-  if (
-    mediaType !== undefined &&
-    mediaType !== JSON_CONTENT_TYPE &&
-    mediaType !== A2A_CONTENT_TYPE
-  ) {
-    throw new A2aError(
-      'ContentTypeNotSupported',
-      `a body must be ${A2A_CONTENT_TYPE} or ${JSON_CONTENT_TYPE}, not ${request.contentType}`
-    );
-  }
+  checkBodyMediaType(request.contentType);
   let parsed: unknown;
   try {
     parsed = JSON.parse(request.body);
@@ -74,37 +63,40 @@ export const jsonBody = (request: RestRequest): Record<string, unknown> => {
   return parsed as Record<string, unknown>;
 };
 
-export const decode = <T>(fns: { fromJSON(value: unknown): T }, json: unknown): T => {
-  try {
-    return fns.fromJSON(json);
-  } catch (error) {
-    throw invalid(`invalid request: ${(error as Error).message}`);
+/** Query parameters that are the transport's, not the operation's (§3.6: the version). */
+const TRANSPORT_PARAMETERS = new Set(['A2A-Version']);
+/** The request fields a query carries as `true`/`false` text. */
+const BOOLEAN_PARAMETERS = new Set(['includeArtifacts', 'include_artifacts']);
+
+/**
+ * The query string as request fields (§5.3: a GET's fields are its query parameters): an empty
+ * value is an absent field, booleans are read from their text; numbers stay text, which the
+ * request's schema reads as ProtoJSON does.
+ */
+export const queryFields = (query: RestRequest['query']): Record<string, unknown> => {
+  const fields: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined || value === '' || TRANSPORT_PARAMETERS.has(name)) continue;
+    fields[name] =
+      BOOLEAN_PARAMETERS.has(name) && (value === 'true' || value === 'false')
+        ? value === 'true'
+        : value;
   }
+  return fields;
 };
 
-export const integerParam = (name: string, value: string | undefined): number | undefined => {
-  if (value === undefined || value === '') return undefined;
-  if (!/^-?\d+$/.test(value)) throw invalid(`${name} must be an integer`);
-  return Number(value);
+/**
+ * The body's fields with one the path carries (`id` of `/tasks/{id}:cancel`): a body may repeat
+ * it, never name another.
+ */
+export const withPathField = (
+  fields: Record<string, unknown>,
+  name: string,
+  value: string
+): Record<string, unknown> => {
+  const given = fields[name];
+  if (given !== undefined && given !== null && given !== '' && given !== value) {
+    throw invalid(`${name} ${JSON.stringify(given)} is not the one the path names`);
+  }
+  return { ...fields, [name]: value };
 };
-
-const booleanParam = (name: string, value: string | undefined): boolean | undefined => {
-  if (value === undefined || value === '') return undefined;
-  if (value !== 'true' && value !== 'false') throw invalid(`${name} must be true or false`);
-  return value === 'true';
-};
-
-/** ListTasks from the query string (§5.3 `GET /tasks`): state by name (or number). */
-export const listTasksRequest = (query: RestRequest['query']): ListTasksRequest => ({
-  tenant: '',
-  contextId: query.contextId ?? '',
-  status:
-    query.status === undefined || query.status === ''
-      ? 0
-      : taskStateFromJSON(/^\d+$/.test(query.status) ? Number(query.status) : query.status),
-  pageSize: integerParam('pageSize', query.pageSize),
-  pageToken: query.pageToken ?? '',
-  historyLength: integerParam('historyLength', query.historyLength),
-  statusTimestampAfter: query.statusTimestampAfter || undefined,
-  includeArtifacts: booleanParam('includeArtifacts', query.includeArtifacts),
-});

@@ -1,15 +1,14 @@
-import { SendMessageRequest, TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { A2aError, toA2aError } from '../../service/a2a-errors.js';
 import type { A2aService } from '../../service/a2a-service.js';
+import { REQUESTS } from './request-params.js';
 import {
-  decode,
-  integerParam,
   invalid,
   jsonBody,
-  listTasksRequest,
+  queryFields,
   type RestReply,
   type RestRequest,
   restFailure,
+  withPathField,
 } from './rest-request.js';
 import { isBlocking, sendOptionsOf } from './send-request.js';
 import { Streamed, sseFrames } from './sse.js';
@@ -39,16 +38,26 @@ interface Route {
 
 const ok = (body: unknown) => ({ status: 200, body });
 
-const subscribe: Run = async ([taskId = ''], request, service) =>
-  new Streamed(
+const subscribe: Run = async ([taskId = ''], request, service) => {
+  // POST carries the request as its body, GET as its query (the spec's route is a GET).
+  const fields = request.method === 'GET' ? queryFields(request.query) : jsonBody(request);
+  const subscription = REQUESTS.subscribe(
+    withPathField(fields, 'id', taskId),
+    request.method === 'GET' ? 'query' : 'body'
+  );
+  return new Streamed(
     await service.subscribe({
-      taskId,
+      taskId: subscription.id,
       participantId: request.caller,
       lastEventId: request.lastEventId,
     })
   );
+};
 
 const TASK = '([^/:]+)';
+
+const pushConfigRef = (request: RestRequest, taskId: string, configId: string) =>
+  withPathField(withPathField(queryFields(request.query), 'taskId', taskId), 'id', configId);
 
 /** The HTTP+JSON binding's routes (§5.3), at the same base URL as JSON-RPC (which is `POST /`). */
 const ROUTES: readonly Route[] = [
@@ -57,7 +66,7 @@ const ROUTES: readonly Route[] = [
     pattern: /^\/message:send$/,
     operation: 'SendMessage',
     run: async (_, request, service) => {
-      const send = decode(SendMessageRequest, jsonBody(request));
+      const send = REQUESTS.sendMessage(jsonBody(request), 'body');
       const task = await service.sendMessage({
         ...sendOptionsOf(send, request.caller),
         blocking: isBlocking(send),
@@ -72,7 +81,7 @@ const ROUTES: readonly Route[] = [
     run: async (_, request, service) =>
       new Streamed(
         await service.sendStreamingMessage(
-          sendOptionsOf(decode(SendMessageRequest, jsonBody(request)), request.caller)
+          sendOptionsOf(REQUESTS.sendMessage(jsonBody(request), 'body'), request.caller)
         )
       ),
   },
@@ -81,7 +90,7 @@ const ROUTES: readonly Route[] = [
     pattern: /^\/tasks$/,
     operation: 'ListTasks',
     run: async (_, request, service) => {
-      const list = listTasksRequest(request.query);
+      const list = REQUESTS.listTasks(queryFields(request.query), 'query');
       return ok(
         listTasksToJson(
           await service.listTasks(list, request.caller),
@@ -94,23 +103,30 @@ const ROUTES: readonly Route[] = [
     method: 'GET',
     pattern: new RegExp(`^/tasks/${TASK}$`),
     operation: 'GetTask',
-    run: async ([taskId = ''], request, service) =>
-      ok(
+    run: async ([taskId = ''], request, service) => {
+      const get = REQUESTS.getTask(
+        withPathField(queryFields(request.query), 'id', taskId),
+        'query'
+      );
+      return ok(
         taskToJson(
           await service.getTask({
-            taskId,
+            taskId: get.id,
             participantId: request.caller,
-            historyLength: integerParam('historyLength', request.query.historyLength),
+            historyLength: get.historyLength,
           })
         )
-      ),
+      );
+    },
   },
   {
     method: 'POST',
     pattern: new RegExp(`^/tasks/${TASK}:cancel$`),
     operation: 'CancelTask',
-    run: async ([taskId = ''], request, service) =>
-      ok(taskToJson(await service.cancelTask(taskId, request.caller))),
+    run: async ([taskId = ''], request, service) => {
+      const cancel = REQUESTS.cancelTask(withPathField(jsonBody(request), 'id', taskId), 'body');
+      return ok(taskToJson(await service.cancelTask(cancel.id, request.caller)));
+    },
   },
   {
     method: 'POST',
@@ -129,7 +145,7 @@ const ROUTES: readonly Route[] = [
     pattern: new RegExp(`^/tasks/${TASK}/pushNotificationConfigs$`),
     operation: 'CreateTaskPushNotificationConfig',
     run: async ([taskId = ''], request, service) => {
-      const config = decode(TaskPushNotificationConfig, jsonBody(request));
+      const config = REQUESTS.pushConfigBody(jsonBody(request), 'body');
       if (config.taskId !== '' && config.taskId !== taskId) {
         throw invalid('the body names another task than the path');
       }
@@ -141,34 +157,32 @@ const ROUTES: readonly Route[] = [
     method: 'GET',
     pattern: new RegExp(`^/tasks/${TASK}/pushNotificationConfigs$`),
     operation: 'ListTaskPushNotificationConfigs',
-    run: async ([taskId = ''], request, service) =>
-      ok(
-        pushConfigListToJson(
-          await service.pushConfigs.list(
-            {
-              tenant: '',
-              taskId,
-              pageSize: integerParam('pageSize', request.query.pageSize) ?? 0,
-              pageToken: request.query.pageToken ?? '',
-            },
-            request.caller
-          )
-        )
-      ),
+    run: async ([taskId = ''], request, service) => {
+      const list = REQUESTS.listPushConfigs(
+        withPathField(queryFields(request.query), 'taskId', taskId),
+        'query'
+      );
+      return ok(pushConfigListToJson(await service.pushConfigs.list(list, request.caller)));
+    },
   },
   {
     method: 'GET',
     pattern: new RegExp(`^/tasks/${TASK}/pushNotificationConfigs/([^/]+)$`),
     operation: 'GetTaskPushNotificationConfig',
-    run: async ([taskId = '', configId = ''], request, service) =>
-      ok(pushConfigToJson(await service.pushConfigs.get(taskId, configId, request.caller))),
+    run: async ([taskId = '', configId = ''], request, service) => {
+      const ref = REQUESTS.getPushConfig(pushConfigRef(request, taskId, configId), 'query');
+      return ok(
+        pushConfigToJson(await service.pushConfigs.get(ref.taskId, ref.id, request.caller))
+      );
+    },
   },
   {
     method: 'DELETE',
     pattern: new RegExp(`^/tasks/${TASK}/pushNotificationConfigs/([^/]+)$`),
     operation: 'DeleteTaskPushNotificationConfig',
     run: async ([taskId = '', configId = ''], request, service) => {
-      await service.pushConfigs.delete(taskId, configId, request.caller);
+      const ref = REQUESTS.deletePushConfig(pushConfigRef(request, taskId, configId), 'query');
+      await service.pushConfigs.delete(ref.taskId, ref.id, request.caller);
       return { status: 204 };
     },
   },
@@ -176,7 +190,8 @@ const ROUTES: readonly Route[] = [
     method: 'GET',
     pattern: /^\/extendedAgentCard$/,
     operation: 'GetExtendedAgentCard',
-    run: async () => {
+    run: async (_, request) => {
+      REQUESTS.getExtendedCard(queryFields(request.query), 'query');
       throw new A2aError('UnsupportedOperation', 'this agent has no extended agent card');
     },
   },
@@ -214,7 +229,7 @@ export const dispatchRest = async (
   matched: MatchedRoute,
   request: RestRequest,
   service: A2aService,
-  onStreamError: (error: unknown) => void = () => undefined
+  onStreamError: (error: A2aError) => void = () => undefined
 ): Promise<RestReply> => {
   const { route, segments } = matched;
   try {

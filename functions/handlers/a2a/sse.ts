@@ -39,7 +39,7 @@ export const lastEventIdOf = (value: string | undefined): number | undefined => 
 export async function* sseFrames(
   items: AsyncIterable<StreamItem>,
   framing: SseFraming,
-  onError: (error: unknown) => void
+  onError: (error: A2aError) => void
 ): AsyncGenerator<string> {
   try {
     for await (const item of items) {
@@ -50,7 +50,8 @@ export async function* sseFrames(
       yield `id: ${item.seq}\n${formatSSEEvent(framing.event(streamResponseToJson(item.event)))}`;
     }
   } catch (error) {
-    onError(error);
-    yield formatSSEErrorEvent(framing.error(toA2aError(error)));
+    const failure = toA2aError(error);
+    onError(failure);
+    yield formatSSEErrorEvent(framing.error(failure));
   }
 }

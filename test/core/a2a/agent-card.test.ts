@@ -1,6 +1,12 @@
-import { AgentCard, type AgentSkill } from '@a2a-js/sdk';
+import { AgentCard } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
-import { buildAgentCard, cardToJson } from '../../../functions/core/a2a/agent-card.js';
+import {
+  buildAgentCard,
+  cardToJson,
+  DEFAULT_SKILLS,
+  parseAgentSkills,
+  type SkillConfig,
+} from '../../../functions/core/a2a/agent-card.js';
 import {
   EVENT_MEDIA_TYPE,
   TASK_EXTENSION_URI,
@@ -18,15 +24,12 @@ const served = (card: AgentCard) =>
     skills: unknown[];
   };
 
-const skill: AgentSkill = {
+const skill: SkillConfig = {
   id: 'research',
   name: 'Research',
   description: 'Finds and summarises sources.',
-  tags: [],
+  tags: ['research'],
   examples: ['What changed in A2A 1.0?'],
-  inputModes: [],
-  outputModes: [],
-  securityRequirements: [],
 };
 
 describe('the agent card', () => {
@@ -110,18 +113,41 @@ describe('the agent card', () => {
     });
   });
 
-  it('keeps the required skills list, empty or configured', () => {
-    expect(served(buildAgentCard({ baseUrl: BASE_URL })).skills).toEqual([]);
+  it('declares a default skill describing the harness when none is configured (§4.4.5: skills are required)', () => {
+    const json = served(buildAgentCard({ baseUrl: BASE_URL }));
+    expect(json.skills).toEqual([
+      expect.objectContaining({
+        id: 'tasks-and-plans',
+        name: 'Tasks, plans and sub-tasks',
+        tags: ['tasks', 'plans', 'sub-tasks', 'participants'],
+      }),
+    ]);
+    expect(DEFAULT_SKILLS[0]?.description).toMatch(/plan/);
+  });
+
+  it('declares the configured skills instead, each with its required fields', () => {
     const json = served(buildAgentCard({ baseUrl: BASE_URL, skills: [skill] }));
     expect(json.skills).toEqual([
       {
         id: 'research',
         name: 'Research',
         description: 'Finds and summarises sources.',
-        tags: [],
+        tags: ['research'],
         examples: ['What changed in A2A 1.0?'],
       },
     ]);
+  });
+
+  it('reads skills from their configured JSON, refusing what a card could not carry', () => {
+    expect(parseAgentSkills(JSON.stringify([skill]))).toEqual([skill]);
+    expect(() => parseAgentSkills('[{"id": "x"')).toThrow(/not JSON/);
+    expect(() => parseAgentSkills('[]')).toThrow();
+    expect(() => parseAgentSkills(JSON.stringify([{ ...skill, tags: [] }]))).toThrow(/tags/);
+    expect(() => parseAgentSkills(JSON.stringify([{ ...skill, description: '' }]))).toThrow(
+      /description/
+    );
+    expect(() => parseAgentSkills(JSON.stringify([skill, skill]))).toThrow(/same id/);
+    expect(() => parseAgentSkills(JSON.stringify([{ ...skill, colour: 'red' }]))).toThrow(/colour/);
   });
 
   it('round-trips through the SDK codec unchanged', () => {

@@ -189,23 +189,63 @@ describe('redactSecrets (examples)', () => {
 });
 
 describe('redactMessage', () => {
-  it('masks the text parts of a copy and leaves the rest', () => {
+  const dataPart = (value: unknown, mediaType = 'application/json') => ({
+    content: { $case: 'data' as const, value },
+    metadata: undefined,
+    filename: '',
+    mediaType,
+  });
+
+  it('masks the text parts of a copy and leaves the original untouched', () => {
     const message = textMessage('my key is AKIAIOSFODNN7EXAMPLE');
-    const dataPart = {
-      content: { $case: 'data' as const, value: { goal: 'AKIAIOSFODNN7EXAMPLE' } },
-      metadata: undefined,
-      filename: '',
-      mediaType: 'application/json',
-    };
-    const mixed = { ...message, parts: [...message.parts, dataPart] };
-    const masked = redactMessage(mixed, ['configured-secret']);
+    const masked = redactMessage(message, ['configured-secret']);
     expect(masked.parts[0]!.content).toEqual({ $case: 'text', value: `my key is ${REDACTED}` });
-    expect(masked.parts[1]).toBe(dataPart);
     expect(masked.messageId).toBe(message.messageId);
-    // The original is untouched.
-    expect(mixed.parts[0]!.content).toEqual({
+    expect(message.parts[0]!.content).toEqual({
       $case: 'text',
       value: 'my key is AKIAIOSFODNN7EXAMPLE',
     });
+  });
+
+  it('masks a task envelope’s name, goal, description and acceptance criteria as it masks text, keeping its shape (issue 9, item 6)', () => {
+    const envelope = {
+      kind: 'task',
+      payload: {
+        name: 'Rotate AKIAIOSFODNN7EXAMPLE',
+        goal: 'Use token configured-secret-123 to deploy',
+        description: 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.abcdefghijklmnop',
+        acceptance_criteria: [
+          { text: 'ghp_0123456789abcdefghijABCDEFGHIJ012345 no longer works', met: false },
+        ],
+        participants: [{ id: 'alice', kind: 'human', role: 'reporter' }],
+      },
+    };
+    const message = {
+      ...textMessage(''),
+      parts: [dataPart(envelope, 'application/vnd.tiny-harness.event+json')],
+    };
+
+    const masked = redactMessage(message, ['configured-secret-123']);
+
+    expect(masked.parts[0]!.content).toEqual({
+      $case: 'data',
+      value: {
+        kind: 'task',
+        payload: {
+          name: `Rotate ${REDACTED}`,
+          goal: `Use token ${REDACTED} to deploy`,
+          description: `Authorization: Bearer ${REDACTED}`,
+          acceptance_criteria: [{ text: `${REDACTED} no longer works`, met: false }],
+          participants: [{ id: 'alice', kind: 'human', role: 'reporter' }],
+        },
+      },
+    });
+    expect(JSON.stringify(message.parts[0])).toContain('AKIAIOSFODNN7EXAMPLE');
+  });
+
+  it('leaves numbers, booleans, null and keys of a data part as they are', () => {
+    const value = { count: 3, ok: true, none: null, AKIAIOSFODNN7EXAMPLE: 'key as a name' };
+    const masked = redactMessage({ ...textMessage(''), parts: [dataPart(value)] });
+    expect(masked.parts[0]!.content).toEqual({ $case: 'data', value });
   });
 });

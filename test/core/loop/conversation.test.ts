@@ -48,7 +48,8 @@ describe('a conversation task', () => {
     const { harness, model } = harnessWith([{ text: 'Hello.' }, { text: 'Sure.' }]);
     const task = await harness.start(textMessage('hi'), ALICE);
 
-    await harness.send(task.task.id, textMessage('one more thing'), ALICE);
+    const next = textMessage('one more thing');
+    await harness.send(task.task.id, next, ALICE);
 
     const events = await statusEvents(harness, task.task.id);
     const resumed = events.at(-2);
@@ -56,7 +57,13 @@ describe('a conversation task', () => {
     expect(resumed?.metadata?.[STATUS_METADATA_KEY]).toBeUndefined();
     expect(model.requests).toHaveLength(2);
     const lastInput = model.requests[1]?.input.at(-1);
-    expect(lastInput).toEqual({ type: 'message', role: 'user', text: `[${ALICE}] one more thing` });
+    // The message's A2A id travels with it (the conformance model answers by it).
+    expect(lastInput).toEqual({
+      type: 'message',
+      role: 'user',
+      text: `[${ALICE}] one more thing`,
+      messageId: next.messageId,
+    });
     expect(view(await harness.task(task.task.id)).subState).toBe('awaiting-next-message');
   });
 

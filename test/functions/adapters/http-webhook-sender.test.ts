@@ -118,12 +118,21 @@ describe('HttpWebhookSender', () => {
     ['an IPv4-mapped private address', ['::ffff:10.0.0.1']],
     ['a unique-local IPv6 address', ['fd00::1']],
     ['a private address among public ones', ['93.184.216.34', '10.1.2.3']],
-  ])('refuses a name that resolves to %s', async (_, addresses) => {
+    // IPv6 forms that carry a loopback or private IPv4 address (issue 9, item 6).
+    ['IPv4-compatible loopback', ['::127.0.0.1']],
+    ['IPv4-translated loopback', ['::ffff:0:7f00:1']],
+    ['6to4 of loopback', ['2002:7f00:1::1']],
+    ['NAT64 local-use of 10.0.0.1', ['64:ff9b:1::a00:1']],
+    ['NAT64 well-known of the metadata address', ['64:ff9b::a9fe:a9fe']],
+    ['Teredo of loopback', ['2001:0:4136:e378:8000:63bf:80ff:fffe']],
+    ['ISATAP of a private address', ['2001:db9::5efe:10.0.0.1']],
+  ])('refuses a name that resolves to %s, connecting nowhere', async (_, addresses) => {
     const { resolve } = resolverOf({ 'hooks.example.com': addresses });
     const sender = new HttpWebhookSender({ policy: { allowLoopback: true }, resolve });
     expect(await post(sender, 'https://hooks.example.com/hook')).toMatchObject({
       kind: 'refused',
     });
+    expect(received).toEqual([]);
   });
 
   it.each([
@@ -131,6 +140,10 @@ describe('HttpWebhookSender', () => {
     'https://169.254.169.254/latest/meta-data',
     'https://[::ffff:10.0.0.1]/hook',
     'http://hooks.example.com/hook',
+    'https://[::127.0.0.1]/hook',
+    'https://[::ffff:0:7f00:1]/hook',
+    'https://[2002:7f00:1::1]/hook',
+    'https://[64:ff9b:1::a00:1]/hook',
   ])('refuses %s without resolving or connecting', async (url) => {
     const { resolve, asked } = resolverOf({});
     const sender = new HttpWebhookSender({ policy: { allowLoopback: true }, resolve });

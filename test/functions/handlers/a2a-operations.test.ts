@@ -1,6 +1,7 @@
 import type { Task } from '@a2a-js/sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { TASK_EXTENSION_URI } from '../../../functions/core/a2a/identifiers.js';
+import { TASK_EXTENSION_URI, TASK_METADATA_KEY } from '../../../functions/core/a2a/identifiers.js';
+import { storedIdOf } from '../../../functions/service/push-configs.js';
 import { ALICE, BOB, STATES, STRANGER } from '../../support/harness.js';
 import { envelopeMessage, textMessage } from '../../support/messages.js';
 import { BINDINGS, errorOf, type Outcome, setupFor, spelling } from './a2a-calls.js';
@@ -191,18 +192,20 @@ describe.each(BINDINGS)('the A2A operations over %s', (binding) => {
     });
   });
 
-  describe('CancelTask (§3.3.1)', () => {
-    it('is idempotent: a second cancel answers the canceled task and stops nothing again', async () => {
+  describe('CancelTask (§3.1.5)', () => {
+    it('refuses to cancel an already-canceled task with TaskNotCancelable, and stops nothing again', async () => {
       const setup = setupFor(binding, [{ text: 'Hello Alice.' }]);
       const started = await setup.harness.start(textMessage('hi'), ALICE);
 
       const first = await setup.calls.cancel(started.task.id);
       const calls = setup.executions.calls.length;
+      const events = await setup.harness.deps.events.lastSeq(started.task.id);
       const second = await setup.calls.cancel(started.task.id);
 
       expect(first.result).toMatchObject({ status: { state: STATES.CANCELED } });
-      expect(second.result).toMatchObject({ status: { state: STATES.CANCELED } });
+      expect(errorOf(binding, second)).toEqual(spelling(binding, 'TaskNotCancelable'));
       expect(setup.executions.calls.length).toBe(calls);
+      expect(await setup.harness.deps.events.lastSeq(started.task.id)).toBe(events);
     });
 
     it('answers a non-participant with TaskNotFound', async () => {
@@ -210,6 +213,48 @@ describe.each(BINDINGS)('the A2A operations over %s', (binding) => {
       const started = await setup.harness.start(textMessage('hi'), ALICE);
       const reply = await setup.calls.cancel(started.task.id, { as: STRANGER });
       expect(errorOf(binding, reply)).toEqual(spelling(binding, 'TaskNotFound'));
+    });
+  });
+
+  describe('history message ids', () => {
+    it('gives a participant’s message in the history the messageId it was sent with', async () => {
+      const setup = setupFor(binding, [{ text: 'Hello Alice.' }]);
+      const sent = textMessage('hi');
+      const started = await setup.harness.start(sent, ALICE);
+
+      const reply = await setup.calls.getTask(started.task.id);
+
+      const history = (reply.result as TaskJson).history ?? [];
+      expect(history.map((message) => [message.role, message.messageId])).toEqual([
+        ['ROLE_USER', sent.messageId],
+        ['ROLE_AGENT', expect.stringContaining(':history:')],
+      ]);
+    });
+  });
+
+  describe('secrets in a task envelope (issue 9, item 6)', () => {
+    it('masks them in the stored name, goal, description and acceptance criteria, as in text', async () => {
+      const setup = setupFor(binding);
+      const key = 'AKIAIOSFODNN7EXAMPLE';
+
+      const sent = await setup.calls.send(
+        envelopeMessage('task', {
+          name: `Rotate ${key}`,
+          goal: `Retire ${key}`,
+          description: `The old one was ${key}`,
+          acceptance_criteria: [{ text: `${key} is revoked` }],
+        })
+      );
+      const taskId = (sent.result?.task as { id: string } | undefined)?.id ?? '';
+      const stored = await setup.harness.store.get(taskId);
+
+      expect(JSON.stringify(stored)).not.toContain(key);
+      expect(stored?.task.metadata?.[TASK_METADATA_KEY]).toMatchObject({
+        name: 'Rotate [redacted]',
+        goal: 'Retire [redacted]',
+        description: 'The old one was [redacted]',
+        acceptance_criteria: [{ text: '[redacted] is revoked' }],
+      });
     });
   });
 
@@ -236,7 +281,7 @@ describe.each(BINDINGS)('the A2A operations over %s', (binding) => {
       expect(errorOf(binding, reply)).toEqual(spelling(binding, 'InvalidParams'));
     });
 
-    it('answers with the history configuration.historyLength asks for, and none by default', async () => {
+    it('answers with the whole history by default, as GetTask does, and with what configuration.historyLength asks for (§3.2.4)', async () => {
       const setup = setupFor(binding, [{ text: 'Hello Alice.' }]);
       const started = await setup.harness.start(textMessage('hi'), ALICE);
       const follow = () => ({ ...textMessage('more'), taskId: started.task.id });
@@ -245,9 +290,17 @@ describe.each(BINDINGS)('the A2A operations over %s', (binding) => {
       const withOne = await setup.calls.send(follow(), {
         configuration: { returnImmediately: true, historyLength: 1 },
       });
+      const withNone = await setup.calls.send(follow(), {
+        configuration: { returnImmediately: true, historyLength: 0 },
+      });
 
-      expect(plain.result?.task).not.toHaveProperty('history');
-      expect(withOne.result?.task?.history).toHaveLength(1);
+      const texts = (outcome: Outcome) =>
+        ((outcome.result?.task?.history ?? []) as Array<{ parts: Array<{ text: string }> }>).map(
+          (message) => message.parts[0]?.text
+        );
+      expect(texts(plain)).toEqual(['hi', 'Hello Alice.']);
+      expect(texts(withOne)).toEqual(['Hello Alice.']);
+      expect(withNone.result?.task).not.toHaveProperty('history');
     });
   });
 
@@ -274,7 +327,7 @@ describe.each(BINDINGS)('the A2A operations over %s', (binding) => {
       const taskId = (sent.result?.task as { id: string } | undefined)?.id ?? '';
 
       const [stored] = await setup.pushConfigs.list(taskId);
-      expect(stored).toMatchObject({ id: 'inline', ownerId: ALICE, taskId });
+      expect(stored).toMatchObject({ id: storedIdOf(ALICE, 'inline'), ownerId: ALICE, taskId });
       expect(JSON.stringify(stored)).not.toContain('inline-token');
       expect((await setup.calls.getPush(taskId, 'inline')).result).toMatchObject({
         url: 'https://hooks.example.com/inline',
@@ -341,7 +394,7 @@ describe.each(BINDINGS)('the A2A operations over %s', (binding) => {
       expect(deletedAgain.error).toBeUndefined();
       expect(errorOf(binding, gone)).toEqual(spelling(binding, 'TaskNotFound'));
       expect(await setup.pushConfigs.list(task.id)).toEqual([
-        expect.objectContaining({ id: generated.result?.id }),
+        expect.objectContaining({ id: storedIdOf(ALICE, String(generated.result?.id)) }),
       ]);
     });
 
@@ -350,7 +403,7 @@ describe.each(BINDINGS)('the A2A operations over %s', (binding) => {
       await setup.calls.createPush(task.id, { id: 'hook', url: 'https://a.example.com/' });
       await setup.calls.createPush(task.id, { id: 'hook', url: 'https://b.example.com/' });
       expect(await setup.pushConfigs.list(task.id)).toEqual([
-        expect.objectContaining({ id: 'hook', url: 'https://b.example.com/' }),
+        expect.objectContaining({ id: storedIdOf(ALICE, 'hook'), url: 'https://b.example.com/' }),
       ]);
     });
 
@@ -360,6 +413,13 @@ describe.each(BINDINGS)('the A2A operations over %s', (binding) => {
       ['the link-local metadata address', 'https://169.254.169.254/latest/meta-data'],
       ['a unique-local IPv6 address', 'https://[fd00::1]/hook'],
       ['an IPv4-mapped private address', 'https://[::ffff:10.0.0.1]/hook'],
+      ['IPv4-compatible loopback', 'https://[::127.0.0.1]/hook'],
+      ['IPv4-translated loopback', 'https://[::ffff:0:7f00:1]/hook'],
+      ['6to4 of loopback', 'https://[2002:7f00:1::1]/hook'],
+      ['NAT64 local-use of a private address', 'https://[64:ff9b:1::a00:1]/hook'],
+      ['NAT64 well-known of the metadata address', 'https://[64:ff9b::a9fe:a9fe]/'],
+      ['Teredo of loopback', 'https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/'],
+      ['ISATAP of a private address', 'https://[2001:db9::5efe:10.0.0.1]/'],
       ['loopback (not allowed by default)', 'https://127.0.0.1/hook'],
       ['localhost', 'https://localhost/hook'],
       ['plain http to a public host', 'http://hooks.example.com/a2a'],
@@ -409,7 +469,7 @@ describe.each(BINDINGS)('the A2A operations over %s', (binding) => {
       expect(await setup.pushConfigs.list(task.id)).toHaveLength(1);
     });
 
-    it('keeps a config its creator’s: another participant of the task neither lists, reads, replaces nor deletes it', async () => {
+    it('keeps a config its creator’s: another participant of the task neither lists, reads, replaces nor deletes it, and the same id is a fresh one of their own', async () => {
       const setup = setupFor(binding);
       const team = await setup.harness.start(
         envelopeMessage('task', {
@@ -428,22 +488,29 @@ describe.each(BINDINGS)('the A2A operations over %s', (binding) => {
 
       const listedByBob = await setup.calls.listPush(taskId, bob);
       const readByBob = await setup.calls.getPush(taskId, 'hook', bob);
-      const replacedByBob = await setup.calls.createPush(
+      await setup.calls.deletePush(taskId, 'hook', bob);
+      // As for any id Bob has not used: created, his own (nothing says Alice has one).
+      const createdByBob = await setup.calls.createPush(
         taskId,
         { id: 'hook', url: 'https://bob.example.com/' },
         bob
       );
+      const readByBobAfter = await setup.calls.getPush(taskId, 'hook', bob);
       await setup.calls.deletePush(taskId, 'hook', bob);
-      await setup.calls.createPush(taskId, { id: 'bobs', url: 'https://bob.example.com/' }, bob);
       const listedByAlice = await setup.calls.listPush(taskId);
 
       expect(listedByBob.result).toEqual({ configs: [], nextPageToken: '' });
       expect(errorOf(binding, readByBob)).toEqual(spelling(binding, 'TaskNotFound'));
-      expect(errorOf(binding, replacedByBob)).toEqual(spelling(binding, 'InvalidParams'));
+      expect(createdByBob.error).toBeUndefined();
+      expect(createdByBob.result).toMatchObject({ id: 'hook', url: 'https://bob.example.com/' });
+      expect(readByBobAfter.result).toMatchObject({ id: 'hook', url: 'https://bob.example.com/' });
       expect(listedByAlice.result).toEqual({
         configs: [expect.objectContaining({ id: 'hook', url: 'https://alice.example.com/' })],
         nextPageToken: '',
       });
+      expect((await setup.pushConfigs.list(taskId)).map((config) => config.ownerId)).toEqual([
+        ALICE,
+      ]);
     });
 
     it('refuses more than ten configs of one participant on one task', async () => {

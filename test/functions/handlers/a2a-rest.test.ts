@@ -140,11 +140,17 @@ describe('the HTTP+JSON binding (§5.3, §11) on the wire', () => {
     ['/tasks', { includeArtifacts: 'yes' }],
     ['/tasks', { historyLength: '1.5' }],
     ['/tasks/some-task', { historyLength: 'all' }],
-  ])('refuses a malformed query parameter on GET %s %j with 400', async (path, query) => {
+  ])('refuses a malformed query parameter on GET %s %j with 400 naming it', async (path, query) => {
     const { rest } = a2aSetup();
     const reply = await rest('GET', path, { query });
     expect(reply.status).toBe(400);
-    expect(reply.error?.details).toEqual([expect.objectContaining({ reason: 'INVALID_PARAMS' })]);
+    expect(reply.error?.details).toEqual([
+      expect.objectContaining({ reason: 'INVALID_PARAMS' }),
+      {
+        '@type': 'type.googleapis.com/google.rpc.BadRequest',
+        fieldViolations: [expect.objectContaining({ field: Object.keys(query)[0] })],
+      },
+    ]);
   });
 
   it('refuses a request without a bearer token (401), and one whose message speaks for someone else', async () => {

@@ -345,12 +345,21 @@ describe('the mapping of core errors to A2A errors', () => {
     }
     const mapped = toA2aError(new Coded(`failure ${code}`));
     expect(mapped.kind).toBe(A2A_ERROR_FOR_CODE[code]);
-    expect(mapped.message).toBe(`failure ${code}`);
+    // An internal error's own message may name tables or hosts: the client gets only an id.
+    if (mapped.kind === 'InternalError') {
+      expect(mapped.message).toBe(`internal error (correlation id ${mapped.correlationId})`);
+    } else {
+      expect(mapped.message).toBe(`failure ${code}`);
+    }
   });
 
-  it('never exposes an untyped error: it is an internal error with a fixed message', () => {
-    const mapped = toA2aError(new Error('secret connection string'));
+  it('never exposes an untyped error: it is an internal error with only a correlation id', () => {
+    const cause = new Error('secret connection string');
+    const mapped = toA2aError(cause);
     expect(mapped.kind).toBe('InternalError');
-    expect(mapped.message).toBe('internal error');
+    expect(mapped.correlationId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(mapped.message).toBe(`internal error (correlation id ${mapped.correlationId})`);
+    expect(mapped.cause).toBe(cause);
+    expect(toA2aError(new Error('again')).correlationId).not.toBe(mapped.correlationId);
   });
 });

@@ -10,7 +10,7 @@ import { runTask } from '../../../functions/core/loop/driver.js';
 import type { LoggedEvent } from '../../../functions/core/ports/event-log.js';
 import type { WebhookResult } from '../../../functions/core/ports/webhook-sender.js';
 import { createPushHandler } from '../../../functions/handlers/push.js';
-import { PushConfigs } from '../../../functions/service/push-configs.js';
+import { PushConfigs, storedIdOf } from '../../../functions/service/push-configs.js';
 import { deliverEvent } from '../../../functions/service/push-delivery.js';
 import { ALICE, BOB } from '../../support/harness.js';
 import { textMessage } from '../../support/messages.js';
@@ -182,7 +182,7 @@ describe('the push handler', () => {
   it('drops a config whose secrets do not open, logging it, and fails on a corrupt event', async () => {
     const setup = await conversation();
     await setup.configs.create(config({ id: 'hook', taskId: setup.taskId, token: 't' }), ALICE);
-    const stored = await setup.pushConfigs.get(setup.taskId, 'hook');
+    const stored = await setup.pushConfigs.get(setup.taskId, storedIdOf(ALICE, 'hook'));
     await setup.pushConfigs.put({ ...stored!, token: `${stored!.token.slice(0, -4)}AAAA` });
 
     expect(await setup.deliver(setup.records.slice(0, 1))).toEqual({ batchItemFailures: [] });
@@ -229,7 +229,7 @@ describe('deliverEvent retries', () => {
     const { delivery, slept } = await deliverFirst(setup);
 
     expect(delivery).toEqual({
-      outcomes: [{ configId: 'flaky', outcome: 'delivered' }],
+      outcomes: [{ configId: storedIdOf(ALICE, 'flaky'), outcome: 'delivered' }],
       complete: true,
     });
     expect(slept).toEqual([500, 1_000]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SEALED_PREFIX } from '../../../functions/core/ports/secret-sealer.js';
 import { A2aError } from '../../../functions/service/a2a-errors.js';
-import { PushConfigs } from '../../../functions/service/push-configs.js';
+import { PushConfigs, storedIdOf } from '../../../functions/service/push-configs.js';
 import { ALICE, BOB, STRANGER } from '../../support/harness.js';
 import { textMessage } from '../../support/messages.js';
 import { pushConfigRequest } from '../../support/push.js';
@@ -40,8 +40,8 @@ describe('PushConfigs: sealed at rest', () => {
     expect(stored?.authentication?.credentials.startsWith(SEALED_PREFIX)).toBe(true);
     expect(JSON.stringify(stored)).not.toMatch(/tok-123|secret-credentials/);
     expect(stored?.authentication?.scheme).toBe('Bearer');
-    // Bound to its task and id.
-    const context = { taskId: task.id, configId: 'hook' };
+    // Bound to its task and its (owned) id.
+    const context = { taskId: task.id, configId: storedIdOf(ALICE, 'hook') };
     expect(await sealer.open(stored?.token ?? '', context)).toBe('tok-123');
     expect(await configs.get(task.id, 'hook', ALICE)).toEqual({ tenant: '', ...clear });
     expect(
@@ -59,7 +59,7 @@ describe('PushConfigs: sealed at rest', () => {
       }),
       ALICE
     );
-    expect(await pushConfigs.get(task.id, 'hook')).toMatchObject({
+    expect(await pushConfigs.get(task.id, storedIdOf(ALICE, 'hook'))).toMatchObject({
       token: '',
       authentication: { scheme: 'Basic', credentials: '' },
     });
@@ -69,9 +69,9 @@ describe('PushConfigs: sealed at rest', () => {
   it('fails loudly (not with a wrong token) when a stored token does not open', async () => {
     const { configs, task, pushConfigs } = await setup();
     await configs.create(request({ id: 'hook', taskId: task.id, token: 'tok-123' }), ALICE);
-    const stored = await pushConfigs.get(task.id, 'hook');
+    const stored = await pushConfigs.get(task.id, storedIdOf(ALICE, 'hook'));
     // The sealed token of one config copied onto another does not open there.
-    await pushConfigs.put({ ...stored!, id: 'copy' });
+    await pushConfigs.put({ ...stored!, id: storedIdOf(ALICE, 'copy') });
     await expect(configs.get(task.id, 'copy', ALICE)).rejects.toMatchObject({
       code: 'secret.unreadable',
     });
@@ -88,7 +88,8 @@ describe('PushConfigs.prepare and storePrepared (inline configs)', () => {
     expect(await pushConfigs.list(taskId)).toEqual([]);
     expect(prepared.stored).toMatchObject({ taskId, ownerId: ALICE, id: expect.any(String) });
     expect(prepared.stored.token.startsWith(SEALED_PREFIX)).toBe(true);
-    expect(prepared.answer).toMatchObject({ taskId, token: 'tok-123', id: prepared.stored.id });
+    expect(prepared.answer).toMatchObject({ taskId, token: 'tok-123' });
+    expect(prepared.stored.id).toBe(storedIdOf(ALICE, prepared.answer.id));
 
     expect(await configs.storePrepared(prepared)).toEqual(prepared.answer);
     expect(await pushConfigs.list(taskId)).toEqual([prepared.stored]);
@@ -117,22 +118,54 @@ describe('PushConfigs.prepare and storePrepared (inline configs)', () => {
     expect(await refusal(configs.prepare('task-1', config, ALICE))).toBe('InvalidParams');
   });
 
-  it('storePrepared refuses an id another participant holds, and an eleventh config', async () => {
-    const { configs } = await setup();
+  it('storePrepared keeps ids per participant: an id another holds is a fresh one for the caller, never revealed; an eleventh config is refused', async () => {
+    const { configs, pushConfigs } = await setup();
     const taskId = 'task-new';
-    await configs.storePrepared(await configs.prepare(taskId, request({ id: 'hook' }), ALICE));
+    await configs.storePrepared(
+      await configs.prepare(
+        taskId,
+        request({ id: 'hook', url: 'https://alice.example.com/' }),
+        ALICE
+      )
+    );
 
-    const taken = await configs.prepare(taskId, request({ id: 'hook' }), BOB);
-    expect(await refusal(configs.storePrepared(taken))).toBe('InvalidParams');
+    const bobs = await configs.prepare(
+      taskId,
+      request({ id: 'hook', url: 'https://bob.example.com/' }),
+      BOB
+    );
+    expect(await configs.storePrepared(bobs)).toMatchObject({ id: 'hook' });
+    expect((await pushConfigs.list(taskId)).map((config) => [config.ownerId, config.url])).toEqual([
+      [ALICE, 'https://alice.example.com/'],
+      [BOB, 'https://bob.example.com/'],
+    ]);
 
-    for (let index = 0; index < 10; index++) {
+    for (let index = 0; index < 9; index++) {
       await configs.storePrepared(await configs.prepare(taskId, request(), BOB));
     }
     const eleventh = await configs.prepare(taskId, request(), BOB);
     expect(await refusal(configs.storePrepared(eleventh))).toBe('InvalidParams');
     // A replacement is not one more.
-    const again = await configs.prepare(taskId, request({ id: 'hook' }), ALICE);
+    const again = await configs.prepare(taskId, request({ id: 'hook' }), BOB);
     expect(await refusal(configs.storePrepared(again))).toBe('accepted');
+  });
+
+  it('reads, replaces and deletes a config stored before ids were owned, by its id', async () => {
+    const { configs, pushConfigs, task } = await setup();
+    const { stored } = await configs.prepare(task.id, request({ id: 'old', token: '' }), ALICE);
+    // As an earlier version stored it: under the id the client gave.
+    await pushConfigs.put({ ...stored, id: 'old' });
+
+    expect(await configs.get(task.id, 'old', ALICE)).toMatchObject({ id: 'old' });
+    await configs.create(
+      request({ id: 'old', taskId: task.id, url: 'https://new.example.com/' }),
+      ALICE
+    );
+    expect((await pushConfigs.list(task.id)).map((config) => config.id)).toEqual([
+      storedIdOf(ALICE, 'old'),
+    ]);
+    await configs.delete(task.id, 'old', ALICE);
+    expect(await pushConfigs.list(task.id)).toEqual([]);
   });
 
   it('create still checks that the caller is on the task, before anything else', async () => {
