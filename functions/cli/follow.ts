@@ -2,10 +2,11 @@
  * Following a task as it changes, with any A2A agent: a stream (SubscribeToTask, or the stream of
  * a sent message) for liveness, GetTask for the truth. A stream may carry events older than the
  * task it started from (a subscription replays the log from the start; a send's stream starts
- * at the log's head before the message was taken in), so a Task event only says "something
- * changed": the view comes from GetTask, read once a burst of events has settled (a long replay
- * costs one read, not one per event). A status update newer than the view is shown as it comes
- * (progress while the agent works).
+ * at the log's head before the message was taken in): a Task or status event older than the view
+ * is passed over, a newer one is shown as it comes (progress while the agent works, each state
+ * the task passes through). Anything else only says "something changed": the view comes from
+ * GetTask, read once a burst of events has settled (a long replay costs one read, not one per
+ * event).
  */
 import type { StreamResponse } from '@a2a-js/sdk';
 import type { Agent } from './connection.js';
@@ -60,8 +61,14 @@ export async function* viewsOf(
     } else {
       next = events.next();
       const payload = (result as IteratorYieldResult<StreamResponse>).value.payload;
-      if (payload?.$case === 'task' && view === undefined) {
-        changed = taskView(payload.value);
+      if (payload?.$case === 'task') {
+        // The task as it was when logged (a plan or a row changed), taken when it is not older
+        // than what is shown: then no state it passed through is skipped for a later read.
+        const logged = taskView(payload.value);
+        if (view === undefined || (logged.updated_at ?? '') >= (view.updated_at ?? '')) {
+          dirty = false;
+          changed = logged;
+        }
       } else if (payload?.$case === 'message') {
         onMessage(
           payload.value.parts

@@ -392,14 +392,18 @@ describe('IAM (least privilege)', () => {
     );
   });
 
-  it('A2A: also stops and describes executions of this machine only', () => {
+  it('A2A: also stops and describes executions of this machine only, and reads their histories (the timeline)', () => {
     const statements = statementsOfRole(template, roleOf('A2aFunction'));
     expect(statements).toEqual(
       expect.arrayContaining([
         ...common('A2aFunction'),
         {
           effect: 'Allow',
-          actions: ['states:DescribeExecution', 'states:StopExecution'],
+          actions: [
+            'states:DescribeExecution',
+            'states:GetExecutionHistory',
+            'states:StopExecution',
+          ],
           resources: [EXECUTION_ARNS],
         },
       ])
