@@ -136,12 +136,12 @@ const part: TaskPart = {
       generation: 1,
       events: [
         { id: 1, previousEventId: 0, timestamp: t(1), type: 'ExecutionStarted' },
-        lambda(2, 1, 2, { op: 'invoke_model', ref: ref(0) }),
+        lambda(2, 1, 2, { op: 'turn', ref: ref(0) }),
         ended(3, 2, 3, 'LambdaFunctionFailed', {
           error: 'ModelRetryableError',
           cause: 'throttled',
         }),
-        lambda(4, 3, 4, { op: 'invoke_model', ref: ref(0) }),
+        lambda(4, 3, 4, { op: 'turn', ref: ref(0) }),
         ended(5, 4, 5, 'LambdaFunctionSucceeded'),
         ended(6, 5, 9, 'ExecutionAborted', { cause: 'canceled' }),
       ],
@@ -156,6 +156,8 @@ const part: TaskPart = {
         usage: { inputTokens: 1000, cachedInputTokens: 400, outputTokens: 50 },
         model: 'gpt-x',
         finishReason: 'stop',
+        latency_ms: 700,
+        at: '2026-01-01T00:00:04.700Z',
       },
     ],
     [
@@ -193,8 +195,8 @@ describe('the timeline of one task, from synthetic sources', () => {
       '02 progress -:- calling gpt-x',
       // A Task event has no time: it takes the last timed event's before it in the log.
       '02 child_changed child:remote-9 remote sub-task billing/remote-9 linked WORKING',
-      '03 retry harness:- invoke_model attempt 1 failed (ModelRetryableError): retrying',
-      // Stamped when the attempt that answered began.
+      '03 retry harness:- turn attempt 1 failed (ModelRetryableError): retrying',
+      // Stamped when the call that answered began (its answer's time less its latency).
       '04 model_call model:gpt-x gpt-x turn 1: 1000 in (400 cached) / 50 out, $0.001800: Done?',
       '06 state_changed agent:- WORKING → INPUT_REQUIRED (awaiting-next-message): Done?',
       '06 task_edited -:- task edited: acceptance_criteria',
@@ -210,7 +212,8 @@ describe('the timeline of one task, from synthetic sources', () => {
     const call = timeline.entries.find((entry) => entry.kind === 'model_call');
     expect(call?.details).toMatchObject({
       cost_usd: 0.0018,
-      latency_ms: 1000,
+      // The model's own latency, not the turn state's (which folds the inbox first).
+      latency_ms: 700,
       cached_input_tokens: 400,
     });
     expect(call?.at).toBe(t(4));
