@@ -1,25 +1,36 @@
 import { TaskState } from '@a2a-js/sdk';
 import type { TaskRecord } from '../ports/task-store.js';
-import { isTerminalState, lifecycleOf, readExtension, stateOf } from '../task/a2a-task.js';
+import {
+  isTerminalState,
+  lifecycleOf,
+  readExtension,
+  stateOf,
+  withExtension,
+} from '../task/a2a-task.js';
+import { unmetCriteria, withUnmetAccepted } from '../task/criteria.js';
 import { agentIsAssignee } from './assignee.js';
 import { decideCompletion } from './completion.js';
+import { withUnmetCriteria } from './criteria-review.js';
 import type { LoopDeps } from './deps.js';
 import type { InboxItem } from './inbox.schema.js';
 import {
+  type Change,
   changeOf,
   type Decision,
   decideAndCommit,
   decided,
   loadRecord,
   withLoop,
+  withRecord,
+  withTaskEvent,
 } from './records.js';
 import type { StepResult, TurnRef } from './route.schema.js';
 import { ended, endRoute, parkedForInput } from './status.js';
 import { currentRef, turnUnfinished } from './turn-position.js';
 
-/** Whether something waits that the model has not read: a message, or a child's result. */
+/** Whether something waits that the model has not read: a message, a child's result, a harness note. */
 export const hasUnreadWork = (inbox: readonly InboxItem[]): boolean =>
-  inbox.some((item) => item.kind === 'message' || item.result);
+  inbox.some((item) => item.kind !== 'note' || item.result);
 
 const lastText = (record: TaskRecord): string | undefined =>
   record.loop.response?.text || undefined;
@@ -30,11 +41,34 @@ const park = (ref: TurnRef, subState: 'awaiting-next-message'): StepResult => ({
 });
 
 /**
+ * A participant's completion with acceptance criteria unmet records that they accepted them
+ * (criteria.ts), in the extension and as an updated Task; with every criterion met, nothing.
+ */
+const withCriteriaAccepted = (
+  change: Change,
+  request: { requestedBy: string; reason: string | null },
+  now: string
+): Change => {
+  const extension = readExtension(change.record.task);
+  if (unmetCriteria(extension).length === 0) return change;
+  const accepted = withUnmetAccepted(extension, {
+    by: request.requestedBy,
+    reason: request.reason,
+    at: now,
+  });
+  return withTaskEvent(
+    withRecord(change, (current) => ({ ...current, task: withExtension(current.task, accepted) }))
+  );
+};
+
+/**
  * The end of a turn with no tool call. A participant's completion request runs
  * decide_completion with `requested_by` (refused while a sub-task is unresolved: the task parks
- * again). Otherwise anything unread takes one more turn; a conversation parks
- * (INPUT_REQUIRED, awaiting-next-message) and never completes by itself; a delegated task runs
- * decide_completion and completes, fails, or waits for its children.
+ * again; criteria still unmet are recorded as accepted by them). Otherwise anything unread takes
+ * one more turn; a conversation parks (INPUT_REQUIRED, awaiting-next-message) and never completes
+ * by itself, its criteria advisory; a delegated task runs decide_completion and completes, fails,
+ * waits for its children, or, with criteria unmet, is told so and works on until a bound, then
+ * parks for its reporter's review (criteria-review.ts).
  */
 export const decideFinish = async (
   deps: LoopDeps,
@@ -49,8 +83,13 @@ export const decideFinish = async (
   const now = deps.clock.now();
   const extension = readExtension(record.task);
   const base = changeOf(record);
-  const end = (endState: TaskState, text: string | undefined, clearRequest = false) => {
-    const change = ended(base, ref, endState, text, now);
+  const end = (
+    endState: TaskState,
+    text: string | undefined,
+    clearRequest = false,
+    from: Change = base
+  ) => {
+    const change = ended(from, ref, endState, text, now);
     return decided(
       record,
       clearRequest ? withLoop(change, (loop) => ({ ...loop, completionRequest: null })) : change,
@@ -62,7 +101,10 @@ export const decideFinish = async (
   if (request !== null) {
     const result = request.reason ?? lastText(record) ?? '';
     const verdict = await decideCompletion(deps, record, request.requestedBy, result);
-    if (verdict.decision === 'complete') return end(TaskState.TASK_STATE_COMPLETED, result, true);
+    if (verdict.decision === 'complete') {
+      const accepted = withCriteriaAccepted(base, request, now);
+      return end(TaskState.TASK_STATE_COMPLETED, result, true, accepted);
+    }
     if (verdict.decision === 'fail') return end(TaskState.TASK_STATE_FAILED, verdict.reason, true);
     const refused = parkedForInput(
       withLoop(base, (loop) => ({ ...loop, completionRequest: null })),
@@ -91,6 +133,13 @@ export const decideFinish = async (
   const verdict = await decideCompletion(deps, record, null, lastText(record) ?? '');
   if (verdict.decision === 'complete') return end(TaskState.TASK_STATE_COMPLETED, lastText(record));
   if (verdict.decision === 'fail') return end(TaskState.TASK_STATE_FAILED, verdict.reason);
+  if (verdict.decision === 'unmet') {
+    const unmet = withUnmetCriteria(base, ref, verdict.criteria, {
+      reminders: deps.config.criteriaReminders,
+      now,
+    });
+    return decided(record, unmet.change, unmet.result);
+  }
   // Waiting for children: the task stays WORKING, parked on a token until a child's news.
   return { result: { ref, route: { next: 'park', subState: null } } };
 };
