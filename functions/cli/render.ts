@@ -126,7 +126,7 @@ export const changeLine = (view: TaskView, at: Date = new Date()): string => {
     parts.push(`criteria ${criteria.filter((c) => c.met).length}/${criteria.length} met`);
   if (view.sub_tasks.length > 0) {
     parts.push(
-      `sub-tasks ${view.sub_tasks.map((row) => `${rowLabel(row)} ${stateLabel(row.state)}${criteriaText(row)}`).join(', ')}`
+      `sub-tasks ${view.sub_tasks.map((row) => `${rowLabel(row)} ${stateLabel(row.state)}${criteriaText(row) === '' ? '' : ` (${criteriaText(row).trim()})`}`).join(', ')}`
     );
   }
   if (view.status_text !== '') parts.push(view.status_text.replace(/\s+/g, ' ').slice(0, 100));

@@ -1,15 +1,24 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { TaskState } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
+import { TASK_METADATA_KEY } from '../../../functions/core/a2a/identifiers.js';
 import {
   EnvelopeRefusedError,
   ReviewerRequiredError,
   UnknownCriterionError,
 } from '../../../functions/core/errors.js';
 import { BUILT_IN_PRIORITY } from '../../../functions/core/hooks/hooks.js';
+import { DEFAULT_LOOP_CONFIG } from '../../../functions/core/loop/config.js';
+import { assembleContext } from '../../../functions/core/loop/context.js';
+import { initialLoopState } from '../../../functions/core/loop/loop-state.schema.js';
 import type { ModelRequest } from '../../../functions/core/ports/model.js';
 import type { TaskRecord } from '../../../functions/core/ports/task-store.js';
 import { readExtension } from '../../../functions/core/task/a2a-task.js';
+import { TaskExtensionSchema } from '../../../functions/core/task/extension.schema.js';
 import type { InProcessHarness } from '../../../functions/core/testing/in-process-harness.js';
 import type { ScriptedReply } from '../../../functions/core/testing/scripted-model.js';
+import { ToolRegistry } from '../../../functions/core/tools/registry.js';
 import { ALICE, BOB, harnessWith, STATES, view } from '../../support/harness.js';
 import { envelopeMessage, textMessage } from '../../support/messages.js';
 
@@ -449,5 +458,54 @@ describe('criteria elsewhere', () => {
       'task envelope cannot change acceptance_criteria[0].met (criteria are met with meet_criterion and found unmet with reject_criterion)'
     );
     expect((await harness.task(task.task.id)).version).toBe(before.version);
+  });
+});
+
+describe('docs/a2a/ext/README.md', () => {
+  it('shows the criteria as the model reads them in its task section', () => {
+    const readme = readFileSync(
+      fileURLToPath(new URL('../../../docs/a2a/ext/README.md', import.meta.url)),
+      'utf8'
+    );
+    const shown = /## Acceptance criteria[\s\S]*?```text\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    const extension = TaskExtensionSchema.parse({
+      name: 'Release notes',
+      goal: 'Write them',
+      lifecycle: 'delegated',
+      acceptance_criteria: [
+        {
+          text: 'Lists every breaking change',
+          met: true,
+          evidence: { text: 'the config file moved' },
+          met_by: AGENT,
+          met_at: '2026-01-01T00:00:00.000Z',
+        },
+        {
+          text: 'Has an upgrade guide',
+          rejection: { by: ALICE, reason: 'it stops at step 2', at: '2026-01-01T00:00:01.000Z' },
+        },
+      ],
+    });
+    const record: TaskRecord = {
+      task: {
+        id: 't-1',
+        contextId: 'c-1',
+        status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: '' },
+        artifacts: [],
+        history: [],
+        metadata: { [TASK_METADATA_KEY]: extension },
+      },
+      loop: initialLoopState(),
+      version: 1,
+      eventSeq: 0,
+    };
+    const { request } = assembleContext({
+      record,
+      history: [],
+      tools: new ToolRegistry(),
+      config: DEFAULT_LOOP_CONFIG,
+    });
+    expect(shown).not.toBe('');
+    expect(inputText(request)).toContain(shown.trim());
   });
 });
