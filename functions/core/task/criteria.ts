@@ -95,7 +95,7 @@ export const withUnmetAccepted = (
           ...criterion,
           met: true,
           evidence: {
-            text: `accepted unmet by ${accepted.by} on completing the task${accepted.reason === null ? '' : `: ${accepted.reason}`}`,
+            text: `accepted unmet by ${accepted.by} on completing the task${accepted.reason === null ? '' : `: ${cut(accepted.reason)}`}`,
             steps: [],
             tasks: [],
             artifacts: [],
@@ -106,6 +106,11 @@ export const withUnmetAccepted = (
         }
   ),
 });
+
+/** A completion's reason is as long as a participant's answer: the criterion keeps its start. */
+const ACCEPTANCE_REASON_LIMIT = 500;
+const cut = (text: string) =>
+  text.length <= ACCEPTANCE_REASON_LIMIT ? text : `${text.slice(0, ACCEPTANCE_REASON_LIMIT - 1)}…`;
 
 /** What only the harness writes on a criterion: a task envelope can keep it, never change it. */
 const MET_STATE_KEYS = ['met', 'evidence', 'met_by', 'met_at', 'rejection'] as const;

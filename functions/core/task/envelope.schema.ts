@@ -39,7 +39,11 @@ export const ControlPayloadSchema = z
           .string()
           .min(1)
           .describe("The criterion's id (c1, c2, ...) or its position (1, 2, ...)."),
-        reason: z.string().min(1).describe('Why it is not met: what the agent reads next.'),
+        reason: z
+          .string()
+          .min(1)
+          .max(2_000)
+          .describe('Why it is not met: what the agent reads next (kept on the criterion).'),
       })
       .describe('A reporter or admin finds a met criterion unmet: it is unmet again.'),
   ])
