@@ -1,8 +1,8 @@
-import { readExtension } from '../task/a2a-task.js';
-import { criterionLabel } from '../task/criteria.js';
+import { readExtension, withExtension } from '../task/a2a-task.js';
+import { criterionLabel, unmetCriteria, withUnmetAccepted } from '../task/criteria.js';
 import type { AcceptanceCriterion, TaskExtension } from '../task/extension.schema.js';
 import type { HistoryEntry } from './history.schema.js';
-import { type Change, withLoop } from './records.js';
+import { type Change, withLoop, withRecord, withTaskEvent } from './records.js';
 import type { StepResult, TurnRef } from './route.schema.js';
 import { parkedForInput } from './status.js';
 import { currentRef } from './turn-position.js';
@@ -92,4 +92,25 @@ export const withUnmetCriteria = (
     options.now
   );
   return { change: parked, result: { ref, route: { next: 'park', subState: 'awaiting-review' } } };
+};
+
+/**
+ * A participant's completion with acceptance criteria unmet records that they accepted them
+ * (criteria.ts), in the extension and as an updated Task; with every criterion met, nothing.
+ */
+export const withCriteriaAccepted = (
+  change: Change,
+  request: { requestedBy: string; reason: string | null },
+  now: string
+): Change => {
+  const extension = readExtension(change.record.task);
+  if (unmetCriteria(extension).length === 0) return change;
+  const accepted = withUnmetAccepted(extension, {
+    by: request.requestedBy,
+    reason: request.reason,
+    at: now,
+  });
+  return withTaskEvent(
+    withRecord(change, (current) => ({ ...current, task: withExtension(current.task, accepted) }))
+  );
 };

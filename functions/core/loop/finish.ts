@@ -1,16 +1,9 @@
 import { TaskState } from '@a2a-js/sdk';
 import type { TaskRecord } from '../ports/task-store.js';
-import {
-  isTerminalState,
-  lifecycleOf,
-  readExtension,
-  stateOf,
-  withExtension,
-} from '../task/a2a-task.js';
-import { unmetCriteria, withUnmetAccepted } from '../task/criteria.js';
+import { isTerminalState, lifecycleOf, readExtension, stateOf } from '../task/a2a-task.js';
 import { agentIsAssignee } from './assignee.js';
 import { decideCompletion } from './completion.js';
-import { withUnmetCriteria } from './criteria-review.js';
+import { withCriteriaAccepted, withUnmetCriteria } from './criteria-review.js';
 import type { LoopDeps } from './deps.js';
 import type { InboxItem } from './inbox.schema.js';
 import {
@@ -21,8 +14,6 @@ import {
   decided,
   loadRecord,
   withLoop,
-  withRecord,
-  withTaskEvent,
 } from './records.js';
 import type { StepResult, TurnRef } from './route.schema.js';
 import { ended, endRoute, parkedForInput } from './status.js';
@@ -39,27 +30,6 @@ const park = (ref: TurnRef, subState: 'awaiting-next-message'): StepResult => ({
   ref,
   route: { next: 'park', subState },
 });
-
-/**
- * A participant's completion with acceptance criteria unmet records that they accepted them
- * (criteria.ts), in the extension and as an updated Task; with every criterion met, nothing.
- */
-const withCriteriaAccepted = (
-  change: Change,
-  request: { requestedBy: string; reason: string | null },
-  now: string
-): Change => {
-  const extension = readExtension(change.record.task);
-  if (unmetCriteria(extension).length === 0) return change;
-  const accepted = withUnmetAccepted(extension, {
-    by: request.requestedBy,
-    reason: request.reason,
-    at: now,
-  });
-  return withTaskEvent(
-    withRecord(change, (current) => ({ ...current, task: withExtension(current.task, accepted) }))
-  );
-};
 
 /**
  * The end of a turn with no tool call. A participant's completion request runs
