@@ -297,6 +297,31 @@ describe('reviewing criteria', () => {
     expect(await harness.store.readInbox(task.task.id)).toEqual([]);
   });
 
+  it('takes an admin’s rejection as a reporter’s', async () => {
+    const { harness } = harnessWith([meet('c1', 'listed'), { text: 'Done.' }, { text: 'Noted.' }]);
+    const task = await harness.start(
+      envelopeMessage(
+        'task',
+        {
+          name: 'Release notes',
+          goal: 'Write them',
+          acceptance_criteria: TWO_CRITERIA,
+          participants: [
+            { id: ALICE, kind: 'human', role: 'reporter' },
+            { id: BOB, kind: 'human', role: 'admin' },
+          ],
+        },
+        { text: 'Write them' }
+      ),
+      ALICE
+    );
+
+    await harness.send(task.task.id, reject('c1', 'not yet'), BOB);
+
+    const criterion = view(await harness.task(task.task.id)).extension.acceptance_criteria[0];
+    expect(criterion).toMatchObject({ met: false, rejection: { by: BOB, reason: 'not yet' } });
+  });
+
   it('refuses rejecting a criterion the task does not have, or one not met', async () => {
     const { harness, start } = delegated([meet('c1', 'listed'), { text: 'Done.' }], {
       criteriaReminders: 0,
