@@ -55,7 +55,15 @@ const int32 = (min = -(2 ** 31)) =>
 
 const nonNegative = int32(0);
 const text = z.string({ error: 'must be a string' });
-const id = text.min(1, { error: 'is required' });
+/**
+ * The longest id a client may give (a message, task, context or push-config id), in characters.
+ * Ids are keys of what is stored and travel in every event: a UUID, a ULID or a composite id fits
+ * many times over, a payload does not.
+ */
+export const MAX_ID_LENGTH = 256;
+const tooLong = { error: `is longer than ${MAX_ID_LENGTH} characters` };
+const someId = text.max(MAX_ID_LENGTH, tooLong);
+const id = someId.min(1, { error: 'is required' });
 const strings = z.array(text, { error: 'must be an array of strings' });
 const bool = z.boolean({ error: 'must be true or false' });
 /** google.protobuf.Struct: a JSON object. */
@@ -100,15 +108,15 @@ const ROLE = z.union([z.literal('ROLE_USER'), z.literal(1)], {
 
 const MessageSchema = proto({
   messageId: id,
-  contextId: text.optional(),
-  taskId: text.optional(),
+  contextId: someId.optional(),
+  taskId: someId.optional(),
   role: ROLE,
   parts: z
     .array(PartSchema, { error: 'must be an array of parts' })
     .min(1, { error: 'must hold at least one part' }),
   metadata: struct.optional(),
   extensions: strings.optional(),
-  referenceTaskIds: strings.optional(),
+  referenceTaskIds: z.array(someId, { error: 'must be an array of strings' }).optional(),
 });
 
 const AuthenticationSchema = proto({
@@ -118,8 +126,8 @@ const AuthenticationSchema = proto({
 
 const pushConfigShape = {
   tenant: text.optional(),
-  id: text.optional(),
-  taskId: text.optional(),
+  id: someId.optional(),
+  taskId: someId.optional(),
   url: text.min(1, { error: 'is required' }),
   token: text.optional(),
   authentication: AuthenticationSchema.optional(),
