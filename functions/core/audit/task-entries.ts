@@ -171,8 +171,14 @@ const editsBetween = (
 ): Draft[] => {
   const drafts: Draft[] = [];
   const changed: Record<string, unknown> = {};
-  for (const key of ['name', 'description', 'acceptance_criteria', 'participants'] as const) {
+  for (const key of ['name', 'description', 'participants'] as const) {
     if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) changed[key] = after[key];
+  }
+  // The list of criteria is an edit; a criterion met, rejected or accepted is a review (below).
+  const criteriaList = (extension: TaskExtension) =>
+    JSON.stringify(extension.acceptance_criteria.map(({ id, text }) => ({ id, text })));
+  if (criteriaList(before) !== criteriaList(after)) {
+    changed.acceptance_criteria = after.acceptance_criteria;
   }
   if (Object.keys(changed).length > 0) {
     drafts.push({
@@ -184,6 +190,7 @@ const editsBetween = (
       source,
     });
   }
+  drafts.push(...criteriaReviews(before, after, at, source));
   for (const row of after.sub_tasks) {
     if (row.agent === null) continue;
     const old = before.sub_tasks.find((candidate) => candidate.task_id === row.task_id);
@@ -205,6 +212,51 @@ const editsBetween = (
   }
   return drafts;
 };
+
+/** Who a criterion's `met_by` or `rejection.by` names: the agent, or a participant. */
+const reviewerOf = (extension: TaskExtension, id: string): Actor =>
+  extension.participants.find((participant) => participant.id === id)?.kind === 'agent'
+    ? { kind: 'agent', id: null }
+    : { kind: 'participant', id };
+
+/** Each criterion met (by the agent, or accepted unmet by a participant) or rejected since. */
+const criteriaReviews = (
+  before: TaskExtension,
+  after: TaskExtension,
+  at: string,
+  source: Draft['source']
+): Draft[] =>
+  after.acceptance_criteria.flatMap((criterion): Draft[] => {
+    const old = before.acceptance_criteria.find((candidate) => candidate.id === criterion.id);
+    if (old === undefined) return [];
+    const details = { criterion: criterion.id, text: criterion.text };
+    if (criterion.met && criterion.met_by !== null && old.met_at !== criterion.met_at) {
+      const evidence = criterion.evidence?.text ?? '';
+      return [
+        {
+          at,
+          kind: 'task_edited',
+          actor: reviewerOf(after, criterion.met_by),
+          summary: `criterion ${criterion.id} met: ${oneLine(evidence, 60)}`,
+          details: { ...details, change: 'met', evidence: criterion.evidence },
+          source,
+        },
+      ];
+    }
+    if (!criterion.met && old.met && criterion.rejection !== null) {
+      return [
+        {
+          at,
+          kind: 'task_edited',
+          actor: reviewerOf(after, criterion.rejection.by),
+          summary: `criterion ${criterion.id} rejected: ${oneLine(criterion.rejection.reason, 60)}`,
+          details: { ...details, change: 'rejected', reason: bounded(criterion.rejection.reason) },
+          source,
+        },
+      ];
+    }
+    return [];
+  });
 
 const commandEntries = (
   command: Command,

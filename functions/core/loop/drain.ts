@@ -35,7 +35,7 @@ export const itemsToFold = (inbox: readonly InboxItem[]): InboxItem[] => {
 
 /**
  * Folds what arrived since the last drain into the transcript: accepted messages (a reply to the
- * pending question is marked as such and clears it) and notes from children. The items leave the
+ * pending question is marked as such and clears it), notes from children and the harness's notes. The items leave the
  * inbox in the same commit that writes their transcript entries, so a retried drain never folds
  * an item twice and a crash never loses one.
  */
@@ -57,6 +57,12 @@ export const foldInbox = (change: Change, items: readonly InboxItem[], agentId: 
         text: item.text,
       });
       needsModel ||= item.result;
+      continue;
+    }
+    if (item.kind === 'harness_note') {
+      const { topic, criteria, text } = item;
+      entries.push({ seq: ++historySeq, kind: 'harness_note', topic, criteria, text });
+      needsModel ||= !participantTask;
       continue;
     }
     let text = item.text;

@@ -3,6 +3,7 @@ import type { TaskRecord } from '../ports/task-store.js';
 import { isTerminalState, lifecycleOf, readExtension, stateOf } from '../task/a2a-task.js';
 import { agentIsAssignee } from './assignee.js';
 import { decideCompletion } from './completion.js';
+import { withCriteriaAccepted, withUnmetCriteria } from './criteria-review.js';
 import type { LoopDeps } from './deps.js';
 import type { InboxItem } from './inbox.schema.js';
 import { type Change, type Decision, decided, withLoop, writesNothing } from './records.js';
@@ -10,9 +11,9 @@ import type { StepResult, TurnRef } from './route.schema.js';
 import { ended, endRoute, parkedForInput } from './status.js';
 import { currentRef, turnUnfinished } from './turn-position.js';
 
-/** Whether something waits that the model has not read: a message, or a child's result. */
+/** Whether something waits that the model has not read: a message, a child's result, a harness note. */
 export const hasUnreadWork = (inbox: readonly InboxItem[]): boolean =>
-  inbox.some((item) => item.kind === 'message' || item.result);
+  inbox.some((item) => item.kind !== 'note' || item.result);
 
 const lastText = (record: TaskRecord): string | undefined =>
   record.loop.response?.text || undefined;
@@ -31,11 +32,14 @@ export interface TurnEnd {
 /**
  * The end of a turn with no tool call, decided on top of `change` (the turn's own change: its
  * model response, or nothing). A participant's completion request runs decide_completion with
- * `requested_by` (refused while a sub-task is unresolved: the task parks again). A turn that is
- * not over (re-entered from an earlier checkpoint) goes on. A conversation parks (INPUT_REQUIRED,
- * awaiting-next-message) and never completes by itself; a delegated task with nothing unread runs
- * decide_completion and completes, fails, or waits for its children. The inbox is read only to
- * end a task (`inboxOf`): whatever arrives before a park is seen by the park itself.
+ * `requested_by` (refused while a sub-task is unresolved: the task parks again; criteria still
+ * unmet are recorded as accepted by them). A turn that is not over (re-entered from an earlier
+ * checkpoint) goes on. A conversation parks (INPUT_REQUIRED, awaiting-next-message) and never
+ * completes by itself, its criteria advisory; a delegated task with nothing unread runs
+ * decide_completion and completes, fails, waits for its children, or, with criteria unmet, is
+ * told so and works on until a bound, then parks for its reporter's review (criteria-review.ts).
+ * The inbox is read only to end a task (`inboxOf`): whatever arrives before a park is seen by
+ * the park itself.
  */
 export const finishTurn = async (
   deps: LoopDeps,
@@ -51,8 +55,13 @@ export const finishTurn = async (
   }
   const now = deps.clock.now();
   const extension = readExtension(record.task);
-  const end = (endState: TaskState, text: string | undefined, clearRequest = false): TurnEnd => {
-    const ending = ended(change, ref, endState, text, now);
+  const end = (
+    endState: TaskState,
+    text: string | undefined,
+    clearRequest = false,
+    from: Change = change
+  ): TurnEnd => {
+    const ending = ended(from, ref, endState, text, now);
     return {
       change: clearRequest
         ? withLoop(ending, (loop) => ({ ...loop, completionRequest: null }))
@@ -69,7 +78,10 @@ export const finishTurn = async (
   if (request !== null) {
     const result = request.reason ?? lastText(record) ?? '';
     const verdict = await decideCompletion(deps, record, request.requestedBy, result);
-    if (verdict.decision === 'complete') return end(TaskState.TASK_STATE_COMPLETED, result, true);
+    if (verdict.decision === 'complete') {
+      const accepted = withCriteriaAccepted(change, request, now);
+      return end(TaskState.TASK_STATE_COMPLETED, result, true, accepted);
+    }
     if (verdict.decision === 'fail') return end(TaskState.TASK_STATE_FAILED, verdict.reason, true);
     const cleared = withLoop(change, (loop) => ({ ...loop, completionRequest: null }));
     return parked(`completion refused: ${verdict.reason}`, cleared);
@@ -88,6 +100,13 @@ export const finishTurn = async (
   const verdict = await decideCompletion(deps, record, null, lastText(record) ?? '');
   if (verdict.decision === 'complete') return end(TaskState.TASK_STATE_COMPLETED, lastText(record));
   if (verdict.decision === 'fail') return end(TaskState.TASK_STATE_FAILED, verdict.reason);
+  if (verdict.decision === 'unmet') {
+    const unmet = withUnmetCriteria(change, ref, verdict.criteria, {
+      reminders: deps.config.criteriaReminders,
+      now,
+    });
+    return { change: unmet.change, route: unmet.result };
+  }
   // Waiting for children: the task stays WORKING, parked on a token until a child's news.
   return { change, route: { ref, route: { next: 'park', subState: null } } };
 };

@@ -219,3 +219,59 @@ describe('the timeline of one task, from synthetic sources', () => {
     expect(call?.at).toBe(t(4));
   });
 });
+
+describe('acceptance criteria on the timeline', () => {
+  it('shows a criterion met by the agent and rejected by a reviewer, each by who did it, not as an edit', () => {
+    const criterion = (more: Record<string, unknown>) => ({
+      acceptance_criteria: [{ id: 'c1', text: 'cited', ...more }],
+    });
+    const met = {
+      met: true,
+      evidence: { text: 'three sources' },
+      met_by: 'tiny-harness',
+      met_at: t(2),
+    };
+    const rejected = { met: false, rejection: { by: 'alice', reason: 'one is a blog', at: t(3) } };
+    const log: LoggedEvent[] = [
+      {
+        seq: 1,
+        event: { kind: 'task', task: task(TaskState.TASK_STATE_WORKING, t(1), criterion({})) },
+      },
+      { seq: 2, event: status(TaskState.TASK_STATE_WORKING, t(2)) },
+      {
+        seq: 3,
+        event: { kind: 'task', task: task(TaskState.TASK_STATE_WORKING, t(2), criterion(met)) },
+      },
+      { seq: 4, event: status(TaskState.TASK_STATE_WORKING, t(3)) },
+      {
+        seq: 5,
+        event: {
+          kind: 'task',
+          task: task(TaskState.TASK_STATE_WORKING, t(3), criterion(rejected)),
+        },
+      },
+    ];
+    const timeline = buildTimeline(
+      't-1',
+      [
+        {
+          taskId: 't-1',
+          depth: 0,
+          task: { parent_id: null, name: 'Report', state: 'TASK_STATE_WORKING' },
+          executions: [],
+          log,
+          records: new Map(),
+          messageTexts: new Map(),
+        } as unknown as TaskPart,
+      ],
+      []
+    );
+    const edits = timeline.entries
+      .filter((entry) => entry.kind === 'task_edited')
+      .map((entry) => `${entry.actor?.kind}:${entry.actor?.id} ${entry.summary}`);
+    expect(edits).toEqual([
+      'agent:null criterion c1 met: three sources',
+      'participant:alice criterion c1 rejected: one is a blog',
+    ]);
+  });
+});
