@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { receiveMessage } from '../../../functions/core/intake/receive-message.js';
 import { startTask } from '../../../functions/core/intake/start-task.js';
 import { executeTool } from '../../../functions/core/loop/execute-tool.js';
+import { failTask } from '../../../functions/core/loop/fail-task.js';
 import { park } from '../../../functions/core/loop/park.js';
+import { renew } from '../../../functions/core/loop/renew.js';
 import { takeTurn } from '../../../functions/core/loop/take-turn.js';
-import { ALICE, harnessWith } from '../../support/harness.js';
+import { ALICE, harnessWith, STATES } from '../../support/harness.js';
 import { textMessage } from '../../support/messages.js';
 
 /**
@@ -64,6 +66,28 @@ describe('each step operation reads the task record once and commits once per de
       accepted: true,
       wake: { action: 'resume', token: 'token-1' },
     });
+  });
+
+  it('renew and fail read once and commit once; the superseded generation then writes nothing', async () => {
+    const { harness } = harnessWith([{ text: 'hi' }]);
+    const { deps, store } = harness;
+    const { record } = await startTask(deps, { message: textMessage('go'), sender: ALICE });
+    const taskId = record.task.id;
+    const reads = () => [...store.recordReads.values()].reduce((sum, n) => sum + n, 0);
+    const counted = async <T>(operation: () => Promise<T>) => {
+      const [before, commits] = [reads(), store.commits.length];
+      const result = await operation();
+      return { result, reads: reads() - before, commits: store.commits.length - commits };
+    };
+
+    const renewed = await counted(() => renew(deps, { taskId, generation: 1, turn: 0 }));
+    expect(renewed).toMatchObject({ reads: 1, commits: 1 });
+    expect(renewed.result.generation).toBe(2);
+    const failed = await counted(() => failTask(deps, renewed.result, 'boom'));
+    expect(failed).toMatchObject({ reads: 1, commits: 1 });
+    expect(failed.result.route).toEqual({ next: 'end', state: STATES.FAILED });
+    const stale = await counted(() => failTask(deps, { taskId, generation: 1, turn: 0 }, 'late'));
+    expect(stale).toMatchObject({ reads: 1, commits: 0 });
   });
 
   it('an operation on a superseded generation reads once and writes nothing', async () => {
