@@ -48,54 +48,59 @@ export async function* viewsOf(
   let view = start;
   let next = events.next();
   let dirty = false;
-  for (;;) {
-    const result = dirty
-      ? await Promise.race([next, sleep(SETTLE_MS).then(() => QUIET)])
-      : await next;
-    let changed: TaskView | undefined;
-    if (result === QUIET) {
-      dirty = false;
-      if (view !== undefined) changed = await readView(agent, view.id);
-    } else if ((result as IteratorResult<StreamResponse>).done === true) {
-      break;
-    } else {
-      next = events.next();
-      const payload = (result as IteratorYieldResult<StreamResponse>).value.payload;
-      if (payload?.$case === 'task') {
-        // The task as it was when logged (a plan or a row changed), taken when it is not older
-        // than what is shown: then no state it passed through is skipped for a later read.
-        const logged = taskView(payload.value);
-        if (view === undefined || (logged.updated_at ?? '') >= (view.updated_at ?? '')) {
-          dirty = false;
-          changed = logged;
-        }
-      } else if (payload?.$case === 'message') {
-        onMessage(
-          payload.value.parts
-            .flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : []))
-            .join('\n')
-        );
-      } else if (payload?.$case === 'statusUpdate' && view !== undefined) {
-        // An update older than the view says nothing new. One that follows changes not read yet
-        // is read with them, so the plan a turn made shows before the question it ends on.
-        if ((payload.value.status?.timestamp ?? '') > (view.updated_at ?? '')) {
-          if (dirty) {
-            dirty = false;
-            changed = await readView(agent, view.id);
-          } else {
-            changed = withStatus(view, payload.value);
-          }
-        }
+  try {
+    for (;;) {
+      const result = dirty
+        ? await Promise.race([next, sleep(SETTLE_MS).then(() => QUIET)])
+        : await next;
+      let changed: TaskView | undefined;
+      if (result === QUIET) {
+        dirty = false;
+        if (view !== undefined) changed = await readView(agent, view.id);
+      } else if ((result as IteratorResult<StreamResponse>).done === true) {
+        break;
       } else {
-        dirty = true;
+        next = events.next();
+        const payload = (result as IteratorYieldResult<StreamResponse>).value.payload;
+        if (payload?.$case === 'task') {
+          // The task as it was when logged (a plan or a row changed), taken when it is not older
+          // than what is shown: then no state it passed through is skipped for a later read.
+          const logged = taskView(payload.value);
+          if (view === undefined || (logged.updated_at ?? '') >= (view.updated_at ?? '')) {
+            dirty = false;
+            changed = logged;
+          }
+        } else if (payload?.$case === 'message') {
+          onMessage(
+            payload.value.parts
+              .flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : []))
+              .join('\n')
+          );
+        } else if (payload?.$case === 'statusUpdate' && view !== undefined) {
+          // An update older than the view says nothing new. One that follows changes not read yet
+          // is read with them, so the plan a turn made shows before the question it ends on.
+          if ((payload.value.status?.timestamp ?? '') > (view.updated_at ?? '')) {
+            if (dirty) {
+              dirty = false;
+              changed = await readView(agent, view.id);
+            } else {
+              changed = withStatus(view, payload.value);
+            }
+          }
+        } else {
+          dirty = true;
+        }
+      }
+      if (changed !== undefined && (view === undefined || !sameView(changed, view))) {
+        view = changed;
+        yield view;
+      } else if (changed !== undefined && view !== undefined) {
+        view = { ...view, updated_at: changed.updated_at ?? view.updated_at };
       }
     }
-    if (changed !== undefined && (view === undefined || !sameView(changed, view))) {
-      view = changed;
-      yield view;
-    } else if (changed !== undefined && view !== undefined) {
-      view = { ...view, updated_at: changed.updated_at ?? view.updated_at };
-    }
+  } finally {
+    // The read still waiting when the follow stops fails once its stream is closed: expected.
+    next.catch(() => undefined);
   }
   if (view === undefined) return;
   const settled = await readView(agent, view.id);
@@ -111,10 +116,34 @@ export async function* followTask(
 ): AsyncGenerator<TaskView> {
   let view = await readView(agent, taskId);
   if (options.since === undefined || !sameView(view, options.since)) yield view;
+  // A follow that ends (the task did, or the caller stopped) closes the stream it had open: an
+  // open response would keep the process alive until the agent closes it.
+  const following = new AbortController();
+  const stop = () => following.abort();
+  signal.addEventListener('abort', stop, { once: true });
+  try {
+    yield* followStreams(agent, taskId, view, signal, following.signal);
+  } finally {
+    signal.removeEventListener('abort', stop);
+    following.abort();
+  }
+}
+
+async function* followStreams(
+  agent: Agent,
+  taskId: string,
+  start: TaskView,
+  signal: AbortSignal,
+  streamSignal: AbortSignal
+): AsyncGenerator<TaskView> {
+  let view = start;
   let failures = 0;
   while (!isTerminal(view) && !signal.aborted) {
     try {
-      const stream = agent.client.resubscribeTask({ tenant: '', id: taskId }, { signal });
+      const stream = agent.client.resubscribeTask(
+        { tenant: '', id: taskId },
+        { signal: streamSignal }
+      );
       for await (const changed of viewsOf(agent, stream, view)) {
         failures = 0;
         view = changed;

@@ -141,12 +141,14 @@ export class A2aService {
     participantId: string;
     lastEventId?: number | undefined;
   }): Promise<AsyncIterable<StreamItem>> {
-    const { store, events } = this.#runtime.loop;
+    const { store } = this.#runtime.loop;
     const record = await visibleRecord(store, options.taskId, options.participantId);
     if (isTerminalState(stateOf(record.task))) {
       throw new A2aError('UnsupportedOperation', 'the task has ended: there is nothing to follow');
     }
-    const logHead = await events.lastSeq(record.task.id);
+    // The log's head as of the record read: a head read later could hold a terminal status the
+    // snapshot does not show, which would then never end the stream.
+    const logHead = record.eventSeq;
     const replayAfter = options.lastEventId ?? 0;
     if (replayAfter > logHead) {
       throw new A2aError('InvalidParams', `Last-Event-ID ${replayAfter} is past the task's log`);

@@ -582,16 +582,53 @@ export const latestTask = (log: readonly LoggedEvent[]): Task | undefined => {
   return undefined;
 };
 
+/** The seq of the event a model call followed, from its record (see `ModelCallRecord`). */
+const eventSeqBefore = (draft: Draft, records: TaskAuditInput['records']): number | undefined => {
+  if (draft.kind !== 'model_call') return undefined;
+  const record = records.get(draft.source.ref) as ModelCallRecord | undefined;
+  return record?.after_event_seq;
+};
+
+/**
+ * The log's entries with each model call that says which event it followed placed just after
+ * that event, so that among entries of the same millisecond the call comes after the state
+ * change that started its turn and before the one its answer caused.
+ */
+const withModelCallsPlaced = (
+  log: readonly Draft[],
+  executions: readonly Draft[],
+  records: TaskAuditInput['records']
+): Draft[] => {
+  const calls = executions
+    .map((draft) => ({ draft, after: eventSeqBefore(draft, records) }))
+    .filter((call): call is { draft: Draft; after: number } => call.after !== undefined);
+  const placed: Draft[] = [];
+  let next = 0;
+  for (const entry of log) {
+    const seq = Number(entry.source.ref.replace(/^log#/, ''));
+    while (next < calls.length && (calls[next]?.after ?? 0) < seq) {
+      placed.push((calls[next] as { draft: Draft }).draft);
+      next++;
+    }
+    placed.push(entry);
+  }
+  for (const call of calls.slice(next)) placed.push(call.draft);
+  return placed;
+};
+
 /** One task's entries, each stamped with the task and its depth, in no particular order. */
 export const taskEntries = (input: TaskAuditInput): TimelineEntry[] => {
   const latest = latestTask(input.log);
   const extension = latest === undefined ? undefined : extensionOf(latest);
   // Sources in this order, so that among entries of the same millisecond a message comes before
   // the state change it caused, and a status before the execution's record of the same step.
+  const executions = input.executions.flatMap((execution) =>
+    executionEntries(input, execution, extension)
+  );
   const drafts = [
     ...recordEntries(input),
-    ...logEntries(input),
-    ...input.executions.flatMap((execution) => executionEntries(input, execution, extension)),
+    ...withModelCallsPlaced(logEntries(input), executions, input.records),
+    ...executions.filter((draft) => eventSeqBefore(draft, input.records) === undefined),
   ];
   return drafts.map((draft) => ({ ...draft, task_id: input.taskId, depth: input.depth }));
 };

@@ -39,6 +39,12 @@ export interface ModelCallRecord extends ModelResponse {
   cost_usd: number;
   latency_ms: number;
   at: string;
+  /**
+   * The seq of the task's newest event when the call began: the timeline places the call after
+   * it and before the events its own commit appends, whatever their timestamps (a scripted model
+   * answers within the millisecond). Absent from records written before it existed.
+   */
+  after_event_seq?: number;
 }
 
 export const responseKey = (ref: TurnRef) => `response:${ref.generation}:${ref.turn}`;
@@ -89,7 +95,13 @@ export const withModelResponse = (
       },
     },
     history: [...change.history, ...entries],
-    audit: [...change.audit, { key: responseKey(next), value: call.record }],
+    audit: [
+      ...change.audit,
+      {
+        key: responseKey(next),
+        value: { ...call.record, after_event_seq: change.record.eventSeq + change.events.length },
+      },
+    ],
   };
 };
 

@@ -220,6 +220,62 @@ describe('the timeline of one task, from synthetic sources', () => {
   });
 });
 
+describe('a turn taken within one millisecond (a scripted model)', () => {
+  const instant = {
+    ...part,
+    log: [
+      {
+        seq: 1,
+        event: { kind: 'task' as const, task: task(TaskState.TASK_STATE_SUBMITTED, t(1)) },
+      },
+      { seq: 2, event: status(TaskState.TASK_STATE_WORKING, t(1)) },
+      {
+        seq: 3,
+        event: status(TaskState.TASK_STATE_INPUT_REQUIRED, t(1), 'Done?', 'awaiting-next-message'),
+      },
+    ],
+    executions: [
+      {
+        name: 't-1-g1',
+        generation: 1,
+        events: [
+          { id: 1, previousEventId: 0, timestamp: t(1), type: 'ExecutionStarted' },
+          lambda(2, 1, 1, { op: 'turn', ref: ref(0) }),
+          ended(3, 2, 1, 'LambdaFunctionSucceeded'),
+        ],
+      },
+    ],
+    records: new Map<string, unknown>([
+      [
+        'response:1:1',
+        {
+          text: 'Done?',
+          toolCalls: [],
+          usage: { inputTokens: 10, cachedInputTokens: 0, outputTokens: 1 },
+          model: 'scripted',
+          finishReason: 'stop',
+          latency_ms: 0,
+          at: t(1),
+          after_event_seq: 2,
+        },
+      ],
+    ]),
+  };
+
+  it('places the model call between the state change that started the turn and the one it caused', () => {
+    const kinds = buildTimeline('t-1', [instant], []).entries.map((entry) =>
+      `${entry.kind} ${entry.details.to ?? ''}`.trim()
+    );
+    expect(
+      kinds.filter((kind) => kind.startsWith('state_changed') || kind === 'model_call')
+    ).toEqual([
+      'state_changed TASK_STATE_WORKING',
+      'model_call',
+      'state_changed TASK_STATE_INPUT_REQUIRED',
+    ]);
+  });
+});
+
 describe('acceptance criteria on the timeline', () => {
   it('shows a criterion met by the agent and rejected by a reviewer, each by who did it, not as an edit', () => {
     const criterion = (more: Record<string, unknown>) => ({

@@ -163,6 +163,30 @@ describe.each(BINDINGS)('streaming over %s (A2A §3.1.2, §3.1.6)', (binding) =>
     expect(kinds(read).at(-1)).toBe('status:CANCELED');
   });
 
+  it('ends a subscriber’s stream at the end of a task that ended just after the subscription read it', async () => {
+    const { setup, taskId } = await startedConversation(binding, [{ text: 'Hello Alice.' }]);
+    const store = setup.runtime.loop.store;
+    const get = store.get.bind(store);
+    let raced = false;
+    // The subscription reads the task while it is parked; it is canceled before the stream starts.
+    vi.spyOn(store, 'get').mockImplementation(async (id) => {
+      const record = await get(id);
+      if (!raced) {
+        raced = true;
+        await setup.calls.cancel(taskId);
+      }
+      return record;
+    });
+    const read = (await setup.calls.subscribe(taskId)).stream;
+
+    expect(kinds(read)[0]).toBe('task:INPUT_REQUIRED');
+    expect(kinds(read).at(-1)).toBe('status:CANCELED');
+    // Ended by the CANCELED status, not left open until the stream's maximum duration.
+    expect(setup.logs()).toContainEqual(
+      expect.objectContaining({ message: 'a2a stream ended', taskId, reason: 'terminal' })
+    );
+  });
+
   it('sends keep-alive comments while idle and closes at the maximum duration', async () => {
     const setup = setupFor(binding, [{ text: 'Hello Alice.' }], {
       background: true,
