@@ -143,8 +143,13 @@ const startParkStack = async (): Promise<ParkStack> => {
     close: async () => {
       if (exited !== undefined) return;
       const gone = new Promise((done) => child.once('exit', done));
+      const within = (ms: number) =>
+        Promise.race([gone, new Promise((done) => setTimeout(done, ms).unref())]);
       child.send({ type: 'close' } satisfies ParkStackRequest);
-      await Promise.race([gone, new Promise((done) => setTimeout(done, 30_000))]);
+      await within(30_000);
+      // SIGTERM first: the stack's process then stops its DynamoDB Local on the way out.
+      if (exited === undefined) child.kill('SIGTERM');
+      await within(5_000);
       if (exited === undefined) child.kill('SIGKILL');
     },
   };

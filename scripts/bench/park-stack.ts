@@ -3,6 +3,7 @@
 // stack's alone. Started by conversations.ts with `fork` and `--expose-gc`; it answers on the
 // IPC channel: `ready` once up, a memory sample when asked, and it closes when told to.
 import { DemoModel } from '../../functions/adapters/model/demo-model.js';
+import { DEFAULT_LOOP_CONFIG } from '../../functions/core/loop/config.js';
 import { startLocalStack } from '../../functions/local/local-stack.js';
 import { benchStackEnv } from './local-client.js';
 import { dynamoDbLocalPid, sampleMemory } from './memory.js';
@@ -18,9 +19,14 @@ const send = (reply: ParkStackReply) => process.send?.(reply);
 const stack = await startLocalStack({
   port: 0,
   model: new DemoModel(),
-  env: benchStackEnv(50),
+  env: benchStackEnv(DEFAULT_LOOP_CONFIG.maxTurns),
 });
 const jvmPid = dynamoDbLocalPid();
+let closing: Promise<void> | undefined;
+const close = () => {
+  closing ??= stack.close();
+  return closing;
+};
 process.on('message', async (request: ParkStackRequest) => {
   if (request.type === 'sample') send({ type: 'sample', ...sampleMemory(jvmPid) });
   if (request.type === 'count') {
@@ -39,8 +45,13 @@ process.on('message', async (request: ParkStackRequest) => {
     send({ type: 'count', running });
   }
   if (request.type === 'close') {
-    await stack.close();
+    await close();
     process.disconnect();
   }
+});
+// The benchmark went away without saying close (it crashed, or was stopped): stop too.
+process.once('disconnect', async () => {
+  await close();
+  process.exit(0);
 });
 send({ type: 'ready', url: stack.url, dynamodbPid: jvmPid });
