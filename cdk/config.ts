@@ -23,6 +23,7 @@ export const DEFAULT_CONTEXT = {
   model: '',
   logLevel: 'info',
   turnsPerGeneration: 200,
+  criteriaReminders: 2,
   parkTimeoutDays: 7,
   modelBaseUrl: '',
   modelReasoning: 'false',
@@ -80,6 +81,8 @@ const HarnessConfigSchema = z.object({
   model: z.string(),
   logLevel: RuntimeConfigSchema.shape.TINY_HARNESS_LOG_LEVEL,
   turnsPerGeneration: positiveInt,
+  /** Reminders of unmet acceptance criteria before a delegated task parks for review (0: none). */
+  criteriaReminders: RuntimeConfigSchema.shape.TINY_HARNESS_CRITERIA_REMINDERS,
   /**
    * How long a parked execution waits before it renews itself. The local interpreter's timers
    * overflow past 24.8 days and a Standard execution lives at most a year, so keep it well

@@ -9,6 +9,8 @@ export const ENV = {
   modelProvider: 'TINY_HARNESS_MODEL_PROVIDER',
   model: 'TINY_HARNESS_MODEL',
   turnsPerGeneration: 'TINY_HARNESS_TURNS_PER_GENERATION',
+  /** Reminders of unmet acceptance criteria before a delegated task parks for review. */
+  criteriaReminders: 'TINY_HARNESS_CRITERIA_REMINDERS',
   stage: 'TINY_HARNESS_STAGE',
   modelBaseUrl: 'TINY_HARNESS_MODEL_BASE_URL',
   modelReasoning: 'TINY_HARNESS_MODEL_REASONING',

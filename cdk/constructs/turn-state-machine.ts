@@ -37,13 +37,10 @@ import type { RouteName } from '../../functions/core/loop/route.schema.js';
 import { acknowledge, wildcardResourceFinding } from './nag.js';
 
 export const STATE_NAMES = {
-  drainInbox: 'Drain Inbox',
+  takeTurn: 'Take Turn',
   routeTurn: 'Route Turn',
-  assembleContext: 'Assemble Context',
-  invokeModel: 'Invoke Model',
   executeToolCalls: 'Execute Tool Calls',
   executeToolCall: 'Execute Tool Call',
-  finishTurn: 'Finish Turn',
   park: 'Park',
   renewExecution: 'Renew Execution',
   renewed: 'Renewed',
@@ -154,15 +151,14 @@ export class TurnStateMachine extends Construct {
     const renewExecution = this.#step(STATE_NAMES.renewExecution, { op: 'renew', ref: ref() });
     renewExecution.next(new Succeed(this, STATE_NAMES.renewed));
 
-    const drainInbox = this.#step(STATE_NAMES.drainInbox, { op: 'drain', ref: ref() });
+    // One turn is one state: the inbox folded, the model called (the model call is this state's
+    // Lambda invocation in the history), a turn without tool calls ended (docs/architecture.md).
+    const takeTurn = this.#step(STATE_NAMES.takeTurn, { op: 'turn', ref: ref() });
     const routeTurn = new Choice(this, STATE_NAMES.routeTurn);
-    const assemble = this.#step(STATE_NAMES.assembleContext, { op: 'assemble', ref: ref() });
-    const invokeModel = this.#step(STATE_NAMES.invokeModel, { op: 'invoke_model', ref: ref() });
-    const finish = this.#step(STATE_NAMES.finishTurn, { op: 'finish', ref: ref() });
     const executeTools = this.#executeToolCalls();
     const park = this.#park(props.parkTimeout, renewExecution);
 
-    for (const state of [drainInbox, assemble, invokeModel, finish, park, renewExecution]) {
+    for (const state of [takeTurn, park, renewExecution]) {
       for (const errors of CATCH_ERRORS) {
         state.addCatch(failTask, { errors: [...errors], resultPath: ERROR_PATH });
       }
@@ -171,21 +167,15 @@ export class TurnStateMachine extends Construct {
       executeTools.addCatch(failTask, { errors: [...errors], resultPath: ERROR_PATH });
     }
 
-    drainInbox.next(routeTurn);
-    // Assembling always leads to the model call (which itself stops a superseded generation), so
-    // it skips the Choice: one state transition less per turn (docs/benchmark.md).
-    assemble.next(invokeModel);
-    invokeModel.next(routeTurn);
-    finish.next(routeTurn);
-    executeTools.next(drainInbox);
-    park.next(drainInbox);
+    takeTurn.next(routeTurn);
+    executeTools.next(takeTurn);
+    park.next(takeTurn);
 
+    // A turn that goes on (its tool results read, a step re-entered from an earlier checkpoint)
+    // is the next turn state's: it reads where the task stands and goes on from there.
     const targets: Record<RouteName, State> = {
-      assemble,
-      invoke_model: invokeModel,
+      turn: takeTurn,
       execute_tools: executeTools,
-      drain: drainInbox,
-      finish,
       park,
       renew: renewExecution,
       end: new Succeed(this, STATE_NAMES.taskEnded),
@@ -211,7 +201,7 @@ export class TurnStateMachine extends Construct {
     this.stateMachine = new StateMachine(this, 'StateMachine', {
       stateMachineName: props.stateMachineName,
       stateMachineType: StateMachineType.STANDARD,
-      definitionBody: DefinitionBody.fromChainable(drainInbox),
+      definitionBody: DefinitionBody.fromChainable(takeTurn),
       // Execution data stays out of the logs: the history already has it, and payloads are
       // references anyway. Auditors read the execution history (docs/deploy.md).
       logs: { destination: this.logGroup, level: LogLevel.ALL, includeExecutionData: false },

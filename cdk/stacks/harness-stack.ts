@@ -85,6 +85,7 @@ export class HarnessStack extends Stack {
     const environment = {
       [ENV.logLevel]: config.logLevel,
       [ENV.turnsPerGeneration]: String(config.turnsPerGeneration),
+      [ENV.criteriaReminders]: String(config.criteriaReminders),
       [ENV.stage]: config.stage,
       // How a client's task runs (the A2A function starts them).
       [ENV.taskLifecycle]: config.taskLifecycle,

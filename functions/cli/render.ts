@@ -60,6 +60,17 @@ export const renderPlan = (view: TaskView, c: Colors): string => {
   return lines.join('\n');
 };
 
+/** A row's criteria count, `  criteria 1/2`; nothing when the child has none or they are unknown. */
+export const criteriaText = (row: TaskView['sub_tasks'][number]) =>
+  row.criteria === null || row.criteria.total === 0
+    ? ''
+    : `  criteria ${row.criteria.met}/${row.criteria.total}`;
+
+const oneLine = (text: string, max = 100) => {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+};
+
 export const rowLabel = (row: TaskView['sub_tasks'][number]) =>
   row.agent === null ? row.task_id : `${row.agent}/${row.task_id}`;
 
@@ -71,9 +82,21 @@ export const renderTask = (view: TaskView, c: Colors, options = { state: true })
   if (!view.extension) return lines.join('\n');
   lines.push(`  goal  ${view.goal ?? ''}`);
   if (view.acceptance_criteria.length > 0) {
-    lines.push('  acceptance criteria');
-    for (const criterion of view.acceptance_criteria)
-      lines.push(`    [${criterion.met ? 'x' : ' '}] ${criterion.text}`);
+    const met = view.acceptance_criteria.filter((criterion) => criterion.met).length;
+    lines.push(`  acceptance criteria  ${met}/${view.acceptance_criteria.length} met`);
+    for (const criterion of view.acceptance_criteria) {
+      lines.push(
+        `    [${criterion.met ? c.green('x') : ' '}] ${c.dim(criterion.id)} ${criterion.text}`
+      );
+      if (criterion.met && criterion.evidence !== null)
+        lines.push(c.dim(`        ✓ ${criterion.met_by ?? ''}: ${oneLine(criterion.evidence)}`));
+      else if (criterion.rejection !== null)
+        lines.push(
+          c.yellow(
+            `        ✗ rejected by ${criterion.rejection.by}: ${oneLine(criterion.rejection.reason)}`
+          )
+        );
+    }
   }
   if (view.participants.length > 0) {
     lines.push(
@@ -84,7 +107,7 @@ export const renderTask = (view: TaskView, c: Colors, options = { state: true })
     lines.push('  sub-tasks');
     for (const row of view.sub_tasks) {
       lines.push(
-        `    ${ROW_MARK[row.state] ?? '·'} ${rowLabel(row)}  ${stateText(c, row.state, row.sub_state)}`
+        `    ${ROW_MARK[row.state] ?? '·'} ${rowLabel(row)}  ${stateText(c, row.state, row.sub_state)}${criteriaText(row)}`
       );
     }
   }
@@ -98,9 +121,12 @@ export const changeLine = (view: TaskView, at: Date = new Date()): string => {
   const steps = view.plan?.steps ?? [];
   if (steps.length > 0)
     parts.push(`plan ${steps.filter((s) => s.state === 'done').length}/${steps.length} done`);
+  const criteria = view.acceptance_criteria;
+  if (criteria.length > 0)
+    parts.push(`criteria ${criteria.filter((c) => c.met).length}/${criteria.length} met`);
   if (view.sub_tasks.length > 0) {
     parts.push(
-      `sub-tasks ${view.sub_tasks.map((row) => `${rowLabel(row)} ${stateLabel(row.state)}`).join(', ')}`
+      `sub-tasks ${view.sub_tasks.map((row) => `${rowLabel(row)} ${stateLabel(row.state)}${criteriaText(row) === '' ? '' : ` (${criteriaText(row).trim()})`}`).join(', ')}`
     );
   }
   if (view.status_text !== '') parts.push(view.status_text.replace(/\s+/g, ' ').slice(0, 100));

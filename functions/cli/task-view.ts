@@ -49,8 +49,12 @@ export const taskView = (task: Task): TaskView => {
     name: extension?.name ?? null,
     goal: extension?.goal ?? null,
     acceptance_criteria: (extension?.acceptance_criteria ?? []).map((c) => ({
+      id: c.id,
       text: c.text,
       met: c.met,
+      met_by: c.met_by,
+      evidence: c.evidence?.text ?? null,
+      rejection: c.rejection === null ? null : { by: c.rejection.by, reason: c.rejection.reason },
     })),
     participants: (extension?.participants ?? []).map((p) => ({
       id: p.id,
@@ -63,6 +67,7 @@ export const taskView = (task: Task): TaskView => {
       agent: row.agent?.id ?? null,
       state: row.state,
       sub_state: row.sub_state,
+      criteria: row.criteria,
     })),
     plan:
       extension?.plan === null || extension?.plan === undefined

@@ -45,6 +45,11 @@ export const RuntimeConfigSchema = z.object({
   TINY_HARNESS_TASK_LIFECYCLE: z.enum(['conversation', 'delegated']).default('conversation'),
   TINY_HARNESS_TURNS_PER_GENERATION: positiveInt(200),
   TINY_HARNESS_MAX_TURNS: positiveInt(50),
+  /**
+   * Times a delegated task's model is told, in a row, which acceptance criteria keep it from
+   * completing before it parks for its reporter's review; 0 parks at once.
+   */
+  TINY_HARNESS_CRITERIA_REMINDERS: z.coerce.number().int().min(0).max(20).default(2),
   TINY_HARNESS_BASE_URL: z.string().url().optional(),
   /** Local endpoints (DynamoDB Local, the local Step Functions service); unset in the cloud. */
   TINY_HARNESS_DYNAMODB_ENDPOINT: z.string().url().optional(),

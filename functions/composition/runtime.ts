@@ -165,6 +165,7 @@ export const buildRuntime = (config: RuntimeConfig, overrides: RuntimeOverrides 
       ...DEFAULT_LOOP_CONFIG,
       agentId: config.TINY_HARNESS_AGENT_ID,
       maxTurns: config.TINY_HARNESS_MAX_TURNS,
+      criteriaReminders: config.TINY_HARNESS_CRITERIA_REMINDERS,
       turnsPerGeneration: config.TINY_HARNESS_TURNS_PER_GENERATION,
       defaultModel: config.TINY_HARNESS_MODEL || undefined,
       prices: config.TINY_HARNESS_MODEL_PRICES,

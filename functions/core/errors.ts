@@ -17,6 +17,10 @@ export const ERROR_CODES = [
   'envelope.refused',
   'envelope.server_controlled',
   'envelope.admin_required',
+  'criterion.unknown',
+  'criterion.invalid_evidence',
+  'criterion.not_met',
+  'criterion.reviewer_required',
   'message.invalid',
   'task.not_found',
   'task.closed',
@@ -80,8 +84,9 @@ export class EnvelopeRefusedError extends HarnessError {
   override readonly name = 'EnvelopeRefusedError';
   readonly code = 'envelope.refused';
   readonly keys: readonly string[];
-  constructor(keys: readonly string[], options?: ErrorOptions) {
-    super(`task envelope cannot change ${keys.join(', ')}`, options);
+  constructor(keys: readonly string[], options?: ErrorOptions & { why?: string }) {
+    const why = options?.why === undefined ? '' : ` (${options.why})`;
+    super(`task envelope cannot change ${keys.join(', ')}${why}`, options);
     this.keys = keys;
   }
 }
@@ -106,6 +111,24 @@ export class AdminRequiredError extends HarnessError {
 export class InvalidMessageError extends HarnessError {
   override readonly name = 'InvalidMessageError';
   readonly code = 'message.invalid';
+}
+
+/** A criterion named by an id or position the task does not have. */
+export class UnknownCriterionError extends HarnessError {
+  override readonly name = 'UnknownCriterionError';
+  readonly code = 'criterion.unknown';
+}
+
+/** A rejection of a criterion that is not met: there is nothing to reject. */
+export class CriterionNotMetError extends HarnessError {
+  override readonly name = 'CriterionNotMetError';
+  readonly code = 'criterion.not_met';
+}
+
+/** A review (rejecting a criterion) by a participant who is neither a reporter nor an admin. */
+export class ReviewerRequiredError extends HarnessError {
+  override readonly name = 'ReviewerRequiredError';
+  readonly code = 'criterion.reviewer_required';
 }
 
 export class NotAParticipantError extends HarnessError {

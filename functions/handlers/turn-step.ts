@@ -9,26 +9,21 @@ import {
   type TurnMetrics,
 } from '../adapters/system/turn-metrics.js';
 import { lambdaRuntime, type Runtime } from '../composition/runtime.js';
-import { assemble } from '../core/loop/assemble.js';
-import { drain } from '../core/loop/drain.js';
 import { executeTool } from '../core/loop/execute-tool.js';
 import { failTask } from '../core/loop/fail-task.js';
-import { finish } from '../core/loop/finish.js';
-import { invokeModel } from '../core/loop/invoke-model.js';
 import { park } from '../core/loop/park.js';
 import { renew } from '../core/loop/renew.js';
 import { ToolCallRefSchema, TurnRefSchema } from '../core/loop/route.schema.js';
+import { takeTurn } from '../core/loop/take-turn.js';
 import { costOf } from '../core/loop/usage.js';
 import type { Model } from '../core/ports/model.js';
 import { SubStateSchema } from '../core/task/extension.schema.js';
 
 /** What a Task state of the turn state machine sends: an operation and references only. */
 export const TurnStepEventSchema = z.discriminatedUnion('op', [
-  z.strictObject({ op: z.literal('drain'), ref: TurnRefSchema }),
-  z.strictObject({ op: z.literal('assemble'), ref: TurnRefSchema }),
-  z.strictObject({ op: z.literal('invoke_model'), ref: TurnRefSchema }),
+  /** One turn: the inbox folded, the model called, a turn without tool calls ended. */
+  z.strictObject({ op: z.literal('turn'), ref: TurnRefSchema }),
   z.strictObject({ op: z.literal('execute_tool'), call: ToolCallRefSchema }),
-  z.strictObject({ op: z.literal('finish'), ref: TurnRefSchema }),
   z.strictObject({
     op: z.literal('park'),
     ref: TurnRefSchema,
@@ -63,17 +58,11 @@ export const failureReason = (error: {
 export const runTurnStep = async (runtime: Runtime, event: TurnStepEvent): Promise<unknown> => {
   const { loop, executions } = runtime;
   switch (event.op) {
-    case 'drain':
-      return drain(loop, event.ref);
-    case 'assemble':
-      return assemble(loop, event.ref);
-    case 'invoke_model':
-      return invokeModel(loop, event.ref);
+    case 'turn':
+      return takeTurn(loop, event.ref);
     case 'execute_tool':
       await executeTool(loop, event.call);
       return {};
-    case 'finish':
-      return finish(loop, event.ref);
     case 'park': {
       const { wakeNow } = await park(loop, event.ref, event.token);
       if (wakeNow) await executions.resume(event.token);
@@ -125,7 +114,7 @@ export const createTurnStepHandler = (
       op: event.op,
     });
     try {
-      const stepRuntime = event.op === 'invoke_model' ? metered(runtime(), metrics()) : runtime();
+      const stepRuntime = event.op === 'turn' ? metered(runtime(), metrics()) : runtime();
       const result = await runTurnStep(stepRuntime, event);
       log.info('turn step done', { route: (result as { route?: { next?: string } }).route?.next });
       return result;

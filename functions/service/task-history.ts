@@ -61,8 +61,10 @@ type EntryOf<K extends HistoryEntry['kind']> = Extract<HistoryEntry, { kind: K }
  * Which transcript entries are A2A messages, per kind (a new kind does not compile until it is
  * decided here). What participants said (people and agents alike: to this agent every participant
  * is a client) is ROLE_USER with `participant_id` in the metadata; what the model said is
- * ROLE_AGENT. Tool calls and results are the agent's own working, and notes are a child's news to
- * the agent: none is a message between a client and the agent, so none is in the A2A history
+ * ROLE_AGENT. Tool calls and results are the agent's own working, notes are a child's news to
+ * the agent, and harness notes the harness's word to it (unmet criteria, a reviewer's rejection,
+ * whose effect is on the task's criteria): none is a message between a client and the agent, so
+ * none is in the A2A history
  * (auditors read them from the event log and the execution history).
  */
 const AS_MESSAGE: {
@@ -82,6 +84,7 @@ const AS_MESSAGE: {
   tool_call: () => null,
   tool_result: () => null,
   note: () => null,
+  harness_note: () => null,
 };
 
 /** The transcript as A2A messages, in transcript order. */

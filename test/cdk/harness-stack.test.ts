@@ -282,6 +282,7 @@ describe('functions', () => {
       [ENV.table]: { Ref: tableId },
       [ENV.logLevel]: DEFAULT_CONTEXT.logLevel,
       [ENV.turnsPerGeneration]: String(DEFAULT_CONTEXT.turnsPerGeneration),
+      [ENV.criteriaReminders]: String(DEFAULT_CONTEXT.criteriaReminders),
       [ENV.taskLifecycle]: DEFAULT_CONTEXT.taskLifecycle,
       [ENV.stage]: TEST_STAGE,
     });

@@ -44,11 +44,8 @@ const tasks = allStates(definition).filter(([, state]) => state.Type === 'Task')
 
 /** What "Route Turn" must do with each route.next the core can return (route.schema.ts). */
 const EXPECTED_ROUTES = {
-  assemble: 'Assemble Context',
-  invoke_model: 'Invoke Model',
+  turn: 'Take Turn',
   execute_tools: 'Execute Tool Calls',
-  drain: 'Drain Inbox',
-  finish: 'Finish Turn',
   park: 'Park',
   renew: 'Renew Execution',
   end: 'Task Ended',
@@ -62,19 +59,19 @@ describe('turn state machine definition', () => {
     expect(TURN_STEP_ARN).toBeDefined();
   });
 
-  it('has exactly the named states and starts by draining the inbox', () => {
+  it('has exactly the named states and starts with a turn', () => {
     expect(
       allStates(definition)
         .map(([name]) => name)
         .sort()
     ).toEqual(Object.values(STATE_NAMES).sort());
-    expect(definition.StartAt).toBe('Drain Inbox');
+    expect(definition.StartAt).toBe('Take Turn');
   });
 
-  it('routes exactly the nine route names, and anything else to "Unknown Route"', () => {
+  it('routes exactly the six route names, and anything else to "Unknown Route"', () => {
     const route = states['Route Turn']!;
     expect(route.Type).toBe('Choice');
-    expect(route.Choices).toHaveLength(9);
+    expect(route.Choices).toHaveLength(6);
     expect(
       Object.fromEntries(
         route.Choices!.map((choice) => {
@@ -96,23 +93,14 @@ describe('turn state machine definition', () => {
     }
   });
 
-  it('sends one operation and references only to each step, and loops back to "Route Turn"', () => {
-    const steps = {
-      'Drain Inbox': [{ op: 'drain', 'ref.$': '$.ref' }, 'Route Turn'],
-      // Assembling always leads to the model call: no Choice in between.
-      'Assemble Context': [{ op: 'assemble', 'ref.$': '$.ref' }, 'Invoke Model'],
-      'Invoke Model': [{ op: 'invoke_model', 'ref.$': '$.ref' }, 'Route Turn'],
-      'Finish Turn': [{ op: 'finish', 'ref.$': '$.ref' }, 'Route Turn'],
-    } as const;
-    for (const [name, [payload, next]] of Object.entries(steps)) {
-      expect(states[name], name).toMatchObject({
-        Type: 'Task',
-        Resource: TURN_STEP_ARN,
-        Parameters: payload,
-        ResultPath: '$',
-        Next: next,
-      });
-    }
+  it('takes a whole turn in one Task state (one operation, references only), then routes', () => {
+    expect(states['Take Turn']).toMatchObject({
+      Type: 'Task',
+      Resource: TURN_STEP_ARN,
+      Parameters: { op: 'turn', 'ref.$': '$.ref' },
+      ResultPath: '$',
+      Next: 'Route Turn',
+    });
     expect(states['Renew Execution']).toMatchObject({
       Resource: TURN_STEP_ARN,
       Parameters: { op: 'renew', 'ref.$': '$.ref' },
@@ -120,14 +108,14 @@ describe('turn state machine definition', () => {
     });
   });
 
-  it('executes tool calls one at a time in a Map, then drains again', () => {
+  it('executes tool calls one at a time in a Map, then takes the next turn', () => {
     const map = states['Execute Tool Calls']!;
     expect(map).toMatchObject({
       Type: 'Map',
       ItemsPath: '$.route.calls',
       MaxConcurrency: 1,
       ResultPath: null,
-      Next: 'Drain Inbox',
+      Next: 'Take Turn',
     });
     expect(map.ItemProcessor!.StartAt).toBe('Execute Tool Call');
     expect(map.ItemProcessor!.States['Execute Tool Call']).toMatchObject({
@@ -154,7 +142,7 @@ describe('turn state machine definition', () => {
       },
       ResultPath: null,
       TimeoutSeconds: 7 * 24 * 3600,
-      Next: 'Drain Inbox',
+      Next: 'Take Turn',
     });
     // ASL: HeartbeatSeconds MUST be smaller than TimeoutSeconds.
     expect(park.HeartbeatSeconds).toBeGreaterThan(0);
@@ -207,16 +195,13 @@ describe('turn state machine definition', () => {
     },
   ];
 
-  it('has eight Task states (the Map iteration included)', () => {
+  it('has five Task states (the Map iteration included)', () => {
     expect(tasks.map(([name]) => name).sort()).toEqual([
-      'Assemble Context',
-      'Drain Inbox',
       'Execute Tool Call',
       'Fail Task',
-      'Finish Turn',
-      'Invoke Model',
       'Park',
       'Renew Execution',
+      'Take Turn',
     ]);
   });
 

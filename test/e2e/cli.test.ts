@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { type Message, TaskState } from '@a2a-js/sdk';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TASK_METADATA_KEY } from '../../functions/core/a2a/identifiers.js';
 import { userTextMessage } from '../../functions/core/loop/messages.js';
 import { ScriptedModel } from '../../functions/core/testing/scripted-model.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
@@ -176,6 +177,46 @@ describe('tiny-harness, not on a terminal', () => {
     expect(ran.stdout).toContain('agent › Hello, you.');
     expect(ran.stdout).toContain('task completed: all good');
     expect(ran.stdout).not.toMatch(ANSI);
+  });
+
+  it('chats a review: /reject a met criterion (the agent reads why), then /complete accepts the rest', async () => {
+    model.push(
+      {
+        toolCalls: [
+          { name: 'meet_criterion', arguments: { criterion: 'c1', evidence: 'the config moved' } },
+        ],
+      },
+      { text: 'c1 holds.' },
+      { text: 'I will add the v1 removal.' }
+    );
+    const you = await clientFor(stack, 'you');
+    const brief = envelopeMessage(
+      'task',
+      {
+        name: 'Release notes',
+        goal: 'Write the release notes',
+        acceptance_criteria: [{ text: 'Lists every breaking change' }, { text: 'Has a guide' }],
+      },
+      { text: 'Write the release notes', messageId: `cli-${++counter}` }
+    );
+    const task = asTask(await you.sendMessage(send(brief)));
+
+    const ran = await runCli(['chat', '--task', task.id], env, {
+      input: '/reject c1 the v1 removal is missing\n/complete\n',
+    });
+
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toContain('[x] c1 Lists every breaking change');
+    expect(ran.stdout).toContain('agent › I will add the v1 removal.');
+    expect(ran.stdout).toContain('task completed');
+    const done = await you.getTask({ tenant: '', id: task.id });
+    const extension = done.metadata?.[TASK_METADATA_KEY] as
+      | { acceptance_criteria: Array<{ met_by: string; evidence: { text: string } }> }
+      | undefined;
+    const criteria = extension?.acceptance_criteria ?? [];
+    // Rejected, then accepted as it was by the reporter who completed it; so was c2.
+    expect(criteria.map((criterion) => criterion.met_by)).toEqual(['you', 'you']);
+    expect(criteria[0]?.evidence.text).toBe('accepted unmet by you on completing the task');
   });
 
   it('says what to do when there is no agent to talk to, or no such task', async () => {

@@ -11,6 +11,7 @@ import { followTask, viewsOf } from '../follow.js';
 import { controlTo, textTo } from '../messages.js';
 import type { Output } from '../output.js';
 import {
+  criteriaText,
   renderPlan,
   renderTask,
   renderTimeline,
@@ -25,7 +26,8 @@ export const CHAT_HELP = [
   '  /plan                 show the plan',
   '  /audit                show the timeline of this task and its sub-tasks',
   '  /sub-task <text>      start a sub-task (a conversation of its own) with <text> as its goal',
-  '  /complete [reason]    complete the task',
+  '  /complete [reason]    complete the task (accepting any criterion still unmet)',
+  '  /reject <criterion> <reason>  find a met acceptance criterion unmet (reporters and admins)',
   '  /cancel [reason]      cancel the task',
   '  /help                 this list',
   '  /quit                 leave (the task goes on; `tiny-harness chat --task ID` comes back)',
@@ -111,16 +113,27 @@ export const chat = (
       const rows = (v: TaskView) => v.sub_tasks.map((row) => row.task_id).join(',');
       const rest = (v: TaskView) =>
         renderTask(
-          { ...v, sub_tasks: v.sub_tasks.map((row) => ({ ...row, state: '', sub_state: null })) },
+          {
+            ...v,
+            sub_tasks: v.sub_tasks.map((row) => ({
+              ...row,
+              state: '',
+              sub_state: null,
+              criteria: null,
+            })),
+          },
           c,
           { state: false }
         );
       if (rows(before) !== rows(next) || rest(before) !== rest(next)) return undefined;
       return next.sub_tasks.flatMap((row, index) => {
         const old = before.sub_tasks[index];
-        if (old?.state === row.state && old.sub_state === row.sub_state) return [];
+        if (old?.state === row.state && old.sub_state === row.sub_state) {
+          if (criteriaText(old) === criteriaText(row)) return [];
+          return [`${c.dim('sub-task')} ${rowLabel(row)}${criteriaText(row)} met`];
+        }
         return [
-          `${c.dim('sub-task')} ${rowLabel(row)} ${c.dim('is now')} ${stateText(c, row.state, row.sub_state)}`,
+          `${c.dim('sub-task')} ${rowLabel(row)} ${c.dim('is now')} ${stateText(c, row.state, row.sub_state)}${criteriaText(row)}`,
         ];
       });
     };
@@ -165,6 +178,11 @@ export const chat = (
         return;
       }
       answers = [];
+      if (next.state === 'TASK_STATE_INPUT_REQUIRED' && next.sub_state === 'awaiting-review') {
+        print(`${c.yellow('agent asks for a review ›')} ${next.status_text}`);
+        print(c.dim('  (reply, /reject <criterion> <reason>, or /complete to accept it as it is)'));
+        return;
+      }
       if (isTerminal(next)) {
         print(
           `${c.bold(`task ${stateLabel(next.state)}`)}${next.status_text === '' ? '' : `: ${next.status_text}`}`
@@ -313,6 +331,18 @@ export const chat = (
         case '/exit':
           close();
           return;
+        case '/reject':
+          if (rest.length < 2) {
+            print(
+              c.yellow('/reject needs a criterion and a reason: /reject c2 the figures are wrong')
+            );
+            return;
+          }
+          if (taskId === undefined) {
+            print(c.yellow(`no task yet: say something first, then ${command}`));
+            return;
+          }
+          break;
         case '/plan':
         case '/audit':
         case '/complete':
@@ -340,9 +370,18 @@ export const chat = (
           print(current.extension ? renderPlan(current, c) : 'this agent keeps no plan');
         } else if (command === '/audit') {
           print(renderTimeline(await agent.timeline(id, true), c));
-        } else {
+        } else if (command === '/reject') {
+          const [criterion = '', ...reason] = rest;
           await send(
-            controlTo(id, command === '/complete' ? 'complete' : 'cancel', rest.join(' '))
+            controlTo(id, { action: 'reject_criterion', criterion, reason: reason.join(' ') })
+          );
+        } else {
+          const reason = rest.join(' ');
+          await send(
+            controlTo(id, {
+              action: command === '/complete' ? 'complete' : 'cancel',
+              ...(reason ? { reason } : {}),
+            })
           );
         }
       } catch (error) {

@@ -19,7 +19,19 @@ export const TaskViewSchema = z
     extension: z.boolean(),
     name: z.string().nullable(),
     goal: z.string().nullable(),
-    acceptance_criteria: z.array(z.strictObject({ text: z.string(), met: z.boolean() })),
+    acceptance_criteria: z.array(
+      z.strictObject({
+        id: z.string(),
+        text: z.string(),
+        met: z.boolean(),
+        /** Who met it: the agent, or the participant whose completion accepted it. */
+        met_by: z.string().nullable(),
+        /** The evidence's text. */
+        evidence: z.string().nullable(),
+        /** The last rejection by a reviewer, while the criterion is unmet again. */
+        rejection: z.strictObject({ by: z.string(), reason: z.string() }).nullable(),
+      })
+    ),
     participants: z.array(
       z.strictObject({
         id: z.string(),
@@ -34,6 +46,8 @@ export const TaskViewSchema = z
         agent: z.string().nullable(),
         state: z.string(),
         sub_state: z.string().nullable(),
+        /** The child's acceptance criteria met / total; null while not known. */
+        criteria: z.strictObject({ met: z.number(), total: z.number() }).nullable(),
       })
     ),
     plan: z

@@ -7,6 +7,7 @@
 import { type Task, TaskState } from '@a2a-js/sdk';
 import { STATUS_METADATA_KEY } from '../a2a/identifiers.js';
 import type { CompactionRecord } from '../loop/compaction.js';
+import type { ModelCallRecord } from '../loop/invoke-model.js';
 import { costOf, type ModelPrices } from '../loop/usage.js';
 import type { LoggedEvent } from '../ports/event-log.js';
 import type { ModelResponse } from '../ports/model.js';
@@ -170,8 +171,14 @@ const editsBetween = (
 ): Draft[] => {
   const drafts: Draft[] = [];
   const changed: Record<string, unknown> = {};
-  for (const key of ['name', 'description', 'acceptance_criteria', 'participants'] as const) {
+  for (const key of ['name', 'description', 'participants'] as const) {
     if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) changed[key] = after[key];
+  }
+  // The list of criteria is an edit; a criterion met, rejected or accepted is a review (below).
+  const criteriaList = (extension: TaskExtension) =>
+    JSON.stringify(extension.acceptance_criteria.map(({ id, text }) => ({ id, text })));
+  if (criteriaList(before) !== criteriaList(after)) {
+    changed.acceptance_criteria = after.acceptance_criteria;
   }
   if (Object.keys(changed).length > 0) {
     drafts.push({
@@ -183,6 +190,7 @@ const editsBetween = (
       source,
     });
   }
+  drafts.push(...criteriaReviews(before, after, at, source));
   for (const row of after.sub_tasks) {
     if (row.agent === null) continue;
     const old = before.sub_tasks.find((candidate) => candidate.task_id === row.task_id);
@@ -204,6 +212,51 @@ const editsBetween = (
   }
   return drafts;
 };
+
+/** Who a criterion's `met_by` or `rejection.by` names: the agent, or a participant. */
+const reviewerOf = (extension: TaskExtension, id: string): Actor =>
+  extension.participants.find((participant) => participant.id === id)?.kind === 'agent'
+    ? { kind: 'agent', id: null }
+    : { kind: 'participant', id };
+
+/** Each criterion met (by the agent, or accepted unmet by a participant) or rejected since. */
+const criteriaReviews = (
+  before: TaskExtension,
+  after: TaskExtension,
+  at: string,
+  source: Draft['source']
+): Draft[] =>
+  after.acceptance_criteria.flatMap((criterion): Draft[] => {
+    const old = before.acceptance_criteria.find((candidate) => candidate.id === criterion.id);
+    if (old === undefined) return [];
+    const details = { criterion: criterion.id, text: criterion.text };
+    if (criterion.met && criterion.met_by !== null && old.met_at !== criterion.met_at) {
+      const evidence = criterion.evidence?.text ?? '';
+      return [
+        {
+          at,
+          kind: 'task_edited',
+          actor: reviewerOf(after, criterion.met_by),
+          summary: `criterion ${criterion.id} met: ${oneLine(evidence, 60)}`,
+          details: { ...details, change: 'met', evidence: criterion.evidence },
+          source,
+        },
+      ];
+    }
+    if (!criterion.met && old.met && criterion.rejection !== null) {
+      return [
+        {
+          at,
+          kind: 'task_edited',
+          actor: reviewerOf(after, criterion.rejection.by),
+          summary: `criterion ${criterion.id} rejected: ${oneLine(criterion.rejection.reason, 60)}`,
+          details: { ...details, change: 'rejected', reason: bounded(criterion.rejection.reason) },
+          source,
+        },
+      ];
+    }
+    return [];
+  });
 
 const commandEntries = (
   command: Command,
@@ -318,6 +371,7 @@ const executionEntries = (
     });
   }
   const compacted = new Set<string>();
+  const responded = new Set<string>();
   const retried = (run: StepRun) =>
     facts.runs.some(
       (other) =>
@@ -350,11 +404,13 @@ const executionEntries = (
     }
     const ref = run.ref;
     if (ref === undefined) continue;
-    if (run.op === 'assemble' || run.op === 'invoke_model') {
-      const key = `compaction:${generation}:${ref.turn}`;
-      const compaction = input.records.get(key) as CompactionRecord | undefined;
-      if (compaction !== undefined && !compacted.has(key)) {
-        compacted.add(key);
+    // A turn state compacts and calls the model at most once for the turn its reference names; a
+    // turn state re-entered later (a retry, a restart) finds both recorded and is not shown twice.
+    if (run.op === 'turn') {
+      const compactionKey = `compaction:${generation}:${ref.turn}`;
+      const compaction = input.records.get(compactionKey) as CompactionRecord | undefined;
+      if (compaction !== undefined && !compacted.has(compactionKey)) {
+        compacted.add(compactionKey);
         drafts.push({
           at: compaction.at ?? run.scheduledAt,
           kind: 'compaction',
@@ -367,38 +423,41 @@ const executionEntries = (
             kept_sections: compaction.kept_sections,
             summary: bounded(compaction.summary),
           },
-          source: { kind: 'record', ref: key },
+          source: { kind: 'record', ref: compactionKey },
         });
       }
-    }
-    if (run.op === 'invoke_model' && run.outcome === 'succeeded') {
-      const key = `response:${generation}:${ref.turn + 1}`;
-      const response = input.records.get(key) as ModelResponse | undefined;
-      if (response === undefined) continue;
-      const price = input.prices?.[response.model] ?? input.prices?.[extension?.model ?? ''];
-      const cost = costOf(response.usage, price);
-      const calls = response.toolCalls.map((call) => call.name);
-      drafts.push({
-        at: run.scheduledAt,
-        kind: 'model_call',
-        actor: { kind: 'model', id: response.model },
-        summary: `${response.model} turn ${ref.turn + 1}: ${response.usage.inputTokens} in (${response.usage.cachedInputTokens} cached) / ${response.usage.outputTokens} out${cost > 0 ? `, $${cost.toFixed(6)}` : ''}${calls.length > 0 ? ` → ${calls.join(', ')}` : response.text === '' ? '' : `: ${oneLine(response.text, 60)}`}`,
-        details: {
-          turn: ref.turn + 1,
-          generation,
-          model: response.model,
-          reasoning_effort: extension?.reasoning_effort ?? null,
-          input_tokens: response.usage.inputTokens,
-          cached_input_tokens: response.usage.cachedInputTokens,
-          output_tokens: response.usage.outputTokens,
-          cost_usd: Math.round(cost * 1_000_000) / 1_000_000,
-          latency_ms: ms(run.scheduledAt, run.endedAt),
-          finish_reason: response.finishReason,
-          tool_calls: calls,
-          text: bounded(response.text),
-        },
-        source: { kind: 'record', ref: key },
-      });
+      if (run.outcome === 'succeeded') {
+        const key = `response:${generation}:${ref.turn + 1}`;
+        const response = input.records.get(key) as ModelCallRecord | undefined;
+        if (response === undefined || responded.has(key)) continue;
+        responded.add(key);
+        const price = input.prices?.[response.model] ?? input.prices?.[extension?.model ?? ''];
+        const cost = costOf(response.usage, price);
+        const calls = response.toolCalls.map((call) => call.name);
+        drafts.push({
+          // When the call began: the turn state folds the inbox (a state change) before it.
+          at: new Date(Date.parse(response.at) - response.latency_ms).toISOString(),
+          kind: 'model_call',
+          actor: { kind: 'model', id: response.model },
+          summary: `${response.model} turn ${ref.turn + 1}: ${response.usage.inputTokens} in (${response.usage.cachedInputTokens} cached) / ${response.usage.outputTokens} out${cost > 0 ? `, $${cost.toFixed(6)}` : ''}${calls.length > 0 ? ` → ${calls.join(', ')}` : response.text === '' ? '' : `: ${oneLine(response.text, 60)}`}`,
+          details: {
+            turn: ref.turn + 1,
+            generation,
+            model: response.model,
+            reasoning_effort: extension?.reasoning_effort ?? null,
+            input_tokens: response.usage.inputTokens,
+            cached_input_tokens: response.usage.cachedInputTokens,
+            output_tokens: response.usage.outputTokens,
+            cost_usd: Math.round(cost * 1_000_000) / 1_000_000,
+            latency_ms: response.latency_ms,
+            finish_reason: response.finishReason,
+            tool_calls: calls,
+            text: bounded(response.text),
+          },
+          source: { kind: 'record', ref: key },
+        });
+        continue;
+      }
       continue;
     }
     if (run.op === 'execute_tool' && run.outcome === 'succeeded' && run.callId !== undefined) {

@@ -44,7 +44,8 @@ const causeOf = (
       return { kind: 'harness', id: null };
     }
     case 'TASK_STATE_INPUT_REQUIRED': {
-      if (message.startsWith('completion refused')) return { kind: 'hook', id: 'task.complete' };
+      if (message.startsWith('completion refused') || details.sub_state === 'awaiting-review')
+        return { kind: 'hook', id: 'task.complete' };
       const asked = last('tool_call', (entry) => entry.details.name === 'ask_participant');
       if (details.sub_state === 'awaiting-answer' && asked !== undefined) return asked.actor;
       return { kind: 'agent', id: null };

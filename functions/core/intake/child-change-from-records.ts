@@ -1,6 +1,8 @@
 import { agentIsAssignee } from '../loop/assignee.js';
 import type { TaskRecord } from '../ports/task-store.js';
 import { lifecycleOf, readExtension, stateOf, subStateOf } from '../task/a2a-task.js';
+import { criteriaCount } from '../task/criteria.js';
+import type { CriteriaCount } from '../task/extension.schema.js';
 import type { ChildChange } from './child-changed.js';
 
 const statusText = (record: TaskRecord): string =>
@@ -8,10 +10,12 @@ const statusText = (record: TaskRecord): string =>
     .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
     .join('\n');
 
+const sameCount = (a: CriteriaCount, b: CriteriaCount) => a.met === b.met && a.total === b.total;
+
 /**
  * The change a child's record underwent, as the parent must hear it: one per change of the
- * child's state or sub-state (anything else is not the parent's business). Undefined when the
- * task has no parent on this harness or its state did not change.
+ * child's state, sub-state or criteria count (met / total; anything else is not the parent's
+ * business). Undefined when the task has no parent on this harness or none of these changed.
  */
 export const childChangeFromRecords = (
   before: TaskRecord | undefined,
@@ -23,10 +27,12 @@ export const childChangeFromRecords = (
   if (parent === undefined) return undefined;
   const state = stateOf(after.task);
   const subState = subStateOf(after.task);
+  const criteria = criteriaCount(extension);
   if (
     before !== undefined &&
     stateOf(before.task) === state &&
-    subStateOf(before.task) === subState
+    subStateOf(before.task) === subState &&
+    sameCount(criteriaCount(readExtension(before.task)), criteria)
   ) {
     return undefined;
   }
@@ -40,6 +46,7 @@ export const childChangeFromRecords = (
     participantTask: !agentIsAssignee(extension, agentId),
     remoteTurn: false,
     summary: statusText(after),
+    criteria,
     changeKey: `v${after.version}`,
     order: after.version,
   };

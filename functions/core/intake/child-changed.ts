@@ -19,7 +19,13 @@ import {
   stateOf,
   withExtension,
 } from '../task/a2a-task.js';
-import type { EntityRef, Lifecycle, SubState, SubTaskRow } from '../task/extension.schema.js';
+import type {
+  CriteriaCount,
+  EntityRef,
+  Lifecycle,
+  SubState,
+  SubTaskRow,
+} from '../task/extension.schema.js';
 import type { Wake } from './wake.js';
 
 /** A child's state change, as the stand-in (the stream handler, or a remote poller) saw it. */
@@ -37,6 +43,11 @@ export interface ChildChange {
   remoteTurn: boolean;
   /** The child's status text or last reply. */
   summary: string;
+  /**
+   * The child's acceptance criteria, met / total, when the stand-in can read them (a child on
+   * this harness, a remote one that reports the task extension); absent keeps the row's.
+   */
+  criteria?: CriteriaCount | null | undefined;
   /** Identifies this change (the child's record version): a redelivered change is a no-op. */
   changeKey: string;
   /**
@@ -50,7 +61,8 @@ const SUMMARY_LIMIT = 500;
 
 /**
  * Only news wakes the parent's model: an ending, a remote child's turn, or a delegated child
- * parking with a question. A child parking or resuming otherwise never wakes it.
+ * parking with a question (for an answer, or for a review of its unmet criteria). A child parking
+ * or resuming otherwise never wakes it, nor does its criteria count moving.
  */
 export const isNews = (change: ChildChange): boolean =>
   isTerminalState(change.state) ||
@@ -58,7 +70,7 @@ export const isNews = (change: ChildChange): boolean =>
   (change.childLifecycle === 'delegated' &&
     !change.participantTask &&
     change.state === TaskState.TASK_STATE_INPUT_REQUIRED &&
-    change.subState === 'awaiting-answer');
+    (change.subState === 'awaiting-answer' || change.subState === 'awaiting-review'));
 
 const noteText = (change: ChildChange): string => {
   const summary = change.summary.slice(0, SUMMARY_LIMIT);
@@ -67,6 +79,12 @@ const noteText = (change: ChildChange): string => {
     change.subState === 'awaiting-answer'
   ) {
     return `Sub-task ${change.childId} asks: ${summary}`;
+  }
+  if (
+    change.state === TaskState.TASK_STATE_INPUT_REQUIRED &&
+    change.subState === 'awaiting-review'
+  ) {
+    return `Sub-task ${change.childId} waits for a review of its acceptance criteria: ${summary}`;
   }
   return `Sub-task ${change.childId} is ${stateName(change.state)}: ${summary}`;
 };
@@ -79,16 +97,20 @@ export const withChildChange = (
   const applied = record.loop.childOrder[change.childId] ?? -1;
   // A redelivered or older change never moves the row back in time.
   if (change.order <= applied) return undefined;
+  const extension = readExtension(record.task);
+  const existing = extension.sub_tasks.find((candidate) => candidate.task_id === change.childId);
   const row: SubTaskRow = {
     task_id: change.childId,
     agent: change.agent,
     state: stateName(change.state),
     sub_state: change.subState ?? null,
+    criteria: change.criteria === undefined ? (existing?.criteria ?? null) : change.criteria,
   };
-  const extension = readExtension(record.task);
-  const existing = extension.sub_tasks.find((candidate) => candidate.task_id === change.childId);
   const rowChanged =
-    existing === undefined || existing.state !== row.state || existing.sub_state !== row.sub_state;
+    existing === undefined ||
+    existing.state !== row.state ||
+    existing.sub_state !== row.sub_state ||
+    JSON.stringify(existing.criteria) !== JSON.stringify(row.criteria);
   const news = isNews(change) && !isTerminalState(stateOf(record.task));
   if (!rowChanged && !news) return undefined;
 
@@ -102,7 +124,7 @@ export const withChildChange = (
         ? [...extension.sub_tasks, row]
         : extension.sub_tasks.map((candidate) =>
             candidate.task_id === change.childId
-              ? { ...candidate, state: row.state, sub_state: row.sub_state }
+              ? { ...candidate, state: row.state, sub_state: row.sub_state, criteria: row.criteria }
               : candidate
           );
     const plan =
@@ -135,8 +157,9 @@ export const withChildChange = (
 };
 
 /**
- * The stand-in's rule on every state change of a child, one commit on the parent: the parent
- * records the child's state and sub-state on its row (and on linked plan steps) and emits its
+ * The stand-in's rule on every state change of a child (and every change of its criteria count),
+ * one commit on the parent: the parent records the child's state, sub-state and criteria count on
+ * its row (and its state on linked plan steps) and emits its
  * updated Task; news also becomes a note and wakes the parent (its token claimed in the same
  * commit; a parent that is not parked takes the note at its next drain). Safe to receive twice.
  */

@@ -18,6 +18,7 @@ import { isTerminalState, readExtension, stateOf, withExtension } from '../task/
 import { applyTaskEnvelope, findEnvelope, messageText, parseControl } from '../task/envelope.js';
 import type { ControlPayload } from '../task/envelope.schema.js';
 import { type AlongWith, cancelTask, requestCompletion, withAlong } from './control.js';
+import { withCriterionRejection } from './review.js';
 import { AUDIT_TEXT_LIMIT, intakeAudit } from './start-task.js';
 import { openSubTask, parseSubTaskCommand, withSubTaskOpened } from './sub-task-command.js';
 import type { Wake } from './wake.js';
@@ -40,9 +41,12 @@ export interface ReceiveInput {
   record?: TaskRecord | undefined;
 }
 
+/** A control that ends the task, each through its own operation after intake's decision. */
+type EndingControl = Exclude<ControlPayload, { action: 'reject_criterion' }>;
+
 type Step =
   | { kind: 'receipt'; receipt: Receipt }
-  | { kind: 'control'; control: ControlPayload; along: AlongWith };
+  | { kind: 'control'; control: EndingControl; along: AlongWith };
 
 const refused = (reason: string): Step => ({
   kind: 'receipt',
@@ -76,7 +80,8 @@ const acceptedReceipt = (record: TaskRecord, queuesText: boolean, seq: number): 
  * in the inbox, the claim of a parked task's token, the audit row and an inline push config are
  * all written, or none is. Intake accepts participants only: a refused message is audited and
  * changes nothing else. A message id seen before is a duplicate and changes nothing. A control
- * envelope completes or cancels (with its audit row and push config in that commit).
+ * envelope completes or cancels (with its audit row and push config in that commit), or rejects a
+ * met acceptance criterion (a reviewer's finding, taken in with the rest in the one commit).
  */
 export const receiveMessage = async (deps: LoopDeps, input: ReceiveInput): Promise<Receipt> => {
   const { taskId, message, sender } = input;
@@ -86,6 +91,8 @@ export const receiveMessage = async (deps: LoopDeps, input: ReceiveInput): Promi
   // The text waits in the inbox for the model, unless the message is a command.
   const queuesText = envelope?.kind !== 'control' && subTask === undefined && text.trim() !== '';
   let created: ChildCreated | undefined;
+  // A review queues a harness note for the model: the sender's answer waits until it is read.
+  let reviewed = false;
   let given = input.record;
   /** The task as the decision saw it: what the caller answers with (a receipt's `task`). */
   let seen: TaskRecord | undefined;
@@ -135,7 +142,23 @@ export const receiveMessage = async (deps: LoopDeps, input: ReceiveInput): Promi
         seen: queuesText ? [] : [message.messageId],
       };
       if (envelope?.kind === 'control') {
-        return { result: { kind: 'control', control: parseControl(envelope), along } };
+        const control = parseControl(envelope);
+        if (control.action !== 'reject_criterion') {
+          return { result: { kind: 'control', control, along } };
+        }
+        // A review changes the task and wakes it, in this one commit (like a task envelope).
+        const review = withCriterionRejection(changeOf(record), {
+          reviewer: sender,
+          criterion: control.criterion,
+          reason: control.reason,
+          messageId: message.messageId,
+          now,
+        });
+        reviewed = true;
+        return decided(record, withAlong(review.change, along), {
+          kind: 'receipt',
+          receipt: { accepted: true, duplicate: false, seq: 0, wake: review.wake },
+        });
       }
 
       let change = changeOf(record);
@@ -208,14 +231,14 @@ export const receiveMessage = async (deps: LoopDeps, input: ReceiveInput): Promi
   return {
     ...receipt,
     ...(task === undefined ? {} : { task }),
-    ...(!receipt.duplicate && queuesText && seq !== undefined ? { seq } : {}),
+    ...(!receipt.duplicate && (queuesText || reviewed) && seq !== undefined ? { seq } : {}),
   };
 };
 
 const receiveControl = async (
   deps: LoopDeps,
   input: ReceiveInput,
-  control: ControlPayload,
+  control: EndingControl,
   along: AlongWith
 ): Promise<Receipt> => {
   const wake: Wake =

@@ -1,6 +1,7 @@
 import { applyLinkedTaskState, completeStep, linkTask } from '../plan/plan.js';
 import type { ChildCreated } from '../ports/agent-directory.js';
 import { stateName } from '../task/a2a-task.js';
+import { withCriterionMet } from '../task/criteria.js';
 import type { SubTaskRow, TaskExtension, TaskRef } from '../task/extension.schema.js';
 import type { Command } from '../tools/commands.js';
 import type { LoopState } from './loop-state.schema.js';
@@ -16,6 +17,7 @@ export const childRow = (agent: string | null, created: ChildCreated): SubTaskRo
   agent: agent === null ? null : { kind: 'agent', id: agent, version: null },
   state: stateName(created.state),
   sub_state: created.subState ?? null,
+  criteria: null,
 });
 
 const addChild = (target: CommandTarget, row: SubTaskRow, stepId: string | null): CommandTarget => {
@@ -80,6 +82,16 @@ export const applyCommand = (
             callId: applied.callId,
           },
         },
+      };
+    case 'meet_criterion':
+      return {
+        // A criterion met is progress: the reminders before a review start again.
+        loop: { ...loop, criteriaReminders: 0 },
+        extension: withCriterionMet(extension, command.criterionId, {
+          evidence: command.evidence,
+          by: command.metBy,
+          at: command.metAt,
+        }),
       };
     case 'set_role':
       return {

@@ -44,6 +44,8 @@ const renderEntry = (entry: HistoryEntry): string => {
       return `${entry.name} returned${entry.isError ? ' an error' : ''}: ${forModel(entry.output)}`;
     case 'note':
       return `news from ${entry.fromTaskId}: ${forModel(entry.text)}`;
+    case 'harness_note':
+      return `harness: ${forModel(entry.text)}`;
   }
 };
 

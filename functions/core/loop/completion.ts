@@ -1,5 +1,7 @@
 import type { TaskRecord } from '../ports/task-store.js';
 import { isTerminalState, readExtension, stateFromName } from '../task/a2a-task.js';
+import { criterionLabel, unmetCriteria } from '../task/criteria.js';
+import type { AcceptanceCriterion, SubTaskRow } from '../task/extension.schema.js';
 import type { LoopDeps } from './deps.js';
 import type { CompletionVerdict } from './hook-points.js';
 
@@ -8,8 +10,35 @@ export const unresolvedSubTasks = (record: TaskRecord) =>
   readExtension(record.task).sub_tasks.filter((row) => !isTerminalState(stateFromName(row.state)));
 
 /**
- * decide_completion: the `task.complete` operation. The built-in body (priority 1000) waits while
- * any sub-task is unresolved; a lower-priority executor can complete anyway or fail the task.
+ * The built-in body of decide_completion (priority 1000): wait while a sub-task is unresolved;
+ * then, when the agent would complete the task by itself (no participant asked), refuse while an
+ * acceptance criterion is unmet. A participant's completion accepts unmet criteria as they are.
+ */
+export const builtInCompletion = (context: {
+  unresolved: readonly SubTaskRow[];
+  unmet: readonly AcceptanceCriterion[];
+  requestedBy: string | null;
+}): CompletionVerdict => {
+  const { unresolved, unmet, requestedBy } = context;
+  if (unresolved.length > 0) {
+    return {
+      decision: 'wait',
+      reason: `${unresolved.length} sub-task(s) unresolved: ${unresolved.map((row) => row.task_id).join(', ')}`,
+    };
+  }
+  if (requestedBy === null && unmet.length > 0) {
+    return {
+      decision: 'unmet',
+      reason: `${unmet.length} acceptance criterion(s) unmet: ${unmet.map(criterionLabel).join(', ')}`,
+      criteria: unmet.map((criterion) => criterion.id),
+    };
+  }
+  return { decision: 'complete' };
+};
+
+/**
+ * decide_completion: the `task.complete` operation. A lower-priority executor can complete
+ * anyway (overriding the sub-task or the criteria rule) or fail the task.
  */
 export const decideCompletion = (
   deps: LoopDeps,
@@ -19,12 +48,12 @@ export const decideCompletion = (
 ): Promise<CompletionVerdict> =>
   deps.hooks.run(
     'task.complete',
-    { taskId: record.task.id, unresolved: unresolvedSubTasks(record), requestedBy, result },
-    ({ unresolved }): CompletionVerdict =>
-      unresolved.length > 0
-        ? {
-            decision: 'wait',
-            reason: `${unresolved.length} sub-task(s) unresolved: ${unresolved.map((row) => row.task_id).join(', ')}`,
-          }
-        : { decision: 'complete' }
+    {
+      taskId: record.task.id,
+      unresolved: unresolvedSubTasks(record),
+      unmet: unmetCriteria(readExtension(record.task)),
+      requestedBy,
+      result,
+    },
+    builtInCompletion
   );

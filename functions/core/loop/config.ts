@@ -7,6 +7,11 @@ export interface LoopConfig {
   agentId: string;
   /** A task that takes more model turns than this fails ("turn limit reached"). */
   maxTurns: number;
+  /**
+   * Times a delegated task's model is told, in a row, that acceptance criteria keep the task from
+   * completing before the task parks for its reporter's review (`awaiting-review`).
+   */
+  criteriaReminders: number;
   /** Compaction budget: the smaller of this and the context window, times `compactionFraction`. */
   turnBudgetTokens: number;
   contextWindowTokens: number;
@@ -32,6 +37,7 @@ export interface LoopConfig {
 export const DEFAULT_LOOP_CONFIG: LoopConfig = {
   agentId: DEFAULT_AGENT_ID,
   maxTurns: 50,
+  criteriaReminders: 2,
   turnBudgetTokens: 12_000,
   contextWindowTokens: 400_000,
   compactionFraction: 0.75,

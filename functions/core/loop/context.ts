@@ -37,22 +37,46 @@ const renderTask = (record: TaskRecord, extension: TaskExtension): string => {
     `goal: ${extension.goal}`,
   ];
   if (extension.description) lines.push(`description: ${extension.description}`);
-  if (extension.acceptance_criteria.length > 0) {
-    lines.push('acceptance criteria:');
-    for (const criterion of extension.acceptance_criteria) {
-      lines.push(`- [${criterion.met ? 'x' : ' '}] ${criterion.text}`);
-    }
-  }
+  if (extension.acceptance_criteria.length > 0) lines.push(...renderCriteria(extension));
   if (extension.sub_tasks.length > 0) {
     lines.push('sub-tasks:');
     for (const row of extension.sub_tasks) {
       const where = row.agent === null ? '' : `${row.agent.id}/`;
+      const criteria =
+        row.criteria === null || row.criteria.total === 0
+          ? ''
+          : `, criteria ${row.criteria.met}/${row.criteria.total} met`;
       lines.push(
-        `- ${where}${row.task_id}: ${row.state}${row.sub_state ? ` (${row.sub_state})` : ''}`
+        `- ${where}${row.task_id}: ${row.state}${row.sub_state ? ` (${row.sub_state})` : ''}${criteria}`
       );
     }
   }
   return lines.join('\n');
+};
+
+/**
+ * The criteria as the model reads them: each with its id (what meet_criterion takes), met with
+ * what evidence and by whom, or unmet with the reviewer's reason when one rejected it. The heading
+ * says what they weigh: a delegated task completes only with all met; a conversation's are advisory.
+ */
+const renderCriteria = (extension: TaskExtension): string[] => {
+  const criteria = extension.acceptance_criteria;
+  const met = criteria.filter((criterion) => criterion.met).length;
+  const weight =
+    lifecycleOf(extension) === 'delegated'
+      ? 'the task completes only when all are met; meet each with meet_criterion and its evidence'
+      : 'advisory: meet each with meet_criterion and its evidence';
+  const lines = [`acceptance criteria (${met} of ${criteria.length} met; ${weight}):`];
+  for (const criterion of criteria) {
+    let line = `- [${criterion.met ? 'x' : ' '}] ${criterion.id}: ${criterion.text}`;
+    if (criterion.met && criterion.evidence !== null) {
+      line += ` — met by ${criterion.met_by ?? 'unknown'}: ${criterion.evidence.text}`;
+    } else if (criterion.rejection !== null) {
+      line += ` — rejected by ${criterion.rejection.by}: ${criterion.rejection.reason}`;
+    }
+    lines.push(line);
+  }
+  return lines;
 };
 
 export const renderInstructions = (extension: TaskExtension): string =>
@@ -101,6 +125,8 @@ const entryToInput = (entry: HistoryEntry): ModelInputItem => {
       };
     case 'note':
       return { type: 'message', role: 'user', text: frameUntrusted('agent', forModel(entry.text)) };
+    case 'harness_note':
+      return { type: 'message', role: 'user', text: `[harness] ${forModel(entry.text)}` };
   }
 };
 

@@ -1,10 +1,9 @@
 import type { TaskRecord } from '../ports/task-store.js';
 import { isTerminalState, readExtension, stateOf } from '../task/a2a-task.js';
 import { agentIsAssignee, assigneeOf } from './assignee.js';
-import type { LoopDeps } from './deps.js';
 import type { HistoryEntry } from './history.schema.js';
 import type { InboxItem } from './inbox.schema.js';
-import { type Change, changeOf, decideAndCommit, decided, loadRecord } from './records.js';
+import { type Change, changeOf } from './records.js';
 import { shouldRenew } from './renewal-policy.js';
 import type { StepResult, TurnRef } from './route.schema.js';
 import { endRoute, parkedForInput, working } from './status.js';
@@ -36,7 +35,7 @@ export const itemsToFold = (inbox: readonly InboxItem[]): InboxItem[] => {
 
 /**
  * Folds what arrived since the last drain into the transcript: accepted messages (a reply to the
- * pending question is marked as such and clears it) and notes from children. The items leave the
+ * pending question is marked as such and clears it), notes from children and the harness's notes. The items leave the
  * inbox in the same commit that writes their transcript entries, so a retried drain never folds
  * an item twice and a crash never loses one.
  */
@@ -58,6 +57,12 @@ export const foldInbox = (change: Change, items: readonly InboxItem[], agentId: 
         text: item.text,
       });
       needsModel ||= item.result;
+      continue;
+    }
+    if (item.kind === 'harness_note') {
+      const { topic, criteria, text } = item;
+      entries.push({ seq: ++historySeq, kind: 'harness_note', topic, criteria, text });
+      needsModel ||= !participantTask;
       continue;
     }
     let text = item.text;
@@ -100,66 +105,48 @@ export const foldInbox = (change: Change, items: readonly InboxItem[], agentId: 
   };
 };
 
+/**
+ * What the drain decides: a route the turn takes at once (`step`, with what it commits, if
+ * anything), or the turn goes on (`goOn`) with what it folded: to the model, or straight to its
+ * end (`end_turn`: a completion request, or nothing the model has not read).
+ */
+export type DrainDecision =
+  | { step: StepResult; change?: Change }
+  | { goOn: 'model' | 'end_turn'; ref: TurnRef; change: Change };
+
 /** The drain's decision on a loaded task and its inbox (pure). */
 export const decideDrain = (
   record: TaskRecord,
   inbox: readonly InboxItem[],
   ref: TurnRef,
   options: { agentId: string; turnsPerGeneration: number; now: string }
-): { route: StepResult; change?: Change } => {
+): DrainDecision => {
   const state = stateOf(record.task);
-  if (isTerminalState(state)) return { route: { ref, route: endRoute(state) } };
+  if (isTerminalState(state)) return { step: { ref, route: endRoute(state) } };
   if (record.loop.generation !== ref.generation)
-    return { route: { ref, route: { next: 'superseded' } } };
-  if (shouldRenew(record.loop, options)) return { route: { ref, route: { next: 'renew' } } };
+    return { step: { ref, route: { next: 'superseded' } } };
+  if (shouldRenew(record.loop, options)) return { step: { ref, route: { next: 'renew' } } };
   // Re-entered mid-turn (a restart from an earlier checkpoint): the turn's calls run first, and
   // nothing is folded between a call and its result.
   const pending = unappliedCalls(record.loop);
   if (pending.length > 0) {
     const current = currentRef(ref, record.loop);
     const calls = pending.map((call) => ({ ref: current, callId: call.id }));
-    return { route: { ref: current, route: { next: 'execute_tools', calls } } };
+    return { step: { ref: current, route: { next: 'execute_tools', calls } } };
   }
 
   const folded = foldInbox(changeOf(record), itemsToFold(inbox), options.agentId);
   const { loop } = folded.record;
   const current = { ...ref, turn: loop.turn };
-  if (loop.completionRequest !== null) {
-    return { route: { ref: current, route: { next: 'finish' } }, change: folded };
-  }
+  if (loop.completionRequest !== null) return { goOn: 'end_turn', ref: current, change: folded };
   if (loop.pendingQuestion !== null) {
     const { question, options: choices } = loop.pendingQuestion;
     const text = choices.length > 0 ? `${question}\nOptions: ${choices.join(', ')}` : question;
     return {
-      route: { ref: current, route: { next: 'park', subState: 'awaiting-answer' } },
+      step: { ref: current, route: { next: 'park', subState: 'awaiting-answer' } },
       change: parkedForInput(folded, current, 'awaiting-answer', text, options.now),
     };
   }
-  if (!loop.needsModel)
-    return { route: { ref: current, route: { next: 'finish' } }, change: folded };
-  return {
-    route: { ref: current, route: { next: 'assemble' } },
-    change: working(folded, options.now),
-  };
-};
-
-const isEmpty = (change: Change, base: TaskRecord) =>
-  change.record === base && change.history.length === 0 && change.events.length === 0;
-
-/** The first state of every turn: fold the inbox, then decide what the turn is. */
-export const drain = async (deps: LoopDeps, ref: TurnRef): Promise<StepResult> => {
-  const { result } = await decideAndCommit(
-    deps,
-    () => Promise.all([loadRecord(deps, ref.taskId), deps.store.readInbox(ref.taskId)]),
-    ([record, inbox]) => {
-      const { route, change } = decideDrain(record, inbox, ref, {
-        agentId: deps.config.agentId,
-        turnsPerGeneration: deps.config.turnsPerGeneration,
-        now: deps.clock.now(),
-      });
-      if (change === undefined || isEmpty(change, record)) return { result: route };
-      return decided(record, change, route);
-    }
-  );
-  return result;
+  if (!loop.needsModel) return { goOn: 'end_turn', ref: current, change: folded };
+  return { goOn: 'model', ref: current, change: working(folded, options.now) };
 };

@@ -1,14 +1,11 @@
 import type { SubState, TaskStateName } from '../task/extension.schema.js';
-import { assemble } from './assemble.js';
 import type { LoopDeps } from './deps.js';
-import { drain } from './drain.js';
 import { executeTool } from './execute-tool.js';
-import { finish } from './finish.js';
-import { invokeModel } from './invoke-model.js';
 import { park } from './park.js';
 import { loadRecord } from './records.js';
 import { renew } from './renew.js';
 import type { StepResult, TurnRef } from './route.schema.js';
+import { takeTurn } from './take-turn.js';
 
 export type RunOutcome =
   | { kind: 'parked'; subState: SubState | null; ref: TurnRef; token: string }
@@ -22,7 +19,7 @@ export type RunOutcome =
  */
 export const runTask = async (deps: LoopDeps, taskId: string): Promise<RunOutcome> => {
   const record = await loadRecord(deps, taskId);
-  let step: StepResult = await drain(deps, {
+  let step: StepResult = await takeTurn(deps, {
     taskId,
     generation: record.loop.generation,
     turn: record.loop.turn,
@@ -30,36 +27,27 @@ export const runTask = async (deps: LoopDeps, taskId: string): Promise<RunOutcom
   for (;;) {
     const { ref, route } = step;
     switch (route.next) {
-      case 'assemble':
-        step = await assemble(deps, ref);
-        break;
-      case 'invoke_model':
-        step = await invokeModel(deps, ref);
-        break;
       case 'execute_tools':
         for (const call of route.calls) await executeTool(deps, call);
-        step = await drain(deps, ref);
-        break;
-      case 'drain':
-        step = await drain(deps, ref);
-        break;
-      case 'finish':
-        step = await finish(deps, ref);
+        step = await takeTurn(deps, ref);
         break;
       case 'park': {
         const token = deps.ids.next('token');
         const { wakeNow } = await park(deps, ref, token);
         if (!wakeNow) return { kind: 'parked', subState: route.subState, ref, token };
-        step = await drain(deps, ref);
+        step = await takeTurn(deps, ref);
         break;
       }
       case 'renew':
-        step = await drain(deps, await renew(deps, ref));
+        step = await takeTurn(deps, await renew(deps, ref));
         break;
       case 'end':
         return { kind: 'ended', state: route.state };
       case 'superseded':
         return { kind: 'superseded' };
+      default:
+        // The turn goes on (a drain, the model, the finish): the next turn state takes it.
+        step = await takeTurn(deps, ref);
     }
   }
 };

@@ -108,6 +108,9 @@ const invoke = async (
           actor: record.loop.actor,
           agentIds: deps.agents.agents().map((agent) => agent.id),
           askedThisTurn: record.loop.pendingQuestion !== null,
+          agentId: deps.config.agentId,
+          artifactIds: record.task.artifacts.map((artifact) => artifact.artifactId),
+          now: deps.clock.now(),
         },
       })
     );

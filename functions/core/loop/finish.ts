@@ -3,23 +3,17 @@ import type { TaskRecord } from '../ports/task-store.js';
 import { isTerminalState, lifecycleOf, readExtension, stateOf } from '../task/a2a-task.js';
 import { agentIsAssignee } from './assignee.js';
 import { decideCompletion } from './completion.js';
+import { withCriteriaAccepted, withUnmetCriteria } from './criteria-review.js';
 import type { LoopDeps } from './deps.js';
 import type { InboxItem } from './inbox.schema.js';
-import {
-  changeOf,
-  type Decision,
-  decideAndCommit,
-  decided,
-  loadRecord,
-  withLoop,
-} from './records.js';
+import { type Change, type Decision, decided, withLoop, writesNothing } from './records.js';
 import type { StepResult, TurnRef } from './route.schema.js';
 import { ended, endRoute, parkedForInput } from './status.js';
 import { currentRef, turnUnfinished } from './turn-position.js';
 
-/** Whether something waits that the model has not read: a message, or a child's result. */
+/** Whether something waits that the model has not read: a message, a child's result, a harness note. */
 export const hasUnreadWork = (inbox: readonly InboxItem[]): boolean =>
-  inbox.some((item) => item.kind === 'message' || item.result);
+  inbox.some((item) => item.kind !== 'note' || item.result);
 
 const lastText = (record: TaskRecord): string | undefined =>
   record.loop.response?.text || undefined;
@@ -29,77 +23,94 @@ const park = (ref: TurnRef, subState: 'awaiting-next-message'): StepResult => ({
   route: { next: 'park', subState },
 });
 
+/** What the end of a turn decided: the change to commit (the turn's own, at least) and where the loop goes. */
+export interface TurnEnd {
+  change: Change;
+  route: StepResult;
+}
+
 /**
- * The end of a turn with no tool call. A participant's completion request runs
- * decide_completion with `requested_by` (refused while a sub-task is unresolved: the task parks
- * again). Otherwise anything unread takes one more turn; a conversation parks
- * (INPUT_REQUIRED, awaiting-next-message) and never completes by itself; a delegated task runs
- * decide_completion and completes, fails, or waits for its children.
+ * The end of a turn with no tool call, decided on top of `change` (the turn's own change: its
+ * model response, or nothing). A participant's completion request runs decide_completion with
+ * `requested_by` (refused while a sub-task is unresolved: the task parks again; criteria still
+ * unmet are recorded as accepted by them). A turn that is not over (re-entered from an earlier
+ * checkpoint) goes on. A conversation parks (INPUT_REQUIRED, awaiting-next-message) and never
+ * completes by itself, its criteria advisory; a delegated task with nothing unread runs
+ * decide_completion and completes, fails, waits for its children, or, with criteria unmet, is
+ * told so and works on until a bound, then parks for its reporter's review (criteria-review.ts).
+ * The inbox is read only to end a task (`inboxOf`): whatever arrives before a park is seen by
+ * the park itself.
  */
-export const decideFinish = async (
+export const finishTurn = async (
   deps: LoopDeps,
-  record: TaskRecord,
-  inbox: readonly InboxItem[],
-  ref: TurnRef
-): Promise<Decision<StepResult>> => {
+  change: Change,
+  ref: TurnRef,
+  inboxOf: () => Promise<readonly InboxItem[]>
+): Promise<TurnEnd> => {
+  const { record } = change;
   const state = stateOf(record.task);
-  if (isTerminalState(state)) return { result: { ref, route: endRoute(state) } };
-  if (record.loop.generation !== ref.generation)
-    return { result: { ref, route: { next: 'superseded' } } };
+  if (isTerminalState(state)) return { change, route: { ref, route: endRoute(state) } };
+  if (record.loop.generation !== ref.generation) {
+    return { change, route: { ref, route: { next: 'superseded' } } };
+  }
   const now = deps.clock.now();
   const extension = readExtension(record.task);
-  const base = changeOf(record);
-  const end = (endState: TaskState, text: string | undefined, clearRequest = false) => {
-    const change = ended(base, ref, endState, text, now);
-    return decided(
-      record,
-      clearRequest ? withLoop(change, (loop) => ({ ...loop, completionRequest: null })) : change,
-      { ref, route: endRoute(endState) }
-    );
+  const end = (
+    endState: TaskState,
+    text: string | undefined,
+    clearRequest = false,
+    from: Change = change
+  ): TurnEnd => {
+    const ending = ended(from, ref, endState, text, now);
+    return {
+      change: clearRequest
+        ? withLoop(ending, (loop) => ({ ...loop, completionRequest: null }))
+        : ending,
+      route: { ref, route: endRoute(endState) },
+    };
   };
+  const parked = (text: string | undefined, base: Change = change): TurnEnd => ({
+    change: parkedForInput(base, ref, 'awaiting-next-message', text, now),
+    route: park(ref, 'awaiting-next-message'),
+  });
 
   const request = record.loop.completionRequest;
   if (request !== null) {
     const result = request.reason ?? lastText(record) ?? '';
     const verdict = await decideCompletion(deps, record, request.requestedBy, result);
-    if (verdict.decision === 'complete') return end(TaskState.TASK_STATE_COMPLETED, result, true);
+    if (verdict.decision === 'complete') {
+      const accepted = withCriteriaAccepted(change, request, now);
+      return end(TaskState.TASK_STATE_COMPLETED, result, true, accepted);
+    }
     if (verdict.decision === 'fail') return end(TaskState.TASK_STATE_FAILED, verdict.reason, true);
-    const refused = parkedForInput(
-      withLoop(base, (loop) => ({ ...loop, completionRequest: null })),
-      ref,
-      'awaiting-next-message',
-      `completion refused: ${verdict.reason}`,
-      now
-    );
-    return decided(record, refused, park(ref, 'awaiting-next-message'));
+    const cleared = withLoop(change, (loop) => ({ ...loop, completionRequest: null }));
+    return parked(`completion refused: ${verdict.reason}`, cleared);
   }
 
-  // Anything unread, or a turn that is not over (re-entered from an earlier checkpoint), takes
-  // the loop on instead of ending the turn.
-  if (hasUnreadWork(inbox) || turnUnfinished(record.loop)) {
-    return { result: { ref: currentRef(ref, record.loop), route: { next: 'drain' } } };
+  // A turn that is not over (re-entered from an earlier checkpoint) takes the loop on.
+  if (turnUnfinished(record.loop)) {
+    return { change, route: { ref: currentRef(ref, record.loop), route: { next: 'turn' } } };
   }
-
-  if (!agentIsAssignee(extension, deps.config.agentId)) {
-    const waiting = parkedForInput(base, ref, 'awaiting-next-message', extension.goal, now);
-    return decided(record, waiting, park(ref, 'awaiting-next-message'));
-  }
-  if (lifecycleOf(extension) === 'conversation') {
-    const waiting = parkedForInput(base, ref, 'awaiting-next-message', lastText(record), now);
-    return decided(record, waiting, park(ref, 'awaiting-next-message'));
+  if (!agentIsAssignee(extension, deps.config.agentId)) return parked(extension.goal);
+  if (lifecycleOf(extension) === 'conversation') return parked(lastText(record));
+  // A delegated task ends only once it has read everything: anything unread takes a turn more.
+  if (hasUnreadWork(await inboxOf())) {
+    return { change, route: { ref: currentRef(ref, record.loop), route: { next: 'turn' } } };
   }
   const verdict = await decideCompletion(deps, record, null, lastText(record) ?? '');
   if (verdict.decision === 'complete') return end(TaskState.TASK_STATE_COMPLETED, lastText(record));
   if (verdict.decision === 'fail') return end(TaskState.TASK_STATE_FAILED, verdict.reason);
+  if (verdict.decision === 'unmet') {
+    const unmet = withUnmetCriteria(change, ref, verdict.criteria, {
+      reminders: deps.config.criteriaReminders,
+      now,
+    });
+    return { change: unmet.change, route: unmet.result };
+  }
   // Waiting for children: the task stays WORKING, parked on a token until a child's news.
-  return { result: { ref, route: { next: 'park', subState: null } } };
+  return { change, route: { ref, route: { next: 'park', subState: null } } };
 };
 
-export const finish = async (deps: LoopDeps, ref: TurnRef): Promise<StepResult> => {
-  const { result } = await decideAndCommit(
-    deps,
-    () => Promise.all([loadRecord(deps, ref.taskId), deps.store.readInbox(ref.taskId)]),
-    ([record, inbox]) => decideFinish(deps, record, inbox, ref)
-  );
-  return result;
-};
+/** The commit of a turn's end, made on `base` (the record the turn read); none if it writes nothing. */
+export const endOfTurn = (base: TaskRecord, end: TurnEnd): Decision<StepResult> =>
+  writesNothing(end.change, base) ? { result: end.route } : decided(base, end.change, end.route);

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 
 /**
+ * What a harness note is about: the task's acceptance criteria that keep it from completing, or a
+ * reviewer's rejection of one. The harness's own words (and a reviewer's reason), never framed as
+ * untrusted.
+ */
+export const HarnessNoteTopicSchema = z.enum(['criteria_unmet', 'criterion_rejected']);
+export type HarnessNoteTopic = z.infer<typeof HarnessNoteTopicSchema>;
+
+/**
  * The transcript: many small entries, never one big item. `seq` is the entry's position in the
  * task's transcript (1, 2, ...); compaction names the entries it summarised by seq.
  */
@@ -38,6 +46,14 @@ export const HistoryEntrySchema = z.discriminatedUnion('kind', [
     kind: z.literal('note'),
     /** The child task the news is about. */
     fromTaskId: z.string(),
+    text: z.string(),
+  }),
+  z.strictObject({
+    ...base,
+    kind: z.literal('harness_note'),
+    topic: HarnessNoteTopicSchema,
+    /** Ids of the acceptance criteria it names. */
+    criteria: z.array(z.string()),
     text: z.string(),
   }),
 ]);

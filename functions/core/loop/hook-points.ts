@@ -1,14 +1,16 @@
 import type { TaskState } from '@a2a-js/sdk';
 import type { HookPointTypes } from '../hooks/hooks.js';
 import type { ModelToolCall } from '../ports/model.js';
-import type { Plan, SubState, SubTaskRow } from '../task/extension.schema.js';
+import type { AcceptanceCriterion, Plan, SubState, SubTaskRow } from '../task/extension.schema.js';
 import type { Invocation } from '../tools/invoker.js';
 import type { HistoryEntry } from './history.schema.js';
 
 export type CompletionVerdict =
   | { decision: 'complete' }
   | { decision: 'wait'; reason: string }
-  | { decision: 'fail'; reason: string };
+  | { decision: 'fail'; reason: string }
+  /** Acceptance criteria unmet: the model is told which and works on, or the task awaits review. */
+  | { decision: 'unmet'; reason: string; criteria: string[] };
 
 /** The hook points the loop exposes, with each point's context and result. */
 export interface HarnessHookPoints extends HookPointTypes {
@@ -30,11 +32,16 @@ export interface HarnessHookPoints extends HookPointTypes {
     context: { taskId: string; previousSummary: string | null; entries: HistoryEntry[] };
     result: { summary: string; removedThrough: number };
   };
-  /** decide_completion: the built-in body waits while a sub-task is unresolved. */
+  /**
+   * decide_completion: the built-in body waits while a sub-task is unresolved, and keeps a
+   * delegated task from completing by itself while an acceptance criterion is unmet.
+   */
   'task.complete': {
     context: {
       taskId: string;
       unresolved: SubTaskRow[];
+      /** The acceptance criteria not met (a participant's completion accepts them as they are). */
+      unmet: AcceptanceCriterion[];
       requestedBy: string | null;
       result: string;
     };

@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { HarnessNoteTopicSchema } from './history.schema.js';
 
 /**
- * What waits for a task's next drain: accepted participant messages and notes from children.
+ * What waits for a task's next drain: accepted participant messages, notes from children, and
+ * the harness's own notes (a reviewer's rejection of a criterion).
  * `seq` is the arrival order the store assigns; the loop keeps a cursor, so a retried drain never
  * folds an item twice.
  */
@@ -23,6 +25,14 @@ export const InboxItemSchema = z.discriminatedUnion('kind', [
     text: z.string(),
     /** A child result the parent's model has not read yet (an ending or a remote turn). */
     result: z.boolean(),
+  }),
+  z.strictObject({
+    seq: z.int().min(1),
+    kind: z.literal('harness_note'),
+    id: z.string(),
+    topic: HarnessNoteTopicSchema,
+    criteria: z.array(z.string()),
+    text: z.string(),
   }),
 ]);
 export type InboxItem = z.infer<typeof InboxItemSchema>;

@@ -2,11 +2,20 @@ import { TaskState } from '@a2a-js/sdk';
 import type { ModelResponse } from '../ports/model.js';
 import type { TaskRecord } from '../ports/task-store.js';
 import { isTerminalState, stateOf } from '../task/a2a-task.js';
+import { type CompactionRecord, compactionFor, withCompaction } from './compaction.js';
 import type { LoopConfig } from './config.js';
 import { assembleContext } from './context.js';
 import type { LoopDeps } from './deps.js';
+import { endOfTurn, finishTurn } from './finish.js';
 import type { HistoryEntry } from './history.schema.js';
-import { type Change, changeOf, decideAndCommit, decided, loadRecord } from './records.js';
+import {
+  type Change,
+  changeOf,
+  type Decision,
+  decideAndCommit,
+  decided,
+  loadRecord,
+} from './records.js';
 import type { StepResult, TurnRef } from './route.schema.js';
 import { ended, endRoute } from './status.js';
 import { currentRef } from './turn-position.js';
@@ -14,7 +23,7 @@ import { costOf, withCall } from './usage.js';
 
 const routeAfter = (ref: TurnRef, response: ModelResponse): StepResult =>
   response.toolCalls.length === 0
-    ? { ref, route: { next: 'finish' } }
+    ? { ref, route: { next: 'turn' } }
     : {
         ref,
         route: {
@@ -103,7 +112,7 @@ const routeInstead = (
   // Re-entered after the turn moved on (a restart from an earlier checkpoint): go on from where
   // the task is, never call the model for a turn already taken.
   if (record.loop.turn !== ref.turn) {
-    return { result: { ref: currentRef(ref, record.loop), route: { next: 'drain' } } };
+    return { result: { ref: currentRef(ref, record.loop), route: { next: 'turn' } } };
   }
   if (record.loop.turn >= config.maxTurns) {
     const failed = TaskState.TASK_STATE_FAILED;
@@ -115,63 +124,95 @@ const routeInstead = (
   return undefined;
 };
 
+type ModelCall = { response: ModelResponse; characters: number; record: ModelCallRecord };
+
+/** One model call on the context `record` and `history` make; nothing is written. */
+const callModel = async (
+  deps: LoopDeps,
+  record: TaskRecord,
+  history: readonly HistoryEntry[]
+): Promise<ModelCall> => {
+  const taskId = record.task.id;
+  const { request, characters } = assembleContext({
+    record,
+    history,
+    tools: deps.tools,
+    config: deps.config,
+  });
+  const startedAt = deps.clock.now();
+  const answered = await deps.model.invoke(request);
+  const at = deps.clock.now();
+  const toolCalls = await deps.hooks.run(
+    'tool_calls.extracted',
+    { taskId, calls: answered.toolCalls },
+    (context) => context.calls
+  );
+  const response: ModelResponse = { ...answered, toolCalls };
+  const prices = deps.config.prices ?? {};
+  return {
+    response,
+    characters,
+    record: {
+      ...response,
+      requested_model: request.model ?? null,
+      reasoning_effort: request.reasoningEffort ?? null,
+      cost_usd: costOf(response.usage, prices[response.model] ?? prices[request.model ?? '']),
+      latency_ms: Math.max(0, Date.parse(at) - Date.parse(startedAt)),
+      at,
+    },
+  };
+};
+
 /**
- * Calls the model once for turn `ref.turn + 1`. The response is committed with the turn (its
- * transcript entries, the usage, the record the auditor reads) before the route is returned, so
- * a retried state reuses it and never calls the model twice. The commit is conditioned on the
- * task as it was read before the call: if the turn was cut or the task ended meanwhile, nothing
- * of the response is written. Tool calls come only from the response's structured calls,
- * filtered by the `tool_calls.extracted` hooks.
+ * The model's part of turn `ref.turn + 1`: compaction first when over budget, one model call,
+ * and the response committed with the turn (its transcript entries, the usage, the record the
+ * auditor reads) before the route is returned, so a retried state reuses it and never calls the
+ * model twice. With `endTurn`, a response without tool calls also ends the turn in the same
+ * commit (the park, the completion: `finishTurn`). The commit is conditioned on the task as it
+ * was read before the call: if the turn was cut or the task ended meanwhile, nothing of the
+ * response is written. Tool calls come only from the response's structured calls, filtered by
+ * the `tool_calls.extracted` hooks. `first`: the record as the caller has just read it.
  */
-export const invokeModel = async (deps: LoopDeps, ref: TurnRef): Promise<StepResult> => {
+export const respond = async (
+  deps: LoopDeps,
+  ref: TurnRef,
+  options: { endTurn: boolean; first?: TaskRecord | undefined }
+): Promise<StepResult> => {
   const taskId = ref.taskId;
   const next = { ...ref, turn: ref.turn + 1 };
-  let call: { response: ModelResponse; characters: number; record: ModelCallRecord } | undefined;
+  let given = options.first;
+  let compaction: CompactionRecord | undefined;
+  let call: ModelCall | undefined;
   const { result } = await decideAndCommit(
     deps,
-    () => loadRecord(deps, taskId),
-    async (record) => {
+    async () => {
+      const record = given ?? (await loadRecord(deps, taskId));
+      given = undefined;
+      return record;
+    },
+    async (record): Promise<Decision<StepResult>> => {
       const instead = routeInstead(record, ref, deps.config, deps.clock.now());
       if (instead !== undefined) {
         return instead.change === undefined
           ? { result: instead.result }
           : decided(record, instead.change, instead.result);
       }
+      let change = changeOf(record);
       if (call === undefined) {
         const history = await deps.store.readHistory(taskId, record.loop.compactedThrough);
-        const { request, characters } = assembleContext({
-          record,
-          history,
-          tools: deps.tools,
-          config: deps.config,
-        });
-        const startedAt = deps.clock.now();
-        const answered = await deps.model.invoke(request);
-        const at = deps.clock.now();
-        const toolCalls = await deps.hooks.run(
-          'tool_calls.extracted',
-          { taskId, calls: answered.toolCalls },
-          (context) => context.calls
-        );
-        const response: ModelResponse = { ...answered, toolCalls };
-        const prices = deps.config.prices ?? {};
-        call = {
-          response,
-          characters,
-          record: {
-            ...response,
-            requested_model: request.model ?? null,
-            reasoning_effort: request.reasoningEffort ?? null,
-            cost_usd: costOf(response.usage, prices[response.model] ?? prices[request.model ?? '']),
-            latency_ms: Math.max(0, Date.parse(at) - Date.parse(startedAt)),
-            at,
-          },
-        };
+        compaction ??= await compactionFor(deps, ref, record, history);
+        const context =
+          compaction === undefined ? record : withCompaction(change, ref, compaction).record;
+        call = await callModel(deps, context, history);
       }
-      return decided(
+      if (compaction !== undefined) change = withCompaction(change, ref, compaction);
+      change = withModelResponse(change, next, call);
+      if (call.response.toolCalls.length > 0 || !options.endTurn) {
+        return decided(record, change, routeAfter(next, call.response));
+      }
+      return endOfTurn(
         record,
-        withModelResponse(changeOf(record), next, call),
-        routeAfter(next, call.response)
+        await finishTurn(deps, change, next, () => deps.store.readInbox(taskId))
       );
     }
   );

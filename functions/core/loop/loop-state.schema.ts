@@ -65,6 +65,11 @@ export const LoopStateSchema = z.strictObject({
   }),
   /** The order of the last change applied per child: older, redelivered changes are ignored. */
   childOrder: z.record(z.string(), z.int()),
+  /**
+   * Turns ended, in a row, with acceptance criteria unmet and the model told so; at the bound the
+   * task parks for its reporter's review. A met criterion or a review starts the count again.
+   */
+  criteriaReminders: z.int().min(0).default(0),
   /** A participant's completion request waiting for `decide_completion`. */
   completionRequest: CompletionRequestSchema.nullable(),
   /** The task token of the parked execution; claimed (cleared) by whoever wakes it. */
@@ -95,6 +100,7 @@ export const initialLoopState = (): LoopState => ({
   attemptedCalls: [],
   usage: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 },
   childOrder: {},
+  criteriaReminders: 0,
   completionRequest: null,
   parkToken: null,
 });

@@ -53,6 +53,19 @@ export const changeOf = (record: TaskRecord): Change => ({
   stateChanges: [],
 });
 
+/** Whether committing `change` (made on `base`) would write nothing at all. */
+export const writesNothing = (change: Change, base: TaskRecord): boolean =>
+  change.record === base &&
+  [
+    change.history,
+    change.events,
+    change.consumed,
+    change.enqueue,
+    change.seen,
+    change.audit,
+    change.pushConfigs,
+  ].every((list) => list.length === 0);
+
 /** The change with the record rewritten (task or loop state). */
 export const withRecord = (change: Change, update: (record: TaskRecord) => TaskRecord): Change => ({
   ...change,

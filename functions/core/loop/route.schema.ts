@@ -17,11 +17,9 @@ export const ToolCallRefSchema = z.strictObject({ ref: TurnRefSchema, callId: z.
 export type ToolCallRef = z.infer<typeof ToolCallRefSchema>;
 
 export const RouteSchema = z.discriminatedUnion('next', [
-  z.strictObject({ next: z.literal('assemble') }),
-  z.strictObject({ next: z.literal('invoke_model') }),
+  /** The turn goes on from where the task is: the next Take Turn state decides. */
+  z.strictObject({ next: z.literal('turn') }),
   z.strictObject({ next: z.literal('execute_tools'), calls: z.array(ToolCallRefSchema).min(1) }),
-  z.strictObject({ next: z.literal('drain') }),
-  z.strictObject({ next: z.literal('finish') }),
   /** Wait on a task token: INPUT_REQUIRED with a sub-state, or WORKING while children run. */
   z.strictObject({ next: z.literal('park'), subState: SubStateSchema.nullable() }),
   /** Continue as new: the next generation's execution takes over. */

@@ -1,5 +1,5 @@
 import { TaskState } from '@a2a-js/sdk';
-import { stateName, stateOf } from '../task/a2a-task.js';
+import { stateName, stateOf, subStateOf } from '../task/a2a-task.js';
 import type { SubState } from '../task/extension.schema.js';
 import { agentMessage, statusText } from './messages.js';
 import { type Change, withLoop, withStatusChange } from './records.js';
@@ -17,23 +17,30 @@ const statusMessage = (change: Change, ref: TurnRef, purpose: string, text: stri
         text: statusText(text),
       });
 
-/** Parks in INPUT_REQUIRED with a sub-state; the status message is what the task waits on. */
+/**
+ * Parks in INPUT_REQUIRED with a sub-state; the status message is what the task waits on. The
+ * same park again (a turn state re-entered after its turn ended) changes nothing.
+ */
 export const parkedForInput = (
   change: Change,
   ref: TurnRef,
   subState: SubState,
   text: string | undefined,
   now: string
-): Change =>
-  withStatusChange(
+): Change => {
+  const message = statusMessage(change, ref, `park:${subState}`, text);
+  const { task } = change.record;
+  const samePark =
+    stateOf(task) === TaskState.TASK_STATE_INPUT_REQUIRED &&
+    subStateOf(task) === subState &&
+    JSON.stringify(task.status?.message) === JSON.stringify(message);
+  if (samePark) return change;
+  return withStatusChange(
     change,
-    {
-      state: TaskState.TASK_STATE_INPUT_REQUIRED,
-      subState,
-      message: statusMessage(change, ref, `park:${subState}`, text),
-    },
+    { state: TaskState.TASK_STATE_INPUT_REQUIRED, subState, message },
     now
   );
+};
 
 /** Ends the task: nobody may wake it any more. */
 export const ended = (

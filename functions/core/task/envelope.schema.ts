@@ -18,14 +18,36 @@ export type EventEnvelope = z.infer<typeof EventEnvelopeSchema>;
 
 /**
  * The control envelope's payload. Ours: the reference's exact shape was not recoverable; this
- * follows its envelope mechanism (`kind: "control"`).
+ * follows its envelope mechanism (`kind: "control"`). `complete` and `cancel` end the task;
+ * `reject_criterion` is a reviewer's (a reporter's or an admin's) finding that a met acceptance
+ * criterion is not met.
  */
 export const ControlPayloadSchema = z
-  .strictObject({
-    action: z.enum(['complete', 'cancel']),
-    reason: z.string().min(1).optional(),
-  })
-  .describe('Ends a conversation: complete (runs decide_completion) or cancel.');
+  .discriminatedUnion('action', [
+    z
+      .strictObject({ action: z.literal('complete'), reason: z.string().min(1).optional() })
+      .describe(
+        'Completes the task (runs decide_completion); criteria still unmet are recorded as accepted by the sender.'
+      ),
+    z
+      .strictObject({ action: z.literal('cancel'), reason: z.string().min(1).optional() })
+      .describe('Cancels the task and its unfinished children.'),
+    z
+      .strictObject({
+        action: z.literal('reject_criterion'),
+        criterion: z
+          .string()
+          .min(1)
+          .describe("The criterion's id (c1, c2, ...) or its position (1, 2, ...)."),
+        reason: z
+          .string()
+          .min(1)
+          .max(2_000)
+          .describe('Why it is not met: what the agent reads next (kept on the criterion).'),
+      })
+      .describe('A reporter or admin finds a met criterion unmet: it is unmet again.'),
+  ])
+  .describe('A participant completes or cancels the task, or a reviewer rejects a criterion.');
 export type ControlPayload = z.infer<typeof ControlPayloadSchema>;
 
 /** Fields any participant may change through a task envelope on an existing task. */

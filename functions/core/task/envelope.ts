@@ -8,6 +8,7 @@ import {
   NotAParticipantError,
   ServerControlledFieldError,
 } from '../errors.js';
+import { criteriaFromEnvelope } from './criteria.js';
 import {
   ADMIN_FIELDS,
   type ControlPayload,
@@ -17,6 +18,7 @@ import {
   OPEN_FIELDS,
 } from './envelope.schema.js';
 import {
+  type AcceptanceCriterion,
   SERVER_CONTROLLED_FIELDS,
   type TaskExtension,
   TaskExtensionSchema,
@@ -92,6 +94,18 @@ const parseExtension = (value: unknown): TaskExtension => {
   return parsed.data;
 };
 
+/** The payload with its criteria merged over the task's (criteria.ts): their met state is kept. */
+const withCriteriaMerged = (
+  payload: Record<string, unknown>,
+  current: readonly AcceptanceCriterion[]
+): Record<string, unknown> =>
+  Object.hasOwn(payload, 'acceptance_criteria')
+    ? {
+        ...payload,
+        acceptance_criteria: criteriaFromEnvelope(current, payload.acceptance_criteria),
+      }
+    : payload;
+
 export interface NewTaskSettings {
   /** The participant creating the task (asserted by the request), if any. */
   sender: string | null;
@@ -108,7 +122,8 @@ export const extensionFromEnvelope = (
   settings: NewTaskSettings
 ): TaskExtension => {
   refuseServerControlled(payload);
-  const extension = parseExtension(payload);
+  // A new task's criteria start unmet: none may arrive met.
+  const extension = parseExtension(withCriteriaMerged(payload, []));
   const participants = [...extension.participants];
   const { sender, agentId } = settings;
   if (sender !== null && !participants.some((participant) => participant.id === sender)) {
@@ -153,7 +168,8 @@ export const extensionFromText = (text: string, settings: NewTaskSettings): Task
 
 /**
  * Applies a task envelope to an existing task. Open fields are anyone's on the task;
- * `participants` is an admin's; every other key is refused, named. All checks run before the
+ * `participants` is an admin's; every other key is refused, named. Acceptance criteria keep their
+ * met state (only meet_criterion and a review change it: criteria.ts). All checks run before the
  * merge, and the merged extension must parse, so an envelope is applied whole or not at all.
  */
 export const applyTaskEnvelope = (
@@ -173,7 +189,10 @@ export const applyTaskEnvelope = (
   if (touchesAdminFields && participant.role !== 'admin') {
     throw new AdminRequiredError('admin required to change participants');
   }
-  return parseExtension({ ...current, ...payload });
+  return parseExtension({
+    ...current,
+    ...withCriteriaMerged(payload, current.acceptance_criteria),
+  });
 };
 
 export const parseControl = (envelope: EventEnvelope): ControlPayload => {

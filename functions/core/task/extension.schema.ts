@@ -22,14 +22,6 @@ export const ParticipantSchema = z
   .describe('Someone taking part in the task: a person or an agent.');
 export type Participant = z.infer<typeof ParticipantSchema>;
 
-export const AcceptanceCriterionSchema = z
-  .strictObject({
-    text: z.string().min(1),
-    met: z.boolean().default(false),
-  })
-  .describe('A condition the result must satisfy.');
-export type AcceptanceCriterion = z.infer<typeof AcceptanceCriterionSchema>;
-
 export const ENTITY_KINDS = [
   'prompt',
   'skill',
@@ -63,6 +55,98 @@ export const TaskRefSchema = z
   .describe('A link to another A2A task.');
 export type TaskRef = z.infer<typeof TaskRefSchema>;
 
+export const CriterionEvidenceSchema = z
+  .strictObject({
+    text: z
+      .string()
+      .min(1)
+      .describe('What shows the criterion holds, in words a reviewer can check.'),
+    steps: z
+      .array(z.string().min(1))
+      .default([])
+      .describe('Ids of the plan steps whose output shows it.'),
+    tasks: z.array(TaskRefSchema).default([]).describe('Sub-tasks whose result shows it.'),
+    artifacts: z
+      .array(z.string().min(1))
+      .default([])
+      .describe("Ids of the task's artifacts that show it."),
+  })
+  .describe('Why a criterion is met: the evidence, and what it links to.');
+export type CriterionEvidence = z.infer<typeof CriterionEvidenceSchema>;
+
+export const CriterionRejectionSchema = z
+  .strictObject({
+    by: z.string().min(1).describe('The reporter or admin who rejected it.'),
+    reason: z.string().min(1),
+    at: z.string().min(1),
+  })
+  .describe('The last review that found the criterion unmet; cleared when it is met again.');
+export type CriterionRejection = z.infer<typeof CriterionRejectionSchema>;
+
+export const AcceptanceCriterionSchema = z
+  .strictObject({
+    id: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'Stable within the task (c1, c2, ...); the harness assigns one to a criterion without.'
+      ),
+    text: z.string().min(1),
+    met: z.boolean().default(false),
+    evidence: CriterionEvidenceSchema.nullable().default(null),
+    met_by: z
+      .string()
+      .min(1)
+      .nullable()
+      .default(null)
+      .describe(
+        'Who met it: the agent (meet_criterion), or the participant whose completion accepted it.'
+      ),
+    met_at: z.string().min(1).nullable().default(null),
+    rejection: CriterionRejectionSchema.nullable().default(null),
+  })
+  .describe('A condition the result must satisfy, and whether (and how) it is met.');
+
+/**
+ * Ids for the criteria that have none (a task stored before ids existed, a client that gave
+ * none): `c<n>`, n from the criterion's position up, skipping ids already taken, so a list keeps
+ * the ids it reads with until it is changed.
+ */
+const withCriterionIds = <C extends { id?: string | undefined }>(
+  criteria: readonly C[]
+): Array<C & { id: string }> => {
+  const taken = new Set(criteria.flatMap((criterion) => criterion.id ?? []));
+  return criteria.map((criterion, index) => {
+    if (criterion.id !== undefined) return { ...criterion, id: criterion.id };
+    let n = index + 1;
+    while (taken.has(`c${n}`)) n++;
+    taken.add(`c${n}`);
+    return { ...criterion, id: `c${n}` };
+  });
+};
+
+export const AcceptanceCriteriaSchema = z
+  .array(AcceptanceCriterionSchema)
+  .superRefine((criteria, context) => {
+    const ids = criteria.flatMap((criterion) => criterion.id ?? []);
+    const repeated = ids.filter((id, index) => ids.indexOf(id) !== index);
+    if (repeated.length > 0) {
+      context.addIssue({
+        code: 'custom',
+        message: `acceptance criterion ids must be unique: ${[...new Set(repeated)].join(', ')}`,
+      });
+    }
+  })
+  .transform(withCriterionIds);
+export type AcceptanceCriterion = z.output<typeof AcceptanceCriteriaSchema>[number];
+
+/** How many of a task's acceptance criteria are met, of how many. */
+export const CriteriaCountSchema = z
+  .strictObject({ met: z.int().min(0), total: z.int().min(0) })
+  .describe("A task's acceptance criteria: how many are met, of how many.");
+export type CriteriaCount = z.infer<typeof CriteriaCountSchema>;
+
 /** The A2A 1.0 state names, as they appear on the wire. */
 export const TASK_STATE_NAMES = [
   'TASK_STATE_SUBMITTED',
@@ -77,7 +161,7 @@ export const TASK_STATE_NAMES = [
 export const TaskStateNameSchema = z.enum(TASK_STATE_NAMES);
 export type TaskStateName = z.infer<typeof TaskStateNameSchema>;
 
-export const SUB_STATES = ['awaiting-next-message', 'awaiting-answer'] as const;
+export const SUB_STATES = ['awaiting-next-message', 'awaiting-answer', 'awaiting-review'] as const;
 export const SubStateSchema = z
   .enum(SUB_STATES)
   .describe('Why a task waits in TASK_STATE_INPUT_REQUIRED; absent while it works.');
@@ -88,6 +172,9 @@ export const SubTaskRowSchema = TaskRefSchema.extend({
     "The child's last known A2A state."
   ),
   sub_state: SubStateSchema.nullable().default(null),
+  criteria: CriteriaCountSchema.nullable()
+    .default(null)
+    .describe("The child's acceptance criteria met / total; null while not known."),
 }).describe("A child task as its parent sees it: the child's own task id and its state.");
 export type SubTaskRow = z.infer<typeof SubTaskRowSchema>;
 
@@ -155,7 +242,7 @@ export const TaskExtensionSchema = z
     type: z.string().nullable().default(null),
     goal: z.string().min(1),
     description: z.string().default(''),
-    acceptance_criteria: z.array(AcceptanceCriterionSchema).default([]),
+    acceptance_criteria: AcceptanceCriteriaSchema.default([]),
     participants: z.array(ParticipantSchema).default([]),
     parent_tasks: z.array(TaskRefSchema).default([]),
     sub_tasks: z.array(SubTaskRowSchema).default([]),

@@ -1,4 +1,4 @@
-import type { Plan, Role } from '../task/extension.schema.js';
+import type { CriterionEvidence, Plan, Role } from '../task/extension.schema.js';
 
 /**
  * What an intrinsic tool asks the loop to do. A command is plain data; the loop applies it to
@@ -26,6 +26,13 @@ export type Command =
       acceptanceCriteria: string[];
       stepId: string | null;
     }
-  | { kind: 'set_role'; participantId: string; role: Role };
+  | { kind: 'set_role'; participantId: string; role: Role }
+  | {
+      kind: 'meet_criterion';
+      criterionId: string;
+      evidence: CriterionEvidence;
+      metBy: string;
+      metAt: string;
+    };
 
 export type CommandKind = Command['kind'];

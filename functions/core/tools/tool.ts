@@ -12,6 +12,12 @@ export interface IntrinsicContext {
   agentIds: readonly string[];
   /** Whether this turn already applied an ask_participant. */
   askedThisTurn: boolean;
+  /** This harness's participant id: who meets a criterion. */
+  agentId: string;
+  /** Ids of the task's artifacts (evidence may link them). */
+  artifactIds: readonly string[];
+  /** The time of the call (ISO 8601): when a criterion is met. */
+  now: string;
 }
 
 export type ToolOutcome =

@@ -21,7 +21,7 @@ const CLOUD_EVENTS = [
     previousEventId: 1,
     timestamp: 1764000000.1,
     type: 'TaskStateEntered',
-    stateEnteredEventDetails: { name: 'Invoke Model' },
+    stateEnteredEventDetails: { name: 'Take Turn' },
   },
   {
     id: 3,
@@ -30,7 +30,7 @@ const CLOUD_EVENTS = [
     type: 'LambdaFunctionScheduled',
     lambdaFunctionScheduledEventDetails: {
       resource: lambda,
-      input: JSON.stringify({ op: 'invoke_model', ref }),
+      input: JSON.stringify({ op: 'turn', ref }),
       timeoutInSeconds: 900,
     },
   },
@@ -49,7 +49,7 @@ const CLOUD_EVENTS = [
     type: 'LambdaFunctionScheduled',
     lambdaFunctionScheduledEventDetails: {
       resource: lambda,
-      input: JSON.stringify({ op: 'invoke_model', ref }),
+      input: JSON.stringify({ op: 'turn', ref }),
     },
   },
   { id: 7, previousEventId: 6, timestamp: 1764000003.4, type: 'LambdaFunctionStarted' },
@@ -161,8 +161,8 @@ describe('reading an execution history as the harness steps', () => {
         run.error,
       ])
     ).toEqual([
-      ['invoke_model', 4, undefined, 1, 'failed', 'ModelRetryableError'],
-      ['invoke_model', 4, undefined, 2, 'succeeded', undefined],
+      ['turn', 4, undefined, 1, 'failed', 'ModelRetryableError'],
+      ['turn', 4, undefined, 2, 'succeeded', undefined],
       ['execute_tool', 5, 'c-1', 1, 'succeeded', undefined],
       ['park', 5, undefined, 1, 'timed_out', 'States.HeartbeatTimeout'],
     ]);

@@ -136,12 +136,12 @@ const part: TaskPart = {
       generation: 1,
       events: [
         { id: 1, previousEventId: 0, timestamp: t(1), type: 'ExecutionStarted' },
-        lambda(2, 1, 2, { op: 'invoke_model', ref: ref(0) }),
+        lambda(2, 1, 2, { op: 'turn', ref: ref(0) }),
         ended(3, 2, 3, 'LambdaFunctionFailed', {
           error: 'ModelRetryableError',
           cause: 'throttled',
         }),
-        lambda(4, 3, 4, { op: 'invoke_model', ref: ref(0) }),
+        lambda(4, 3, 4, { op: 'turn', ref: ref(0) }),
         ended(5, 4, 5, 'LambdaFunctionSucceeded'),
         ended(6, 5, 9, 'ExecutionAborted', { cause: 'canceled' }),
       ],
@@ -156,6 +156,8 @@ const part: TaskPart = {
         usage: { inputTokens: 1000, cachedInputTokens: 400, outputTokens: 50 },
         model: 'gpt-x',
         finishReason: 'stop',
+        latency_ms: 700,
+        at: '2026-01-01T00:00:04.700Z',
       },
     ],
     [
@@ -193,8 +195,8 @@ describe('the timeline of one task, from synthetic sources', () => {
       '02 progress -:- calling gpt-x',
       // A Task event has no time: it takes the last timed event's before it in the log.
       '02 child_changed child:remote-9 remote sub-task billing/remote-9 linked WORKING',
-      '03 retry harness:- invoke_model attempt 1 failed (ModelRetryableError): retrying',
-      // Stamped when the attempt that answered began.
+      '03 retry harness:- turn attempt 1 failed (ModelRetryableError): retrying',
+      // Stamped when the call that answered began (its answer's time less its latency).
       '04 model_call model:gpt-x gpt-x turn 1: 1000 in (400 cached) / 50 out, $0.001800: Done?',
       '06 state_changed agent:- WORKING → INPUT_REQUIRED (awaiting-next-message): Done?',
       '06 task_edited -:- task edited: acceptance_criteria',
@@ -210,9 +212,66 @@ describe('the timeline of one task, from synthetic sources', () => {
     const call = timeline.entries.find((entry) => entry.kind === 'model_call');
     expect(call?.details).toMatchObject({
       cost_usd: 0.0018,
-      latency_ms: 1000,
+      // The model's own latency, not the turn state's (which folds the inbox first).
+      latency_ms: 700,
       cached_input_tokens: 400,
     });
     expect(call?.at).toBe(t(4));
+  });
+});
+
+describe('acceptance criteria on the timeline', () => {
+  it('shows a criterion met by the agent and rejected by a reviewer, each by who did it, not as an edit', () => {
+    const criterion = (more: Record<string, unknown>) => ({
+      acceptance_criteria: [{ id: 'c1', text: 'cited', ...more }],
+    });
+    const met = {
+      met: true,
+      evidence: { text: 'three sources' },
+      met_by: 'tiny-harness',
+      met_at: t(2),
+    };
+    const rejected = { met: false, rejection: { by: 'alice', reason: 'one is a blog', at: t(3) } };
+    const log: LoggedEvent[] = [
+      {
+        seq: 1,
+        event: { kind: 'task', task: task(TaskState.TASK_STATE_WORKING, t(1), criterion({})) },
+      },
+      { seq: 2, event: status(TaskState.TASK_STATE_WORKING, t(2)) },
+      {
+        seq: 3,
+        event: { kind: 'task', task: task(TaskState.TASK_STATE_WORKING, t(2), criterion(met)) },
+      },
+      { seq: 4, event: status(TaskState.TASK_STATE_WORKING, t(3)) },
+      {
+        seq: 5,
+        event: {
+          kind: 'task',
+          task: task(TaskState.TASK_STATE_WORKING, t(3), criterion(rejected)),
+        },
+      },
+    ];
+    const timeline = buildTimeline(
+      't-1',
+      [
+        {
+          taskId: 't-1',
+          depth: 0,
+          task: { parent_id: null, name: 'Report', state: 'TASK_STATE_WORKING' },
+          executions: [],
+          log,
+          records: new Map(),
+          messageTexts: new Map(),
+        } as unknown as TaskPart,
+      ],
+      []
+    );
+    const edits = timeline.entries
+      .filter((entry) => entry.kind === 'task_edited')
+      .map((entry) => `${entry.actor?.kind}:${entry.actor?.id} ${entry.summary}`);
+    expect(edits).toEqual([
+      'agent:null criterion c1 met: three sources',
+      'participant:alice criterion c1 rejected: one is a blog',
+    ]);
   });
 });

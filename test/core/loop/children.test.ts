@@ -18,6 +18,11 @@ describe('children', () => {
     const { harness } = harnessWith([
       spawn({ name: 'Research', goal: 'Find three sources', acceptance_criteria: ['three links'] }),
       { text: 'Waiting for the research.' },
+      {
+        toolCalls: [
+          { name: 'meet_criterion', arguments: { criterion: 'c1', evidence: 'a, b and c' } },
+        ],
+      },
       { text: 'Found three sources.' },
       { text: 'Here is the report.' },
     ]);
@@ -37,7 +42,9 @@ describe('children', () => {
     expect(child.extension.model).toBe('model-a');
     expect(child.extension.reasoning_effort).toBe('high');
     expect(child.extension.parent_tasks).toEqual([{ task_id: parent.task.id, agent: null }]);
-    expect(child.extension.acceptance_criteria).toEqual([{ text: 'three links', met: false }]);
+    expect(child.extension.acceptance_criteria).toMatchObject([
+      { id: 'c1', text: 'three links', met: true, met_by: 'tiny-harness' },
+    ]);
     // The brief carried no server-controlled field in its envelope: they travel on the trusted path.
     const brief = harness.agents.requests[0];
     expect(JSON.stringify(brief?.message)).not.toContain('model-a');
@@ -154,6 +161,7 @@ describe('children', () => {
         agent: { kind: 'agent', id: 'remote', version: null },
         state: 'TASK_STATE_SUBMITTED',
         sub_state: null,
+        criteria: null,
       },
     ]);
     expect(parked.state).toBe(STATES.WORKING);

@@ -1,45 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { cancelTask, requestCompletion } from '../../../functions/core/intake/control.js';
 import { startTask } from '../../../functions/core/intake/start-task.js';
-import { assemble } from '../../../functions/core/loop/assemble.js';
-import { drain } from '../../../functions/core/loop/drain.js';
 import { executeTool } from '../../../functions/core/loop/execute-tool.js';
-import { invokeModel } from '../../../functions/core/loop/invoke-model.js';
 import type { StepResult, TurnRef } from '../../../functions/core/loop/route.schema.js';
+import { takeTurn } from '../../../functions/core/loop/take-turn.js';
 import { readUsage } from '../../../functions/core/loop/usage.js';
-import type { Model, ModelRequest, ModelResponse } from '../../../functions/core/ports/model.js';
 import { InProcessHarness } from '../../../functions/core/testing/in-process-harness.js';
 import { ALICE, STATES, view } from '../../support/harness.js';
+import { HeldModel } from '../../support/held-model.js';
 import { textMessage } from '../../support/messages.js';
-
-/** A model whose every answer waits until the test releases it: a call "in flight". */
-class HeldModel implements Model {
-  readonly requests: ModelRequest[] = [];
-  #release: ((response: ModelResponse) => void) | undefined;
-  #called: (() => void) | undefined;
-  readonly called = new Promise<void>((resolve) => {
-    this.#called = resolve;
-  });
-
-  invoke(request: ModelRequest): Promise<ModelResponse> {
-    this.requests.push(request);
-    this.#called?.();
-    return new Promise((resolve) => {
-      this.#release = resolve;
-    });
-  }
-
-  answer(response: Partial<ModelResponse>): void {
-    this.#release?.({
-      text: '',
-      toolCalls: [],
-      usage: { inputTokens: 100, cachedInputTokens: 0, outputTokens: 10 },
-      model: 'held',
-      finishReason: 'stop',
-      ...response,
-    });
-  }
-}
 
 /** A task whose first turn is at its model call, held; what the store held just before. */
 const atHeldModelCall = async () => {
@@ -49,16 +18,13 @@ const atHeldModelCall = async () => {
   const { record } = await startTask(deps, { message: textMessage('go'), sender: ALICE });
   const taskId = record.task.id;
   const ref: TurnRef = { taskId, generation: 1, turn: 0 };
-  const drained = await drain(deps, ref);
-  expect(drained.route.next).toBe('assemble');
-  await assemble(deps, drained.ref);
-  const call = invokeModel(deps, drained.ref);
+  const call = takeTurn(deps, ref);
   await model.called;
   const before = {
     history: await deps.store.readHistory(taskId),
     events: (await deps.events.read(taskId)).length,
   };
-  return { harness, deps, model, taskId, ref: drained.ref, call, before };
+  return { harness, deps, model, taskId, ref, call, before };
 };
 
 describe('a cut turn stays cut (fencing)', () => {

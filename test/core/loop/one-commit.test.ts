@@ -1,21 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { receiveMessage } from '../../../functions/core/intake/receive-message.js';
 import { startTask } from '../../../functions/core/intake/start-task.js';
-import { assemble } from '../../../functions/core/loop/assemble.js';
-import { drain } from '../../../functions/core/loop/drain.js';
 import { executeTool } from '../../../functions/core/loop/execute-tool.js';
-import { finish } from '../../../functions/core/loop/finish.js';
-import { invokeModel } from '../../../functions/core/loop/invoke-model.js';
 import { park } from '../../../functions/core/loop/park.js';
-import type { StepResult } from '../../../functions/core/loop/route.schema.js';
+import { takeTurn } from '../../../functions/core/loop/take-turn.js';
 import { ALICE, harnessWith } from '../../support/harness.js';
 import { textMessage } from '../../support/messages.js';
 
 /**
  * One read, one decision, one commit: each step operation reads the task record once and commits
- * once (or not at all when it changes nothing), counted on the store the operations use.
+ * once per decision (or not at all when it changes nothing), counted on the store the operations
+ * use. A turn decides twice: what it folds from the inbox (committed before the model runs, so a
+ * follower sees it) and the model's response with the turn's end.
  */
-describe('each step operation reads the task record once and commits at most once', () => {
+describe('each step operation reads the task record once and commits once per decision', () => {
   it('through a turn with a tool call, a turn without, the park and a message', async () => {
     const { harness } = harnessWith([
       {
@@ -44,21 +42,16 @@ describe('each step operation reads the task record once and commits at most onc
     expect(started).toMatchObject({ reads: 0, commits: 1 });
     const taskId = started.result.record.task.id;
 
-    const drained = await counted(() => drain(deps, { taskId, generation: 1, turn: 0 }));
-    expect(drained).toMatchObject(one);
-    const assembled = await counted(() => assemble(deps, drained.result.ref));
-    expect(assembled).toMatchObject({ reads: 1, commits: 0 });
-    const called = await counted(() => invokeModel(deps, assembled.result.ref));
-    expect(called).toMatchObject(one);
+    // The first turn folds the message (SUBMITTED to WORKING), then commits the response.
+    const called = await counted(() => takeTurn(deps, { taskId, generation: 1, turn: 0 }));
+    expect(called).toMatchObject({ reads: 1, commits: 2 });
     const route = called.result.route;
     if (route.next !== 'execute_tools') throw new Error(`expected tool calls, got ${route.next}`);
     for (const call of route.calls) {
       expect(await counted(() => executeTool(deps, call))).toMatchObject(one);
     }
-    let step: StepResult = (await counted(() => drain(deps, called.result.ref))).result;
-    step = (await counted(() => assemble(deps, step.ref))).result;
-    step = (await counted(() => invokeModel(deps, step.ref))).result;
-    const finished = await counted(() => finish(deps, step.ref));
+    // The second has nothing to fold: the response and the turn's end are one commit.
+    const finished = await counted(() => takeTurn(deps, called.result.ref));
     expect(finished).toMatchObject(one);
     expect(finished.result.route).toEqual({ next: 'park', subState: 'awaiting-next-message' });
     expect(await counted(() => park(deps, finished.result.ref, 'token-1'))).toMatchObject(one);
@@ -79,9 +72,7 @@ describe('each step operation reads the task record once and commits at most onc
     const { record } = await startTask(deps, { message: textMessage('go'), sender: ALICE });
     const stale = { taskId: record.task.id, generation: 7, turn: 0 };
     const commits = store.commits.length;
-    for (const operation of [drain, assemble, invokeModel, finish]) {
-      expect((await operation(deps, stale)).route).toEqual({ next: 'superseded' });
-    }
+    expect((await takeTurn(deps, stale)).route).toEqual({ next: 'superseded' });
     expect(await park(deps, stale, 'token-x')).toEqual({ wakeNow: true });
     expect(store.commits.length).toBe(commits);
   });

@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { receiveMessage } from '../../../functions/core/intake/receive-message.js';
 import { startTask } from '../../../functions/core/intake/start-task.js';
-import { drain } from '../../../functions/core/loop/drain.js';
 import { executeTool } from '../../../functions/core/loop/execute-tool.js';
-import { finish } from '../../../functions/core/loop/finish.js';
-import { invokeModel } from '../../../functions/core/loop/invoke-model.js';
 import { park } from '../../../functions/core/loop/park.js';
 import type { TurnRef } from '../../../functions/core/loop/route.schema.js';
+import { takeTurn } from '../../../functions/core/loop/take-turn.js';
+import { InProcessHarness } from '../../../functions/core/testing/in-process-harness.js';
 import { StaticToolRunner } from '../../../functions/core/testing/static-tool-runner.js';
 import { ALICE, harnessWith } from '../../support/harness.js';
+import { HeldModel } from '../../support/held-model.js';
 import { textMessage } from '../../support/messages.js';
 
 const plan = (...names: string[]) => ({
@@ -23,34 +23,37 @@ const plan = (...names: string[]) => ({
  * stands, and never repeats what it committed.
  */
 describe('re-entering the loop at an earlier state', () => {
-  it('a model state of a turn already taken calls no model and goes on from the task', async () => {
+  it('a turn state of a turn already taken calls no model and goes on from the task', async () => {
     const { harness, model } = harnessWith([{ toolCalls: [plan('A')] }, { text: 'Planned.' }]);
     const task = await harness.start(textMessage('go'), ALICE);
     const taskId = task.task.id;
     const calls = model.requests.length;
+    const parked = await harness.task(taskId);
 
     const first: TurnRef = { taskId, generation: 1, turn: 0 };
-    const replayed = await invokeModel(harness.deps, first);
+    const replayed = await takeTurn(harness.deps, first);
 
     expect(model.requests).toHaveLength(calls);
-    expect(replayed).toEqual({ ref: { ...first, turn: 2 }, route: { next: 'drain' } });
-    expect((await harness.task(taskId)).loop.turn).toBe(2);
+    expect(replayed).toEqual({
+      ref: { ...first, turn: 2 },
+      route: { next: 'park', subState: 'awaiting-next-message' },
+    });
+    expect(await harness.task(taskId)).toEqual(parked);
   });
 
-  it('a drain re-entered between the calls of a turn runs the calls not applied, folding nothing between', async () => {
+  it('a turn re-entered between the calls of a turn runs the calls not applied, folding nothing between', async () => {
     const { harness } = harnessWith([{ toolCalls: [plan('A'), plan('B')] }, { text: 'Planned.' }]);
     const { deps } = harness;
     const { record } = await startTask(deps, { message: textMessage('go'), sender: ALICE });
     const taskId = record.task.id;
-    const drained = await drain(deps, { taskId, generation: 1, turn: 0 });
-    const called = await invokeModel(deps, drained.ref);
+    const called = await takeTurn(deps, { taskId, generation: 1, turn: 0 });
     if (called.route.next !== 'execute_tools') throw new Error('expected calls');
     const [firstCall, secondCall] = called.route.calls;
     await executeTool(deps, firstCall!);
-    // A message arrives; then the execution comes back at its drain.
+    // A message arrives; then the execution comes back at its turn state.
     await receiveMessage(deps, { taskId, message: textMessage('hurry'), sender: ALICE });
 
-    const resumed = await drain(deps, { taskId, generation: 1, turn: 0 });
+    const resumed = await takeTurn(deps, { taskId, generation: 1, turn: 0 });
 
     expect(resumed).toEqual({
       ref: { taskId, generation: 1, turn: 1 },
@@ -59,36 +62,19 @@ describe('re-entering the loop at an earlier state', () => {
     expect((await deps.store.readInbox(taskId)).map((item) => item.kind)).toEqual(['message']);
   });
 
-  it('a finish re-entered while the turn is not over goes on to the drain, without parking', async () => {
-    const { harness } = harnessWith([{ toolCalls: [plan('A')] }]);
-    const { deps } = harness;
-    const { record } = await startTask(deps, { message: textMessage('go'), sender: ALICE });
-    const taskId = record.task.id;
-    const drained = await drain(deps, { taskId, generation: 1, turn: 0 });
-    const before = await harness.task(taskId);
-
-    const finished = await finish(deps, drained.ref);
-
-    expect(finished.route).toEqual({ next: 'drain' });
-    expect(await harness.task(taskId)).toEqual(before);
-  });
-
   it('a park re-entered after its wake was read wakes at once: the turn it woke for is not over', async () => {
-    const { harness } = harnessWith([{ text: 'Hello.' }, { text: 'Again.' }]);
+    const model = new HeldModel();
+    const harness = new InProcessHarness({ model });
     const { deps } = harness;
-    const task = await harness.start(textMessage('hi'), ALICE);
-    const taskId = task.task.id;
-    const parkedAt = (await harness.task(taskId)).loop;
-    // The wake's message is taken and read (drained) before the process dies.
-    await receiveMessage(deps, { taskId, message: textMessage('more'), sender: ALICE });
-    await drain(deps, { taskId, generation: parkedAt.generation, turn: parkedAt.turn });
+    const { record } = await startTask(deps, { message: textMessage('hi'), sender: ALICE });
+    const taskId = record.task.id;
+    const ref: TurnRef = { taskId, generation: 1, turn: 0 };
+    // The turn folds the message and is at its model call when the process dies.
+    void takeTurn(deps, ref);
+    await model.called;
     expect(await deps.store.readInbox(taskId)).toEqual([]);
 
-    const again = await park(
-      deps,
-      { taskId, generation: parkedAt.generation, turn: parkedAt.turn },
-      'token-again'
-    );
+    const again = await park(deps, ref, 'token-again');
 
     expect(again).toEqual({ wakeNow: true });
     expect((await harness.task(taskId)).loop.parkToken).toBeNull();
@@ -120,8 +106,7 @@ describe('a tool that may run only once, across a crash', () => {
     const { deps } = harness;
     const { record } = await startTask(deps, { message: textMessage('mail bob'), sender: ALICE });
     const taskId = record.task.id;
-    const drained = await drain(deps, { taskId, generation: 1, turn: 0 });
-    const called = await invokeModel(deps, drained.ref);
+    const called = await takeTurn(deps, { taskId, generation: 1, turn: 0 });
     if (called.route.next !== 'execute_tools') throw new Error('expected a call');
     const [call] = called.route.calls;
 

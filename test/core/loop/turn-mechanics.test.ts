@@ -2,10 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { HookAbortError } from '../../../functions/core/errors.js';
 import { startTask } from '../../../functions/core/intake/start-task.js';
 import type { CompactionRecord } from '../../../functions/core/loop/compaction.js';
-import { drain } from '../../../functions/core/loop/drain.js';
 import { executeTool } from '../../../functions/core/loop/execute-tool.js';
-import { invokeModel } from '../../../functions/core/loop/invoke-model.js';
 import { RouteSchema, TurnRefSchema } from '../../../functions/core/loop/route.schema.js';
+import { takeTurn } from '../../../functions/core/loop/take-turn.js';
 import { ALICE, harnessWith, STATES, view } from '../../support/harness.js';
 import { textMessage } from '../../support/messages.js';
 
@@ -210,10 +209,8 @@ describe('retried states never act twice', () => {
     ]);
     const { record } = await startTask(harness.deps, { message: textMessage('go'), sender: ALICE });
     const ref = { taskId: record.task.id, generation: 1, turn: 0 };
-    await drain(harness.deps, ref);
-
-    const first = await invokeModel(harness.deps, ref);
-    const again = await invokeModel(harness.deps, ref);
+    const first = await takeTurn(harness.deps, ref);
+    const again = await takeTurn(harness.deps, ref);
     expect(again).toEqual(first);
     expect(model.requests).toHaveLength(1);
 

@@ -271,7 +271,17 @@ describe('applyTaskEnvelope', () => {
       ...current,
       name: 'Renamed',
       description: 'new description',
-      acceptance_criteria: [{ text: 'Has a summary', met: false }],
+      acceptance_criteria: [
+        {
+          id: 'c1',
+          text: 'Has a summary',
+          met: false,
+          evidence: null,
+          met_by: null,
+          met_at: null,
+          rejection: null,
+        },
+      ],
     });
   });
 

@@ -65,6 +65,7 @@ const validArguments: Record<string, Sample> = {
     step: null,
   },
   set_participant_role: { participant_id: 'alice', role: 'watcher' },
+  meet_criterion: { criterion: 'c1', evidence: 'the summary is on page 1', steps: ['a'] },
   spawn_subtask: { name: 'Research', goal: 'Find sources', agent: null, step: 'a' },
 };
 
@@ -188,6 +189,9 @@ describe('the entry points under arbitrary input throw only typed errors', () =>
       actor: 'alice',
       agentIds: ['researcher'],
       askedThisTurn: false,
+      agentId: 'tiny-harness',
+      artifactIds: [],
+      now: '2026-01-01T00:00:00.000Z',
     };
     await fc.assert(
       fc.asyncProperty(

@@ -39,6 +39,9 @@ const context = (overrides: Partial<IntrinsicContext> = {}): IntrinsicContext =>
     actor: 'alice',
     agentIds: ['researcher'],
     askedThisTurn: false,
+    agentId: AGENT,
+    artifactIds: [],
+    now: '2026-01-01T00:00:00.000Z',
     ...overrides,
   });
 
@@ -61,12 +64,13 @@ const expectError = (invocation: Invocation, code: ErrorCode, message?: RegExp) 
 };
 
 describe('the intrinsic catalogue', () => {
-  it('holds the six tasks-and-plans intrinsics with their idempotency', () => {
+  it('holds the seven tasks-and-plans intrinsics with their idempotency', () => {
     expect(Object.fromEntries(INTRINSICS.map((tool) => [tool.name, tool.idempotent]))).toEqual({
       ask_participant: false,
       complete_step: true,
       create_plan: true,
       create_task_for_participant: false,
+      meet_criterion: true,
       set_participant_role: true,
       spawn_subtask: false,
     });
@@ -430,6 +434,95 @@ describe('set_participant_role', () => {
         context({ actor: 'bob' })
       ),
       'tool.invalid_arguments'
+    );
+  });
+});
+
+describe('meet_criterion', () => {
+  const NOW = '2026-01-01T00:00:00.000Z';
+  const withCriteria = (overrides: Record<string, unknown> = {}) =>
+    context({
+      extension: TaskExtensionSchema.parse({
+        ...extension(completeStep(samplePlan(), 'gather-facts', 'the facts')),
+        acceptance_criteria: [{ text: 'Cites sources' }, { text: 'Under a page', met: true }],
+        sub_tasks: [{ task_id: 'child-1', agent: null, state: 'TASK_STATE_COMPLETED' }],
+        ...overrides,
+      }),
+      artifactIds: ['report.pdf'],
+    });
+
+  it('marks a criterion met by id, with the evidence, its checked links, the agent and the time', async () => {
+    const invocation = await call(
+      'meet_criterion',
+      {
+        criterion: 'c1',
+        evidence: 'three sources, each linked',
+        steps: ['Gather facts'],
+        sub_tasks: ['child-1'],
+        artifacts: ['report.pdf'],
+      },
+      withCriteria()
+    );
+    expect(invocation).toEqual({
+      kind: 'command',
+      command: {
+        kind: 'meet_criterion',
+        criterionId: 'c1',
+        evidence: {
+          text: 'three sources, each linked',
+          steps: ['gather-facts'],
+          tasks: [{ task_id: 'child-1', agent: null }],
+          artifacts: ['report.pdf'],
+        },
+        metBy: AGENT,
+        metAt: NOW,
+      },
+      text: 'criterion c1 "Cites sources" met (2 of 2 met)',
+    });
+  });
+
+  it('takes a criterion by its position too', async () => {
+    const invocation = await call(
+      'meet_criterion',
+      { criterion: '2', evidence: 'half a page' },
+      withCriteria()
+    );
+    expect(invocation).toMatchObject({ kind: 'command', command: { criterionId: 'c2' } });
+  });
+
+  it.each([
+    [{ criterion: 'c7', evidence: 'x' }, 'criterion.unknown', /the task has: c1, c2/],
+    [{ criterion: '0', evidence: 'x' }, 'criterion.unknown', /no acceptance criterion "0"/],
+    [
+      { criterion: 'c1', evidence: 'x', steps: ['Write report'] },
+      'criterion.invalid_evidence',
+      /step write-report has no output yet/,
+    ],
+    [{ criterion: 'c1', evidence: 'x', steps: ['Nowhere'] }, 'plan.unknown_step', /Nowhere/],
+    [
+      { criterion: 'c1', evidence: 'x', sub_tasks: ['child-9'] },
+      'criterion.invalid_evidence',
+      /no sub-task "child-9"/,
+    ],
+    [
+      { criterion: 'c1', evidence: 'x', artifacts: ['x.png'] },
+      'criterion.invalid_evidence',
+      /no artifact "x.png"/,
+    ],
+    [{ criterion: 'c1', evidence: '' }, 'tool.invalid_arguments', undefined],
+    [{ criterion: 'c1', evidence: 'x'.repeat(2_001) }, 'tool.invalid_arguments', undefined],
+  ] as const)('refuses %j with %s', async (args, code, message) => {
+    expectError(await call('meet_criterion', args, withCriteria()), code, message);
+  });
+
+  it('answers plan.missing for a step link on a task with no plan', async () => {
+    expectError(
+      await call(
+        'meet_criterion',
+        { criterion: 'c1', evidence: 'x', steps: ['a'] },
+        withCriteria({ plan: null })
+      ),
+      'plan.missing'
     );
   });
 });

@@ -16,6 +16,9 @@ const context: IntrinsicContext = {
   actor: null,
   agentIds: [],
   askedThisTurn: false,
+  agentId: 'tiny-harness',
+  artifactIds: [],
+  now: '2026-01-01T00:00:00.000Z',
 };
 
 const SearchInput = z.strictObject({

@@ -10,7 +10,7 @@ describe('the structured logger', () => {
       write: (line) => lines.push(line),
     });
     logger.debug('hidden');
-    logger.child({ taskId: 't-1' }).info('turn step done', { op: 'drain' });
+    logger.child({ taskId: 't-1' }).info('turn step done', { op: 'turn' });
 
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0] ?? '')).toMatchObject({
@@ -18,7 +18,7 @@ describe('the structured logger', () => {
       message: 'turn step done',
       agentId: 'a',
       taskId: 't-1',
-      op: 'drain',
+      op: 'turn',
     });
   });
 

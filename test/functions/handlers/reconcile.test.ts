@@ -41,11 +41,15 @@ const statusChange = (
 });
 
 /**
- * A conversation Alice started, whose generation-1 execution has drained her message and is in
- * the middle of its turn (WORKING) when the execution ends.
+ * A conversation Alice started, whose generation-1 execution has taken its first turn (the model
+ * asked for a plan) and is in the middle of it (WORKING, the tool call not run) when the
+ * execution ends.
  */
 const midTurn = async () => {
-  const parts = inMemoryRuntime({ replies: [{ text: 'Hello Alice.' }] });
+  const plan = { steps: [{ name: 'A', description: 'a' }] };
+  const parts = inMemoryRuntime({
+    replies: [{ toolCalls: [{ name: 'create_plan', arguments: plan }] }, { text: 'Hello Alice.' }],
+  });
   const { record } = await startTask(parts.harness.deps, {
     message: textMessage('hi'),
     sender: ALICE,
@@ -53,7 +57,7 @@ const midTurn = async () => {
   const taskId = record.task.id;
   const ref: TurnRef = { taskId, generation: 1, turn: 0 };
   const turnStep = createTurnStepHandler(() => parts.runtime);
-  await turnStep({ op: 'drain', ref }, lambdaContext('TurnStepFunction'));
+  await turnStep({ op: 'turn', ref }, lambdaContext('TurnStepFunction'));
   const reconcile = createReconcileHandler(() => parts.runtime);
   const deliver = (event: unknown) =>
     reconcile(event, lambdaContext('ReconcileFunction')) as Promise<Record<string, unknown>>;

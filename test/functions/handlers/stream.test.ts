@@ -244,12 +244,12 @@ describe('the stream handler (the stand-in)', () => {
     const parentWrite = changes.find(
       ({ before, after }) => before !== undefined && after.task.id === parentId
     )!;
-    const childBookkeeping = changes.find(
-      ({ before, after }) =>
-        after.task.id === childId &&
-        before !== undefined &&
-        stateOf(before.task) === stateOf(after.task)
-    )!;
+    // A write to the child that leaves its state as it is (a park token stored, say).
+    const childRecord = changes.findLast(({ after }) => after.task.id === childId)!.after;
+    const childBookkeeping = {
+      before: childRecord,
+      after: { ...childRecord, version: childRecord.version + 1 },
+    };
 
     const response = await deliver(
       streamRecord(parentWrite.before, parentWrite.after),

@@ -41,13 +41,9 @@ const withTask = async (replies: ScriptedReply[] = [{ text: 'Hello Alice.' }]) =
 const step = async (invoke: (event: unknown) => Promise<unknown>, event: unknown) =>
   StepResultSchema.parse(await invoke(event)) satisfies StepResult;
 
-/** Runs drain → assemble → invoke_model → finish; the conversation is then to park. */
-const runToPark = async (invoke: (event: unknown) => Promise<unknown>, ref: TurnRef) => {
-  const drained = await step(invoke, { op: 'drain', ref });
-  const assembled = await step(invoke, { op: 'assemble', ref: drained.ref });
-  const answered = await step(invoke, { op: 'invoke_model', ref: assembled.ref });
-  return step(invoke, { op: 'finish', ref: answered.ref });
-};
+/** Takes the first turn; the conversation is then to park. */
+const runToPark = (invoke: (event: unknown) => Promise<unknown>, ref: TurnRef) =>
+  step(invoke, { op: 'turn', ref });
 
 const snapshot = async (
   harness: ReturnType<typeof inMemoryRuntime>['harness'],
@@ -62,10 +58,10 @@ const snapshot = async (
 describe('the turn-step handler', () => {
   it.each([
     ['an unknown op', { op: 'explode', ref: { taskId: 'x', generation: 1, turn: 0 } }],
-    ['an extra key', { op: 'drain', ref: { taskId: 'x', generation: 1, turn: 0 }, extra: 1 }],
+    ['an extra key', { op: 'turn', ref: { taskId: 'x', generation: 1, turn: 0 }, extra: 1 }],
     ['a park without a token', { op: 'park', ref: { taskId: 'x', generation: 1, turn: 0 } }],
-    ['generation 0', { op: 'drain', ref: { taskId: 'x', generation: 0, turn: 0 } }],
-    ['a transcript instead of a reference', { op: 'drain', ref: { history: ['hi'] } }],
+    ['generation 0', { op: 'turn', ref: { taskId: 'x', generation: 0, turn: 0 } }],
+    ['a transcript instead of a reference', { op: 'turn', ref: { history: ['hi'] } }],
   ])('rejects %s before any operation runs, and writes nothing', async (_, event) => {
     const { invoke, harness, taskId, model, executions } = await withTask();
     const before = await snapshot(harness, taskId);
@@ -78,17 +74,14 @@ describe('the turn-step handler', () => {
     expect(executions.calls).toEqual([]);
   });
 
-  it('answers drain, assemble, invoke_model and finish with { ref, route } results that parse as routes', async () => {
+  it('answers a turn with a { ref, route } result that parses as a route: a reply without tool calls ends the turn', async () => {
     const { invoke, ref } = await withTask();
 
-    const drained = await step(invoke, { op: 'drain', ref });
-    expect(drained.route).toEqual({ next: 'assemble' });
-    const assembled = await step(invoke, { op: 'assemble', ref: drained.ref });
-    expect(assembled.route).toEqual({ next: 'invoke_model' });
-    const answered = await step(invoke, { op: 'invoke_model', ref: assembled.ref });
-    expect(answered).toEqual({ ref: { ...ref, turn: 1 }, route: { next: 'finish' } });
-    const finished = await step(invoke, { op: 'finish', ref: answered.ref });
-    expect(finished.route).toEqual({ next: 'park', subState: 'awaiting-next-message' });
+    const finished = await step(invoke, { op: 'turn', ref });
+    expect(finished).toEqual({
+      ref: { ...ref, turn: 1 },
+      route: { next: 'park', subState: 'awaiting-next-message' },
+    });
     // References only: nothing of the transcript travels between states.
     expect(JSON.stringify(finished)).not.toContain('Hello Alice.');
   });
@@ -105,9 +98,7 @@ describe('the turn-step handler', () => {
         ],
       },
     ]);
-    const drained = await step(invoke, { op: 'drain', ref });
-    const assembled = await step(invoke, { op: 'assemble', ref: drained.ref });
-    const answered = await step(invoke, { op: 'invoke_model', ref: assembled.ref });
+    const answered = await step(invoke, { op: 'turn', ref });
     expect(answered.route).toEqual({
       next: 'execute_tools',
       calls: [{ ref: { ...ref, turn: 1 }, callId: 'c1' }],
@@ -165,9 +156,8 @@ describe('the turn-step handler', () => {
 
   it("renews: starts the next generation's execution (<taskId>-g2) and routes this one to superseded", async () => {
     const { invoke, harness, taskId, executions, ref } = await withTask();
-    const drained = await step(invoke, { op: 'drain', ref });
 
-    const renewed = await step(invoke, { op: 'renew', ref: drained.ref });
+    const renewed = await step(invoke, { op: 'renew', ref });
 
     expect(renewed).toEqual({
       ref: { taskId, generation: 2, turn: 0 },
@@ -178,14 +168,13 @@ describe('the turn-step handler', () => {
     expect(executionName(started.taskId, started.generation)).toBe(`${taskId}-g2`);
     expect((await harness.task(taskId)).loop.generation).toBe(2);
     // The old generation's next state sees it is superseded.
-    expect((await step(invoke, { op: 'drain', ref: drained.ref })).route).toEqual({
+    expect((await step(invoke, { op: 'turn', ref })).route).toEqual({
       next: 'superseded',
     });
   });
 
   it('fails the task with the readable reason taken from the Step Functions Cause', async () => {
     const { invoke, harness, taskId, ref } = await withTask();
-    const drained = await step(invoke, { op: 'drain', ref });
     const cause = JSON.stringify({
       errorType: 'X',
       errorMessage: 'boom',
@@ -194,7 +183,7 @@ describe('the turn-step handler', () => {
 
     const failed = await step(invoke, {
       op: 'fail',
-      ref: drained.ref,
+      ref,
       error: { Error: 'X', Cause: cause },
     });
 
@@ -213,9 +202,11 @@ describe('the turn-step handler', () => {
   });
 
   it('logs every line as JSON with the task id, the execution name and the op', async () => {
-    const { invoke, ref, logs, taskId, lines } = await withTask();
-    const drained = await step(invoke, { op: 'drain', ref });
-    await step(invoke, { op: 'assemble', ref: drained.ref });
+    const { invoke, ref, logs, taskId, lines } = await withTask([
+      { toolCalls: [{ id: 'c1', name: 'create_plan', arguments: { steps: [] } }] },
+    ]);
+    const answered = await step(invoke, { op: 'turn', ref });
+    await invoke({ op: 'execute_tool', call: { ref: answered.ref, callId: 'c1' } });
 
     expect(lines.length).toBeGreaterThanOrEqual(2);
     for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
@@ -224,14 +215,14 @@ describe('the turn-step handler', () => {
         level: 'info',
         taskId,
         execution: `${taskId}-g1`,
-        op: 'drain',
-        route: 'assemble',
+        op: 'turn',
+        route: 'execute_tools',
       }),
       expect.objectContaining({
         taskId,
         execution: `${taskId}-g1`,
-        op: 'assemble',
-        route: 'invoke_model',
+        turn: 1,
+        op: 'execute_tool',
       }),
     ]);
   });
@@ -255,7 +246,7 @@ describe('the turn-step handler', () => {
       loop: { ...parts.runtime.loop, store: conflicting },
     };
 
-    const error = await invoker(runtime)({ op: 'drain', ref: parts.ref }).catch((e) => e);
+    const error = await invoker(runtime)({ op: 'turn', ref: parts.ref }).catch((e) => e);
 
     expect(error).toBeInstanceOf(ConcurrencyConflictError);
     expect((error as Error).name).toBe('ConcurrencyConflictError');
@@ -263,7 +254,7 @@ describe('the turn-step handler', () => {
       level: 'error',
       taskId: parts.taskId,
       execution: `${parts.taskId}-g1`,
-      op: 'drain',
+      op: 'turn',
       errorName: 'ConcurrencyConflictError',
       code: 'store.conflict',
     });
@@ -288,9 +279,7 @@ describe('the turn-step handler', () => {
     }) as TaskStore;
     const runtime: Runtime = { ...parts.runtime, loop: { ...parts.runtime.loop, store } };
 
-    const error = (await invoker(runtime)({ op: 'drain', ref: parts.ref }).catch(
-      (e) => e
-    )) as Error;
+    const error = (await invoker(runtime)({ op: 'turn', ref: parts.ref }).catch((e) => e)) as Error;
 
     expect(error.name).toBe('TransientServiceError');
     expect(error.message).toContain('ProvisionedThroughputExceededException');
@@ -301,7 +290,7 @@ describe('the turn-step handler', () => {
     });
   });
 
-  it('reports each model call it makes to the metrics (tokens and cost), and nothing for a retried step that reuses the recorded response', async () => {
+  it('reports each model call it makes to the metrics (tokens and cost), and nothing for a re-run turn state that finds the turn taken', async () => {
     const parts = inMemoryRuntime({ replies: [{ text: 'Hello Alice.' }] });
     parts.runtime.loop.config = {
       ...parts.runtime.loop.config,
@@ -319,11 +308,9 @@ describe('the turn-step handler', () => {
     const invoke = (event: unknown) =>
       handler(event, lambdaContext('TurnStepFunction')) as Promise<StepResult>;
     const ref: TurnRef = { taskId: record.task.id, generation: 1, turn: 0 };
-    const drained = await invoke({ op: 'drain', ref });
-    const assembled = await invoke({ op: 'assemble', ref: drained.ref });
 
-    await invoke({ op: 'invoke_model', ref: assembled.ref });
-    await invoke({ op: 'invoke_model', ref: assembled.ref });
+    await invoke({ op: 'turn', ref });
+    await invoke({ op: 'turn', ref });
 
     expect(parts.model.requests).toHaveLength(1);
     // The scripted model reports 100 tokens in and 10 out, as model "scripted".

@@ -3,6 +3,7 @@ import { askParticipant } from './ask-participant.js';
 import { completeStep } from './complete-step.js';
 import { createPlan } from './create-plan.js';
 import { createTaskForParticipant } from './create-task-for-participant.js';
+import { meetCriterion } from './meet-criterion.js';
 import { setParticipantRole } from './set-participant-role.js';
 import { spawnSubtask } from './spawn-subtask.js';
 
@@ -12,6 +13,7 @@ export const INTRINSICS: readonly IntrinsicTool[] = [
   completeStep,
   createPlan,
   createTaskForParticipant,
+  meetCriterion,
   setParticipantRole,
   spawnSubtask,
 ];

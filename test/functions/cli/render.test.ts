@@ -1,0 +1,68 @@
+import { type Task, TaskState } from '@a2a-js/sdk';
+import { createColors } from 'picocolors';
+import { describe, expect, it } from 'vitest';
+import { changeLine, renderTask } from '../../../functions/cli/render.js';
+import { taskView } from '../../../functions/cli/task-view.js';
+import { STATUS_METADATA_KEY, TASK_METADATA_KEY } from '../../../functions/core/a2a/identifiers.js';
+
+const plain = createColors(false);
+
+const task: Task = {
+  id: 't-1',
+  contextId: 'c-1',
+  status: { state: TaskState.TASK_STATE_INPUT_REQUIRED, message: undefined, timestamp: '' },
+  artifacts: [],
+  history: [],
+  metadata: {
+    [STATUS_METADATA_KEY]: { sub_state: 'awaiting-review' },
+    [TASK_METADATA_KEY]: {
+      name: 'Release notes',
+      goal: 'Write them',
+      acceptance_criteria: [
+        {
+          id: 'c1',
+          text: 'Lists every breaking change',
+          met: true,
+          evidence: { text: 'the config moved' },
+          met_by: 'tiny-harness',
+          met_at: '2026-01-01T00:00:00.000Z',
+        },
+        {
+          id: 'c2',
+          text: 'Has an upgrade guide',
+          rejection: { by: 'alice', reason: 'it stops at step 2', at: '2026-01-01T00:00:01.000Z' },
+        },
+      ],
+      participants: [{ id: 'alice', kind: 'human', role: 'reporter' }],
+      sub_tasks: [
+        { task_id: 'child-1', state: 'TASK_STATE_WORKING', criteria: { met: 1, total: 2 } },
+        { task_id: 'child-2', state: 'TASK_STATE_COMPLETED', criteria: { met: 0, total: 0 } },
+      ],
+    },
+  },
+};
+
+describe('the terminal renderer and acceptance criteria', () => {
+  it('shows each criterion with its id, the evidence or the rejection, and each row its count', () => {
+    expect(renderTask(taskView(task), plain).split('\n')).toEqual([
+      'Task · Release notes  input-required (awaiting-review)',
+      '  id t-1',
+      '  goal  Write them',
+      '  acceptance criteria  1/2 met',
+      '    [x] c1 Lists every breaking change',
+      '        ✓ tiny-harness: the config moved',
+      '    [ ] c2 Has an upgrade guide',
+      '        ✗ rejected by alice: it stops at step 2',
+      '  participants  alice (reporter)',
+      '  sub-tasks',
+      '    ◐ child-1  working  criteria 1/2',
+      '    ● child-2  completed',
+    ]);
+  });
+
+  it('counts the criteria on the one line per change', () => {
+    expect(changeLine(taskView(task), new Date('2026-01-01T08:21:04Z'))).toBe(
+      '08:21:04 · input-required (awaiting-review) · criteria 1/2 met · sub-tasks child-1 working (criteria 1/2), child-2 completed'
+    );
+  });
+});
