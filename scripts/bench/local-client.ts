@@ -1,0 +1,142 @@
+import { type Message, SendMessageRequest, SendMessageResponse, type Task } from '@a2a-js/sdk';
+import type { HistoryEvent } from '@aws-sdk/client-sfn';
+import { userTextMessage } from '../../functions/core/loop/messages.js';
+import type { LocalStack } from '../../functions/local/local-stack.js';
+
+export const PARTICIPANT = 'alice';
+/** The benchmark's caller: a bearer token of its own, and no throttle in the way of its pace. */
+export const TOKEN = 'bench-token-alice';
+
+/** The environment the benchmark's local stack runs with. */
+export const benchStackEnv = (maxTurns: number): Record<string, string> => ({
+  TINY_HARNESS_LOG_LEVEL: 'error',
+  TINY_HARNESS_MAX_TURNS: String(maxTurns),
+  TINY_HARNESS_BEARER_TOKENS: `${TOKEN}=${PARTICIPANT}`,
+  TINY_HARNESS_THROTTLE_PER_MINUTE: '1000000',
+  TINY_HARNESS_THROTTLE_BURST: '100000',
+});
+
+let messageCounter = 0;
+export const userMessage = (text: string, taskId = ''): Message =>
+  userTextMessage({ messageId: `bench-${process.pid}-${++messageCounter}`, text, taskId });
+
+export const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+export const historyOf = (stack: LocalStack, executionArn: string): HistoryEvent[] => {
+  const events: HistoryEvent[] = [];
+  let nextToken: string | undefined;
+  do {
+    const page = stack.engine.getExecutionHistory({
+      executionArn,
+      maxResults: 1000,
+      ...(nextToken === undefined ? {} : { nextToken }),
+    });
+    events.push(...(page.events ?? []));
+    nextToken = page.nextToken;
+  } while (nextToken !== undefined);
+  return events;
+};
+
+/** The task's executions (one per generation), newest first. */
+export const executionsOf = async (stack: LocalStack, taskId: string) => {
+  const found = [];
+  let nextToken: string | undefined;
+  do {
+    const page = await stack.engine.listExecutions({
+      stateMachineArn: stack.stateMachineArn,
+      maxResults: 1000,
+      ...(nextToken === undefined ? {} : { nextToken }),
+    });
+    found.push(...(page.executions ?? []).filter((e) => e.name?.startsWith(taskId)));
+    nextToken = page.nextToken;
+  } while (nextToken !== undefined);
+  return found;
+};
+
+/** How many times the task has parked: its Park states' returns (TaskSubmitted), all generations. */
+const parksOf = (stack: LocalStack, arns: readonly string[]) =>
+  arns.flatMap((arn) => historyOf(stack, arn)).filter((event) => event.type === 'TaskSubmitted')
+    .length;
+
+type Executions = Awaited<ReturnType<typeof executionsOf>>;
+
+/** Whether the task's running execution waits in Park (its Lambda returned: TaskSubmitted last). */
+export const isParked = (stack: LocalStack, executions: Executions): boolean => {
+  const running = executions.find((execution) => execution.status === 'RUNNING');
+  if (running?.executionArn === undefined) return false;
+  const [last] =
+    stack.engine.getExecutionHistory({
+      executionArn: running.executionArn,
+      reverseOrder: true,
+      maxResults: 1,
+    }).events ?? [];
+  return last?.type === 'TaskSubmitted';
+};
+
+/**
+ * Waits until the task has parked `parks` times in all (the Park Lambda returned: its
+ * TaskSubmitted event), reading the engine only, so the wait adds no DynamoDB call.
+ */
+export const waitParked = async (
+  stack: LocalStack,
+  taskId: string,
+  parks: number,
+  timeoutMs = 120_000
+): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const executions = await executionsOf(stack, taskId);
+    for (const execution of executions) {
+      if (execution.status === 'FAILED' || execution.status === 'ABORTED') {
+        const last = historyOf(stack, execution.executionArn ?? '').at(-1);
+        throw new Error(`execution ${execution.name} ${execution.status}: ${JSON.stringify(last)}`);
+      }
+    }
+    if (isParked(stack, executions)) {
+      const arns = executions.map((execution) => execution.executionArn ?? '');
+      if (parksOf(stack, arns) >= parks) return;
+    }
+    if (Date.now() > deadline) throw new Error(`task ${taskId} did not park ${parks} times`);
+    await sleep(1);
+  }
+};
+
+export interface SendOptions {
+  /** Answer at once (the default) or when the task stops working (a blocking SendMessage). */
+  returnImmediately?: boolean;
+  /** At most this many messages of the conversation in the answer. */
+  historyLength?: number;
+}
+
+/** SendMessage over JSON-RPC, as any A2A client sends it; the answer's task. */
+export const sendMessage = async (
+  url: string,
+  message: Message,
+  options: SendOptions = {}
+): Promise<Task> => {
+  const params = SendMessageRequest.toJSON({
+    tenant: '',
+    message,
+    configuration: {
+      acceptedOutputModes: [],
+      taskPushNotificationConfig: undefined,
+      returnImmediately: options.returnImmediately ?? true,
+      ...(options.historyLength === undefined ? {} : { historyLength: options.historyLength }),
+    },
+    metadata: undefined,
+  });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      'A2A-Version': '1.0',
+      Authorization: `Bearer ${TOKEN}`,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: messageCounter, method: 'SendMessage', params }),
+  });
+  const body = (await response.json()) as { result?: unknown; error?: unknown };
+  if (body.result === undefined) throw new Error(`SendMessage failed: ${JSON.stringify(body)}`);
+  const payload = SendMessageResponse.fromJSON(body.result).payload;
+  if (payload?.$case !== 'task') throw new Error('SendMessage answered without a task');
+  return payload.value;
+};

@@ -1,0 +1,57 @@
+// A local stack in a process of its own, for the parked-conversations part of the benchmark:
+// what `npm start` runs (the demo model, DynamoDB Local in memory), so the memory read is the
+// stack's alone. Started by conversations.ts with `fork` and `--expose-gc`; it answers on the
+// IPC channel: `ready` once up, a memory sample when asked, and it closes when told to.
+import { DemoModel } from '../../functions/adapters/model/demo-model.js';
+import { DEFAULT_LOOP_CONFIG } from '../../functions/core/loop/config.js';
+import { startLocalStack } from '../../functions/local/local-stack.js';
+import { benchStackEnv } from './local-client.js';
+import { dynamoDbLocalPid, sampleMemory } from './memory.js';
+
+export type ParkStackRequest = { type: 'sample' } | { type: 'count' } | { type: 'close' };
+export type ParkStackReply =
+  | { type: 'ready'; url: string; dynamodbPid: number | undefined }
+  | { type: 'sample'; nodeRssBytes: number; nodeHeapUsedBytes: number; dynamodbRssBytes: number }
+  | { type: 'count'; running: number };
+
+const send = (reply: ParkStackReply) => process.send?.(reply);
+
+const stack = await startLocalStack({
+  port: 0,
+  model: new DemoModel(),
+  env: benchStackEnv(DEFAULT_LOOP_CONFIG.maxTurns),
+});
+const jvmPid = dynamoDbLocalPid();
+let closing: Promise<void> | undefined;
+const close = () => {
+  closing ??= stack.close();
+  return closing;
+};
+process.on('message', async (request: ParkStackRequest) => {
+  if (request.type === 'sample') send({ type: 'sample', ...sampleMemory(jvmPid) });
+  if (request.type === 'count') {
+    let running = 0;
+    let nextToken: string | undefined;
+    do {
+      const page = await stack.engine.listExecutions({
+        stateMachineArn: stack.stateMachineArn,
+        statusFilter: 'RUNNING',
+        maxResults: 1000,
+        ...(nextToken === undefined ? {} : { nextToken }),
+      });
+      running += page.executions?.length ?? 0;
+      nextToken = page.nextToken;
+    } while (nextToken !== undefined);
+    send({ type: 'count', running });
+  }
+  if (request.type === 'close') {
+    await close();
+    process.disconnect();
+  }
+});
+// The benchmark went away without saying close (it crashed, or was stopped): stop too.
+process.once('disconnect', async () => {
+  await close();
+  process.exit(0);
+});
+send({ type: 'ready', url: stack.url, dynamodbPid: jvmPid });

@@ -1,0 +1,85 @@
+/**
+ * A tiny run of `npm run bench` end to end, about 15 s (two local stacks start; the bundles are
+ * left out: building them takes longer than the rest, and their measurement is tested in
+ * bench-helpers.test.ts): its JSON has the documented shape, every part is there, and
+ * `--markdown` prints every part's table.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BenchFiguresSchema } from '../../scripts/bench/figures.js';
+import { renderReport } from '../../scripts/bench/report.js';
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+describe('npm run bench on a tiny run', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-run-test-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('writes every figure in the documented shape and prints every table', {
+    timeout: 180_000,
+  }, async () => {
+    const file = join(dir, 'figures.json');
+    const { stdout } = await run(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'scripts/bench.ts',
+        ...['--turns', '2', '--runs', '1', '--short-turns', '3', '--long-turns', '6'],
+        ...['--children', '2', '--senders', '3', '--messages-per-sender', '2'],
+        ...['--conversations', '4', '--clients', '2', '--parked', '6'],
+        ...['--skip', 'bundles', '--json', file, '--markdown'],
+      ],
+      { cwd: ROOT, maxBuffer: 16 * 1024 * 1024, timeout: 170_000 }
+    );
+    const figures = BenchFiguresSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+
+    expect(figures.bundles).toBeNull();
+    expect(figures.run.options.skip).toEqual(['bundles']);
+    const { scenarios, langgraph, growth, parked, child_to_parent_ms: child } = figures;
+    expect(scenarios?.chat).toMatchObject({ turns: 2, messages: 2, runs: 1 });
+    expect(scenarios?.one_tool).toMatchObject({ turns: 2, messages: 1 });
+    // Every state entered is counted under its name.
+    const four = scenarios?.four_tools;
+    const named = Object.values(four?.states_per_turn ?? {}).reduce((a, b) => a + b, 0);
+    expect(named).toBeCloseTo(four?.transitions_per_turn ?? -1, 6);
+    expect(scenarios?.chat.transitions_per_turn).toBeGreaterThan(0);
+    expect(scenarios?.chat.ddb_writes_per_turn).toBeGreaterThan(0);
+    expect(figures.renewal?.threshold_turns).toBe(200);
+    expect(langgraph?.rows.map((row) => row.turns)).toEqual([3, 6]);
+    expect(langgraph?.rows.every((row) => row.sqlite_saver_ms_per_turn > 0)).toBe(true);
+    expect(growth).toMatchObject({ turns: 6, late_turn: 6 });
+    expect(figures.new_conversations).toMatchObject({
+      clients: 2,
+      conversations: 4,
+      stopped: null,
+    });
+    expect(parked).toMatchObject({ target: 6, parked: 6, stopped: null });
+    expect(parked?.dynamodb_rss_bytes).toBeGreaterThan(0);
+    expect(child?.children).toBe(2);
+    expect(child?.p50).toBeGreaterThan(0);
+    expect(figures.concurrent_senders).toMatchObject({ accepted: 6, refused: 0 });
+
+    expect(stdout.trim()).toBe(renderReport(figures, 'markdown'));
+    for (const heading of [
+      'Counts per turn',
+      'Where the transitions go',
+      'DynamoDB items per turn',
+      'Side by side with LangGraph.js',
+      'Flat as history grows?',
+      'Cloud latency per turn, on paper',
+      'New conversations per second',
+      'Parked conversations',
+      'Child change → parent resumed',
+      'Concurrent senders',
+    ]) {
+      expect(stdout).toContain(`#### ${heading}`);
+    }
+  });
+});
