@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The transcript: many small entries, never one big item. `seq` is the entry's position in the

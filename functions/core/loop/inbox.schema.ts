@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * What waits for a task's next drain: accepted participant messages and notes from children.
