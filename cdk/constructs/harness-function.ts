@@ -41,8 +41,8 @@ export const LAMBDA_BUNDLING = {
   mainFields: ['module', 'main'],
   banner: ESM_REQUIRE_BANNER,
   minify: true,
-  // A separate index.mjs.map, read at the first error (functions/adapters/system/lazy-source-maps.ts),
-  // not at every cold start; positions only: the sources themselves are not shipped.
+  // A separate index.mjs.map, read at the first error, not at every cold start
+  // (functions/adapters/system/lazy-source-maps.ts); positions only, without the sources.
   sourceMap: true,
   sourcesContent: false,
   // Error names survive minification: Step Functions Retry/Catch match on them.
