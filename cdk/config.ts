@@ -6,7 +6,7 @@
  * applied to the environment the turn-step function will get.
  */
 import type { Construct } from 'constructs';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   type ConfigNaming,
   type ModelVariable,

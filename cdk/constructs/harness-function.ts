@@ -1,8 +1,8 @@
 /**
  * The one way this project makes a Lambda (conventions §5.11, after Powertools'
  * function-with-logstream construct): Node 22 on ARM, an ESM bundle built by the local esbuild
- * (never Docker), source maps on, X-Ray on, its own log group and a role that may write only to
- * that log group until a `bind…` call grants more.
+ * (never Docker) with its source map beside it, X-Ray on, its own log group and a role that may
+ * write only to that log group until a `bind…` call grants more.
  */
 import { fileURLToPath } from 'node:url';
 import { type Duration, Stack } from 'aws-cdk-lib';
@@ -10,7 +10,7 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { ENV } from './environment.js';
@@ -30,6 +30,37 @@ export const handlerEntry = (name: string): string =>
 const ESM_REQUIRE_BANNER =
   "import { createRequire as __thCreateRequire } from 'node:module'; const require = __thCreateRequire(import.meta.url);";
 
+/**
+ * How every function is bundled, read by the tests that bundle the handlers as `cdk synth` does
+ * (cdk/lambda-bundle.ts). Each function's bundle holds only what its handler imports: one
+ * composition root per function (functions/composition/lambda/).
+ */
+export const LAMBDA_BUNDLING = {
+  format: OutputFormat.ESM,
+  target: 'node22',
+  mainFields: ['module', 'main'],
+  banner: ESM_REQUIRE_BANNER,
+  minify: true,
+  // A separate index.mjs.map, read at the first error, not at every cold start
+  // (functions/adapters/system/lazy-source-maps.ts); positions only, without the sources.
+  sourceMap: true,
+  sourcesContent: false,
+  // Error names survive minification: Step Functions Retry/Catch match on them.
+  keepNames: true,
+  // Ship the SDK versions the tests ran against, not whatever the runtime carries.
+  bundleAwsSDK: true,
+  externalModules: [],
+  forceDockerBundling: false,
+} as const satisfies BundlingOptions;
+
+/**
+ * What the turn step's bundle is built with for one model provider: every other provider's
+ * adapter and SDK is left out of it (functions/composition/model.ts).
+ */
+export const modelProviderDefine = (provider: string): Record<string, string> => ({
+  'globalThis.tinyHarnessBundledModelProvider': JSON.stringify(provider),
+});
+
 export interface HarnessFunctionProps {
   /** Absolute path of the handler module (see `handlerEntry`); it must export `handler`. */
   readonly entry: string;
@@ -42,6 +73,11 @@ export interface HarnessFunctionProps {
   readonly logRetention?: RetentionDays;
   /** @default none: the function draws on the account's unreserved concurrency */
   readonly reservedConcurrentExecutions?: number;
+  /**
+   * The model provider the function calls (the turn step's): its bundle holds that provider's
+   * adapter and SDK and no other. @default none: the function calls no model
+   */
+  readonly modelProvider?: string;
 }
 
 export class HarnessFunction extends NodejsFunction {
@@ -72,24 +108,12 @@ export class HarnessFunction extends NodejsFunction {
       tracing: Tracing.ACTIVE,
       logGroup,
       role,
-      environment: {
-        // Stack traces point at the TypeScript sources, through the bundle's source map.
-        NODE_OPTIONS: '--enable-source-maps',
-        ...props.environment,
-      },
+      ...(props.environment === undefined ? {} : { environment: props.environment }),
       bundling: {
-        format: OutputFormat.ESM,
-        target: 'node22',
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
-        minify: true,
-        sourceMap: true,
-        // Error names survive minification: Step Functions Retry/Catch match on them.
-        keepNames: true,
-        // Ship the SDK versions the tests ran against, not whatever the runtime carries.
-        bundleAwsSDK: true,
-        externalModules: [],
-        forceDockerBundling: false,
+        ...LAMBDA_BUNDLING,
+        ...(props.modelProvider === undefined
+          ? {}
+          : { define: modelProviderDefine(props.modelProvider) }),
       },
     });
     logGroup.grantWrite(role);

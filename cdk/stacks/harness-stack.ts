@@ -96,6 +96,7 @@ export class HarnessStack extends Stack {
       // A model call is the longest step.
       timeout: Duration.minutes(5),
       environment: { ...environment, ...turnStepModelEnvironment(config) },
+      modelProvider: config.modelProvider,
       // Turn steps keep running while streams hold A2A instances (docs/deploy.md, "Concurrency").
       ...reservedConcurrency(config.turnStepReservedConcurrency),
     });

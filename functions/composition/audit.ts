@@ -1,14 +1,15 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SFNClient } from '@aws-sdk/client-sfn';
-import { z } from 'zod';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import * as z from 'zod';
 import { StoreAuditSources } from '../adapters/audit/audit-sources.js';
 import { DynamoDbHistoryArchive } from '../adapters/audit/dynamodb-history-archive.js';
 import { DynamoDbTaskRecords } from '../adapters/audit/dynamodb-task-records.js';
 import { StepFunctionsExecutionHistory } from '../adapters/audit/step-functions-history.js';
 import type { ExecutionHistoryArchive, LiveExecutionHistory } from '../core/audit/archive.js';
 import type { AuditSources } from '../core/audit/sources.js';
+import type { LoopDeps } from '../core/loop/deps.js';
 import type { ModelPrices } from '../core/loop/usage.js';
-import type { Runtime } from './runtime.js';
+import { dynamoDbClientOf, sfnClientOf } from './aws-clients.js';
+import type { RuntimeConfig } from './runtime-config.js';
 
 /** What the audit read model and the archive need, beside the runtime's own configuration. */
 export const AuditConfigSchema = z.object({
@@ -16,52 +17,60 @@ export const AuditConfigSchema = z.object({
   TINY_HARNESS_AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).default(0),
 });
 
-export interface Audit {
-  sources: AuditSources;
+/** Execution histories: read live from Step Functions, and their archived copies in the table. */
+export interface ExecutionHistories {
   live: LiveExecutionHistory;
   archive: ExecutionHistoryArchive;
+}
+
+export interface Audit extends ExecutionHistories {
+  sources: AuditSources;
   prices: ModelPrices;
 }
 
-const built = new WeakMap<Runtime, Audit>();
+/** The live and archived histories of the configuration's state machine (the archive function). */
+export const buildExecutionHistories = (
+  config: RuntimeConfig,
+  env: NodeJS.ProcessEnv = process.env,
+  dynamodb: DynamoDBClient = dynamoDbClientOf(config)
+): ExecutionHistories => {
+  const audit = AuditConfigSchema.parse(env);
+  return {
+    live: new StepFunctionsExecutionHistory({
+      client: sfnClientOf(config),
+      stateMachineArn: config.TINY_HARNESS_STATE_MACHINE_ARN,
+    }),
+    archive: new DynamoDbHistoryArchive({
+      client: dynamodb,
+      tableName: config.TINY_HARNESS_TABLE,
+      retentionDays: audit.TINY_HARNESS_AUDIT_RETENTION_DAYS,
+    }),
+  };
+};
+
+/** A runtime the audit read model can be built over: its configuration and its loop's records. */
+export interface AuditedRuntime {
+  config: RuntimeConfig;
+  loop: Pick<LoopDeps, 'store' | 'events'>;
+}
+
+const built = new WeakMap<AuditedRuntime, Audit>();
 
 /** The audit read model and archive over the runtime's table and state machine, built once. */
-export const auditOf = (runtime: Runtime, env: NodeJS.ProcessEnv = process.env): Audit => {
+export const auditOf = (runtime: AuditedRuntime, env: NodeJS.ProcessEnv = process.env): Audit => {
   const known = built.get(runtime);
   if (known !== undefined) return known;
   const { config } = runtime;
-  const audit = AuditConfigSchema.parse(env);
-  const region = config.AWS_REGION;
-  const local = { region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
-  const dynamodb = new DynamoDBClient(
-    config.TINY_HARNESS_DYNAMODB_ENDPOINT
-      ? { ...local, endpoint: config.TINY_HARNESS_DYNAMODB_ENDPOINT }
-      : { region }
-  );
-  const sfn = new SFNClient(
-    config.TINY_HARNESS_SFN_ENDPOINT
-      ? { ...local, endpoint: config.TINY_HARNESS_SFN_ENDPOINT }
-      : { region }
-  );
-  const table = { client: dynamodb, tableName: config.TINY_HARNESS_TABLE };
-  const live = new StepFunctionsExecutionHistory({
-    client: sfn,
-    stateMachineArn: config.TINY_HARNESS_STATE_MACHINE_ARN,
-  });
-  const archive = new DynamoDbHistoryArchive({
-    ...table,
-    retentionDays: audit.TINY_HARNESS_AUDIT_RETENTION_DAYS,
-  });
+  const dynamodb = dynamoDbClientOf(config);
+  const histories = buildExecutionHistories(config, env, dynamodb);
   const result: Audit = {
+    ...histories,
     sources: new StoreAuditSources({
       store: runtime.loop.store,
       events: runtime.loop.events,
-      records: new DynamoDbTaskRecords(table),
-      live,
-      archive,
+      records: new DynamoDbTaskRecords({ client: dynamodb, tableName: config.TINY_HARNESS_TABLE }),
+      ...histories,
     }),
-    live,
-    archive,
     prices: config.TINY_HARNESS_MODEL_PRICES,
   };
   built.set(runtime, result);

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseAgentSkills } from '../core/a2a/agent-card.js';
 import { DEFAULT_AGENT_ID } from '../core/a2a/identifiers.js';
 import { parseBearerTokens } from '../service/identity.js';

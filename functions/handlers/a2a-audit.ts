@@ -3,7 +3,7 @@
  * `tiny-harness/GetTaskTimeline` and `GET /tasks/{id}:timeline`. The A2A entry point asks these
  * first; anything else is the A2A bindings' own.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { AUDIT_JSON_RPC_METHOD, AUDIT_REST_SUFFIX } from '../core/audit/identifiers.js';
 import { A2aError, toA2aError } from '../service/a2a-errors.js';
 import { taskTimeline } from '../service/audit-timeline.js';

@@ -3,7 +3,8 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { errorFields, type Logger } from '../adapters/system/logger.js';
 import { auditOf } from '../composition/audit.js';
-import { lambdaRuntime, lambdaStreamLeases, type Runtime } from '../composition/runtime.js';
+import { lambdaRuntime, lambdaStreamLeases } from '../composition/lambda/a2a.js';
+import type { ServiceRuntime } from '../composition/service-runtime.js';
 import { A2aError, internalError, toA2aError } from '../service/a2a-errors.js';
 import { A2aService } from '../service/a2a-service.js';
 import { isTooLarge, payloadTooLargeResponse } from '../service/body-limit.js';
@@ -158,7 +159,7 @@ const restCall = async (call: Call): Promise<Answer> => {
 const extensionHeaders = (activated: readonly string[]): Record<string, string> =>
   activated.length > 0 ? { [HTTP_EXTENSION_HEADER]: activated.join(', ') } : {};
 
-const identityOf = ({ config }: Runtime): IdentitySettings => ({
+const identityOf = ({ config }: ServiceRuntime): IdentitySettings => ({
   mode: config.TINY_HARNESS_AUTH_MODE,
   tokens: config.TINY_HARNESS_BEARER_TOKENS,
   participantClaim: config.TINY_HARNESS_PARTICIPANT_CLAIM,
@@ -184,7 +185,7 @@ const logFailure = (
   });
 };
 
-export const createA2aHandler = (runtime: () => Runtime, service: () => A2aService) =>
+export const createA2aHandler = (runtime: () => ServiceRuntime, service: () => A2aService) =>
   middy(async (event: APIGatewayProxyEvent): Promise<A2aHttpResult> => {
     const { logger } = runtime();
     const card = cardOf(event, runtime());

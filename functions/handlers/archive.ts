@@ -1,8 +1,9 @@
 import middy from '@middy/core';
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseExecutionName } from '../adapters/stepfunctions/turn-executions.js';
-import { type Audit, auditOf } from '../composition/audit.js';
-import { lambdaRuntime, type Runtime } from '../composition/runtime.js';
+import type { Logger } from '../adapters/system/logger.js';
+import type { ExecutionHistories } from '../composition/audit.js';
+import { lambdaArchiveRuntime } from '../composition/lambda/archive.js';
 import { type ArchiveOutcome, archiveExecution } from '../core/audit/archive.js';
 
 /** What EventBridge delivers when a Step Functions execution changes status (the rule's filter). */
@@ -20,8 +21,8 @@ export const ExecutionStatusChangeSchema = z.object({
  * state machine, or still running, is left alone.
  */
 export const archiveClosedExecution = async (
-  runtime: Runtime,
-  audit: Pick<Audit, 'live' | 'archive'>,
+  runtime: { logger: Logger },
+  audit: ExecutionHistories,
   executionArn: string
 ): Promise<ArchiveOutcome | 'not ours'> => {
   const execution = parseExecutionName(executionArn);
@@ -31,7 +32,9 @@ export const archiveClosedExecution = async (
   return outcome;
 };
 
-export const createArchiveHandler = (runtime: () => Runtime) =>
+export const createArchiveHandler = (
+  runtime: () => { logger: Logger; histories: ExecutionHistories }
+) =>
   middy(async (event: unknown): Promise<{ outcome: string }> => {
     const parsed = ExecutionStatusChangeSchema.safeParse(event);
     if (!parsed.success) {
@@ -44,10 +47,10 @@ export const createArchiveHandler = (runtime: () => Runtime) =>
       return { outcome: 'not closed' };
     const outcome = await archiveClosedExecution(
       runtime(),
-      auditOf(runtime()),
+      runtime().histories,
       parsed.data.detail.executionArn
     );
     return { outcome };
   });
 
-export const handler = createArchiveHandler(lambdaRuntime);
+export const handler = createArchiveHandler(lambdaArchiveRuntime);

@@ -5,12 +5,19 @@ import type {
   DynamoDBRecord,
   DynamoDBStreamEvent,
 } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { decodeEvent, type ItemImage, taskIdOfKey } from '../adapters/dynamodb/item-codec.js';
 import { KEY_PREFIX, SORT_KEY } from '../adapters/dynamodb/table.js';
-import { lambdaRuntime, type Runtime } from '../composition/runtime.js';
+import { lambdaPushRuntime } from '../composition/lambda/push.js';
+import type { Runtime } from '../composition/runtime.js';
+import type { LoopDeps } from '../core/loop/deps.js';
 import { deliverEvent } from '../service/push-delivery.js';
 import { handleInOrder } from './stream-batch.js';
+
+/** What delivery works with: the task records, the push configs, their sealer, the sender. */
+export type PushRuntime = Pick<Runtime, 'pushConfigs' | 'sealer' | 'webhooks' | 'logger'> & {
+  loop: Pick<LoopDeps, 'store'>;
+};
 
 /** Time kept back from the invocation's end, to report the batch before Lambda stops it. */
 const DEADLINE_MARGIN_MS = 3_000;
@@ -30,7 +37,7 @@ const EventInsertSchema = z.object({
  * delivered) makes it the batch's failure, and the event source retries from it.
  */
 export const handlePushRecord = async (
-  runtime: Runtime,
+  runtime: PushRuntime,
   record: DynamoDBRecord,
   deadline: number
 ): Promise<boolean> => {
@@ -49,7 +56,7 @@ export const handlePushRecord = async (
 
 // In order, stopping at the first record not done with: a task's events reach a webhook in the
 // order of its log (a retried record redelivers the ones after it: at least once, not exactly).
-export const createPushHandler = (runtime: () => Runtime) =>
+export const createPushHandler = (runtime: () => PushRuntime) =>
   middy((event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> => {
     const deadline = Date.now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS;
     return handleInOrder(
@@ -59,4 +66,4 @@ export const createPushHandler = (runtime: () => Runtime) =>
     );
   });
 
-export const handler = createPushHandler(lambdaRuntime);
+export const handler = createPushHandler(lambdaPushRuntime);

@@ -1,9 +1,10 @@
 import middy from '@middy/core';
-import { z } from 'zod';
+import * as z from 'zod';
 import { asStepError } from '../adapters/aws/transient-error.js';
 import { parseExecutionName } from '../adapters/stepfunctions/turn-executions.js';
 import { errorFields } from '../adapters/system/logger.js';
-import { lambdaRuntime, type Runtime } from '../composition/runtime.js';
+import { lambdaLoopRuntime } from '../composition/lambda/loop.js';
+import type { Runtime } from '../composition/runtime.js';
 import { reconcileExecutionEnd } from '../service/reconcile.js';
 
 /**
@@ -28,7 +29,9 @@ export type ExecutionStatusChange = z.infer<typeof ExecutionStatusChangeSchema>;
  * must not be left waiting on it. A failure is thrown (transient AWS errors under the name
  * EventBridge's retries and the dead-letter queue expect), and EventBridge delivers again.
  */
-export const createReconcileHandler = (runtime: () => Runtime) =>
+export const createReconcileHandler = (
+  runtime: () => Pick<Runtime, 'loop' | 'executions' | 'logger'>
+) =>
   middy(async (raw: unknown) => {
     const { logger } = runtime();
     const { detail } = ExecutionStatusChangeSchema.parse(raw);
@@ -53,4 +56,4 @@ export const createReconcileHandler = (runtime: () => Runtime) =>
     }
   });
 
-export const handler = createReconcileHandler(lambdaRuntime);
+export const handler = createReconcileHandler(lambdaLoopRuntime);

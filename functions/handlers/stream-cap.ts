@@ -3,8 +3,9 @@ import { PassThrough, Readable } from 'node:stream';
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { StreamLeases } from '../adapters/streams/dynamodb-stream-leases.js';
+import type { Logger } from '../adapters/system/logger.js';
 import { errorFields } from '../adapters/system/logger.js';
-import type { Runtime } from '../composition/runtime.js';
+import type { RuntimeConfig } from '../composition/runtime-config.js';
 import { resolveCaller } from '../service/identity.js';
 import { type A2aHttpResult, bodyOf, JSON_CONTENT_TYPE } from './a2a/http.js';
 import { matchRoute } from './a2a/rest.js';
@@ -55,7 +56,7 @@ const LEASE = 'tinyHarnessStreamLease';
  * pass through untouched.
  */
 export const capStreamsPerCaller = (
-  runtime: () => Runtime,
+  runtime: () => { config: RuntimeConfig; logger: Logger },
   leases: () => StreamLeases
 ): middy.MiddlewareObj<APIGatewayProxyEvent, A2aHttpResult> => {
   const release = (lease: Lease) =>

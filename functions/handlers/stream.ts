@@ -2,13 +2,17 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import middy from '@middy/core';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { decodeTaskRecord } from '../adapters/dynamodb/item-codec.js';
-import { lambdaRuntime, type Runtime } from '../composition/runtime.js';
+import { lambdaLoopRuntime } from '../composition/lambda/loop.js';
+import type { Runtime } from '../composition/runtime.js';
 import { childChangeFromRecords } from '../core/intake/child-change-from-records.js';
 import { recordChildChange } from '../core/intake/child-changed.js';
 import { followWake } from '../service/follow-wake.js';
 import { handleInOrder } from './stream-batch.js';
 
 type Image = Record<string, AttributeValue>;
+
+/** What the stand-in works with: the loop and the executions. */
+type StreamRuntime = Pick<Runtime, 'loop' | 'executions' | 'logger'>;
 
 /**
  * The stand-in: a child's state change reaches its parent. For each task record that changed
@@ -19,7 +23,7 @@ type Image = Record<string, AttributeValue>;
  * record is a no-op.
  */
 export const handleStreamRecord = async (
-  runtime: Runtime,
+  runtime: StreamRuntime,
   record: DynamoDBRecord
 ): Promise<void> => {
   const newImage = record.dynamodb?.NewImage as Image | undefined;
@@ -46,7 +50,7 @@ export const handleStreamRecord = async (
 };
 
 // Stopping at the first failure means later changes of a child are never applied before it.
-export const createStreamHandler = (runtime: () => Runtime) =>
+export const createStreamHandler = (runtime: () => StreamRuntime) =>
   middy(
     (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> =>
       handleInOrder(
@@ -59,4 +63,4 @@ export const createStreamHandler = (runtime: () => Runtime) =>
       )
   );
 
-export const handler = createStreamHandler(lambdaRuntime);
+export const handler = createStreamHandler(lambdaLoopRuntime);

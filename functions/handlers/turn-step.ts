@@ -1,5 +1,5 @@
 import middy from '@middy/core';
-import { z } from 'zod';
+import * as z from 'zod';
 import { asStepError } from '../adapters/aws/transient-error.js';
 import { executionName } from '../adapters/stepfunctions/turn-executions.js';
 import { errorFields } from '../adapters/system/logger.js';
@@ -8,7 +8,7 @@ import {
   powertoolsTurnMetrics,
   type TurnMetrics,
 } from '../adapters/system/turn-metrics.js';
-import { lambdaRuntime, type Runtime } from '../composition/runtime.js';
+import { lambdaRuntime, type TurnStepRuntime as Runtime } from '../composition/lambda/turn-step.js';
 import { executeTool } from '../core/loop/execute-tool.js';
 import { failTask } from '../core/loop/fail-task.js';
 import { park } from '../core/loop/park.js';

@@ -1,6 +1,6 @@
 import { closeSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Who holds a data directory: written by the running `npm start`, removed when it stops. */
 const HolderSchema = z.object({

@@ -5,7 +5,7 @@
  */
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const ENDPOINT_FILE = 'endpoint.json';
 

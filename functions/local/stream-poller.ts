@@ -8,7 +8,7 @@ import {
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Logger } from '../adapters/system/logger.js';
 import { type FilterPattern, passesFilters } from './event-filter.js';
 

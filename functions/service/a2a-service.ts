@@ -5,8 +5,6 @@ import type {
   Task,
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
-import type { Runtime } from '../composition/runtime.js';
-import { configuredSecrets } from '../composition/runtime-config.js';
 import { TaskClosedError } from '../core/errors.js';
 import { cancelTask } from '../core/intake/control.js';
 import { receiveMessage } from '../core/intake/receive-message.js';
@@ -17,6 +15,7 @@ import { failTask } from '../core/loop/fail-task.js';
 import type { PushConfig } from '../core/ports/push-config-store.js';
 import { isTerminalState, stateName, stateOf } from '../core/task/a2a-task.js';
 import { A2aError } from './a2a-errors.js';
+import type { ServiceDeps } from './deps.js';
 import { followWake } from './follow-wake.js';
 import { checkAssertedParticipant } from './identity.js';
 import { listingQuery, pageOfTasks } from './list-tasks.js';
@@ -81,11 +80,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * results; this decides which execution to start, resume or stop, and who may see what.
  */
 export class A2aService {
-  readonly #runtime: Runtime;
+  readonly #runtime: ServiceDeps;
   readonly #options: ServiceOptions;
   readonly #pushConfigs: PushConfigs;
 
-  constructor(runtime: Runtime, options: ServiceOptions) {
+  constructor(runtime: ServiceDeps, options: ServiceOptions) {
     this.#runtime = runtime;
     this.#options = options;
     this.#pushConfigs = new PushConfigs(runtime);
@@ -191,7 +190,7 @@ export class A2aService {
     const asserted = checkAssertedParticipant(sender, options.message);
     if (!asserted.ok) throw asserted.error;
     // Secrets in inbound text never reach hooks, the transcript or the logs.
-    const message = redactMessage(options.message, configuredSecrets(this.#runtime.config));
+    const message = redactMessage(options.message, this.#runtime.secrets);
     if (message.messageId === '') throw new A2aError('InvalidParams', 'messageId is required');
     if (message.taskId === '') {
       // The id is chosen first: an inline push config is sealed for it.

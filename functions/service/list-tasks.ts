@@ -1,5 +1,5 @@
 import { type ListTasksRequest, type Task, TaskState, taskStateToJSON } from '@a2a-js/sdk';
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseUtcTimestamp } from '../core/a2a/timestamp.js';
 import type { TaskRecord } from '../core/ports/task-store.js';
 import { A2aError } from './a2a-errors.js';

@@ -3,9 +3,9 @@ import type {
   ListTaskPushNotificationConfigsResponse,
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
-import type { Runtime } from '../composition/runtime.js';
 import type { PushConfig } from '../core/ports/push-config-store.js';
 import { A2aError } from './a2a-errors.js';
+import type { ServiceDeps } from './deps.js';
 import { openPushSecrets, sealPushSecrets } from './push-secrets.js';
 import { visibleRecord } from './task-access.js';
 import { checkWebhookUrl } from './webhook-url.js';
@@ -113,10 +113,16 @@ export interface PreparedPushConfig {
  * and `storePrepared` (what depends on the configs already stored), so a task being created can
  * have its config stored before its first event is appended.
  */
-export class PushConfigs {
-  readonly #runtime: Runtime;
+/** What the config operations work with (the A2A service's own dependencies, in part). */
+export type PushConfigsDeps = Pick<
+  ServiceDeps,
+  'loop' | 'pushConfigs' | 'sealer' | 'webhookPolicy'
+>;
 
-  constructor(runtime: Runtime) {
+export class PushConfigs {
+  readonly #runtime: PushConfigsDeps;
+
+  constructor(runtime: PushConfigsDeps) {
     this.#runtime = runtime;
   }
 
@@ -141,12 +147,12 @@ export class PushConfigs {
     request: TaskPushNotificationConfig,
     participantId: string
   ): Promise<PreparedPushConfig> {
-    const { config, loop, sealer } = this.#runtime;
+    const { loop, sealer, webhookPolicy } = this.#runtime;
     if (request.taskId !== '' && request.taskId !== taskId) {
       throw invalid('the push config names another task');
     }
     if (request.url.length > PUSH_CONFIG_LIMITS.urlLength) throw invalid('the url is too long');
-    checkWebhookUrl(request.url, { allowLoopback: config.TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS });
+    checkWebhookUrl(request.url, webhookPolicy);
     const clientId = request.id === '' ? loop.ids.next('push') : checkConfigId(request.id);
     const clear: PushConfig = {
       taskId,

@@ -1,8 +1,8 @@
-import type { Runtime } from '../composition/runtime.js';
 import { reviveTask } from '../core/intake/revive.js';
 import { failTask } from '../core/loop/fail-task.js';
 import type { TurnRef } from '../core/loop/route.schema.js';
 import { isTerminalState, stateOf } from '../core/task/a2a-task.js';
+import type { ServiceDeps } from './deps.js';
 
 /** How a turn execution ended without ending its task (what EventBridge reports). */
 export type ExecutionEndStatus = 'FAILED' | 'TIMED_OUT' | 'ABORTED';
@@ -48,7 +48,7 @@ export const executionEndReason = (end: ExecutionEnd): string => {
  * exists), so a restart that was cut short before its start is finished by the redelivery.
  */
 export const reconcileExecutionEnd = async (
-  runtime: Pick<Runtime, 'loop' | 'executions'>,
+  runtime: Pick<ServiceDeps, 'loop' | 'executions'>,
   end: ExecutionEnd
 ): Promise<Reconciliation> => {
   const { loop, executions } = runtime;

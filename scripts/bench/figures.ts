@@ -3,7 +3,7 @@
  * and `--write-docs` render, and what `--from FILE` reads back. docs/benchmark.md documents it.
  * A part left out with `--skip` is `null`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const count = z.number().int().nonnegative();
 const figure = z.number().nonnegative();

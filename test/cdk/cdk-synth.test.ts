@@ -1,22 +1,23 @@
 /**
  * SLOW (about 15-30 s): the real `npx cdk synth` with bundling ON, as `cdk deploy` would run it:
- * esbuild bundles the five handlers locally (no Docker), CDK's CloudFormation validation and
+ * esbuild bundles the six handlers locally (no Docker), CDK's CloudFormation validation and
  * cdk-nag run, and nothing touches AWS.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../cdk/app.js';
 import { handlerEntry } from '../../cdk/constructs/harness-function.js';
+import { BUNDLE_BUDGET_BYTES, LAMBDA_HANDLERS } from '../../cdk/lambda-bundle.js';
 import { extractStateMachines } from '../../functions/local/stepfunctions/asl-extractor.js';
 import { tempOutdir } from './support/synth.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const HANDLERS = ['turn-step', 'stream', 'a2a', 'push', 'reconcile', 'archive'];
+const HANDLERS = LAMBDA_HANDLERS;
 
 /** A stand-in for a value CloudFormation resolves at deploy time (a Ref, a GetAtt, a Join). */
 const placeholderFor = (name: string): string => {
@@ -68,6 +69,8 @@ describe('cdk synth (bundling on, slow)', () => {
         /^import\s*\{\s*createRequire as __thCreateRequire\s*\}/
       );
       expect(existsSync(`${bundle}.map`)).toBe(true);
+      // Within the budget test/cdk/bundles.test.ts holds the in-memory bundles to.
+      expect(statSync(bundle).size, asset).toBeLessThanOrEqual(BUNDLE_BUDGET_BYTES);
       // The ESM bundle loads in plain Node and exports the handler.
       const { stdout } = await run(process.execPath, [
         '--input-type=module',

@@ -373,7 +373,8 @@ describe("the auditor's timeline of a scripted task, from the local stack", () =
   });
 
   it("takes the cloud's trigger: an EventBridge execution status change", async () => {
-    const handler = createArchiveHandler(() => stack.runtime);
+    const histories = auditOf(stack.runtime);
+    const handler = createArchiveHandler(() => ({ logger: stack.runtime.logger, histories }));
     const change = (status: string) => ({
       version: '0',
       id: 'e-1',

@@ -5,7 +5,10 @@ import {
 } from '../../functions/adapters/secrets/local-secret-sealer.js';
 import { createLogger } from '../../functions/adapters/system/logger.js';
 import type { Runtime } from '../../functions/composition/runtime.js';
-import { readRuntimeConfig } from '../../functions/composition/runtime-config.js';
+import {
+  configuredSecrets,
+  readRuntimeConfig,
+} from '../../functions/composition/runtime-config.js';
 import type { TurnRef } from '../../functions/core/loop/route.schema.js';
 import {
   InProcessHarness,
@@ -92,6 +95,8 @@ export const inMemoryRuntime = (
     logger,
     pushConfigs,
     sealer,
+    webhookPolicy: { allowLoopback: config.TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS },
+    secrets: configuredSecrets(config),
     webhooks,
   };
   return {

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { markedBlock } from '../../scripts/bench/docs-block.js';
 import { BenchFiguresSchema } from '../../scripts/bench/figures.js';
 import { renderReadme, renderReport } from '../../scripts/bench/report.js';

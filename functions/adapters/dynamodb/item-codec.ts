@@ -14,7 +14,7 @@ import {
   taskStateToJSON,
 } from '@a2a-js/sdk';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { TASK_METADATA_KEY } from '../../core/a2a/identifiers.js';
 import { InvalidTaskRecordError } from '../../core/errors.js';
 import { type HistoryEntry, HistoryEntrySchema } from '../../core/loop/history.schema.js';

@@ -1,8 +1,9 @@
-import Anthropic, {
+import { BaseAnthropic } from '@anthropic-ai/sdk/client';
+import {
   APIConnectionError,
   APIConnectionTimeoutError,
   APIError,
-} from '@anthropic-ai/sdk';
+} from '@anthropic-ai/sdk/core/error';
 import type {
   ContentBlockParam,
   Message,
@@ -10,6 +11,7 @@ import type {
   MessageParam,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages';
+import { Messages } from '@anthropic-ai/sdk/resources/messages';
 import { ModelFailedError, ModelRetryableError } from '../../core/errors.js';
 import type {
   FinishReason,
@@ -37,10 +39,14 @@ const DEFAULT_BASE_URL = 'https://api.anthropic.com';
 const EPHEMERAL = { type: 'ephemeral' } as const;
 
 /**
- * The SDK's default credential chain (config profiles, `ANTHROPIC_AUTH_TOKEN`) turned off: the
- * only credential ever sent is the configured key, and only to the configured host.
+ * The SDK's client with the one resource used (the SDK's default export carries every API of
+ * Anthropic's, three times the bytes in the turn step's bundle), and its default credential
+ * chain (config profiles, `ANTHROPIC_AUTH_TOKEN`) turned off: the only credential ever sent is
+ * the configured key, and only to the configured host.
  */
-class PinnedAnthropic extends Anthropic {
+class PinnedAnthropic extends BaseAnthropic {
+  readonly messages: Messages = new Messages(this);
+
   protected override _shouldResolveDefaultCredentials(): boolean {
     return false;
   }
@@ -166,7 +172,7 @@ const toAnthropicError = (error: unknown, timeoutMs: number): Error => {
  */
 export class AnthropicMessagesModel implements Model {
   readonly #options: ProviderModelOptions;
-  readonly #client: Anthropic;
+  readonly #client: PinnedAnthropic;
 
   constructor(options: ProviderModelOptions) {
     this.#options = options;

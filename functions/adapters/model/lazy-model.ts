@@ -1,9 +1,9 @@
 import type { Model, ModelRequest, ModelResponse } from '../../core/ports/model.js';
 
 /**
- * A model built on first use: the provider's API key is read from Secrets Manager once per cold
- * start, when the first model call needs it, not at import (handlers that never call the model
- * never read the secret). A failed build is retried on the next call.
+ * A model built on first use: the provider's adapter (and its SDK) is loaded, and its API key
+ * read from Secrets Manager, when the first model call needs it, not at import (a turn step that
+ * drains or parks never pays for them). A failed build is retried on the next call.
  */
 export class LazyModel implements Model {
   readonly #build: () => Promise<Model>;
@@ -13,11 +13,16 @@ export class LazyModel implements Model {
     this.#build = build;
   }
 
-  async invoke(request: ModelRequest): Promise<ModelResponse> {
+  /** The built model, building it now if no call has yet. */
+  model(): Promise<Model> {
     this.#model ??= this.#build().catch((error: unknown) => {
       this.#model = undefined;
       throw error;
     });
-    return (await this.#model).invoke(request);
+    return this.#model;
+  }
+
+  async invoke(request: ModelRequest): Promise<ModelResponse> {
+    return (await this.model()).invoke(request);
   }
 }

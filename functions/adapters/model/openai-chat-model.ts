@@ -4,7 +4,7 @@ import type {
   ChatCompletionFunctionTool,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions/completions';
-import { z } from 'zod';
+import * as z from 'zod';
 import type {
   Model,
   ModelInputItem,

@@ -1,5 +1,5 @@
 import OpenAI, { APIConnectionError } from 'openai';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ModelFailedError, ModelRetryableError } from '../../core/errors.js';
 import { toModelError } from './provider-errors.js';
 import type { ProviderModelOptions } from './provider-options.js';

@@ -3,7 +3,7 @@ import type {
   ResponseCreateParamsNonStreaming,
   ResponseInputItem,
 } from 'openai/resources/responses/responses';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ModelFailedError, ModelRetryableError } from '../../core/errors.js';
 import type {
   Model,

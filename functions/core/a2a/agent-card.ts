@@ -5,7 +5,7 @@ import {
   type SecurityRequirement,
   type SecurityScheme,
 } from '@a2a-js/sdk';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AUDIT_EXTENSION_URI, AUDIT_JSON_RPC_METHOD } from '../audit/identifiers.js';
 import {
   DEFAULT_AGENT_ID,

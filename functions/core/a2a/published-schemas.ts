@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { TimelineSchema } from '../audit/timeline.schema.js';
 import { RouteSchema, TurnRefSchema } from '../loop/route.schema.js';
 import { ControlPayloadSchema, EventEnvelopeSchema } from '../task/envelope.schema.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * A task as the renderers show it: its A2A state and, when the agent speaks the tiny-harness task

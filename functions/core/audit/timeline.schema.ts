@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The auditor's timeline: one merged, time-ordered account of a task and its sub-task tree. The

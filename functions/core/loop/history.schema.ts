@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * What a harness note is about: the task's acceptance criteria that keep it from completing, or a

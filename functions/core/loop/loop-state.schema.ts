@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ModelResponseSchema } from './model-response.schema.js';
 
 export const PendingQuestionSchema = z.strictObject({

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The model port's response, validated when it is read back from the store. */
 export const ModelResponseSchema = z.strictObject({

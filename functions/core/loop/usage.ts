@@ -1,5 +1,5 @@
 import type { Task } from '@a2a-js/sdk';
-import { z } from 'zod';
+import * as z from 'zod';
 import { USAGE_METADATA_KEY } from '../a2a/identifiers.js';
 import type { ModelUsage } from '../ports/model.js';
 import type { TaskStore } from '../ports/task-store.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * A task's push-notification config (A2A §3.1.7–3.1.10): where the task's updates are POSTed and

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /** A tool that lives outside the core (an HTTP tool, an MCP tool, ...). */
 export interface ExternalTool {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The event envelope: a message data part of media type `application/vnd.tiny-harness.event+json`.

@@ -1,5 +1,5 @@
 import type { Message, Part } from '@a2a-js/sdk';
-import { z } from 'zod';
+import * as z from 'zod';
 import { EVENT_MEDIA_TYPE } from '../a2a/identifiers.js';
 import {
   AdminRequiredError,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The task extension: what A2A lacks, carried in `Task.metadata` under TASK_METADATA_KEY.

@@ -1,5 +1,5 @@
 import { Task, taskStateToJSON } from '@a2a-js/sdk';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { TASK_METADATA_KEY } from '../a2a/identifiers.js';
 import { AlreadyExistsError, ConcurrencyConflictError, InvalidTaskRecordError } from '../errors.js';
 import { type HistoryEntry, HistoryEntrySchema } from '../loop/history.schema.js';

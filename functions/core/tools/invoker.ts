@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ErrorCode } from '../errors.js';
 import type { ModelToolCall } from '../ports/model.js';
 import type { ToolRunner } from '../ports/tool-runner.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ToolDefinition } from '../ports/model.js';
 import type { ExternalTool } from '../ports/tool-runner.js';
 import { INTRINSICS } from './intrinsics/index.js';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { ErrorCode } from '../errors.js';
 import type { TaskExtension } from '../task/extension.schema.js';
 import type { Command } from './commands.js';

@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { AgentCard } from '@a2a-js/sdk';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { Runtime } from '../../composition/runtime.js';
+import type { RuntimeConfig } from '../../composition/runtime-config.js';
 import { buildAgentCard, cardToJson } from '../../core/a2a/agent-card.js';
 import { cardSecurity } from '../../core/a2a/security.js';
 import { header } from './http.js';
 
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
 
-const baseUrlOf = (event: APIGatewayProxyEvent, runtime: Runtime): string => {
+const baseUrlOf = (event: APIGatewayProxyEvent, runtime: { config: RuntimeConfig }): string => {
   if (runtime.config.TINY_HARNESS_BASE_URL) return runtime.config.TINY_HARNESS_BASE_URL;
   const host = header(event, 'host') ?? 'localhost';
   const proto = header(event, 'x-forwarded-proto') ?? 'https';
@@ -17,7 +17,10 @@ const baseUrlOf = (event: APIGatewayProxyEvent, runtime: Runtime): string => {
 };
 
 /** The card, for its own endpoint and for what a request may ask of it (extensions). */
-export const cardOf = (event: APIGatewayProxyEvent, runtime: Runtime): AgentCard =>
+export const cardOf = (
+  event: APIGatewayProxyEvent,
+  runtime: { config: RuntimeConfig }
+): AgentCard =>
   buildAgentCard({
     baseUrl: baseUrlOf(event, runtime),
     agentId: runtime.config.TINY_HARNESS_AGENT_ID,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { A2A_ERRORS, A2aError, errorDetails, toA2aError } from '../../service/a2a-errors.js';
 import type { A2aService } from '../../service/a2a-service.js';
 import { checkBodyMediaType } from './http.js';

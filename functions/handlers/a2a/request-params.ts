@@ -9,7 +9,7 @@ import {
   SubscribeToTaskRequest,
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseUtcTimestamp } from '../../core/a2a/timestamp.js';
 import { A2aError, type FieldViolation } from '../../service/a2a-errors.js';
 

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { appendFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HistoryEvent } from '@aws-sdk/client-sfn';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { CheckpointStore, ExecutionCheckpoint } from './types.js';
 
 const FILE_VERSION = 2;

@@ -3,7 +3,7 @@
  * handed to the engine. A body that does not fit is a `ValidationException`, as the service
  * answers; an operation we do not serve is an `UnknownOperationException`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { LocalStepFunctions } from './engine.js';
 
 const arn = z.string().min(1).max(2048);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { receiveMessage } from '../../../functions/core/intake/receive-message.js';
 import { startTask } from '../../../functions/core/intake/start-task.js';
 import { executeTool } from '../../../functions/core/loop/execute-tool.js';

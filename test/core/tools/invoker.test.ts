@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ToolRunner } from '../../../functions/core/ports/tool-runner.js';
 import { TaskExtensionSchema } from '../../../functions/core/task/extension.schema.js';
 import {

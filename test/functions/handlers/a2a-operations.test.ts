@@ -443,7 +443,7 @@ describe.each(BINDINGS)('the A2A operations over %s', (binding) => {
       );
 
       // As TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS=true would configure it.
-      setup.runtime.config.TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS = true;
+      setup.runtime.webhookPolicy.allowLoopback = true;
       const allowed = await setup.calls.createPush(task.id, { url });
 
       expect(allowed.result).toMatchObject({ url });

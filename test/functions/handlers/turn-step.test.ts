@@ -1,6 +1,6 @@
 import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { executionName } from '../../../functions/adapters/stepfunctions/turn-executions.js';
 import type { Runtime } from '../../../functions/composition/runtime.js';
 import { ConcurrencyConflictError } from '../../../functions/core/errors.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { resolveStep } from '../../plan/plan.js';
 import { defineIntrinsic, refuse } from '../tool.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PlanCycleError } from '../../errors.js';
 import { buildPlan, revisePlan } from '../../plan/plan.js';
 import { defineIntrinsic, refuse } from '../tool.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { resolveStep } from '../../plan/plan.js';
 import { criterionLabel, resolveCriterion } from '../../task/criteria.js';
 import type { TaskExtension, TaskRef } from '../../task/extension.schema.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineIntrinsic, refuse } from '../tool.js';
 import { resolveStepArgument } from './step-argument.js';
 

@@ -1,0 +1,15 @@
+import './source-maps.js';
+import { NO_MODEL } from '../../adapters/model/no-model.js';
+import { buildLoopRuntime, type LoopRuntime } from '../loop-runtime.js';
+import { readRuntimeConfig } from '../runtime-config.js';
+
+let memo: LoopRuntime | undefined;
+
+/**
+ * The root of the functions that drive tasks without a model (the stream stand-in, the
+ * reconciler): the loop over the table and the executions, from the environment, built once.
+ */
+export const lambdaLoopRuntime = (): LoopRuntime => {
+  memo ??= buildLoopRuntime(readRuntimeConfig(), { model: NO_MODEL });
+  return memo;
+};

@@ -1,0 +1,74 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDbEventLog } from '../adapters/dynamodb/dynamodb-event-log.js';
+import { DynamoDbTaskStore } from '../adapters/dynamodb/dynamodb-task-store.js';
+import { SelfAgentDirectory } from '../adapters/self-agent-directory.js';
+import { TurnExecutions } from '../adapters/stepfunctions/turn-executions.js';
+import type { Logger } from '../adapters/system/logger.js';
+import { RandomIds } from '../adapters/system/random-ids.js';
+import { SystemClock } from '../adapters/system/system-clock.js';
+import { Hooks } from '../core/hooks/hooks.js';
+import { DEFAULT_LOOP_CONFIG } from '../core/loop/config.js';
+import type { LoopDeps } from '../core/loop/deps.js';
+import type { HarnessHookPoints } from '../core/loop/hook-points.js';
+import type { Model } from '../core/ports/model.js';
+import { ToolRegistry } from '../core/tools/registry.js';
+import type { Executions } from '../service/executions.js';
+import { dynamoDbClientOf, sfnClientOf } from './aws-clients.js';
+import { loggerOf } from './logger.js';
+import type { RuntimeConfig } from './runtime-config.js';
+
+/** The loop over the table and the turn executions: what every function driving tasks needs. */
+export interface LoopRuntime {
+  config: RuntimeConfig;
+  loop: LoopDeps;
+  executions: Executions;
+  logger: Logger;
+}
+
+export interface LoopParts {
+  /** The turn step's configured model; every other function is given none (`NO_MODEL`). */
+  model: Model;
+  hooks?: Hooks<HarnessHookPoints> | undefined;
+  /** The table's client, when the caller shares it (default: one from the configuration). */
+  dynamodb?: DynamoDBClient | undefined;
+}
+
+export const buildLoopRuntime = (config: RuntimeConfig, parts: LoopParts): LoopRuntime => {
+  const executions = new TurnExecutions({
+    client: sfnClientOf(config),
+    stateMachineArn: config.TINY_HARNESS_STATE_MACHINE_ARN,
+  });
+  const table = {
+    client: parts.dynamodb ?? dynamoDbClientOf(config),
+    tableName: config.TINY_HARNESS_TABLE,
+  };
+  let loop: LoopDeps | undefined;
+  const agents = new SelfAgentDirectory({
+    deps: () => {
+      if (loop === undefined) throw new Error('the runtime is not built yet');
+      return loop;
+    },
+    executions,
+  });
+  loop = {
+    store: new DynamoDbTaskStore(table),
+    events: new DynamoDbEventLog(table),
+    model: parts.model,
+    tools: new ToolRegistry(),
+    agents,
+    clock: new SystemClock(),
+    ids: new RandomIds(),
+    hooks: parts.hooks ?? new Hooks<HarnessHookPoints>(),
+    config: {
+      ...DEFAULT_LOOP_CONFIG,
+      agentId: config.TINY_HARNESS_AGENT_ID,
+      maxTurns: config.TINY_HARNESS_MAX_TURNS,
+      criteriaReminders: config.TINY_HARNESS_CRITERIA_REMINDERS,
+      turnsPerGeneration: config.TINY_HARNESS_TURNS_PER_GENERATION,
+      defaultModel: config.TINY_HARNESS_MODEL || undefined,
+      prices: config.TINY_HARNESS_MODEL_PRICES,
+      clientTaskLifecycle: config.TINY_HARNESS_TASK_LIFECYCLE,
+    },
+  };
+  return { config, loop, executions, logger: loggerOf(config) };
+};
