@@ -2,9 +2,12 @@ import { type ConsumedCapacity, DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDbEventLog } from '../adapters/dynamodb/dynamodb-event-log.js';
 import { DynamoDbPushConfigStore } from '../adapters/dynamodb/dynamodb-push-config-store.js';
+import { DynamoDbRemoteLinks } from '../adapters/dynamodb/dynamodb-remote-links.js';
 import { DynamoDbTaskStore } from '../adapters/dynamodb/dynamodb-task-store.js';
 import { HttpWebhookSender } from '../adapters/push/http-webhook-sender.js';
+import { RemoteAgentDirectory } from '../adapters/remote/remote-agent-directory.js';
 import { SelfAgentDirectory } from '../adapters/self-agent-directory.js';
+import { RemoteFollowExecutions } from '../adapters/stepfunctions/remote-follow-executions.js';
 import { TurnExecutions } from '../adapters/stepfunctions/turn-executions.js';
 import {
   DynamoDbStreamLeases,
@@ -19,11 +22,16 @@ import type { LoopDeps } from '../core/loop/deps.js';
 import type { HarnessHookPoints } from '../core/loop/hook-points.js';
 import type { Model } from '../core/ports/model.js';
 import type { PushConfigStore } from '../core/ports/push-config-store.js';
+import type { RemoteAgents } from '../core/ports/remote-agents.js';
+import type { RemoteFollowers } from '../core/ports/remote-followers.js';
+import type { RemoteLinks } from '../core/ports/remote-links.js';
 import type { SecretSealer } from '../core/ports/secret-sealer.js';
 import type { WebhookSender } from '../core/ports/webhook-sender.js';
+import { intrinsicsFor } from '../core/tools/intrinsics/index.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import type { Executions } from '../service/executions.js';
 import { buildModel } from './model.js';
+import { buildRemoteAgents } from './remote-agents.js';
 import { configuredSecrets, type RuntimeConfig, readRuntimeConfig } from './runtime-config.js';
 import { buildSealer } from './sealer.js';
 
@@ -39,6 +47,13 @@ export interface Runtime {
   sealer: SecretSealer;
   /** Delivers push notifications, under the webhook policy (loopback only when allowed). */
   webhooks: WebhookSender;
+  /** Children on remote agents: the agents, their links, their stand-ins (follow executions). */
+  remote: { agents: RemoteAgents; links: RemoteLinks; followers: RemoteFollowers };
+  /**
+   * Our public base URL, where remote agents push (TINY_HARNESS_BASE_URL; `npm start` sets it
+   * once it listens). Unset: remote children are polled.
+   */
+  publicUrl: { current: string | undefined };
 }
 
 /** One DynamoDB command the runtime sent, as the benchmark counts them (scripts/bench.ts). */
@@ -58,6 +73,8 @@ export interface RuntimeOverrides {
   sealer?: SecretSealer;
   webhooks?: WebhookSender;
   hooks?: Hooks<HarnessHookPoints>;
+  /** The fetch remote agents are called with (tests observe or break it). */
+  fetch?: typeof fetch;
   /** Observe every DynamoDB command (default off): it then also asks for ConsumedCapacity. */
   onDynamoDbCommand?: (observation: DynamoDbCommandObservation) => void;
 }
@@ -145,20 +162,42 @@ export const buildRuntime = (config: RuntimeConfig, overrides: RuntimeOverrides 
   });
   const table = { client: dynamodb, tableName: config.TINY_HARNESS_TABLE };
   let loop: LoopDeps | undefined;
-  const agents = new SelfAgentDirectory({
-    deps: () => {
-      if (loop === undefined) throw new Error('the runtime is not built yet');
-      return loop;
-    },
-    executions,
+  const logger = createLogger({
+    level: config.TINY_HARNESS_LOG_LEVEL,
+    fields: { agentId: config.TINY_HARNESS_AGENT_ID },
+    secrets: configuredSecrets(config),
+  });
+  const clock = new SystemClock();
+  const remote = {
+    agents: buildRemoteAgents(config, overrides.fetch),
+    links: new DynamoDbRemoteLinks(table),
+    followers: new RemoteFollowExecutions({
+      client: sfn,
+      stateMachineArn: config.TINY_HARNESS_FOLLOW_STATE_MACHINE_ARN,
+    }),
+  };
+  const publicUrl = { current: config.TINY_HARNESS_BASE_URL };
+  const agents = new RemoteAgentDirectory({
+    self: new SelfAgentDirectory({
+      deps: () => {
+        if (loop === undefined) throw new Error('the runtime is not built yet');
+        return loop;
+      },
+      executions,
+    }),
+    ...remote,
+    remote: remote.agents,
+    clock,
+    webhookBase: () => publicUrl.current,
+    logger,
   });
   loop = {
     store: new DynamoDbTaskStore(table),
     events: new DynamoDbEventLog(table),
     model: overrides.model ?? buildModel(config),
-    tools: new ToolRegistry(),
+    tools: new ToolRegistry([], intrinsicsFor(agents.agents())),
     agents,
-    clock: new SystemClock(),
+    clock,
     ids: new RandomIds(),
     hooks: overrides.hooks ?? new Hooks<HarnessHookPoints>(),
     config: {
@@ -171,16 +210,13 @@ export const buildRuntime = (config: RuntimeConfig, overrides: RuntimeOverrides 
       clientTaskLifecycle: config.TINY_HARNESS_TASK_LIFECYCLE,
     },
   };
-  const logger = createLogger({
-    level: config.TINY_HARNESS_LOG_LEVEL,
-    fields: { agentId: config.TINY_HARNESS_AGENT_ID },
-    secrets: configuredSecrets(config),
-  });
   return {
     config,
     loop,
     executions,
     logger,
+    remote,
+    publicUrl,
     pushConfigs: new DynamoDbPushConfigStore(table),
     sealer: overrides.sealer ?? buildSealer(config),
     webhooks:

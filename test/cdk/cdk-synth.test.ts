@@ -16,7 +16,16 @@ import { tempOutdir } from './support/synth.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const HANDLERS = ['turn-step', 'stream', 'a2a', 'push', 'reconcile', 'archive'];
+const HANDLERS = [
+  'turn-step',
+  'stream',
+  'a2a',
+  'push',
+  'reconcile',
+  'archive',
+  'remote-follow',
+  'remote-push',
+];
 
 /** A stand-in for a value CloudFormation resolves at deploy time (a Ref, a GetAtt, a Join). */
 const placeholderFor = (name: string): string => {

@@ -63,8 +63,12 @@ const TABLE_WRITES = ['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems
  */
 const NOT_CALLED = {
   model: {
-    commands: ['Converse', 'GetSecretValue'],
+    commands: ['Converse'],
     why: 'only the turn step is given a model configuration; the others build the demo model',
+  },
+  secrets: {
+    commands: ['GetSecretValue'],
+    why: "secrets are read for the model's key (the turn step) and for remote agents' credentials (the turn step, the follow and the push webhook functions) only",
   },
   pushSecrets: {
     commands: ['Encrypt', 'Decrypt'],
@@ -122,6 +126,30 @@ const CALLS: Record<string, { entry: string; calls: string[]; notCalled: Reason[
       'SendTaskSuccess',
       'DescribeExecution',
     ],
+    notCalled: ['model', 'secrets', 'pushSecrets', 'stop', 'sendTaskFailure', 'scan'],
+  },
+  RemoteFollowFunction: {
+    entry: 'remote-follow',
+    calls: [
+      ...TABLE_READS,
+      ...TABLE_WRITES,
+      'StartExecution',
+      'SendTaskSuccess',
+      'DescribeExecution',
+      'GetSecretValue',
+    ],
+    notCalled: ['model', 'pushSecrets', 'stop', 'sendTaskFailure', 'scan'],
+  },
+  RemotePushFunction: {
+    entry: 'remote-push',
+    calls: [
+      ...TABLE_READS,
+      ...TABLE_WRITES,
+      'StartExecution',
+      'SendTaskSuccess',
+      'DescribeExecution',
+      'GetSecretValue',
+    ],
     notCalled: ['model', 'pushSecrets', 'stop', 'sendTaskFailure', 'scan'],
   },
   A2aFunction: {
@@ -137,17 +165,35 @@ const CALLS: Record<string, { entry: string; calls: string[]; notCalled: Reason[
       'Encrypt',
       'Decrypt',
     ],
-    notCalled: ['model', 'sendTaskFailure', 'scan'],
+    notCalled: ['model', 'secrets', 'sendTaskFailure', 'scan'],
   },
   PushFunction: {
     entry: 'push',
     calls: [...TABLE_READS, 'Decrypt'],
-    notCalled: ['model', 'pushSecrets', 'stop', 'describe', 'sendTaskFailure', 'scan', 'drive'],
+    notCalled: [
+      'model',
+      'secrets',
+      'pushSecrets',
+      'stop',
+      'describe',
+      'sendTaskFailure',
+      'scan',
+      'drive',
+    ],
   },
   ReconcileFunction: {
     entry: 'reconcile',
     calls: [...TABLE_READS, ...TABLE_WRITES, 'StartExecution'],
-    notCalled: ['model', 'pushSecrets', 'stop', 'describe', 'sendTaskFailure', 'scan', 'resume'],
+    notCalled: [
+      'model',
+      'secrets',
+      'pushSecrets',
+      'stop',
+      'describe',
+      'sendTaskFailure',
+      'scan',
+      'resume',
+    ],
   },
 };
 
@@ -173,13 +219,22 @@ const commandsInBundle = async (entry: string): Promise<Set<string>> => {
   return commands;
 };
 
-// The turn step with every model permission in play: Bedrock, a key secret and its KMS key.
+const LEDGER_SECRET = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:ledger-token-AbCdEf';
+
+// Every secret permission in play: the model's (Bedrock, a key secret and its KMS key) and a
+// remote agent's bearer token.
 const { template } = synthHarness({
   modelProvider: 'bedrock',
   model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
   modelApiKeySecret: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:model-key-AbCdEf',
   modelApiKeySecretKmsKey:
     'arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab',
+  remoteAgents: JSON.stringify({
+    ledger: {
+      card: 'https://ledger.example.com/.well-known/agent-card.json',
+      auth: { type: 'bearer', token: { secretArn: LEDGER_SECRET } },
+    },
+  }),
 });
 
 describe('every call a handler makes is allowed to its role', () => {
@@ -210,14 +265,35 @@ describe('every call a handler makes is allowed to its role', () => {
   });
 
   it('the functions that never call the model are not allowed to', () => {
-    for (const id of ['StreamFunction', 'A2aFunction', 'PushFunction', 'ReconcileFunction']) {
+    for (const id of [
+      'StreamFunction',
+      'A2aFunction',
+      'PushFunction',
+      'ReconcileFunction',
+      'RemoteFollowFunction',
+      'RemotePushFunction',
+    ]) {
       const actions = statementsOfRole(template, logicalIdAt(template, `${id}Role`)).flatMap(
         (statement) => statement.actions
       );
       expect(
-        actions.filter((action) => /^(bedrock|secretsmanager):/.test(action)),
+        actions.filter((action) => /^bedrock:/.test(action)),
         id
       ).toEqual([]);
+    }
+  });
+
+  it('only the functions that call remote agents may read their secrets, and only those', () => {
+    const secretsOf = (id: string) =>
+      statementsOfRole(template, logicalIdAt(template, `${id}Role`))
+        .filter((statement) => statement.actions.includes('secretsmanager:GetSecretValue'))
+        .flatMap((statement) => statement.resources);
+    for (const id of ['RemoteFollowFunction', 'RemotePushFunction']) {
+      expect(secretsOf(id), id).toEqual([LEDGER_SECRET]);
+    }
+    expect(secretsOf('TurnStepFunction')).toContain(LEDGER_SECRET);
+    for (const id of ['StreamFunction', 'A2aFunction', 'PushFunction', 'ReconcileFunction']) {
+      expect(secretsOf(id), id).toEqual([]);
     }
   });
 });

@@ -1,4 +1,5 @@
 import type { Context } from 'aws-lambda';
+import { A2aRemoteAgents } from '../../functions/adapters/remote/a2a-remote-agents.js';
 import {
   LocalSecretSealer,
   randomLocalKey,
@@ -7,6 +8,7 @@ import { createLogger } from '../../functions/adapters/system/logger.js';
 import type { Runtime } from '../../functions/composition/runtime.js';
 import { readRuntimeConfig } from '../../functions/composition/runtime-config.js';
 import type { TurnRef } from '../../functions/core/loop/route.schema.js';
+import { InMemoryRemoteLinks } from '../../functions/core/testing/in-memory-remote-links.js';
 import {
   InProcessHarness,
   type InProcessHarnessOptions,
@@ -93,6 +95,12 @@ export const inMemoryRuntime = (
     pushConfigs,
     sealer,
     webhooks,
+    remote: {
+      agents: new A2aRemoteAgents({ agents: [] }),
+      links: new InMemoryRemoteLinks(),
+      followers: { start: async () => undefined },
+    },
+    publicUrl: { current: undefined },
   };
   return {
     runtime,

@@ -88,6 +88,12 @@ export const SubTaskRowSchema = TaskRefSchema.extend({
     "The child's last known A2A state."
   ),
   sub_state: SubStateSchema.nullable().default(null),
+  reason: z
+    .string()
+    .optional()
+    .describe(
+      'Why the child ended without completing (failed, canceled, rejected), as its agent or its stand-in said; absent otherwise.'
+    ),
 }).describe("A child task as its parent sees it: the child's own task id and its state.");
 export type SubTaskRow = z.infer<typeof SubTaskRowSchema>;
 
