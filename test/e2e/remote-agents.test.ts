@@ -1,7 +1,10 @@
 import { type Message, type StreamResponse, type Task, TaskState } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildRemoteAgents } from '../../functions/composition/remote-agents.js';
+import { readRuntimeConfig } from '../../functions/composition/runtime-config.js';
 import { TASK_METADATA_KEY, USAGE_METADATA_KEY } from '../../functions/core/a2a/identifiers.js';
+import { childBrief } from '../../functions/core/loop/children.js';
 import { userTextMessage } from '../../functions/core/loop/messages.js';
 import type { RemoteLink } from '../../functions/core/remote/remote-link.js';
 import type { SubTaskRow, TaskExtension } from '../../functions/core/task/extension.schema.js';
@@ -43,10 +46,17 @@ const spawnOn = (agent: string, goal: string, step: string | null = null) => ({
   ],
 });
 
+/** Tests poll both stacks as fast as they like (the local endpoint throttles each caller). */
+const UNTHROTTLED = {
+  TINY_HARNESS_THROTTLE_PER_MINUTE: '60000',
+  TINY_HARNESS_THROTTLE_BURST: '10000',
+};
+
 describe('children on another A2A agent: two local stacks', () => {
   const alphaModel = new KeyedModel();
   const ledgerModel = new KeyedModel();
   let ledger: LocalStack;
+  let ledgerStopped = false;
   let alpha: LocalStack;
   let cards: CardServer;
   let alice: Client;
@@ -60,18 +70,30 @@ describe('children on another A2A agent: two local stacks', () => {
         TINY_HARNESS_BEARER_TOKENS: `${TEST_BEARER_TOKENS},${bearerTokensFor(['alpha'])}`,
         // Its pushes go to alpha's webhook on loopback.
         TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS: 'true',
+        ...UNTHROTTLED,
       },
     });
     const ledgerCard = `${ledger.url}/.well-known/agent-card.json`;
+    const card = (await (await fetch(ledgerCard)).json()) as Record<string, unknown>;
     cards = await startCardServer({
       // The same agent, its card saying it sends no push notifications.
-      '/polled.json': async () => {
-        const card = (await (await fetch(ledgerCard)).json()) as Record<string, unknown>;
-        return {
-          ...card,
-          capabilities: { ...(card.capabilities as object), pushNotifications: false },
-        };
-      },
+      '/polled.json': () => ({
+        ...card,
+        capabilities: { ...(card.capabilities as object), pushNotifications: false },
+      }),
+      // An agent that speaks A2A 0.3 only.
+      '/v03.json': () => ({
+        name: 'old-ledger',
+        description: 'an A2A 0.3 agent',
+        protocolVersion: '0.3.0',
+        url: ledger.url,
+        preferredTransport: 'JSONRPC',
+        version: '1.0.0',
+        capabilities: { streaming: false, pushNotifications: false },
+        defaultInputModes: ['text/plain'],
+        defaultOutputModes: ['text/plain'],
+        skills: [],
+      }),
     });
     const auth = { type: 'bearer', token: { env: 'LEDGER_TOKEN' } };
     alpha = await startStack({
@@ -80,6 +102,7 @@ describe('children on another A2A agent: two local stacks', () => {
         TINY_HARNESS_AGENT_ID: 'alpha',
         TINY_HARNESS_LOG_LEVEL: process.env.DEBUG_LOG ?? 'error',
         TINY_HARNESS_TASK_LIFECYCLE: 'delegated',
+        ...UNTHROTTLED,
         LEDGER_TOKEN: tokenFor('alpha'),
         TINY_HARNESS_REMOTE_AGENTS: JSON.stringify({
           // Pushed: a poll only every minute, so a change seen sooner came by push.
@@ -100,7 +123,7 @@ describe('children on another A2A agent: two local stacks', () => {
 
   afterAll(async () => {
     await alpha?.close();
-    await ledger?.close();
+    if (!ledgerStopped) await ledger?.close();
     await cards?.close();
   });
 
@@ -202,4 +225,227 @@ describe('children on another A2A agent: two local stacks', () => {
     expect(usage.model_calls).toBe(4);
     expect(usage.tree).toMatchObject({ model_calls: 5, unknown: [] });
   });
+
+  it('the same by polling, when the card offers no push notifications; the card is revalidated by its ETag', async () => {
+    alphaModel.script(
+      '[poll-parent]',
+      spawnOn('ledger-polled', 'Count the receipts [poll-child]'),
+      { text: 'Waiting for the count.' },
+      { text: 'Counted.' }
+    );
+    ledgerModel.script('[poll-child]', { text: '17 receipts.' });
+
+    const parent = await send(alice, 'Count the receipts [poll-parent]');
+    const done = await settled(parent.id, TaskState.TASK_STATE_COMPLETED);
+    const [row] = rowsOf(done);
+    expect(row).toMatchObject({
+      agent: { kind: 'agent', id: 'ledger-polled', version: null },
+      state: 'TASK_STATE_COMPLETED',
+    });
+    const link = await linkOf(parent.id);
+    expect(link).toMatchObject({
+      delivery: 'poll',
+      tokenHash: null,
+      state: 'TASK_STATE_COMPLETED',
+    });
+    const { configs } = await ledgerAsAlpha.listTaskPushNotificationConfig({
+      tenant: '',
+      taskId: row?.task_id ?? '',
+      pageSize: 10,
+      pageToken: '',
+    });
+    expect(configs).toEqual([]);
+    const note = alphaModel
+      .requestsOf('[poll-parent]')
+      .at(-1)
+      ?.input.find((item) => item.type === 'message' && item.text.includes('17 receipts.'));
+    expect(note).toBeDefined();
+    // Asked again with If-None-Match, and answered 304: the card was not read twice.
+    const asked = cards.requests.filter((request) => request.path === '/polled.json');
+    expect(asked.some((request) => request.status === 304 && request.ifNoneMatch)).toBe(true);
+  });
+
+  it("a remote child's question is news: the parent's model reads it; cancelling the parent cancels the child on its agent", async () => {
+    alphaModel.script(
+      '[ask-parent]',
+      spawnOn('ledger', 'Reconcile the invoices [ask-child]'),
+      { text: 'Waiting for the invoices.' },
+      { text: 'The ledger needs a currency; waiting.' }
+    );
+    ledgerModel.script('[ask-child]', {
+      toolCalls: [
+        {
+          name: 'ask_participant',
+          arguments: { participant_id: 'alpha', question: 'Which currency, EUR or USD?' },
+        },
+      ],
+    });
+    const parent = await send(alice, 'Reconcile [ask-parent]');
+    await eventually(async () =>
+      alphaModel.requestsOf('[ask-parent]').length === 3 ? true : undefined
+    );
+    const question = alphaModel
+      .requestsOf('[ask-parent]')[2]
+      ?.input.find((item) => item.type === 'message' && item.text.includes('asks: Which'));
+    expect(question?.type === 'message' && question.text).toMatch(
+      /Sub-task \S+ \(on agent ledger\) asks: Which currency, EUR or USD\?/
+    );
+    const asked = await eventually(async () => {
+      const task = await alice.getTask({ tenant: '', id: parent.id });
+      return rowsOf(task)[0]?.sub_state === 'awaiting-answer' ? task : undefined;
+    });
+    const childId = rowsOf(asked)[0]?.task_id ?? '';
+
+    const canceled = await alice.cancelTask({ tenant: '', id: parent.id, metadata: undefined });
+    expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    const child = await eventually(async () => {
+      const task = await ledgerAsAlpha.getTask({ tenant: '', id: childId });
+      return task.status?.state === TaskState.TASK_STATE_CANCELED ? task : undefined;
+    });
+    expect(child.id).toBe(childId);
+    // The parent's row follows the child to its end, and the cancel is recorded as sent.
+    await eventually(async () => {
+      const task = await alice.getTask({ tenant: '', id: parent.id });
+      return rowsOf(task)[0]?.state === 'TASK_STATE_CANCELED' ? task : undefined;
+    });
+    const link = await linkOf(parent.id);
+    expect(link.cancel).toMatchObject({ done: true, attempts: 1, lastError: null });
+  });
+
+  it('a retried creation finds the child the first one made, and never makes a second', async () => {
+    alphaModel.script(
+      '[retry-parent]',
+      {
+        toolCalls: [
+          { name: 'ask_participant', arguments: { participant_id: 'alice', question: 'Go on?' } },
+        ],
+      },
+      { text: 'Noted.' },
+      { text: 'Noted again.' }
+    );
+    ledgerModel.script('[retry-child]', { text: 'Done, once.' });
+    const parent = await send(alice, 'Wait for me [retry-parent]');
+    const record = await eventually(async () => {
+      const stored = await alpha.runtime.loop.store.get(parent.id);
+      return stored?.loop.parkToken != null ? stored : undefined;
+    });
+    const request = childBrief({
+      parent: record,
+      command: {
+        kind: 'spawn_subtask',
+        name: 'Once',
+        goal: 'Do it once [retry-child]',
+        acceptanceCriteria: [],
+        agent: 'ledger',
+        stepId: null,
+      },
+      messageId: `${parent.id}:1:1:call-once`,
+      agentId: 'alpha',
+    });
+    const { agents } = alpha.runtime.loop;
+    const first = await agents.createChild(request);
+    // The step retried after its commit failed: the link names the child.
+    const second = await agents.createChild(request);
+    expect(second.taskId).toBe(first.taskId);
+    // Once its follower is done with it (the child ended and its parent took the ending) ...
+    const link = await eventually(async () => {
+      const current = await linkOf(parent.id);
+      return current.phase === 'ended' && current.delivered === current.seq ? current : undefined;
+    });
+    // ... the step retried after a crash between the agent's answer and the link's write: the
+    // link still says `creating`, and the agent is asked for the task its message made.
+    await alpha.runtime.remote.links.update({
+      ...link,
+      phase: 'creating',
+      remoteTaskId: null,
+      seq: 0,
+      delivered: 0,
+      version: link.version + 1,
+    });
+    const third = await agents.createChild(request);
+    expect(third.taskId).toBe(first.taskId);
+
+    const { tasks } = await ledgerAsAlpha.listTasks({
+      tenant: '',
+      contextId: '',
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageSize: 100,
+      pageToken: '',
+      historyLength: 10,
+      statusTimestampAfter: undefined,
+      includeArtifacts: false,
+    });
+    const made = tasks.filter((task) =>
+      task.history.some((entry) => entry.messageId === request.message.messageId)
+    );
+    expect(made.map((task) => task.id)).toEqual([first.taskId]);
+  });
+
+  it('refuses, when registered, an agent whose card offers A2A 0.3 only: the stack does not start', async () => {
+    const directory = JSON.stringify({ 'old-ledger': { card: `${cards.url}/v03.json` } });
+    const agents = buildRemoteAgents(
+      readRuntimeConfig({
+        TINY_HARNESS_TABLE: 'unused',
+        TINY_HARNESS_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:000000000000:stateMachine:x',
+        TINY_HARNESS_REMOTE_AGENTS: directory,
+      })
+    );
+    const expected =
+      /remote agent old-ledger is refused: its card offers A2A 0\.3\.0 over JSONRPC at http:\/\/127\.0\.0\.1:\d+; tiny-harness calls A2A 1\.0 over JSONRPC or HTTP\+JSON/;
+    const [registration] = await agents.register();
+    expect(registration?.outcome).toBe('refused');
+    expect(registration?.outcome === 'refused' && registration.reason).toMatch(expected);
+    await expect(startStack({ env: { TINY_HARNESS_REMOTE_AGENTS: directory } })).rejects.toThrow(
+      expected
+    );
+  }, 60_000);
+
+  it('a remote agent stopped mid-task: the child FAILED with the reason on its row and in the note, its step failed, the parent went on', async () => {
+    alphaModel.script(
+      '[down-parent]',
+      {
+        toolCalls: [
+          {
+            name: 'create_plan',
+            arguments: { steps: [{ name: 'Audit', description: 'Audit it' }] },
+          },
+        ],
+      },
+      spawnOn('ledger-polled', 'Audit the accounts [down-child]', 'Audit'),
+      { text: 'Waiting for the audit.' },
+      { text: 'The auditor has a question; waiting.' },
+      { text: 'The audit could not be done: the ledger went away.' }
+    );
+    ledgerModel.script('[down-child]', {
+      toolCalls: [
+        {
+          name: 'ask_participant',
+          arguments: { participant_id: 'alpha', question: 'Which year?' },
+        },
+      ],
+    });
+    const parent = await send(alice, 'Audit [down-parent]');
+    await eventually(async () => {
+      const task = await alice.getTask({ tenant: '', id: parent.id });
+      return rowsOf(task)[0]?.sub_state === 'awaiting-answer' ? task : undefined;
+    });
+
+    ledgerStopped = true;
+    await ledger.close();
+    const done = await settled(parent.id, TaskState.TASK_STATE_COMPLETED);
+    const [row] = rowsOf(done);
+    expect(row?.state).toBe('TASK_STATE_FAILED');
+    expect(row?.reason).toMatch(
+      /^agent ledger-polled has not answered for \d+ s \(the limit is 3 s\): GetTask on ledger-polled: ECONNREFUSED/
+    );
+    expect(extensionOf(done).plan?.steps[0]?.state).toBe('failed');
+    const note = alphaModel
+      .requestsOf('[down-parent]')
+      .at(-1)
+      ?.input.find((item) => item.type === 'message' && item.text.includes('has not answered'));
+    expect(note?.type === 'message' && note.text).toMatch(
+      /^<untrusted source="agent">[\s\S]*\(on agent ledger-polled\) is TASK_STATE_FAILED: agent ledger-polled has not answered for/
+    );
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  }, 60_000);
 });

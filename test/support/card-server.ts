@@ -30,7 +30,14 @@ export const startCardServer = async (
       response.writeHead(404).end();
       return;
     }
-    const body = JSON.stringify(await card());
+    let body: string;
+    try {
+      body = JSON.stringify(await card());
+    } catch {
+      requests.push({ path, ifNoneMatch, status: 502 });
+      response.writeHead(502).end();
+      return;
+    }
     const etag = etagOf(body);
     const status = ifNoneMatch === etag ? 304 : 200;
     requests.push({ path, ifNoneMatch, status });
