@@ -126,10 +126,17 @@ export const creatingLink = (options: {
 
 const ended = (link: RemoteLink): boolean => link.phase === 'ended';
 
+/** States in which a remote agent has finished its turn and waits for someone. */
+const INTERRUPTED: ReadonlySet<string> = new Set([
+  'TASK_STATE_INPUT_REQUIRED',
+  'TASK_STATE_AUTH_REQUIRED',
+]);
+
 /**
- * The link after the agent's task was read (or answered a brief). A change of state, of
- * sub-state, or a new agent message (a remote turn) is one more change for the parent; anything
- * else only resets the failure count and lengthens the next wait.
+ * The link after the agent's task was read (or answered a brief). A change of state or of
+ * sub-state is one more change for the parent, and so is a remote turn: the agent stopped
+ * (input or auth required) with a new message. A message while it works (a progress update) is
+ * not a turn. Anything else only resets the failure count and lengthens the next wait.
  */
 export const observed = (
   link: RemoteLink,
@@ -146,20 +153,21 @@ export const observed = (
     lastError: null,
   };
   const terminal = isTerminalState(stateFromName(snapshot.state));
-  const newTurn = snapshot.turn !== null && snapshot.turn.id !== link.lastTurnId;
-  const changed = snapshot.state !== link.state || snapshot.subState !== link.subState || newTurn;
+  const lastTurnId = snapshot.turn?.id ?? link.lastTurnId;
+  const turn = lastTurnId !== link.lastTurnId && INTERRUPTED.has(snapshot.state);
+  const changed = snapshot.state !== link.state || snapshot.subState !== link.subState || turn;
   if (!changed) {
-    return { ...base, phase: 'following', quietPolls: link.quietPolls + 1 };
+    return { ...base, phase: 'following', lastTurnId, quietPolls: link.quietPolls + 1 };
   }
   return {
     ...base,
     phase: terminal ? 'ended' : 'following',
     state: snapshot.state,
     subState: snapshot.subState,
-    lastTurnId: snapshot.turn?.id ?? link.lastTurnId,
+    lastTurnId,
     summary: cut(snapshot.result),
     seq: link.seq + 1,
-    turn: newTurn && !terminal,
+    turn,
     quietPolls: 0,
   };
 };
