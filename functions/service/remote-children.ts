@@ -186,7 +186,16 @@ export const followRemoteChild = async (
   if (link === undefined || link.phase === 'creating') return finished;
   link = await deliver(deps, link);
   link = await deliver(deps, await cancel(deps, link));
-  if (state.run === 'cancel' && !cancelPending(link)) return finished;
+  // A cancel follower only sends the cancel; the child's own follower reads what came of it.
+  if (state.run === 'cancel') {
+    if (!cancelPending(link)) return finished;
+    return {
+      ...state,
+      steps: state.steps + 1,
+      done: false,
+      waitSeconds: nextWaitSeconds(link, policyOf(deps, link)),
+    };
+  }
   if (link.phase !== 'ended') link = await deliver(deps, await poll(deps, link));
   if (link.phase === 'ended' && link.delivered >= link.seq) return finished;
   const steps = state.steps + 1;
