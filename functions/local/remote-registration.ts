@@ -7,10 +7,12 @@ import { StartOptionsError } from './start-options.js';
 export const describeRegistration = (registration: Registration): string => {
   if (registration.outcome === 'ready') {
     const { card } = registration;
-    const delivery = card.push ? 'push' : 'polled';
+    const delivery = registration.push ? 'push' : 'polled';
     return `${registration.agent}: A2A ${card.version} ${card.binding} at ${card.url} (${delivery})`;
   }
-  return `${registration.agent}: ${registration.outcome === 'refused' ? 'refused' : 'not reachable yet'}: ${registration.reason}`;
+  // A refusal's reason names the agent already.
+  if (registration.outcome === 'refused') return registration.reason;
+  return `${registration.agent}: not reachable yet: ${registration.reason}`;
 };
 
 /**

@@ -80,7 +80,9 @@ export class A2aRemoteAgents implements RemoteAgents {
     return Promise.all(
       [...this.#agents.keys()].map(async (agent): Promise<Registration> => {
         try {
-          return { agent, outcome: 'ready', card: await this.card(agent) };
+          const card = await this.card(agent);
+          const push = card.push && (this.#agents.get(agent)?.push ?? false);
+          return { agent, outcome: 'ready', card, push };
         } catch (error) {
           if (error instanceof RemoteAgentRefusedError) {
             return { agent, outcome: 'refused', reason: error.message };

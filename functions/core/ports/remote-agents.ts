@@ -19,7 +19,8 @@ export interface PushTarget {
 
 /** How registering an agent went: its card read and callable, refused, or not reachable yet. */
 export type Registration =
-  | { agent: string; outcome: 'ready'; card: RemoteCard }
+  /** `push`: its children are followed by push (its card offers it, configuration allows it). */
+  | { agent: string; outcome: 'ready'; card: RemoteCard; push: boolean }
   | { agent: string; outcome: 'refused' | 'unreachable'; reason: string };
 
 export type BriefAnswer = { kind: 'task'; task: Task } | { kind: 'message'; message: Message };
