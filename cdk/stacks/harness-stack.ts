@@ -26,6 +26,7 @@ import { ENV } from '../constructs/environment.js';
 import { ExecutionReconciler } from '../constructs/execution-reconciler.js';
 import { FollowStateMachine } from '../constructs/follow-state-machine.js';
 import { HarnessFunction, handlerEntry } from '../constructs/harness-function.js';
+import { RemoteAgentsRegistration } from '../constructs/remote-agents-registration.js';
 import { PUSH_FILTER, STREAM_FILTERS, StreamConsumer } from '../constructs/stream-consumer.js';
 import { TaskTable } from '../constructs/task-table.js';
 import {
@@ -55,6 +56,7 @@ export const CONSTRUCT_IDS = {
   remoteFollowFunction: 'RemoteFollowFunction',
   remotePushFunction: 'RemotePushFunction',
   followStateMachine: 'FollowStateMachine',
+  remoteAgentsRegistration: 'RemoteAgentsRegistration',
 } as const;
 
 /** Reserved concurrency, or none for 0 (Lambda reads 0 as "never run"). */
@@ -222,6 +224,12 @@ export class HarnessStack extends Stack {
       handler: this.remoteFollowFunction,
       stateMachineName: followArns.stateMachineName,
     });
+    if (config.remoteAgents.trim() !== '') {
+      new RemoteAgentsRegistration(this, CONSTRUCT_IDS.remoteAgentsRegistration, {
+        directory: config.remoteAgents,
+        logLevel: config.logLevel,
+      });
+    }
 
     // No execution ends unnoticed: the reconciler hears of every FAILED, TIMED_OUT or ABORTED
     // one and fails its task, or starts a fresh generation when work is waiting.

@@ -7,7 +7,7 @@ import {
   oauth2Credentials,
   type SecretReader,
 } from '../adapters/remote/credentials.js';
-import type { RemoteAgentAuth, SecretSource } from './remote-agents-config.js';
+import type { RemoteAgentAuth, RemoteAgentsConfig, SecretSource } from './remote-agents-config.js';
 import type { RuntimeConfig } from './runtime-config.js';
 
 /** One request to a remote agent (its card, its token endpoint, an A2A call) at most this long. */
@@ -46,24 +46,39 @@ const credentialsOf = (
   }
 };
 
+const settingsOf = (
+  agents: RemoteAgentsConfig,
+  credentials: (auth: RemoteAgentAuth) => Credentials
+): RemoteAgentSettings[] =>
+  Object.entries(agents).map(([id, agent]) => ({
+    id,
+    description: agent.description,
+    push: agent.push,
+    policy: {
+      pollSeconds: agent.pollSeconds,
+      maxPollSeconds: agent.maxPollSeconds,
+      unreachableSeconds: agent.unreachableSeconds,
+    },
+    cardUrl: agent.card,
+    credentials: credentials(agent.auth),
+  }));
+
 /** The directory of remote agents from configuration (TINY_HARNESS_REMOTE_AGENTS). */
 export const buildRemoteAgents = (
   config: RuntimeConfig,
   fetchImpl: typeof fetch = fetch
-): A2aRemoteAgents => {
-  const agents: RemoteAgentSettings[] = Object.entries(config.TINY_HARNESS_REMOTE_AGENTS).map(
-    ([id, agent]) => ({
-      id,
-      description: agent.description,
-      push: agent.push,
-      policy: {
-        pollSeconds: agent.pollSeconds,
-        maxPollSeconds: agent.maxPollSeconds,
-        unreachableSeconds: agent.unreachableSeconds,
-      },
-      cardUrl: agent.card,
-      credentials: credentialsOf(agent.auth, config, fetchImpl),
-    })
-  );
-  return new A2aRemoteAgents({ agents, fetch: fetchImpl, timeoutMs: REMOTE_TIMEOUT_MS });
-};
+): A2aRemoteAgents =>
+  new A2aRemoteAgents({
+    agents: settingsOf(config.TINY_HARNESS_REMOTE_AGENTS, (auth) =>
+      credentialsOf(auth, config, fetchImpl)
+    ),
+    fetch: fetchImpl,
+    timeoutMs: REMOTE_TIMEOUT_MS,
+  });
+
+/** The directory as registration needs it: cards are public, so no credential is read. */
+export const registrationAgents = (agents: RemoteAgentsConfig): A2aRemoteAgents =>
+  new A2aRemoteAgents({
+    agents: settingsOf(agents, () => noCredentials),
+    timeoutMs: REMOTE_TIMEOUT_MS,
+  });

@@ -152,6 +152,11 @@ const CALLS: Record<string, { entry: string; calls: string[]; notCalled: Reason[
     ],
     notCalled: ['model', 'pushSecrets', 'stop', 'sendTaskFailure', 'scan'],
   },
+  'RemoteAgentsRegistration/Function': {
+    entry: 'register-remote-agents',
+    calls: [],
+    notCalled: ['secrets'],
+  },
   A2aFunction: {
     entry: 'a2a',
     calls: [

@@ -216,9 +216,24 @@ export class A2aRemoteAgents implements RemoteAgents {
 
   /** fetch with the agent's credentials and a timeout; an agent that is unavailable throws. */
   #authenticatedFetch(credentials: Credentials): typeof fetch {
+    const authorization = async (): Promise<Record<string, string>> => {
+      try {
+        return await credentials.headers();
+      } catch (error) {
+        if (error instanceof RemoteCallError) throw error;
+        // A secret that cannot be read now (Secrets Manager throttled, say): tried again later.
+        throw new RemoteCallError(
+          'unreachable',
+          `its credentials could not be read: ${describe(error)}`,
+          {
+            cause: error,
+          }
+        );
+      }
+    };
     const send = async (input: Parameters<typeof fetch>[0], init: RequestInit | undefined) => {
       const headers = new Headers(init?.headers);
-      for (const [name, value] of Object.entries(await credentials.headers())) {
+      for (const [name, value] of Object.entries(await authorization())) {
         headers.set(name, value);
       }
       const timeout = AbortSignal.timeout(this.#timeoutMs);
@@ -247,35 +262,27 @@ export class A2aRemoteAgents implements RemoteAgents {
     try {
       return await call();
     } catch (error) {
-      if (error instanceof RemoteCallError || error instanceof RemoteAgentRefusedError) {
-        throw new RemoteCallError(
-          error instanceof RemoteCallError ? error.kind : 'unreachable',
-          `${operation} on ${agent}: ${error.message}`,
-          {
-            cause: error,
-            ...(error instanceof RemoteCallError && error.a2aError !== undefined
-              ? { a2aError: error.a2aError }
-              : {}),
-          }
-        );
+      const what = `${operation} on ${agent}`;
+      if (error instanceof RemoteCallError) {
+        const a2aError = error.a2aError === undefined ? {} : { a2aError: error.a2aError };
+        throw new RemoteCallError(error.kind, `${what}: ${error.message}`, {
+          cause: error,
+          ...a2aError,
+        });
       }
       if (error instanceof A2AError) {
         throw new RemoteCallError(
           'answered',
-          `${operation} on ${agent}: ${error.name}: ${error.message.slice(0, 300)}`,
+          `${what}: ${error.name}: ${error.message.slice(0, 300)}`,
           {
             cause: error,
             a2aError: error.name,
           }
         );
       }
-      throw new RemoteCallError(
-        'garbage',
-        `${operation} on ${agent} answered garbage: ${describe(error)}`,
-        {
-          cause: error,
-        }
-      );
+      throw new RemoteCallError('garbage', `${what} answered garbage: ${describe(error)}`, {
+        cause: error,
+      });
     }
   }
 }
