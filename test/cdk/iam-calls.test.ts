@@ -100,6 +100,22 @@ const NOT_CALLED = {
 type Reason = keyof typeof NOT_CALLED;
 
 /**
+ * What following a remote child calls (its follow step and the push webhook alike): the table,
+ * waking its parent as the stand-in does, and the agent's credentials.
+ */
+const REMOTE_CHILDREN: { calls: string[]; notCalled: Reason[] } = {
+  calls: [
+    ...TABLE_READS,
+    ...TABLE_WRITES,
+    'StartExecution',
+    'SendTaskSuccess',
+    'DescribeExecution',
+    'GetSecretValue',
+  ],
+  notCalled: ['model', 'pushSecrets', 'stop', 'sendTaskFailure', 'scan'],
+};
+
+/**
  * The calls each handler makes, by construct id, and what its bundle holds that it never sends.
  * Written out, so a new call is a decision: the test below fails when a bundle can send a
  * command this table does not account for.
@@ -128,30 +144,8 @@ const CALLS: Record<string, { entry: string; calls: string[]; notCalled: Reason[
     ],
     notCalled: ['model', 'secrets', 'pushSecrets', 'stop', 'sendTaskFailure', 'scan'],
   },
-  RemoteFollowFunction: {
-    entry: 'remote-follow',
-    calls: [
-      ...TABLE_READS,
-      ...TABLE_WRITES,
-      'StartExecution',
-      'SendTaskSuccess',
-      'DescribeExecution',
-      'GetSecretValue',
-    ],
-    notCalled: ['model', 'pushSecrets', 'stop', 'sendTaskFailure', 'scan'],
-  },
-  RemotePushFunction: {
-    entry: 'remote-push',
-    calls: [
-      ...TABLE_READS,
-      ...TABLE_WRITES,
-      'StartExecution',
-      'SendTaskSuccess',
-      'DescribeExecution',
-      'GetSecretValue',
-    ],
-    notCalled: ['model', 'pushSecrets', 'stop', 'sendTaskFailure', 'scan'],
-  },
+  RemoteFollowFunction: { entry: 'remote-follow', ...REMOTE_CHILDREN },
+  RemotePushFunction: { entry: 'remote-push', ...REMOTE_CHILDREN },
   'RemoteAgentsRegistration/Function': {
     entry: 'register-remote-agents',
     calls: [],

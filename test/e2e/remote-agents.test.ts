@@ -40,6 +40,18 @@ const send = (client: Client, text: string) =>
 const extensionOf = (task: Task) => task.metadata?.[TASK_METADATA_KEY] as TaskExtension;
 const rowsOf = (task: Task): SubTaskRow[] => extensionOf(task).sub_tasks;
 
+/** A reply of ledger's model: a question to alpha, who gave it the task. */
+const askAlpha = (question: string) => ({
+  toolCalls: [{ name: 'ask_participant', arguments: { participant_id: 'alpha', question } }],
+});
+
+/** A model reply attaching a plan of one step. */
+const planOf = (step: string) => ({
+  toolCalls: [
+    { name: 'create_plan', arguments: { steps: [{ name: step, description: `${step}, done` }] } },
+  ],
+});
+
 const spawnOn = (agent: string, goal: string, step: string | null = null) => ({
   toolCalls: [
     { name: 'spawn_subtask', arguments: { name: 'Books', goal, agent, ...(step ? { step } : {}) } },
@@ -146,14 +158,7 @@ describe('children on another A2A agent: two local stacks', () => {
     });
     alphaModel.script(
       '[push-parent]',
-      {
-        toolCalls: [
-          {
-            name: 'create_plan',
-            arguments: { steps: [{ name: 'Books', description: 'Have the books balanced' }] },
-          },
-        ],
-      },
+      planOf('Books'),
       spawnOn('ledger', 'Balance the books [push-child]', 'Books'),
       { text: 'Waiting for the ledger.' },
       { text: 'The books balance: done.' }
@@ -272,14 +277,7 @@ describe('children on another A2A agent: two local stacks', () => {
       { text: 'Waiting for the invoices.' },
       { text: 'The ledger needs a currency; waiting.' }
     );
-    ledgerModel.script('[ask-child]', {
-      toolCalls: [
-        {
-          name: 'ask_participant',
-          arguments: { participant_id: 'alpha', question: 'Which currency, EUR or USD?' },
-        },
-      ],
-    });
+    ledgerModel.script('[ask-child]', askAlpha('Which currency, EUR or USD?'));
     const parent = await send(alice, 'Reconcile [ask-parent]');
     await eventually(async () =>
       alphaModel.requestsOf('[ask-parent]').length === 3 ? true : undefined
@@ -403,27 +401,13 @@ describe('children on another A2A agent: two local stacks', () => {
   it('a remote agent stopped mid-task: the child FAILED with the reason on its row and in the note, its step failed, the parent went on', async () => {
     alphaModel.script(
       '[down-parent]',
-      {
-        toolCalls: [
-          {
-            name: 'create_plan',
-            arguments: { steps: [{ name: 'Audit', description: 'Audit it' }] },
-          },
-        ],
-      },
+      planOf('Audit'),
       spawnOn('ledger-polled', 'Audit the accounts [down-child]', 'Audit'),
       { text: 'Waiting for the audit.' },
       { text: 'The auditor has a question; waiting.' },
       { text: 'The audit could not be done: the ledger went away.' }
     );
-    ledgerModel.script('[down-child]', {
-      toolCalls: [
-        {
-          name: 'ask_participant',
-          arguments: { participant_id: 'alpha', question: 'Which year?' },
-        },
-      ],
-    });
+    ledgerModel.script('[down-child]', askAlpha('Which year?'));
     const parent = await send(alice, 'Audit [down-parent]');
     await eventually(async () => {
       const task = await alice.getTask({ tenant: '', id: parent.id });

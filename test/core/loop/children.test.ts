@@ -1,12 +1,32 @@
 import { TaskState } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
-import { recordChildChange } from '../../../functions/core/intake/child-changed.js';
+import {
+  type ChildChange,
+  recordChildChange,
+} from '../../../functions/core/intake/child-changed.js';
 import { cancelTask } from '../../../functions/core/intake/control.js';
 import { ALICE, BOB, harnessWith, STATES, view } from '../../support/harness.js';
 import { envelopeMessage, textMessage } from '../../support/messages.js';
 
 const spawn = (args: Record<string, unknown>) => ({
   toolCalls: [{ name: 'spawn_subtask', arguments: args }],
+});
+
+/** The first change of the child `remote-task-1` on the agent `remote`, as its stand-in delivers it. */
+const remoteChange = (
+  parentId: string,
+  change: Pick<ChildChange, 'state' | 'summary'> & Partial<ChildChange>
+): ChildChange => ({
+  parentId,
+  childId: 'remote-task-1',
+  agent: { kind: 'agent', id: 'remote', version: null },
+  subState: undefined,
+  childLifecycle: 'delegated',
+  participantTask: false,
+  remoteTurn: false,
+  changeKey: 'remote:1',
+  order: 1,
+  ...change,
 });
 
 const taskEvents = async (harness: ReturnType<typeof harnessWith>['harness'], taskId: string) =>
@@ -438,23 +458,11 @@ describe('children', () => {
       { remoteAgents: [{ id: 'remote', description: 'r' }] }
     );
     const parent = await harness.start(textMessage('go'), ALICE);
-    const base = {
-      parentId: parent.task.id,
-      childId: 'remote-task-1',
-      agent: { kind: 'agent' as const, id: 'remote', version: null },
-      subState: undefined,
-      childLifecycle: 'delegated' as const,
-      participantTask: false,
-    };
     const reason = `agent remote has not answered for 600 s: ${'x'.repeat(1_000)}`;
-    await recordChildChange(harness.deps, {
-      ...base,
-      state: TaskState.TASK_STATE_FAILED,
-      remoteTurn: false,
-      summary: reason,
-      changeKey: 'remote:1',
-      order: 1,
-    });
+    await recordChildChange(
+      harness.deps,
+      remoteChange(parent.task.id, { state: TaskState.TASK_STATE_FAILED, summary: reason })
+    );
 
     const row = view(await harness.task(parent.task.id)).extension.sub_tasks[0];
     expect(row).toEqual({
@@ -478,19 +486,15 @@ describe('children', () => {
       { remoteAgents: [{ id: 'remote', description: 'r' }] }
     );
     const parent = await harness.start(textMessage('go'), ALICE);
-    const wake = await recordChildChange(harness.deps, {
-      parentId: parent.task.id,
-      childId: 'remote-task-1',
-      agent: { kind: 'agent', id: 'remote', version: null },
-      state: TaskState.TASK_STATE_INPUT_REQUIRED,
-      subState: 'awaiting-next-message',
-      childLifecycle: 'delegated',
-      participantTask: false,
-      remoteTurn: true,
-      summary: 'A first draft.',
-      changeKey: 'remote:1',
-      order: 1,
-    });
+    const wake = await recordChildChange(
+      harness.deps,
+      remoteChange(parent.task.id, {
+        state: TaskState.TASK_STATE_INPUT_REQUIRED,
+        subState: 'awaiting-next-message',
+        remoteTurn: true,
+        summary: 'A first draft.',
+      })
+    );
     expect(wake.action).toBe('resume');
     const notes = (await harness.store.readInbox(parent.task.id)).filter(
       (item) => item.kind === 'note'
