@@ -279,8 +279,15 @@ const waitParked = async (stack: LocalStack, taskId: string, parks: number) => {
   }
 };
 
-/** SendMessage over JSON-RPC, returning at once (the wait is ours: see waitParked). */
-const sendMessage = async (stack: LocalStack, message: Message): Promise<string> => {
+/**
+ * SendMessage over JSON-RPC, returning at once (the wait is ours: see waitParked); with
+ * `historyLength`, the answer carries at most that many messages of the conversation.
+ */
+const sendMessage = async (
+  stack: LocalStack,
+  message: Message,
+  historyLength?: number
+): Promise<string> => {
   const params = SendMessageRequest.toJSON({
     tenant: '',
     message,
@@ -288,6 +295,7 @@ const sendMessage = async (stack: LocalStack, message: Message): Promise<string>
       acceptedOutputModes: [],
       taskPushNotificationConfig: undefined,
       returnImmediately: true,
+      ...(historyLength === undefined ? {} : { historyLength }),
     },
     metadata: undefined,
   });
@@ -308,6 +316,54 @@ const sendMessage = async (stack: LocalStack, message: Message): Promise<string>
 };
 
 const billedMs = (ms: number) => Math.max(1, Math.ceil(ms));
+
+// ---------------------------------------------------------------------------------------------
+// Concurrent senders: many clients write to one task at once.
+
+const SENDERS = 50;
+const MESSAGES_PER_SENDER = 8;
+
+const percentile = (values: readonly number[], p: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+};
+
+interface ConcurrentRun {
+  latenciesMs: number[];
+  refused: number;
+  seconds: number;
+}
+
+/**
+ * SENDERS clients each send MESSAGES_PER_SENDER messages to one task (returnImmediately), one
+ * after another, all clients at once: how long a SendMessage takes while the task is busy with
+ * the others, and whether any is refused (none should be: inbox seqs need no retry loop).
+ */
+const concurrentSenders = async (
+  stack: LocalStack,
+  model: ScriptedModel
+): Promise<ConcurrentRun> => {
+  model.push(...Array.from({ length: SENDERS * MESSAGES_PER_SENDER + 10 }, () => ({ text: 'ok' })));
+  const taskId = await sendMessage(stack, userMessage('a task for many senders'));
+  const latenciesMs: number[] = [];
+  let refused = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: SENDERS }, async (_, sender) => {
+      for (let n = 0; n < MESSAGES_PER_SENDER; n++) {
+        const sent = performance.now();
+        try {
+          // A client firing messages asks for none of the conversation back.
+          await sendMessage(stack, userMessage(`sender ${sender} message ${n}`, taskId), 0);
+          latenciesMs.push(performance.now() - sent);
+        } catch {
+          refused++;
+        }
+      }
+    })
+  );
+  return { latenciesMs, refused, seconds: (performance.now() - started) / 1000 };
+};
 
 /** Handler durations from the history: Started → Succeeded (or → Submitted for Park). */
 const turnStepDurations = (events: readonly HistoryEvent[]): number[] => {
@@ -635,7 +691,8 @@ const stack = await startLocalStack({
   model,
   env: {
     TINY_HARNESS_LOG_LEVEL: 'error',
-    TINY_HARNESS_MAX_TURNS: String(MAX_TURNS),
+    // The concurrent senders' task takes a turn for every few messages.
+    TINY_HARNESS_MAX_TURNS: String(Math.max(MAX_TURNS, SENDERS * MESSAGES_PER_SENDER + 10)),
     TINY_HARNESS_BEARER_TOKENS: `${TOKEN}=${PARTICIPANT}`,
     TINY_HARNESS_THROTTLE_PER_MINUTE: '1000000',
     TINY_HARNESS_THROTTLE_BURST: '100000',
@@ -661,6 +718,26 @@ try {
     process.stdout.write(`  ${scenario.name}: done\n`);
   }
   print(rows);
+
+  const concurrent = await concurrentSenders(stack, model);
+  console.log(
+    `\nConcurrent senders: ${SENDERS} clients × ${MESSAGES_PER_SENDER} messages to one task ` +
+      `(SendMessage, returnImmediately, historyLength 0), in ${fixed(concurrent.seconds)} s`
+  );
+  console.log(
+    table(
+      ['accepted', 'refused', 'p50 ms', 'p95 ms', 'max ms'],
+      [
+        [
+          String(concurrent.latenciesMs.length),
+          String(concurrent.refused),
+          fixed(percentile(concurrent.latenciesMs, 50), 0),
+          fixed(percentile(concurrent.latenciesMs, 95), 0),
+          fixed(Math.max(...concurrent.latenciesMs), 0),
+        ],
+      ]
+    )
+  );
   console.log(
     `\nPrices (us-east-1, as of ${PRICES.asOf}): Step Functions Standard $0.025 per 1,000 ` +
       'state transitions; Lambda arm64 $0.0000133334 per GB-second at ' +

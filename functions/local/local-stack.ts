@@ -74,6 +74,9 @@ export interface LocalStack {
 
 const TABLE_NAME = 'tiny-harness-local';
 
+/** How long a stop waits for handler invocations still running. */
+const STOP_WAIT_MS = 10_000;
+
 /** The template the cloud deploys, synthesized in-process without bundling (a few seconds). */
 const synthesizeTemplate = (): CloudFormationTemplate => {
   const outdir = mkdtempSync(join(tmpdir(), 'tiny-harness-synth-'));
@@ -109,6 +112,16 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       options.dataDir === undefined ? {} : { dataDir: join(options.dataDir, 'dynamodb') }
     );
     closers.push(() => dynamo.stop());
+    // Handler invocations still running when the stack stops (a turn step the engine's halt
+    // left mid-way) finish before DynamoDB Local stops, so a stop is quiet. Bounded: a model call
+    // may take minutes, and the step is resumed from its checkpoint on the next start anyway.
+    const running = new Set<Promise<unknown>>();
+    closers.push(async () => {
+      await Promise.race([
+        Promise.allSettled([...running]),
+        new Promise((done) => setTimeout(done, STOP_WAIT_MS).unref()),
+      ]);
+    });
     lock?.update({ dynamodbPid: dynamo.pid });
 
     const template = synthesizeTemplate();
@@ -223,11 +236,15 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     };
     const service = new A2aService(runtime, { blockingTimeoutMs: 25_000, pollIntervalMs: 25 });
     const streamLeases = buildStreamLeases(config);
-    const invoke = (id: FunctionId, event: unknown) =>
-      (handlers[id] as (event: unknown, context: unknown) => Promise<unknown>)(
+    const invoke = (id: FunctionId, event: unknown) => {
+      const invocation = (handlers[id] as (event: unknown, context: unknown) => Promise<unknown>)(
         event,
         localLambdaContext(id)
       );
+      running.add(invocation);
+      void invocation.finally(() => running.delete(invocation)).catch(() => undefined);
+      return invocation;
+    };
 
     for (const each of [machine, followMachine]) {
       const taskHandlers = Object.fromEntries(

@@ -68,6 +68,8 @@ interface Accepted {
   taskId: string;
   /** The message's inbox seq; 0 when it queued nothing (the task has no turn to take for it). */
   inboxSeq: number;
+  /** The task as taking the message left it, when known (else it is read for the answer). */
+  task?: Task | undefined;
 }
 
 /** Runs once the message is checked, just before the task can act on it. */
@@ -102,10 +104,11 @@ export class A2aService {
   async sendMessage(options: SendOptions & { blocking: boolean }): Promise<Task> {
     const { store } = this.#runtime.loop;
     const limit = historyLimit(options.historyLength, DEFAULT_HISTORY.sendMessage);
-    const { taskId, inboxSeq } = await this.#accept(options);
+    const accepted = await this.#accept(options);
+    const { taskId, inboxSeq } = accepted;
     const task = options.blocking
       ? await this.#waitUntilSettled(taskId, inboxSeq)
-      : await this.#task(taskId);
+      : (accepted.task ?? (await this.#task(taskId)));
     return withUsageTree(this.#runtime, await withHistory(store, task, limit));
   }
 
@@ -203,7 +206,7 @@ export class A2aService {
       const taskId = record.task.id;
       await beforeTaskActs?.(taskId);
       await this.#startFirstExecution(taskId);
-      return { taskId, inboxSeq };
+      return { taskId, inboxSeq, task: record.task };
     }
     const taskId = message.taskId;
     const record = await visibleRecord(loop.store, taskId, sender);
@@ -217,10 +220,10 @@ export class A2aService {
     }
     const pushConfig = await this.#inlinePush(taskId, options, true);
     await beforeTaskActs?.(taskId);
-    const receipt = await receiveMessage(loop, { taskId, message, sender, pushConfig });
+    const receipt = await receiveMessage(loop, { taskId, message, sender, pushConfig, record });
     if (!receipt.accepted) throw new A2aError('TaskNotFound', 'task not found');
     await this.#wake(receipt.wake);
-    return { taskId, inboxSeq: receipt.seq };
+    return { taskId, inboxSeq: receipt.seq, task: receipt.task };
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { Message } from '@a2a-js/sdk';
+import type { Message, Task } from '@a2a-js/sdk';
 import { TaskClosedError } from '../errors.js';
 import type { LoopDeps } from '../loop/deps.js';
 import { withTokenClaimed } from '../loop/park-token.js';
@@ -23,8 +23,11 @@ import { openSubTask, parseSubTaskCommand, withSubTaskOpened } from './sub-task-
 import type { Wake } from './wake.js';
 
 export type Receipt =
-  /** `seq`: the message's place in the inbox (0 when nothing was queued for the model). */
-  | { accepted: true; duplicate: boolean; wake: Wake; seq: number }
+  /**
+   * `seq`: the message's place in the inbox (0 when nothing was queued for the model). `task`:
+   * the task as the message left it (absent after a control envelope).
+   */
+  | { accepted: true; duplicate: boolean; wake: Wake; seq: number; task?: Task }
   | { accepted: false; reason: string };
 
 export interface ReceiveInput {
@@ -33,6 +36,8 @@ export interface ReceiveInput {
   sender: string;
   /** The sender's push-notification config, stored only if the message is accepted. */
   pushConfig?: PushConfig | undefined;
+  /** The task as the caller has just read it: the first decision is made on it (not re-read). */
+  record?: TaskRecord | undefined;
 }
 
 type Step =
@@ -81,11 +86,19 @@ export const receiveMessage = async (deps: LoopDeps, input: ReceiveInput): Promi
   // The text waits in the inbox for the model, unless the message is a command.
   const queuesText = envelope?.kind !== 'control' && subTask === undefined && text.trim() !== '';
   let created: ChildCreated | undefined;
+  let given = input.record;
+  /** The task as the decision saw it: what the caller answers with (a receipt's `task`). */
+  let seen: TaskRecord | undefined;
 
   const { result: step, committed } = await decideAndCommit<[TaskRecord, number | undefined], Step>(
     deps,
-    () => Promise.all([loadRecord(deps, taskId), deps.store.inboxSeqOf(taskId, message.messageId)]),
+    () => {
+      const record = given ?? loadRecord(deps, taskId);
+      given = undefined;
+      return Promise.all([record, deps.store.inboxSeqOf(taskId, message.messageId)]);
+    },
     async ([record, seenAt]): Promise<Decision<Step>> => {
+      seen = record;
       if (isTerminalState(stateOf(record.task))) throw new TaskClosedError(taskId);
       const now = deps.clock.now();
       const audit = (accepted: boolean, reason: string | null) =>
@@ -188,12 +201,15 @@ export const receiveMessage = async (deps: LoopDeps, input: ReceiveInput): Promi
   );
   if (step.kind === 'control') return receiveControl(deps, input, step.control, step.along);
   const { receipt } = step;
+  if (!receipt.accepted) return receipt;
+  const task = (committed?.record ?? seen)?.task;
   // The message is the last item its commit enqueued.
   const seq = committed?.enqueued.at(-1);
-  if (receipt.accepted && !receipt.duplicate && queuesText && seq !== undefined) {
-    return { ...receipt, seq };
-  }
-  return receipt;
+  return {
+    ...receipt,
+    ...(task === undefined ? {} : { task }),
+    ...(!receipt.duplicate && queuesText && seq !== undefined ? { seq } : {}),
+  };
 };
 
 const receiveControl = async (

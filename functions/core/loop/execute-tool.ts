@@ -11,9 +11,11 @@ import type { LoopDeps } from './deps.js';
 import {
   type Change,
   changeOf,
+  type Decision,
   decideAndCommit,
   decided,
   loadRecord,
+  withLoop,
   withTaskEvent,
 } from './records.js';
 import type { ToolCallRef, TurnRef } from './route.schema.js';
@@ -128,50 +130,91 @@ const invoke = async (
   }
 };
 
+/** A call to a tool that may run only once: not idempotent, and with effects outside the task. */
+const attemptedOnce = (deps: LoopDeps, call: ModelToolCall): boolean => {
+  const registered = deps.tools.get(call.name);
+  return registered?.execution === 'external' && !registered.tool.idempotent;
+};
+
+const interrupted = (call: ModelToolCall): Invocation => ({
+  kind: 'error',
+  code: 'tool.not_retried',
+  text: errorResultText(
+    'tool.not_retried',
+    `${call.name} was interrupted before its result was recorded: it may have run, and it is not attempted again`
+  ),
+});
+
 /**
  * Runs one tool call of the current turn through the validating invoker and applies an
  * intrinsic's command. Each call is its own state, so the execution history shows every call.
  * The result, the transcript entry and the command's effect on the task are one commit,
  * conditioned on the task as read: a call of a cut turn, or of a task that has ended, writes
  * nothing, and `appliedCalls` makes a retried state a no-op. A child's creation is idempotent on
- * its brief's message id, so a retry finds the same child.
+ * its brief's message id, so a retry finds the same child. A tool that may run only once has its
+ * attempt committed before it runs: a step re-run after a crash mid-call records the call as
+ * interrupted instead of running it a second time.
  */
 export const executeTool = async (deps: LoopDeps, callRef: ToolCallRef): Promise<void> => {
   const { ref, callId } = callRef;
   let outcome: { result: Invocation; created: ChildCreated | undefined } | undefined;
-  await decideAndCommit(
-    deps,
-    () => loadRecord(deps, ref.taskId),
-    async (record) => {
-      const call = callToApply(record, callRef);
-      if (call === undefined) return { result: undefined };
-      if (outcome === undefined) {
-        const result = await invoke(deps, record, call);
-        let created: ChildCreated | undefined;
-        if (
-          result.kind === 'command' &&
-          (result.command.kind === 'spawn_subtask' ||
-            result.command.kind === 'create_participant_task')
-        ) {
-          created = await deps.agents.createChild(
-            childBrief({
-              parent: record,
-              command: result.command,
-              messageId: `${ref.taskId}:${ref.generation}:${ref.turn}:${callId}`,
-              agentId: deps.config.agentId,
-            })
-          );
+  /** This run committed the call's attempt: the marker it finds next is its own. */
+  let attempting = false;
+  for (;;) {
+    const { result: step } = await decideAndCommit(
+      deps,
+      () => loadRecord(deps, ref.taskId),
+      async (record): Promise<Decision<'attempting' | 'done'>> => {
+        const call = callToApply(record, callRef);
+        if (call === undefined) return { result: 'done' };
+        if (outcome === undefined && !attempting && attemptedOnce(deps, call)) {
+          if (record.loop.attemptedCalls.includes(callId)) {
+            outcome = { result: interrupted(call), created: undefined };
+          } else {
+            const attempt = withLoop(changeOf(record), (loop) => ({
+              ...loop,
+              attemptedCalls: [...loop.attemptedCalls, callId],
+            }));
+            return decided(record, attempt, 'attempting');
+          }
         }
-        outcome = { result, created };
+        outcome ??= await runCall(deps, record, callRef, call);
+        const change = withToolResult(
+          changeOf(record),
+          callRef,
+          call,
+          outcome.result,
+          outcome.created
+        );
+        return decided(record, change, 'done');
       }
-      const change = withToolResult(
-        changeOf(record),
-        callRef,
-        call,
-        outcome.result,
-        outcome.created
-      );
-      return decided(record, change, undefined);
-    }
-  );
+    );
+    if (step === 'done') return;
+    attempting = true;
+  }
+};
+
+/** The invocation of a call (and the child it created), made once per attempt of the step. */
+const runCall = async (
+  deps: LoopDeps,
+  record: TaskRecord,
+  { ref, callId }: ToolCallRef,
+  call: ModelToolCall
+): Promise<{ result: Invocation; created: ChildCreated | undefined }> => {
+  const result = await invoke(deps, record, call);
+  let created: ChildCreated | undefined;
+  if (
+    result.kind === 'command' &&
+    (result.command.kind === 'spawn_subtask' || result.command.kind === 'create_participant_task')
+  ) {
+    created = await deps.agents.createChild(
+      childBrief({
+        parent: record,
+        command: result.command,
+        messageId: `${ref.taskId}:${ref.generation}:${ref.turn}:${callId}`,
+        agentId: deps.config.agentId,
+      })
+    );
+  }
+  return { result, created };
 };

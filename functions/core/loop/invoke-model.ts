@@ -67,6 +67,7 @@ export const withModelResponse = (
         historySeq: seq,
         response,
         appliedCalls: [],
+        attemptedCalls: [],
         needsModel: false,
         unreadResults: 0,
         lastInputTokens: response.usage.inputTokens,

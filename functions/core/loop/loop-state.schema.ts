@@ -52,6 +52,11 @@ export const LoopStateSchema = z.strictObject({
   response: ModelResponseSchema.nullable(),
   /** Tool calls of the current turn whose results are applied: a retried state skips them. */
   appliedCalls: z.array(z.string()),
+  /**
+   * Calls of the current turn to a tool that may be attempted only once (not idempotent) whose
+   * attempt began: one found here without its result was interrupted, and is not run again.
+   */
+  attemptedCalls: z.array(z.string()).default([]),
   /** Tokens used by every model call of the task so far. */
   usage: z.strictObject({
     inputTokens: z.int().min(0),
@@ -87,6 +92,7 @@ export const initialLoopState = (): LoopState => ({
   unreadResults: 0,
   response: null,
   appliedCalls: [],
+  attemptedCalls: [],
   usage: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 },
   childOrder: {},
   completionRequest: null,

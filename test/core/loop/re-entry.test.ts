@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { receiveMessage } from '../../../functions/core/intake/receive-message.js';
 import { startTask } from '../../../functions/core/intake/start-task.js';
 import { drain } from '../../../functions/core/loop/drain.js';
@@ -7,6 +8,7 @@ import { finish } from '../../../functions/core/loop/finish.js';
 import { invokeModel } from '../../../functions/core/loop/invoke-model.js';
 import { park } from '../../../functions/core/loop/park.js';
 import type { TurnRef } from '../../../functions/core/loop/route.schema.js';
+import { StaticToolRunner } from '../../../functions/core/testing/static-tool-runner.js';
 import { ALICE, harnessWith } from '../../support/harness.js';
 import { textMessage } from '../../support/messages.js';
 
@@ -90,5 +92,56 @@ describe('re-entering the loop at an earlier state', () => {
 
     expect(again).toEqual({ wakeNow: true });
     expect((await harness.task(taskId)).loop.parkToken).toBeNull();
+  });
+});
+
+describe('a tool that may run only once, across a crash', () => {
+  it('is not run again by a re-run of its step: the call is recorded as interrupted', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const runner = new StaticToolRunner([
+      {
+        name: 'send_email',
+        description: 'Sends an email (not idempotent)',
+        input: z.object({ to: z.string() }),
+        idempotent: false,
+        run: async () => {
+          await held;
+          return { output: 'sent', isError: false };
+        },
+      },
+    ]);
+    const { harness } = harnessWith(
+      [{ toolCalls: [{ name: 'send_email', arguments: { to: 'bob@example.com' } }] }],
+      { runner }
+    );
+    const { deps } = harness;
+    const { record } = await startTask(deps, { message: textMessage('mail bob'), sender: ALICE });
+    const taskId = record.task.id;
+    const drained = await drain(deps, { taskId, generation: 1, turn: 0 });
+    const called = await invokeModel(deps, drained.ref);
+    if (called.route.next !== 'execute_tools') throw new Error('expected a call');
+    const [call] = called.route.calls;
+
+    // The first run of the step is mid-call when its process dies; the step runs again.
+    const first = executeTool(deps, call!);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await executeTool(deps, call!);
+    release();
+    await first;
+
+    expect(runner.calls).toHaveLength(1);
+    const results = (await deps.store.readHistory(taskId)).filter(
+      (entry) => entry.kind === 'tool_result'
+    );
+    expect(results).toEqual([
+      expect.objectContaining({
+        name: 'send_email',
+        isError: true,
+        output: expect.stringMatching(/^\[tool\.not_retried\] send_email was interrupted/),
+      }),
+    ]);
   });
 });
