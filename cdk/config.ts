@@ -13,6 +13,10 @@ import {
   modelConfigSchema,
   oneLineIssues,
 } from '../functions/composition/model-config.js';
+import {
+  cloudRemoteAgentsProblems,
+  parseRemoteAgents,
+} from '../functions/composition/remote-agents-config.js';
 import { RuntimeConfigSchema } from '../functions/composition/runtime-config.js';
 import { parseAgentSkills } from '../functions/core/a2a/agent-card.js';
 
@@ -37,6 +41,7 @@ export const DEFAULT_CONTEXT = {
   auditArchiveRetentionDays: 0,
   agentSkills: '',
   taskLifecycle: 'conversation',
+  remoteAgents: '',
 } as const;
 
 export type ContextKey = keyof typeof DEFAULT_CONTEXT;
@@ -120,6 +125,26 @@ const HarnessConfigSchema = z.object({
   /** The lifecycle of a task a client starts: `conversation` or `delegated`. */
   taskLifecycle: RuntimeConfigSchema.shape.TINY_HARNESS_TASK_LIFECYCLE,
   /** The agent card's skills, a JSON array ('' = the built-in skill); see docs/configuration.md. */
+  /**
+   * The directory of remote agents (docs/remote-agents.md), JSON text or an object in cdk.json:
+   * held to the runtime's schema and to the cloud's rules (secrets from Secrets Manager by full
+   * ARN, https only). Normalized to JSON text.
+   */
+  remoteAgents: z
+    .union([z.string(), z.record(z.string(), z.unknown())])
+    .transform((value) => (typeof value === 'string' ? value : JSON.stringify(value)))
+    .superRefine((text, context) => {
+      try {
+        for (const problem of cloudRemoteAgentsProblems(parseRemoteAgents(text))) {
+          context.addIssue({ code: 'custom', message: problem });
+        }
+      } catch (error) {
+        context.addIssue({
+          code: 'custom',
+          message: `not a remote agents directory: ${(error as Error).message}`,
+        });
+      }
+    }),
   agentSkills: z.string().superRefine((text, context) => {
     if (text.trim() === '') return;
     try {

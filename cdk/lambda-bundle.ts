@@ -14,7 +14,16 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const BUNDLE_BUDGET_BYTES = 1_000_000;
 
 /** The functions the stack deploys, by handler entry (functions/handlers/<name>.ts). */
-export const LAMBDA_HANDLERS = ['turn-step', 'stream', 'a2a', 'push', 'reconcile', 'archive'];
+export const LAMBDA_HANDLERS = [
+  'turn-step',
+  'stream',
+  'a2a',
+  'push',
+  'reconcile',
+  'archive',
+  'remote-follow',
+  'remote-push',
+];
 
 export interface Bundle {
   /** The minified JavaScript, as it is deployed (index.mjs). */

@@ -24,6 +24,7 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { REMOTE_PUSH_PREFIX } from '../../functions/core/remote/webhook-path.js';
 import { A2aRateLimit } from './a2a-rate-limit.js';
 
 export const AGENT_CARD_PATH = ['.well-known', 'agent-card.json'] as const;
@@ -42,6 +43,8 @@ export const WWW_AUTHENTICATE = 'Bearer realm="tiny-harness"';
 
 export interface A2aApiProps {
   readonly handler: IFunction;
+  /** Our webhook for remote agents' pushes about our children (`POST /remote-agents/push/...`). */
+  readonly remotePushHandler: IFunction;
   /** The API Gateway stage name (the deployment's stage). */
   readonly stageName: string;
   /** Verifies the caller's token on every method but the agent card. */
@@ -110,6 +113,19 @@ export class A2aApi extends Construct {
       .addResource(AGENT_CARD_PATH[1])
       .addMethod('GET', integration, { authorizationType: AuthorizationType.NONE });
     root.addResource('{proxy+}').addMethod('ANY', integration, authenticated);
+    // A remote agent knows no Cognito token of ours: a push is authenticated by the token we
+    // generated for that one child, which the function checks (against its hash) before anything.
+    const [, remoteAgents = '', push = ''] = REMOTE_PUSH_PREFIX.split('/');
+    const remotePush = root
+      .addResource(remoteAgents)
+      .addResource(push)
+      .addResource('{parentId}')
+      .addResource('{linkId}')
+      .addMethod(
+        'POST',
+        new LambdaIntegration(props.remotePushHandler, { allowTestInvoke: false }),
+        { authorizationType: AuthorizationType.NONE }
+      );
 
     // API Gateway's own 401 (no token, a bad one, a missing scope) says how to authenticate.
     this.restApi.addGatewayResponse('Unauthorized', {
@@ -125,10 +141,10 @@ export class A2aApi extends Construct {
     const stack = Stack.of(this);
     this.baseUrl = `https://${this.restApi.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${props.stageName}`;
 
-    this.#acknowledgeFindings(card);
+    this.#acknowledgeFindings(card, remotePush);
   }
 
-  #acknowledgeFindings(card: Construct): void {
+  #acknowledgeFindings(card: Construct, remotePush: Construct): void {
     const cloudWatchRole = this.restApi.node.tryFindChild('CloudWatchRole');
     if (cloudWatchRole === undefined) throw new Error('RestApi created no CloudWatchRole');
     Validations.of(cloudWatchRole).acknowledge({
@@ -136,13 +152,19 @@ export class A2aApi extends Construct {
       reason:
         "API Gateway's account-level CloudWatch role needs exactly this AWS managed policy for execution logging (AwsSolutions-APIG6); it allows log writes only.",
     });
-    // Only the card's GET: every other method has the Cognito authorizer, and a new method
-    // without one fails synthesis.
+    // Only the card's GET (and the remote push webhook, below): every other method has the
+    // Cognito authorizer, and a new method without one fails synthesis.
     const publicCard =
       'The agent card is public by the A2A specification (§8.2, §14.3): it is how a client learns the security schemes it must use, so it cannot itself require them. It carries no task data.';
     Validations.of(card).acknowledge(
       { id: 'AwsSolutions-APIG4', reason: publicCard },
       { id: 'AwsSolutions-COG4', reason: publicCard }
+    );
+    const pushToken =
+      "A remote agent's push about one of our children carries the token generated for that child (A2A §4.3.3, X-A2A-Notification-Token); the function compares its SHA-256 with the child's link before it reads anything, and answers an unknown child as a wrong token (401). A remote agent has no identity in our user pool to authorize with.";
+    Validations.of(remotePush).acknowledge(
+      { id: 'AwsSolutions-APIG4', reason: pushToken },
+      { id: 'AwsSolutions-COG4', reason: pushToken }
     );
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-APIG2',

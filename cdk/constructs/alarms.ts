@@ -49,6 +49,8 @@ export const ALARM_THRESHOLDS = {
 export interface HarnessAlarmsProps {
   readonly stage: string;
   readonly stateMachine: IStateMachine;
+  /** The follow state machine of children on remote agents. */
+  readonly followStateMachine: IStateMachine;
   /** Every function of the stack, by construct id: errors and throttles alarm per function. */
   readonly functions: Readonly<Record<string, IFunction>>;
   readonly apiStage: Stage;
@@ -105,6 +107,11 @@ export class HarnessAlarms extends Construct {
         description: 'Many turn executions were stopped in 15 minutes (more than cancels explain).',
       }
     );
+
+    this.#alarm('FollowersFailed', props.followStateMachine.metricFailed(sum), 1, {
+      description:
+        'Following a child on a remote agent failed past its retries: the child was failed with the reason.',
+    });
 
     for (const [name, fn] of Object.entries(props.functions)) {
       this.#alarm(`${name}Errors`, fn.metricErrors(sum), t.functionErrors, {

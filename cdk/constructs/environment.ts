@@ -30,4 +30,8 @@ export const ENV = {
   agentSkills: 'TINY_HARNESS_AGENT_SKILLS',
   /** The KMS key that seals push-notification tokens and credentials. */
   pushKmsKeyId: 'TINY_HARNESS_PUSH_KMS_KEY_ID',
+  /** The directory of remote agents, JSON (the functions that call them). */
+  remoteAgents: 'TINY_HARNESS_REMOTE_AGENTS',
+  /** The follow state machine of remote children (the functions that start followers). */
+  followStateMachineArn: 'TINY_HARNESS_FOLLOW_STATE_MACHINE_ARN',
 } as const;

@@ -189,6 +189,37 @@ export class HarnessFunction extends NodejsFunction {
   }
 
   /**
+   * Lets the function start remote children's followers (executions of the follow state
+   * machine): at creation (the turn step), on a parent's cancel (the A2A function), when a
+   * follower renews itself (the follow function).
+   */
+  bindFollowMachine(options: { arns: TurnMachineArns }): void {
+    this.addEnvironment(ENV.followStateMachineArn, options.arns.stateMachineArn);
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['states:StartExecution'],
+        resources: [options.arns.stateMachineArn],
+      })
+    );
+  }
+
+  /**
+   * Gives the function the directory of remote agents (it calls them) and lets it read exactly
+   * the Secrets Manager secrets the directory names (bearer tokens, OAuth 2.0 client secrets).
+   */
+  bindRemoteAgents(options: { json: string; secretArns: readonly string[] }): void {
+    if (options.json.trim() === '') return;
+    this.addEnvironment(ENV.remoteAgents, options.json);
+    if (options.secretArns.length === 0) return;
+    this.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['secretsmanager:GetSecretValue'],
+        resources: [...options.secretArns],
+      })
+    );
+  }
+
+  /**
    * Names the key that seals push-notification secrets in the environment (so the function
    * seals with KMS, never with a per-process key) and grants what it does with it: `seal` (store
    * configs: encrypt, and decrypt to answer their owner) or `open` (deliver: decrypt only).

@@ -30,3 +30,6 @@ export const turnMachineArns = (stack: Stack, stateMachineName: string): TurnMac
 
 /** The fixed name: one machine per stack, so the stack name keeps stages apart. */
 export const turnMachineName = (stack: Stack): string => `${stack.stackName}-turns`;
+
+/** The remote children's follow state machine (cdk/constructs/follow-state-machine.ts). */
+export const followMachineName = (stack: Stack): string => `${stack.stackName}-follow`;

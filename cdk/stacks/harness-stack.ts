@@ -1,16 +1,21 @@
 /**
- * Everything one deployment of tiny-harness is: the task table, the five Lambdas, the turn
+ * Everything one deployment of tiny-harness is: the task table, the seven Lambdas, the turn
  * state machine and the reconciler of its executions, the two stream consumers (the stand-in
- * and push delivery), the key that seals push secrets, the A2A API and its user pool, and the
- * alarms.
+ * and push delivery), the follow state machine of children on remote agents, the key that seals
+ * push secrets, the A2A API and its user pool, and the alarms.
  *
  * Construct ids of the table and the functions are fixed: the local runtime finds the
  * functions in the synthesized template by them (`TaskTable`, `TurnStepFunction`,
- * `StreamFunction`, `A2aFunction`, `PushFunction`, `ReconcileFunction`).
+ * `StreamFunction`, `A2aFunction`, `PushFunction`, `ReconcileFunction`, `RemoteFollowFunction`,
+ * `RemotePushFunction`).
  */
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
+import {
+  parseRemoteAgents,
+  remoteSecretArns,
+} from '../../functions/composition/remote-agents-config.js';
 import { type HarnessConfig, readHarnessConfig, turnStepModelEnvironment } from '../config.js';
 import { A2aApi } from '../constructs/a2a-api.js';
 import { A2aAuth } from '../constructs/a2a-auth.js';
@@ -19,10 +24,16 @@ import { AuditArchive } from '../constructs/audit-archive.js';
 import { AuditorAccess } from '../constructs/auditor-access.js';
 import { ENV } from '../constructs/environment.js';
 import { ExecutionReconciler } from '../constructs/execution-reconciler.js';
+import { FollowStateMachine } from '../constructs/follow-state-machine.js';
 import { HarnessFunction, handlerEntry } from '../constructs/harness-function.js';
+import { RemoteAgentsRegistration } from '../constructs/remote-agents-registration.js';
 import { PUSH_FILTER, STREAM_FILTERS, StreamConsumer } from '../constructs/stream-consumer.js';
 import { TaskTable } from '../constructs/task-table.js';
-import { turnMachineArns, turnMachineName } from '../constructs/turn-machine-arns.js';
+import {
+  followMachineName,
+  turnMachineArns,
+  turnMachineName,
+} from '../constructs/turn-machine-arns.js';
 import { TurnStateMachine } from '../constructs/turn-state-machine.js';
 
 export const CONSTRUCT_IDS = {
@@ -42,6 +53,10 @@ export const CONSTRUCT_IDS = {
   alarms: 'Alarms',
   auditArchive: 'AuditArchive',
   auditor: 'Auditor',
+  remoteFollowFunction: 'RemoteFollowFunction',
+  remotePushFunction: 'RemotePushFunction',
+  followStateMachine: 'FollowStateMachine',
+  remoteAgentsRegistration: 'RemoteAgentsRegistration',
 } as const;
 
 /** Reserved concurrency, or none for 0 (Lambda reads 0 as "never run"). */
@@ -69,6 +84,9 @@ export class HarnessStack extends Stack {
   readonly alarms: HarnessAlarms;
   readonly auditArchive: AuditArchive;
   readonly auditor: AuditorAccess;
+  readonly remoteFollowFunction: HarnessFunction;
+  readonly remotePushFunction: HarnessFunction;
+  readonly followMachine: FollowStateMachine;
 
   constructor(scope: Construct, id: string, props: HarnessStackProps = {}) {
     super(scope, id, props);
@@ -171,6 +189,50 @@ export class HarnessStack extends Stack {
       parkTimeout: Duration.days(config.parkTimeoutDays),
     });
 
+    // Children on remote agents: the turn step creates them (and starts their followers), the
+    // follow function follows each one, the push function takes their agents' pushes, and the
+    // A2A function starts the follower that cancels one when its parent is canceled. Only the
+    // functions that call remote agents get the directory, and may read its secrets.
+    const followArns = turnMachineArns(this, followMachineName(this));
+    const remoteAgents = {
+      json: config.remoteAgents,
+      secretArns: remoteSecretArns(parseRemoteAgents(config.remoteAgents)),
+    };
+    this.remoteFollowFunction = new HarnessFunction(this, CONSTRUCT_IDS.remoteFollowFunction, {
+      entry: handlerEntry('remote-follow'),
+      description: 'tiny-harness: follows a child on a remote agent (its follow state machine)',
+      // A delivery, a CancelTask and a GetTask, each call bounded at 15 s.
+      timeout: Duration.minutes(2),
+      environment,
+    });
+    this.remotePushFunction = new HarnessFunction(this, CONSTRUCT_IDS.remotePushFunction, {
+      entry: handlerEntry('remote-push'),
+      description: "tiny-harness: takes remote agents' push notifications about our children",
+      timeout: Duration.seconds(30),
+      environment,
+    });
+    for (const fn of [this.remoteFollowFunction, this.remotePushFunction]) {
+      fn.bindTable({ table: this.table, access: 'readWrite' });
+      // Delivering a child's news wakes its parent (and revives one whose execution is gone).
+      fn.bindTurnMachine({ arns, access: 'manage' });
+    }
+    for (const fn of [this.turnStepFunction, this.remoteFollowFunction, this.remotePushFunction]) {
+      fn.bindRemoteAgents(remoteAgents);
+    }
+    for (const fn of [this.turnStepFunction, this.a2aFunction, this.remoteFollowFunction]) {
+      fn.bindFollowMachine({ arns: followArns });
+    }
+    this.followMachine = new FollowStateMachine(this, CONSTRUCT_IDS.followStateMachine, {
+      handler: this.remoteFollowFunction,
+      stateMachineName: followArns.stateMachineName,
+    });
+    if (config.remoteAgents.trim() !== '') {
+      new RemoteAgentsRegistration(this, CONSTRUCT_IDS.remoteAgentsRegistration, {
+        directory: config.remoteAgents,
+        logLevel: config.logLevel,
+      });
+    }
+
     // No execution ends unnoticed: the reconciler hears of every FAILED, TIMED_OUT or ABORTED
     // one and fails its task, or starts a fresh generation when work is waiting.
     this.reconcileFunction = new HarnessFunction(this, CONSTRUCT_IDS.reconcileFunction, {
@@ -206,11 +268,14 @@ export class HarnessStack extends Stack {
     });
     this.api = new A2aApi(this, CONSTRUCT_IDS.api, {
       handler: this.a2aFunction,
+      remotePushHandler: this.remotePushFunction,
       stageName: config.stage,
       auth: this.auth,
       callerRequestsPerMinute: config.callerRequestsPerMinute,
     });
     this.a2aFunction.addEnvironment(ENV.baseUrl, this.api.baseUrl);
+    // Where remote agents push: the turn step gives each new remote child our webhook's URL.
+    this.turnStepFunction.addEnvironment(ENV.baseUrl, this.api.baseUrl);
     this.a2aFunction.addEnvironment(ENV.authMode, 'cognito');
     this.a2aFunction.addEnvironment(ENV.oauthTokenUrl, this.auth.tokenUrl);
     if (config.agentSkills.trim() !== '') {
@@ -220,12 +285,15 @@ export class HarnessStack extends Stack {
     this.alarms = new HarnessAlarms(this, CONSTRUCT_IDS.alarms, {
       stage: config.stage,
       stateMachine: this.turnMachine.stateMachine,
+      followStateMachine: this.followMachine.stateMachine,
       functions: {
         TurnStep: this.turnStepFunction,
         Stream: this.streamFunction,
         A2a: this.a2aFunction,
         Push: this.pushFunction,
         Reconcile: this.reconcileFunction,
+        RemoteFollow: this.remoteFollowFunction,
+        RemotePush: this.remotePushFunction,
       },
       apiStage: this.api.restApi.deploymentStage,
       streamConsumers: [

@@ -114,7 +114,7 @@ export async function* followTask(
   signal: AbortSignal,
   options: { since?: TaskView } = {}
 ): AsyncGenerator<TaskView> {
-  let view = await readView(agent, taskId);
+  const view = await readView(agent, taskId);
   if (options.since === undefined || !sameView(view, options.since)) yield view;
   // A follow that ends (the task did, or the caller stopped) closes the stream it had open: an
   // open response would keep the process alive until the agent closes it.

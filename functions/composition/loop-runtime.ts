@@ -1,7 +1,10 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDbEventLog } from '../adapters/dynamodb/dynamodb-event-log.js';
+import { DynamoDbRemoteLinks } from '../adapters/dynamodb/dynamodb-remote-links.js';
 import { DynamoDbTaskStore } from '../adapters/dynamodb/dynamodb-task-store.js';
+import { RemoteAgentDirectory } from '../adapters/remote/remote-agent-directory.js';
 import { SelfAgentDirectory } from '../adapters/self-agent-directory.js';
+import { RemoteFollowExecutions } from '../adapters/stepfunctions/remote-follow-executions.js';
 import { TurnExecutions } from '../adapters/stepfunctions/turn-executions.js';
 import type { Logger } from '../adapters/system/logger.js';
 import { RandomIds } from '../adapters/system/random-ids.js';
@@ -11,10 +14,15 @@ import { DEFAULT_LOOP_CONFIG } from '../core/loop/config.js';
 import type { LoopDeps } from '../core/loop/deps.js';
 import type { HarnessHookPoints } from '../core/loop/hook-points.js';
 import type { Model } from '../core/ports/model.js';
+import type { RemoteAgents } from '../core/ports/remote-agents.js';
+import type { RemoteFollowers } from '../core/ports/remote-followers.js';
+import type { RemoteLinks } from '../core/ports/remote-links.js';
+import { intrinsicsFor } from '../core/tools/intrinsics/index.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import type { Executions } from '../service/executions.js';
 import { dynamoDbClientOf, sfnClientOf } from './aws-clients.js';
 import { loggerOf } from './logger.js';
+import { buildRemoteAgents } from './remote-agents.js';
 import type { RuntimeConfig } from './runtime-config.js';
 
 /** The loop over the table and the turn executions: what every function driving tasks needs. */
@@ -23,6 +31,13 @@ export interface LoopRuntime {
   loop: LoopDeps;
   executions: Executions;
   logger: Logger;
+  /** Children on remote agents: the agents, their links, their stand-ins (follow executions). */
+  remote: { agents: RemoteAgents; links: RemoteLinks; followers: RemoteFollowers };
+  /**
+   * Our public base URL, where remote agents push (TINY_HARNESS_BASE_URL; `npm start` sets it
+   * once it listens). Unset: remote children are polled.
+   */
+  publicUrl: { current: string | undefined };
 }
 
 export interface LoopParts {
@@ -31,32 +46,53 @@ export interface LoopParts {
   hooks?: Hooks<HarnessHookPoints> | undefined;
   /** The table's client, when the caller shares it (default: one from the configuration). */
   dynamodb?: DynamoDBClient | undefined;
+  /** The fetch remote agents are called with (tests observe or break it). */
+  fetch?: typeof fetch | undefined;
 }
 
 export const buildLoopRuntime = (config: RuntimeConfig, parts: LoopParts): LoopRuntime => {
+  const sfn = sfnClientOf(config);
   const executions = new TurnExecutions({
-    client: sfnClientOf(config),
+    client: sfn,
     stateMachineArn: config.TINY_HARNESS_STATE_MACHINE_ARN,
   });
   const table = {
     client: parts.dynamodb ?? dynamoDbClientOf(config),
     tableName: config.TINY_HARNESS_TABLE,
   };
+  const logger = loggerOf(config);
+  const clock = new SystemClock();
+  const remote = {
+    agents: buildRemoteAgents(config, parts.fetch),
+    links: new DynamoDbRemoteLinks(table),
+    followers: new RemoteFollowExecutions({
+      client: sfn,
+      stateMachineArn: config.TINY_HARNESS_FOLLOW_STATE_MACHINE_ARN,
+    }),
+  };
+  const publicUrl = { current: config.TINY_HARNESS_BASE_URL };
   let loop: LoopDeps | undefined;
-  const agents = new SelfAgentDirectory({
-    deps: () => {
-      if (loop === undefined) throw new Error('the runtime is not built yet');
-      return loop;
-    },
-    executions,
+  const agents = new RemoteAgentDirectory({
+    self: new SelfAgentDirectory({
+      deps: () => {
+        if (loop === undefined) throw new Error('the runtime is not built yet');
+        return loop;
+      },
+      executions,
+    }),
+    ...remote,
+    remote: remote.agents,
+    clock,
+    webhookBase: () => publicUrl.current,
+    logger,
   });
   loop = {
     store: new DynamoDbTaskStore(table),
     events: new DynamoDbEventLog(table),
     model: parts.model,
-    tools: new ToolRegistry(),
+    tools: new ToolRegistry([], intrinsicsFor(agents.agents())),
     agents,
-    clock: new SystemClock(),
+    clock,
     ids: new RandomIds(),
     hooks: parts.hooks ?? new Hooks<HarnessHookPoints>(),
     config: {
@@ -70,5 +106,5 @@ export const buildLoopRuntime = (config: RuntimeConfig, parts: LoopParts): LoopR
       clientTaskLifecycle: config.TINY_HARNESS_TASK_LIFECYCLE,
     },
   };
-  return { config, loop, executions, logger: loggerOf(config) };
+  return { config, loop, executions, logger, remote, publicUrl };
 };

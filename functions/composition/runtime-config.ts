@@ -8,6 +8,7 @@ import {
   modelConfigSchema,
   oneLineIssues,
 } from './model-config.js';
+import { environmentSecrets, parseRemoteAgents } from './remote-agents-config.js';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -95,9 +96,33 @@ export const RuntimeConfigSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9+/_-]{43}=?$/, 'must be 32 bytes in base64 (openssl rand -base64 32)')
     .optional(),
+  /**
+   * The directory of remote A2A agents a task may delegate to (docs/remote-agents.md): JSON,
+   * agent id → card URL, credentials, following. Unset: none.
+   */
+  TINY_HARNESS_REMOTE_AGENTS: z
+    .string()
+    .optional()
+    .transform((text, context) => {
+      try {
+        return parseRemoteAgents(text);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /** The state machine of remote children's stand-ins (the stack sets it; npm start too). */
+  TINY_HARNESS_FOLLOW_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
   AWS_REGION: z.string().default('us-east-1'),
 });
-export type RuntimeConfig = z.infer<typeof RuntimeConfigSchema>;
+
+/**
+ * The runtime's configuration, with the values of the secrets the remote agents' directory names
+ * in the environment (locally): read once, with the rest, and never logged.
+ */
+export type RuntimeConfig = z.infer<typeof RuntimeConfigSchema> & {
+  remoteAgentSecrets: ReadonlyMap<string, string>;
+};
 
 /** A configuration the runtime cannot start with; its message is one line naming each problem. */
 export class ConfigurationError extends Error {
@@ -117,7 +142,13 @@ export const readRuntimeConfig = (
       `invalid tiny-harness configuration: ${oneLineIssues(error as z.ZodError, (path) => String(path ?? ''))}`
     );
   }
-  return parsed.data;
+  const secrets = environmentSecrets(parsed.data.TINY_HARNESS_REMOTE_AGENTS, env);
+  if (secrets.missing.length > 0) {
+    throw new ConfigurationError(
+      `invalid tiny-harness configuration: TINY_HARNESS_REMOTE_AGENTS: ${secrets.missing.join('; ')}`
+    );
+  }
+  return { ...parsed.data, remoteAgentSecrets: secrets.values };
 };
 
 /** The configured secrets no log line, stored message or echoed text may carry. */
@@ -127,4 +158,5 @@ export const configuredSecrets = (config: RuntimeConfig): string[] =>
     config.OPENAI_API_KEY,
     config.ANTHROPIC_API_KEY,
     config.TINY_HARNESS_PUSH_TOKEN_KEY,
+    ...config.remoteAgentSecrets.values(),
   ].filter((secret): secret is string => secret !== undefined);

@@ -28,6 +28,8 @@ export interface RuntimeOverrides {
   sealer?: SecretSealer;
   webhooks?: WebhookSender;
   hooks?: Hooks<HarnessHookPoints>;
+  /** The fetch remote agents are called with (tests observe or break it). */
+  fetch?: typeof fetch;
   /** Observe every DynamoDB command (default off): it then also asks for ConsumedCapacity. */
   onDynamoDbCommand?: (observation: DynamoDbCommandObservation) => void;
 }
@@ -40,6 +42,7 @@ export const buildRuntime = (config: RuntimeConfig, overrides: RuntimeOverrides 
     hooks: overrides.hooks,
     dynamodb,
     sealer: overrides.sealer,
+    fetch: overrides.fetch,
   });
   return {
     ...service,

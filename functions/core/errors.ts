@@ -33,6 +33,8 @@ export const ERROR_CODES = [
   'model.retryable',
   'hook.abort',
   'secret.unreadable',
+  'remote.refused',
+  'remote.failed',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -214,6 +216,44 @@ export class HookAbortError extends HarnessError {
 export class SecretUnreadableError extends HarnessError {
   override readonly name = 'SecretUnreadableError';
   readonly code = 'secret.unreadable';
+}
+
+/**
+ * A registered remote agent the harness cannot call: its card offers no A2A 1.0 interface over
+ * JSON-RPC or HTTP+JSON. A configuration problem, reported when the agent is registered.
+ */
+export class RemoteAgentRefusedError extends HarnessError {
+  override readonly name = 'RemoteAgentRefusedError';
+  readonly code = 'remote.refused';
+  readonly agent: string;
+  constructor(agent: string, message: string, options?: ErrorOptions) {
+    super(`remote agent ${agent} is refused: ${message}`, options);
+    this.agent = agent;
+  }
+}
+
+/**
+ * How a call to a remote agent went wrong: `unreachable` (no answer: refused connection, DNS,
+ * timeout, a 5xx), `answered` (an A2A error; `a2aError` names it), `garbage` (an answer that is
+ * not what A2A says it must be).
+ */
+export type RemoteFailureKind = 'unreachable' | 'answered' | 'garbage';
+
+export class RemoteCallError extends HarnessError {
+  override readonly name = 'RemoteCallError';
+  readonly code = 'remote.failed';
+  readonly kind: RemoteFailureKind;
+  /** The A2A error's name (`TaskNotFoundError`, ...) when the agent answered with one. */
+  readonly a2aError: string | undefined;
+  constructor(
+    kind: RemoteFailureKind,
+    message: string,
+    options?: ErrorOptions & { a2aError?: string }
+  ) {
+    super(message, options);
+    this.kind = kind;
+    this.a2aError = options?.a2aError;
+  }
 }
 
 /** Error names the state machine retries (transient) — `cdk/` reads this list. */

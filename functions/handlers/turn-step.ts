@@ -18,6 +18,7 @@ import { takeTurn } from '../core/loop/take-turn.js';
 import { costOf } from '../core/loop/usage.js';
 import type { Model } from '../core/ports/model.js';
 import { SubStateSchema } from '../core/task/extension.schema.js';
+import { failureReason } from './step-failure.js';
 
 /** What a Task state of the turn state machine sends: an operation and references only. */
 export const TurnStepEventSchema = z.discriminatedUnion('op', [
@@ -39,20 +40,7 @@ export const TurnStepEventSchema = z.discriminatedUnion('op', [
 ]);
 export type TurnStepEvent = z.infer<typeof TurnStepEventSchema>;
 
-/** The readable reason of a failure Step Functions caught (its Cause is the Lambda's error JSON). */
-export const failureReason = (error: {
-  Error?: string | undefined;
-  Cause?: string | undefined;
-}): string => {
-  try {
-    const cause = JSON.parse(error.Cause ?? '') as { errorMessage?: unknown };
-    if (typeof cause.errorMessage === 'string')
-      return `${error.Error ?? 'Error'}: ${cause.errorMessage}`;
-  } catch {
-    // The cause is not the Lambda error JSON: use it as it is.
-  }
-  return [error.Error, error.Cause].filter(Boolean).join(': ') || 'the turn failed';
-};
+export { failureReason };
 
 /** One core operation per state; the state machine routes on the result. */
 export const runTurnStep = async (runtime: Runtime, event: TurnStepEvent): Promise<unknown> => {

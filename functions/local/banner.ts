@@ -13,6 +13,8 @@ export interface BannerFacts {
   /** The generated token, or undefined when the tokens came from TINY_HARNESS_BEARER_TOKENS. */
   token: string | undefined;
   endpointFile: string;
+  /** The remote agents of TINY_HARNESS_REMOTE_AGENTS, one line each (describeRegistration). */
+  remoteAgents?: readonly string[];
 }
 
 const headers = (token: string) =>
@@ -38,6 +40,9 @@ export const banner = (facts: BannerFacts): string => {
     `  data           ${facts.data}`,
     `  caller         ${facts.token === undefined ? 'tokens from TINY_HARNESS_BEARER_TOKENS' : `bearer token ${facts.token} (participant "you")`}`,
     `  endpoint file  ${facts.endpointFile} (the URL and token, for npx tiny-harness)`,
+    ...(facts.remoteAgents ?? []).map(
+      (line, index) => `  ${index === 0 ? 'remote agents ' : '              '} ${line}`
+    ),
     '',
     'Talk to it, in another terminal:',
     '  npx tiny-harness chat',

@@ -16,10 +16,13 @@ import {
 } from '../composition/runtime.js';
 import { readRuntimeConfig } from '../composition/runtime-config.js';
 import type { Model } from '../core/ports/model.js';
+import { parseRemotePushPath } from '../core/remote/webhook-path.js';
 import { createA2aHandler } from '../handlers/a2a.js';
 import { archiveClosedExecution } from '../handlers/archive.js';
 import { createPushHandler } from '../handlers/push.js';
 import { createReconcileHandler } from '../handlers/reconcile.js';
+import { createRemoteFollowHandler } from '../handlers/remote-follow.js';
+import { createRemotePushHandler } from '../handlers/remote-push.js';
 import { createStreamHandler } from '../handlers/stream.js';
 import { capStreamsPerCaller } from '../handlers/stream-cap.js';
 import { createTurnStepHandler } from '../handlers/turn-step.js';
@@ -53,6 +56,8 @@ export interface LocalStackOptions {
   model?: Model | undefined;
   /** Observe the runtime's DynamoDB commands (the benchmark); default off. */
   onDynamoDbCommand?: RuntimeOverrides['onDynamoDbCommand'];
+  /** The fetch remote agents are called with (tests); default the global one. */
+  fetch?: typeof fetch;
 }
 
 export interface LocalStack {
@@ -62,6 +67,8 @@ export interface LocalStack {
   /** One poller per event source mapping, by the function it feeds (StreamFunction, PushFunction). */
   pollers: ReadonlyMap<FunctionId, StreamPoller>;
   stateMachineArn: string;
+  /** The follow state machine of children on remote agents. */
+  followStateMachineArn: string;
   close(): Promise<void>;
 }
 
@@ -118,8 +125,14 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     lock?.update({ dynamodbPid: dynamo.pid });
 
     const template = synthesizeTemplate();
-    const [machine] = extractStateMachines(template);
-    if (machine === undefined) throw new Error('the synthesized template has no state machine');
+    const machines = extractStateMachines(template);
+    const machineNamed = (suffix: string) => {
+      const found = machines.find((candidate) => candidate.name.endsWith(suffix));
+      if (found === undefined) throw new Error(`the synthesized template has no ${suffix} machine`);
+      return found;
+    };
+    const machine = machineNamed('-turns');
+    const followMachine = machineNamed('-follow');
     const functions = functionsByLogicalId(template);
     // What EventBridge does in the cloud: an execution that ended FAILED, TIMED_OUT or ABORTED
     // reaches the reconciler (bound below, once the handlers exist).
@@ -146,6 +159,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const facade = await startSfnHttpFacade(engine, { port: 0 });
     closers.push(() => facade.close());
     const stateMachineArn = `arn:aws:states:us-east-1:000000000000:stateMachine:${machine.name}`;
+    const followStateMachineArn = `arn:aws:states:us-east-1:000000000000:stateMachine:${followMachine.name}`;
 
     // Push tokens sealed in a data directory must open after a restart: keep the key beside them.
     const pushTokenKey =
@@ -158,6 +172,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       ...process.env,
       TINY_HARNESS_TABLE: TABLE_NAME,
       TINY_HARNESS_STATE_MACHINE_ARN: stateMachineArn,
+      TINY_HARNESS_FOLLOW_STATE_MACHINE_ARN: followStateMachineArn,
       TINY_HARNESS_DYNAMODB_ENDPOINT: dynamo.endpoint,
       TINY_HARNESS_SFN_ENDPOINT: facade.endpoint,
       AWS_REGION: 'us-east-1',
@@ -169,7 +184,20 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       ...(options.onDynamoDbCommand === undefined
         ? {}
         : { onDynamoDbCommand: options.onDynamoDbCommand }),
+      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
     });
+    // Remote agents are registered before anything is served: one whose card offers nothing
+    // the harness can call stops the start, named; one that cannot be reached yet is looked up
+    // again when a child is first sent to it (two stacks delegating to each other start apart).
+    for (const registration of await runtime.remote.agents.register()) {
+      if (registration.outcome === 'refused') throw new Error(registration.reason);
+      if (registration.outcome === 'unreachable') {
+        runtime.logger.warn('remote agent not reachable yet', {
+          agent: registration.agent,
+          reason: registration.reason,
+        });
+      }
+    }
     const dynamodb = new DynamoDBClient(localDynamoDbClientConfig(dynamo.endpoint));
     await createTable(dynamodb, TABLE_NAME, { ifNotExists: true });
     const audit = auditOf(runtime, { ...process.env, ...options.env });
@@ -194,6 +222,8 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       StreamFunction: createStreamHandler(() => runtime),
       PushFunction: createPushHandler(() => runtime),
       ReconcileFunction: createReconcileHandler(() => runtime),
+      RemoteFollowFunction: createRemoteFollowHandler(() => runtime),
+      RemotePushFunction: createRemotePushHandler(() => runtime),
       A2aFunction: createA2aHandler(
         () => runtime,
         () => service
@@ -216,16 +246,18 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       return invocation;
     };
 
-    const taskHandlers = Object.fromEntries(
-      listTaskStates(machine.definition).map((task) => {
-        const logicalId = machine.lambdaRefs[task.functionName ?? ''] ?? task.functionName ?? '';
-        const id = functions.get(logicalId);
-        if (id === undefined)
-          throw new Error(`Task state ${task.stateName} calls no known function`);
-        return [task.stateName, (input: unknown) => invoke(id, input)];
-      })
-    );
-    engine.createStateMachine({ name: machine.name, definition: machine.definition, taskHandlers });
+    for (const each of [machine, followMachine]) {
+      const taskHandlers = Object.fromEntries(
+        listTaskStates(each.definition).map((task) => {
+          const logicalId = each.lambdaRefs[task.functionName ?? ''] ?? task.functionName ?? '';
+          const id = functions.get(logicalId);
+          if (id === undefined)
+            throw new Error(`Task state ${task.stateName} calls no known function`);
+          return [task.stateName, (input: unknown) => invoke(id, input)];
+        })
+      );
+      engine.createStateMachine({ name: each.name, definition: each.definition, taskHandlers });
+    }
 
     onExecutionEnd = (event) => {
       const run = invoke('ReconcileFunction', event).catch((error: unknown) =>
@@ -259,11 +291,13 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     }
 
     const shim = await startHttpShim({
+      // API Gateway's routes: our webhook for remote agents' pushes, and the A2A function.
       handler: (event, context) =>
-        (handlers.A2aFunction as never as (e: unknown, c: unknown) => Promise<never>)(
-          event,
-          context
-        ),
+        (
+          handlers[
+            parseRemotePushPath(event.path) === undefined ? 'A2aFunction' : 'RemotePushFunction'
+          ] as never as (e: unknown, c: unknown) => Promise<never>
+        )(event, context),
       port: options.port,
       throttle: {
         ratePerMinute: config.TINY_HARNESS_THROTTLE_PER_MINUTE,
@@ -277,6 +311,8 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     });
     closers.push(() => shim.close());
     lock?.update({ url: shim.url });
+    // Remote agents push to us here (TINY_HARNESS_BASE_URL, when set, wins).
+    runtime.publicUrl.current ??= shim.url;
     // What the previous process left: executions resume from their checkpoints, and tasks whose
     // execution never got one are revived.
     const rehydrated = await engine.rehydrate();
@@ -290,7 +326,15 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
         revived: revived.length,
       });
     }
-    return { url: shim.url, runtime, engine, pollers, stateMachineArn, close };
+    return {
+      url: shim.url,
+      runtime,
+      engine,
+      pollers,
+      stateMachineArn,
+      followStateMachineArn,
+      close,
+    };
   } catch (error) {
     await close();
     throw error;

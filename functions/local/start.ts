@@ -40,6 +40,11 @@ const main = async () => {
   // A profile's defaults go under what the user set themselves.
   Object.assign(process.env, withProfile(process.env, options.profile));
   checkRuntimeConfig(process.env);
+  // Remote agents are registered before anything starts (their module only when there are some).
+  const registration = process.env.TINY_HARNESS_REMOTE_AGENTS?.trim()
+    ? await import('./remote-registration.js')
+    : undefined;
+  await registration?.checkRemoteAgents(process.env);
   const java = spawnSync('java', ['-version'], { stdio: 'ignore' });
   if (java.error !== undefined || java.status !== 0) {
     console.error(
@@ -70,6 +75,10 @@ const main = async () => {
     port: options.port,
     dataDir: options.inMemory ? undefined : options.dataDir,
   });
+  const remoteAgents =
+    registration === undefined
+      ? []
+      : (await stack.runtime.remote.agents.register()).map(registration.describeRegistration);
   const endpointFile = writeEndpoint(options.dataDir, {
     url: stack.url,
     token: generatedToken ?? null,
@@ -88,6 +97,7 @@ const main = async () => {
       data: options.inMemory ? 'in memory (gone on exit)' : options.dataDir,
       token: generatedToken,
       endpointFile,
+      remoteAgents,
     })
   );
   let stopping = false;

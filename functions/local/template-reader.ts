@@ -9,6 +9,8 @@ export const FUNCTION_IDS = [
   'A2aFunction',
   'PushFunction',
   'ReconcileFunction',
+  'RemoteFollowFunction',
+  'RemotePushFunction',
 ] as const;
 export type FunctionId = (typeof FUNCTION_IDS)[number];
 

@@ -155,6 +155,8 @@ export const A2A_ERROR_FOR_CODE: Record<ErrorCode, A2aErrorName> = {
   'model.retryable': 'InternalError',
   'hook.abort': 'InvalidParams',
   'secret.unreadable': 'InternalError',
+  'remote.refused': 'InternalError',
+  'remote.failed': 'InternalError',
 };
 
 /**

@@ -30,6 +30,7 @@ import {
   type StreamItem,
   type StreamTiming,
 } from './task-stream.js';
+import { withUsageTree } from './usage-tree.js';
 
 export interface SendOptions {
   message: Message;
@@ -77,7 +78,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The A2A operations over the core and the turn executions. Handlers parse requests and map the
- * results; this decides which execution to start, resume or stop, and who may see what.
+ * results; this decides which execution to start, resume or stop, and who may see what. A task
+ * a participant asks for (GetTask, SendMessage, CancelTask) carries its sub-task tree's usage.
  */
 export class A2aService {
   readonly #runtime: ServiceDeps;
@@ -106,7 +108,7 @@ export class A2aService {
     const task = options.blocking
       ? await this.#waitUntilSettled(taskId, inboxSeq)
       : (accepted.task ?? (await this.#task(taskId)));
-    return withHistory(store, task, limit);
+    return withUsageTree(this.#runtime, await withHistory(store, task, limit));
   }
 
   /**
@@ -253,7 +255,7 @@ export class A2aService {
     const limit = historyLimit(options.historyLength, DEFAULT_HISTORY.getTask);
     const { store } = this.#runtime.loop;
     const record = await visibleRecord(store, options.taskId, options.participantId);
-    return withHistory(store, record.task, limit);
+    return withUsageTree(this.#runtime, await withHistory(store, record.task, limit));
   }
 
   /**
@@ -304,8 +306,12 @@ export class A2aService {
         throw new A2aError('TaskNotCancelable', 'the task has ended');
       throw error;
     }
-    await this.#wake({ action: 'ended', executions: outcome.canceled });
-    return this.#task(taskId);
+    await this.#wake({
+      action: 'ended',
+      executions: outcome.canceled,
+      remoteChildren: outcome.remoteChildren,
+    });
+    return withUsageTree(this.#runtime, await this.#task(taskId));
   }
 
   /**

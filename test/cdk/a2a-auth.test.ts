@@ -24,8 +24,10 @@ const methods = () =>
   });
 
 describe('A2A API authorization', () => {
-  it('requires a Cognito access token with the A2A scope on every method but the card', () => {
-    const guarded = methods().filter(({ route }) => route !== 'GET agent-card.json');
+  it('requires a Cognito access token with the A2A scope on every method but the card and the remote push webhook', () => {
+    const guarded = methods().filter(
+      ({ route }) => route !== 'GET agent-card.json' && route !== 'POST {linkId}'
+    );
     expect(guarded.map(({ route }) => route).sort()).toEqual(['ANY {proxy+}', 'POST /']);
     for (const { properties } of guarded) {
       expect(properties).toMatchObject({
@@ -41,6 +43,14 @@ describe('A2A API authorization', () => {
     const card = methods().find(({ route }) => route === 'GET agent-card.json');
     expect(card?.properties.AuthorizationType).toBe('NONE');
     expect(card?.properties.AuthorizerId).toBeUndefined();
+  });
+
+  it("leaves remote agents' pushes to the webhook function, which checks each child's token", () => {
+    const push = methods().find(({ route }) => route === 'POST {linkId}');
+    expect(push?.properties.AuthorizationType).toBe('NONE');
+    expect(JSON.stringify(push?.properties.Integration.Uri)).toContain(
+      logicalIdAt(template, 'RemotePushFunction')
+    );
   });
 
   it('verifies tokens from the pool in the Authorization header', () => {

@@ -119,6 +119,40 @@ describe('synthesis refuses a bad configuration with one line naming what to set
       { callerRequestsPerMinute: '5' },
       /^invalid CDK context: callerRequestsPerMinute: /,
     ],
+    [
+      "a remote agent's secret from the environment (a Lambda's environment is not a secret store)",
+      {
+        remoteAgents: {
+          ledger: {
+            card: 'https://ledger.example.com/.well-known/agent-card.json',
+            auth: { type: 'bearer', token: { env: 'LEDGER_TOKEN' } },
+          },
+        },
+      },
+      /^invalid CDK context: remoteAgents: ledger\.auth\.token: in a deployment a secret comes from Secrets Manager/,
+    ],
+    [
+      "a remote agent's secret by name, and its card over plain http",
+      {
+        remoteAgents: JSON.stringify({
+          ledger: {
+            card: 'http://ledger.example.com/.well-known/agent-card.json',
+            auth: {
+              type: 'oauth2',
+              tokenUrl: 'https://auth.example.com/oauth2/token',
+              clientId: 'alpha',
+              clientSecret: { secretArn: 'ledger-client' },
+            },
+          },
+        }),
+      },
+      /^invalid CDK context: remoteAgents: ledger\.auth\.clientSecret: the secret's full ARN.*; remoteAgents: ledger\.card: a deployment calls remote agents over https only$/,
+    ],
+    [
+      'a remote agents directory that does not parse',
+      { remoteAgents: '{"Ledger Agent": {"card": "x"}}' },
+      /^invalid CDK context: remoteAgents: not a remote agents directory: /,
+    ],
   ])('%s', (_, context, message) => {
     const error = refusal(context);
     expect(error).toBeInstanceOf(ConfigurationError);

@@ -65,6 +65,10 @@ const TASK_WRITES = ['PutItem', 'UpdateItem', 'TransactWriteItems'];
  * new one fails the test until someone decides.
  */
 const NOT_CALLED = {
+  secrets: {
+    commands: ['GetSecretValue'],
+    why: "remote agents' credentials are read by the functions that call remote agents (the turn step creating children, the follow and push webhook functions); the others hold the directory's reader through the loop",
+  },
   stop: {
     commands: ['StopExecution'],
     why: 'only the A2A service cuts or cancels a running turn',
@@ -95,6 +99,22 @@ const NOT_CALLED = {
 type Reason = keyof typeof NOT_CALLED;
 
 /**
+ * What following a remote child calls (its follow step and the push webhook alike): the table,
+ * waking its parent as the stand-in does, and the agent's credentials.
+ */
+const REMOTE_CHILDREN: { calls: string[]; notCalled: Reason[] } = {
+  calls: [
+    ...TABLE_READS,
+    ...TABLE_WRITES,
+    'StartExecution',
+    'SendTaskSuccess',
+    'DescribeExecution',
+    'GetSecretValue',
+  ],
+  notCalled: ['stop', 'sendTaskFailure', 'scan'],
+};
+
+/**
  * The calls each handler makes, by construct path, and what its bundle holds that it never
  * sends. Written out, so a new call is a decision: the test below fails when a bundle can send a
  * command this table does not account for.
@@ -123,6 +143,13 @@ const CALLS: Record<string, { entry: string; calls: string[]; notCalled: Reason[
     ],
     notCalled: ['stop', 'sendTaskFailure', 'scan'],
   },
+  RemoteFollowFunction: { entry: 'remote-follow', ...REMOTE_CHILDREN },
+  RemotePushFunction: { entry: 'remote-push', ...REMOTE_CHILDREN },
+  'RemoteAgentsRegistration/Function': {
+    entry: 'register-remote-agents',
+    calls: [],
+    notCalled: ['secrets'],
+  },
   A2aFunction: {
     entry: 'a2a',
     calls: [
@@ -136,7 +163,7 @@ const CALLS: Record<string, { entry: string; calls: string[]; notCalled: Reason[
       'Encrypt',
       'Decrypt',
     ],
-    notCalled: ['sendTaskFailure', 'scan'],
+    notCalled: ['secrets', 'sendTaskFailure', 'scan'],
   },
   PushFunction: {
     entry: 'push',
@@ -146,7 +173,7 @@ const CALLS: Record<string, { entry: string; calls: string[]; notCalled: Reason[
   ReconcileFunction: {
     entry: 'reconcile',
     calls: [...TABLE_READS, ...TASK_WRITES, 'StartExecution'],
-    notCalled: ['stop', 'describe', 'sendTaskFailure', 'scan', 'resume'],
+    notCalled: ['secrets', 'stop', 'describe', 'sendTaskFailure', 'scan', 'resume'],
   },
   'AuditArchive/ArchiveFunction': {
     entry: 'archive',
@@ -183,13 +210,22 @@ const commandsInBundle = async (entry: string): Promise<Set<string>> => {
   return commands;
 };
 
-// The turn step with every model permission in play: Bedrock, a key secret and its KMS key.
+const LEDGER_SECRET = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:ledger-token-AbCdEf';
+
+// Every secret permission in play: the model's (Bedrock, a key secret and its KMS key) and a
+// remote agent's bearer token.
 const { template } = synthHarness({
   modelProvider: 'bedrock',
   model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
   modelApiKeySecret: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:model-key-AbCdEf',
   modelApiKeySecretKmsKey:
     'arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab',
+  remoteAgents: JSON.stringify({
+    ledger: {
+      card: 'https://ledger.example.com/.well-known/agent-card.json',
+      auth: { type: 'bearer', token: { secretArn: LEDGER_SECRET } },
+    },
+  }),
 });
 
 describe('every call a handler makes is allowed to its role', () => {
@@ -231,9 +267,23 @@ describe('every call a handler makes is allowed to its role', () => {
         (statement) => statement.actions
       );
       expect(
-        actions.filter((action) => /^(bedrock|secretsmanager):/.test(action)),
+        actions.filter((action) => /^bedrock:/.test(action)),
         id
       ).toEqual([]);
+    }
+  });
+
+  it('only the functions that call remote agents may read their secrets, and only those', () => {
+    const secretsOf = (id: string) =>
+      statementsOfRole(template, logicalIdAt(template, `${id}Role`))
+        .filter((statement) => statement.actions.includes('secretsmanager:GetSecretValue'))
+        .flatMap((statement) => statement.resources);
+    for (const id of ['RemoteFollowFunction', 'RemotePushFunction']) {
+      expect(secretsOf(id), id).toEqual([LEDGER_SECRET]);
+    }
+    expect(secretsOf('TurnStepFunction')).toContain(LEDGER_SECRET);
+    for (const id of ['StreamFunction', 'A2aFunction', 'PushFunction', 'ReconcileFunction']) {
+      expect(secretsOf(id), id).toEqual([]);
     }
   });
 });

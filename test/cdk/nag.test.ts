@@ -70,14 +70,17 @@ describe('cdk-nag AwsSolutions', () => {
     }
   });
 
-  it('exempts only the public agent card from authorization, and MFA only on the user pool', () => {
+  it('exempts only the public agent card and the remote push webhook from authorization, and MFA only on the user pool', () => {
     const where = (rule: string) =>
       acknowledgementsOf(app)
         .filter(({ id }) => id === rule)
-        .map(({ path }) => path);
+        .map(({ path }) => path)
+        .sort();
     const card = 'TinyHarness-dev/A2aApi/RestApi/Default/.well-known/agent-card.json/GET';
-    expect(where('AwsSolutions-APIG4')).toEqual([card]);
-    expect(where('AwsSolutions-COG4')).toEqual([card]);
+    const push =
+      'TinyHarness-dev/A2aApi/RestApi/Default/remote-agents/push/{parentId}/{linkId}/POST';
+    expect(where('AwsSolutions-APIG4')).toEqual([card, push]);
+    expect(where('AwsSolutions-COG4')).toEqual([card, push]);
     expect(where('AwsSolutions-COG2')).toEqual(['TinyHarness-dev/A2aAuth/UserPool']);
   });
 

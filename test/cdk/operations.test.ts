@@ -147,7 +147,8 @@ describe('alarms and the dashboard', () => {
       'ExecutionsAborted',
       ALARM_THRESHOLDS.abortedPer15Minutes,
     ],
-    ...['TurnStep', 'Stream', 'A2a', 'Push', 'Reconcile'].flatMap(
+    ['Alarms/FollowersFailed', 'AWS/States', 'ExecutionsFailed', 1],
+    ...['TurnStep', 'Stream', 'A2a', 'Push', 'Reconcile', 'RemoteFollow', 'RemotePush'].flatMap(
       (fn): Array<[string, string, string, number]> => [
         [`Alarms/${fn}Errors`, 'AWS/Lambda', 'Errors', ALARM_THRESHOLDS.functionErrors],
         [`Alarms/${fn}Throttles`, 'AWS/Lambda', 'Throttles', 1],

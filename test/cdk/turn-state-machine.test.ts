@@ -7,7 +7,7 @@ import {
 } from '../../cdk/constructs/turn-state-machine.js';
 import { RETRYABLE_ERROR_NAMES } from '../../functions/core/errors.js';
 import { extractStateMachines } from '../../functions/local/stepfunctions/asl-extractor.js';
-import { logicalIdAt, resourceAt, synthHarness } from './support/synth.js';
+import { logicalIdAt, resourceAt, synthHarness, TEST_STAGE } from './support/synth.js';
 
 interface AslState {
   Type: string;
@@ -28,9 +28,10 @@ interface AslMachine {
 const { template } = synthHarness();
 const machines = extractStateMachines(template.toJSON());
 const turnStepId = logicalIdAt(template, 'TurnStepFunction');
-const definition = machines[0]!.definition as AslMachine;
+const turnMachine = machines.find((machine) => machine.name.endsWith('-turns'))!;
+const definition = turnMachine.definition as AslMachine;
 const states = definition.States;
-const TURN_STEP_ARN = Object.entries(machines[0]!.lambdaRefs).find(
+const TURN_STEP_ARN = Object.entries(turnMachine.lambdaRefs).find(
   ([, id]) => id === turnStepId
 )?.[0];
 
@@ -53,9 +54,12 @@ const EXPECTED_ROUTES = {
 };
 
 describe('turn state machine definition', () => {
-  it('is the one state machine in the template, and calls TurnStepFunction only', () => {
-    expect(machines).toHaveLength(1);
-    expect(Object.values(machines[0]!.lambdaRefs)).toEqual([turnStepId]);
+  it('is one of the two state machines (beside the follow machine), and calls TurnStepFunction only', () => {
+    expect(machines.map((machine) => machine.name).sort()).toEqual([
+      `TinyHarness-${TEST_STAGE}-follow`,
+      `TinyHarness-${TEST_STAGE}-turns`,
+    ]);
+    expect(Object.values(turnMachine.lambdaRefs)).toEqual([turnStepId]);
     expect(TURN_STEP_ARN).toBeDefined();
   });
 

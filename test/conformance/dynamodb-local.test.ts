@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTable } from '../../functions/adapters/dynamodb/create-table.js';
 import { DynamoDbEventLog } from '../../functions/adapters/dynamodb/dynamodb-event-log.js';
 import { DynamoDbPushConfigStore } from '../../functions/adapters/dynamodb/dynamodb-push-config-store.js';
+import { DynamoDbRemoteLinks } from '../../functions/adapters/dynamodb/dynamodb-remote-links.js';
 import { DynamoDbTaskStore } from '../../functions/adapters/dynamodb/dynamodb-task-store.js';
 import { decodeTaskRecord, taskKey } from '../../functions/adapters/dynamodb/item-codec.js';
 import { ATTR, TABLE_DEFINITION } from '../../functions/adapters/dynamodb/table.js';
@@ -30,6 +31,7 @@ import {
 import { describeEventLogContract } from './event-log.contract.js';
 import { changed, makeRecord, uid } from './fixtures.js';
 import { describePushConfigStoreContract } from './push-config-store.contract.js';
+import { describeRemoteLinksContract } from './remote-links.contract.js';
 import { describeTaskStoreContract } from './task-store.contract.js';
 
 let local: DynamoDbLocal;
@@ -73,6 +75,11 @@ describeEventLogContract('DynamoDbEventLog', async () => {
 describePushConfigStoreContract('DynamoDbPushConfigStore', async () => {
   const { tableName } = await freshTable();
   return { store: new DynamoDbPushConfigStore({ client, tableName }) };
+});
+
+describeRemoteLinksContract('DynamoDbRemoteLinks', async () => {
+  const { tableName } = await freshTable();
+  return { links: new DynamoDbRemoteLinks({ client, tableName }) };
 });
 
 describe('DynamoDB table and items', () => {

@@ -1,8 +1,10 @@
 import { InMemoryEventLog } from '../../functions/core/testing/in-memory-event-log.js';
 import { InMemoryPushConfigStore } from '../../functions/core/testing/in-memory-push-config-store.js';
+import { InMemoryRemoteLinks } from '../../functions/core/testing/in-memory-remote-links.js';
 import { InMemoryTaskStore } from '../../functions/core/testing/in-memory-task-store.js';
 import { describeEventLogContract } from './event-log.contract.js';
 import { describePushConfigStoreContract } from './push-config-store.contract.js';
+import { describeRemoteLinksContract } from './remote-links.contract.js';
 import { describeTaskStoreContract } from './task-store.contract.js';
 
 describeTaskStoreContract('InMemoryTaskStore', async () => {
@@ -19,4 +21,7 @@ describeEventLogContract('InMemoryEventLog', async () => {
 });
 describePushConfigStoreContract('InMemoryPushConfigStore', async () => ({
   store: new InMemoryPushConfigStore(new InMemoryTaskStore()),
+}));
+describeRemoteLinksContract('InMemoryRemoteLinks', async () => ({
+  links: new InMemoryRemoteLinks(),
 }));

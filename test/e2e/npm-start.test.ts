@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TASK_EXTENSION_URI } from '../../functions/core/a2a/identifiers.js';
 import { AUDIT_EXTENSION_URI } from '../../functions/core/audit/identifiers.js';
+import { startCardServer } from '../support/card-server.js';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
@@ -270,6 +271,28 @@ describe('npm start (functions/local/start.ts)', () => {
     expect(level.output).toContain('TINY_HARNESS_LOG_LEVEL');
     for (const refused of [unknown, port, flag, level]) {
       expect(refused.output).not.toContain('starting DynamoDB Local');
+    }
+  });
+
+  it('refuses a remote agent whose card offers A2A 0.3 only, by name, before DynamoDB Local starts', async () => {
+    const cards = await startCardServer({
+      '/card.json': () => ({
+        name: 'old',
+        protocolVersion: '0.3.0',
+        url: 'https://old.example.com/a2a',
+        preferredTransport: 'JSONRPC',
+      }),
+    });
+    try {
+      const { exit, output } = await startFails([], {
+        TINY_HARNESS_REMOTE_AGENTS: JSON.stringify({ old: { card: `${cards.url}/card.json` } }),
+      });
+      expect(exit.code).toBe(2);
+      expect(output.trim()).toBe(
+        'tiny-harness: remote agent old is refused: its card offers A2A 0.3.0 over JSONRPC at https://old.example.com/a2a; tiny-harness calls A2A 1.0 over JSONRPC or HTTP+JSON'
+      );
+    } finally {
+      await cards.close();
     }
   });
 

@@ -1,4 +1,5 @@
 import type { Context } from 'aws-lambda';
+import { A2aRemoteAgents } from '../../functions/adapters/remote/a2a-remote-agents.js';
 import {
   LocalSecretSealer,
   randomLocalKey,
@@ -10,6 +11,7 @@ import {
   readRuntimeConfig,
 } from '../../functions/composition/runtime-config.js';
 import type { TurnRef } from '../../functions/core/loop/route.schema.js';
+import { InMemoryRemoteLinks } from '../../functions/core/testing/in-memory-remote-links.js';
 import {
   InProcessHarness,
   type InProcessHarnessOptions,
@@ -98,6 +100,12 @@ export const inMemoryRuntime = (
     webhookPolicy: { allowLoopback: config.TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS },
     secrets: configuredSecrets(config),
     webhooks,
+    remote: {
+      agents: new A2aRemoteAgents({ agents: [] }),
+      links: new InMemoryRemoteLinks(),
+      followers: { start: async () => undefined },
+    },
+    publicUrl: { current: undefined },
   };
   return {
     runtime,

@@ -23,6 +23,7 @@ import { LoopStateSchema } from '../../core/loop/loop-state.schema.js';
 import type { LoggedEvent, TaskEvent } from '../../core/ports/event-log.js';
 import { type PushConfig, PushConfigSchema } from '../../core/ports/push-config-store.js';
 import type { TaskRecord } from '../../core/ports/task-store.js';
+import { type RemoteLink, RemoteLinkSchema } from '../../core/remote/remote-link.js';
 import { subStateOf } from '../../core/task/a2a-task.js';
 import { TASK_STATE_NAMES, TaskExtensionSchema } from '../../core/task/extension.schema.js';
 import {
@@ -93,6 +94,7 @@ export const inboxIdSk = (itemId: string) => `${KEY_PREFIX.inboxId}${keyPart(ite
 export const onceSk = (onceKey: string) => `${KEY_PREFIX.once}${keyPart(onceKey)}`;
 export const eventSk = (seq: number) => `${KEY_PREFIX.event}${padSeq(seq)}`;
 export const pushConfigSk = (configId: string) => `${KEY_PREFIX.pushConfig}${keyPart(configId)}`;
+export const remoteLinkSk = (linkId: string) => `${KEY_PREFIX.remoteLink}${linkId}`;
 
 /**
  * The first seq strictly after `afterSeq`, or `undefined` when no seq can follow it. Mirrors
@@ -504,6 +506,33 @@ export const decodePushConfig = (image: ItemImage, taskId: string): PushConfig =
     throw invalid('push config (not under its own key)');
   }
   return config;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Remote children's links
+
+export const encodeRemoteLink = (link: RemoteLink): Item => {
+  const valid = refuseInvalid(RemoteLinkSchema, link, 'remote link');
+  return {
+    ...key(valid.parentId, remoteLinkSk(valid.linkId)),
+    [ATTR.type]: { S: ITEM_TYPE.remoteLink },
+    [ATTR.taskId]: { S: valid.parentId },
+    [ATTR.version]: { N: String(valid.version) },
+    [ATTR.data]: { S: toJsonText(valid) },
+  };
+};
+
+/** A stored link is untrusted input: it must parse, and be the one its key names. */
+export const decodeRemoteLink = (image: ItemImage, parentId: string): RemoteLink => {
+  const link = parseWith(
+    RemoteLinkSchema,
+    readJson(image, ATTR.data, 'remote link'),
+    'remote link'
+  );
+  if (link.parentId !== parentId || image[SORT_KEY]?.S !== remoteLinkSk(link.linkId)) {
+    throw invalid('remote link (not under its own key)');
+  }
+  return link;
 };
 
 // ---------------------------------------------------------------------------------------------

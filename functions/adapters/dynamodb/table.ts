@@ -15,6 +15,7 @@
  * | audit record              | `ONCE#<key>`             | model calls, tool results, intake rows    |
  * | event                     | `EVT#<seq padded>`       | seq from the record's `evt_seq`           |
  * | push-notification config  | `PUSH#<configId>`        | upserted by id, deleted idempotently      |
+ * | remote child's link       | `REMOTE#<linkId>`        | the stand-in of a child on another agent  |
  * | payload piece             | `PIECE#<sk>#<n>`         | the rest of an item's too-large payload   |
  *
  * Every write of an operation is one commit (`DynamoDbTaskStore.commit`): a transaction whose
@@ -62,6 +63,8 @@ export const KEY_PREFIX = {
   once: 'ONCE#',
   event: 'EVT#',
   pushConfig: 'PUSH#',
+  /** The stand-in's record of a child on a remote agent (`REMOTE#<linkId>`, in the parent's partition). */
+  remoteLink: 'REMOTE#',
   /** A further piece of a payload too large for one item (`PIECE#<sk of the item>#<n>`). */
   part: 'PIECE#',
 } as const;
@@ -123,6 +126,7 @@ export const ITEM_TYPE = {
   once: 'once',
   event: 'event',
   pushConfig: 'push_config',
+  remoteLink: 'remote_link',
   part: 'part',
 } as const;
 

@@ -58,6 +58,11 @@ export interface ChildChange {
 }
 
 const SUMMARY_LIMIT = 500;
+/**
+ * A remote child's note carries what its agent returned (its final message and artifacts, cut by
+ * its stand-in): the parent's model has no other way to read it.
+ */
+const REMOTE_NOTE_LIMIT = 8_200;
 
 /**
  * Only news wakes the parent's model: an ending, a remote child's turn, or a delegated child
@@ -73,21 +78,39 @@ export const isNews = (change: ChildChange): boolean =>
     (change.subState === 'awaiting-answer' || change.subState === 'awaiting-review'));
 
 const noteText = (change: ChildChange): string => {
-  const summary = change.summary.slice(0, SUMMARY_LIMIT);
+  const summary = change.summary.slice(
+    0,
+    change.agent === null ? SUMMARY_LIMIT : REMOTE_NOTE_LIMIT
+  );
+  const child =
+    change.agent === null
+      ? `Sub-task ${change.childId}`
+      : `Sub-task ${change.childId} (on agent ${change.agent.id})`;
   if (
     change.state === TaskState.TASK_STATE_INPUT_REQUIRED &&
     change.subState === 'awaiting-answer'
   ) {
-    return `Sub-task ${change.childId} asks: ${summary}`;
+    return `${child} asks: ${summary}`;
   }
   if (
     change.state === TaskState.TASK_STATE_INPUT_REQUIRED &&
     change.subState === 'awaiting-review'
   ) {
-    return `Sub-task ${change.childId} waits for a review of its acceptance criteria: ${summary}`;
+    return `${child} waits for a review of its acceptance criteria: ${summary}`;
   }
-  return `Sub-task ${change.childId} is ${stateName(change.state)}: ${summary}`;
+  if (change.remoteTurn) return `${child} replied (${stateName(change.state)}): ${summary}`;
+  return `${child} is ${stateName(change.state)}: ${summary}`;
 };
+
+/** Why a child ended without completing, for its row: its own last word, cut. */
+const reasonOf = (change: ChildChange): string | undefined =>
+  isTerminalState(change.state) &&
+  change.state !== TaskState.TASK_STATE_COMPLETED &&
+  change.summary.trim() !== ''
+    ? change.summary.slice(0, SUMMARY_LIMIT)
+    : undefined;
+
+const withoutReason = ({ reason: _reason, ...row }: SubTaskRow): SubTaskRow => row;
 
 /** The parent's side of a child's change (pure); undefined when it changes nothing. */
 export const withChildChange = (
@@ -99,18 +122,21 @@ export const withChildChange = (
   if (change.order <= applied) return undefined;
   const extension = readExtension(record.task);
   const existing = extension.sub_tasks.find((candidate) => candidate.task_id === change.childId);
+  const reason = reasonOf(change);
   const row: SubTaskRow = {
     task_id: change.childId,
     agent: change.agent,
     state: stateName(change.state),
     sub_state: change.subState ?? null,
     criteria: change.criteria === undefined ? (existing?.criteria ?? null) : change.criteria,
+    ...(reason === undefined ? {} : { reason }),
   };
   const rowChanged =
     existing === undefined ||
     existing.state !== row.state ||
     existing.sub_state !== row.sub_state ||
-    JSON.stringify(existing.criteria) !== JSON.stringify(row.criteria);
+    JSON.stringify(existing.criteria) !== JSON.stringify(row.criteria) ||
+    existing.reason !== row.reason;
   const news = isNews(change) && !isTerminalState(stateOf(record.task));
   if (!rowChanged && !news) return undefined;
 
@@ -124,7 +150,7 @@ export const withChildChange = (
         ? [...extension.sub_tasks, row]
         : extension.sub_tasks.map((candidate) =>
             candidate.task_id === change.childId
-              ? { ...candidate, state: row.state, sub_state: row.sub_state, criteria: row.criteria }
+              ? { ...withoutReason(candidate), ...row, agent: candidate.agent }
               : candidate
           );
     const plan =

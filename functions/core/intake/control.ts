@@ -80,11 +80,17 @@ export interface CanceledExecution {
   generation: number;
 }
 
+/** An unresolved child on a remote agent, under the parent whose row names it. */
+export interface RemoteChildRef {
+  parentId: string;
+  row: SubTaskRow;
+}
+
 export interface CancelOutcome {
   /** The task and every unresolved child on this harness, canceled with it (the cascade). */
   canceled: CanceledExecution[];
   /** Unresolved children on remote agents: the caller cancels them through their agent. */
-  remoteChildren: SubTaskRow[];
+  remoteChildren: RemoteChildRef[];
 }
 
 /** The task canceled (pure): CANCELED, the reason as status message, nobody may wake it. */
@@ -131,7 +137,7 @@ const cancelOne = async (
   };
   for (const row of unresolvedSubTasks(canceled.record)) {
     if (row.agent !== null) {
-      outcome.remoteChildren.push(row);
+      outcome.remoteChildren.push({ parentId: taskId, row });
       continue;
     }
     try {

@@ -241,6 +241,19 @@ const receiveControl = async (
   control: EndingControl,
   along: AlongWith
 ): Promise<Receipt> => {
+  const cancel = async (): Promise<Wake> => {
+    const outcome = await cancelTask(deps, {
+      taskId: input.taskId,
+      requestedBy: input.sender,
+      reason: control.reason,
+      along,
+    });
+    return {
+      action: 'ended',
+      executions: outcome.canceled,
+      remoteChildren: outcome.remoteChildren,
+    };
+  };
   const wake: Wake =
     control.action === 'complete'
       ? await requestCompletion(deps, {
@@ -249,16 +262,6 @@ const receiveControl = async (
           reason: control.reason ?? null,
           along,
         })
-      : {
-          action: 'ended',
-          executions: (
-            await cancelTask(deps, {
-              taskId: input.taskId,
-              requestedBy: input.sender,
-              reason: control.reason,
-              along,
-            })
-          ).canceled,
-        };
+      : await cancel();
   return { accepted: true, duplicate: false, seq: 0, wake };
 };

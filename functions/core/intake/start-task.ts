@@ -44,12 +44,23 @@ export interface IntakeAudit {
 /** How much of a message's text its audit row keeps: the transcript has it whole. */
 export const AUDIT_TEXT_LIMIT = 2_000;
 
+/**
+ * A task another agent delegated to us (its envelope links the parent task it came from) is
+ * worked to its end, whatever a client's task would be: the agent that sent it follows it and
+ * waits for its result.
+ */
+const lifecycleOfNew = (extension: TaskExtension, clientLifecycle: Lifecycle): Lifecycle =>
+  extension.parent_tasks.length > 0 ? 'delegated' : clientLifecycle;
+
 const withSettings = (
   extension: TaskExtension,
   settings: InheritedSettings | undefined,
   clientLifecycle: Lifecycle
 ): TaskExtension => {
-  const next: TaskExtension = { ...extension, lifecycle: settings?.lifecycle ?? clientLifecycle };
+  const next: TaskExtension = {
+    ...extension,
+    lifecycle: settings?.lifecycle ?? lifecycleOfNew(extension, clientLifecycle),
+  };
   if (settings?.model !== undefined) next.model = settings.model;
   if (settings?.reasoning_effort !== undefined) next.reasoning_effort = settings.reasoning_effort;
   return next;

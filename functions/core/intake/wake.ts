@@ -1,4 +1,4 @@
-import type { CanceledExecution } from './control.js';
+import type { CanceledExecution, RemoteChildRef } from './control.js';
 
 /**
  * What a caller outside the loop must do after an intake operation. `resume`: send task success
@@ -6,7 +6,8 @@ import type { CanceledExecution } from './control.js';
  * and start generation `generation` (the one before it is superseded). `ensure-running`: work
  * was added to a task that is not parked: its generation's execution takes it at its next
  * drain, if that execution is still alive (after a crash, revive the task). `ended`: tasks
- * ended (a cancel and its cascade). `none`: nothing runs.
+ * ended (a cancel and its cascade), and their remote children must be canceled. `none`: nothing
+ * runs.
  */
 export type Wake =
   | { action: 'none' }
@@ -14,5 +15,8 @@ export type Wake =
   | { action: 'resume'; token: string; taskId: string; generation: number }
   | { action: 'cut'; taskId: string; generation: number }
   | { action: 'ensure-running'; taskId: string; generation: number }
-  /** Tasks that ended (a cancel and its cascade): resume each parked one, stop each running one. */
-  | { action: 'ended'; executions: CanceledExecution[] };
+  /**
+   * Tasks that ended (a cancel and its cascade): resume each parked one, stop each running one,
+   * and have each unresolved remote child canceled on its agent.
+   */
+  | { action: 'ended'; executions: CanceledExecution[]; remoteChildren?: RemoteChildRef[] };

@@ -74,27 +74,73 @@ export const withCall = (task: Task, usage: ModelUsage, cost: number): Task => {
 
 export interface UsageTree {
   taskId: string;
+  /** The remote agent the task is on; absent for a task on this harness. */
+  agent?: string;
+  /** This task's own usage (a remote child's: what its agent reports for its whole tree). */
   own: TaskUsage;
   children: UsageTree[];
-  /** This task and every descendant on this harness. */
+  /** This task and every descendant whose usage is known. */
   total: TaskUsage;
+  /** Tasks in the tree whose usage is unknown (a remote child whose agent reports none). */
+  unknown: string[];
+}
+
+/** What a remote agent reports for its child: its tree's usage and what it cannot count. */
+export interface ReportedUsage {
+  usage: TaskUsage;
+  unknown: string[];
 }
 
 /**
- * The cost ledger of a task and its sub-task tree (children on this harness; a remote agent's
- * costs are its own). Read on demand from the records, so it is never out of step with them.
+ * What remote agents report for a parent's remote children, by child id; a child missing or
+ * null reports nothing.
+ */
+export type RemoteUsageOf = (
+  parentId: string
+) => Promise<ReadonlyMap<string, ReportedUsage | null>>;
+
+const remoteLeaf = (
+  taskId: string,
+  agent: string,
+  reported: ReportedUsage | null | undefined
+): UsageTree =>
+  reported == null
+    ? { taskId, agent, own: EMPTY_USAGE, children: [], total: EMPTY_USAGE, unknown: [taskId] }
+    : {
+        taskId,
+        agent,
+        own: reported.usage,
+        children: [],
+        total: reported.usage,
+        unknown: reported.unknown,
+      };
+
+/**
+ * The cost ledger of a task and its sub-task tree. Children on this harness are read from their
+ * records; a child on a remote agent counts what its agent reports under our usage key (another
+ * tiny-harness reports its own tree), and one that reports nothing is unknown, never zero. Read
+ * on demand, so it is never out of step with the records.
  */
 export const usageTree = async (
   store: TaskStore,
-  taskId: string
+  taskId: string,
+  remoteUsageOf?: RemoteUsageOf
 ): Promise<UsageTree | undefined> => {
   const record = await store.get(taskId);
   if (record === undefined) return undefined;
   const own = readUsage(record.task);
+  const rows = readExtension(record.task).sub_tasks;
+  const reported =
+    remoteUsageOf !== undefined && rows.some((row) => row.agent !== null)
+      ? await remoteUsageOf(taskId)
+      : new Map<string, ReportedUsage | null>();
   const children: UsageTree[] = [];
-  for (const row of readExtension(record.task).sub_tasks) {
-    if (row.agent !== null) continue;
-    const child = await usageTree(store, row.task_id);
+  for (const row of rows) {
+    if (row.agent !== null) {
+      children.push(remoteLeaf(row.task_id, row.agent.id, reported.get(row.task_id)));
+      continue;
+    }
+    const child = await usageTree(store, row.task_id, remoteUsageOf);
     if (child !== undefined) children.push(child);
   }
   return {
@@ -102,5 +148,6 @@ export const usageTree = async (
     own,
     children,
     total: children.reduce((sum, child) => add(sum, child.total), own),
+    unknown: children.flatMap((child) => child.unknown),
   };
 };

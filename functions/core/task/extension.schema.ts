@@ -175,6 +175,12 @@ export const SubTaskRowSchema = TaskRefSchema.extend({
   criteria: CriteriaCountSchema.nullable()
     .default(null)
     .describe("The child's acceptance criteria met / total; null while not known."),
+  reason: z
+    .string()
+    .optional()
+    .describe(
+      'Why the child ended without completing (failed, canceled, rejected), as its agent or its stand-in said; absent otherwise.'
+    ),
 }).describe("A child task as its parent sees it: the child's own task id and its state.");
 export type SubTaskRow = z.infer<typeof SubTaskRowSchema>;
 

@@ -1,11 +1,32 @@
 import { TaskState } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
-import { recordChildChange } from '../../../functions/core/intake/child-changed.js';
+import {
+  type ChildChange,
+  recordChildChange,
+} from '../../../functions/core/intake/child-changed.js';
+import { cancelTask } from '../../../functions/core/intake/control.js';
 import { ALICE, BOB, harnessWith, STATES, view } from '../../support/harness.js';
 import { envelopeMessage, textMessage } from '../../support/messages.js';
 
 const spawn = (args: Record<string, unknown>) => ({
   toolCalls: [{ name: 'spawn_subtask', arguments: args }],
+});
+
+/** The first change of the child `remote-task-1` on the agent `remote`, as its stand-in delivers it. */
+const remoteChange = (
+  parentId: string,
+  change: Pick<ChildChange, 'state' | 'summary'> & Partial<ChildChange>
+): ChildChange => ({
+  parentId,
+  childId: 'remote-task-1',
+  agent: { kind: 'agent', id: 'remote', version: null },
+  subState: undefined,
+  childLifecycle: 'delegated',
+  participantTask: false,
+  remoteTurn: false,
+  changeKey: 'remote:1',
+  order: 1,
+  ...change,
 });
 
 const taskEvents = async (harness: ReturnType<typeof harnessWith>['harness'], taskId: string) =>
@@ -437,5 +458,93 @@ describe('children', () => {
     const after = await harness.task(parent.task.id);
     expect(view(after).extension.sub_tasks[0]?.state).toBe(STATES.COMPLETED);
     expect(after.version).toBe(settled.version);
+  });
+
+  it("keeps a remote child's reason on its row when it fails, and gives the parent's model the agent's whole answer, named by its agent", async () => {
+    const { harness } = harnessWith(
+      [spawn({ name: 'L', goal: 'g', agent: 'remote' }), { text: 'Waiting.' }, { text: 'Read.' }],
+      { remoteAgents: [{ id: 'remote', description: 'r' }] }
+    );
+    const parent = await harness.start(textMessage('go'), ALICE);
+    const reason = `agent remote has not answered for 600 s: ${'x'.repeat(1_000)}`;
+    await recordChildChange(
+      harness.deps,
+      remoteChange(parent.task.id, { state: TaskState.TASK_STATE_FAILED, summary: reason })
+    );
+
+    const row = view(await harness.task(parent.task.id)).extension.sub_tasks[0];
+    expect(row).toEqual({
+      task_id: 'remote-task-1',
+      agent: { kind: 'agent', id: 'remote', version: null },
+      state: STATES.FAILED,
+      sub_state: null,
+      reason: reason.slice(0, 500),
+    });
+    const [note] = (await harness.store.readInbox(parent.task.id)).filter(
+      (item) => item.kind === 'note'
+    );
+    expect(note?.text).toBe(
+      `Sub-task remote-task-1 (on agent remote) is TASK_STATE_FAILED: ${reason}`
+    );
+  });
+
+  it("takes a remote agent's reply (its turn) as news, though the child only parks", async () => {
+    const { harness } = harnessWith(
+      [spawn({ name: 'L', goal: 'g', agent: 'remote' }), { text: 'Waiting.' }, { text: 'Read.' }],
+      { remoteAgents: [{ id: 'remote', description: 'r' }] }
+    );
+    const parent = await harness.start(textMessage('go'), ALICE);
+    const wake = await recordChildChange(
+      harness.deps,
+      remoteChange(parent.task.id, {
+        state: TaskState.TASK_STATE_INPUT_REQUIRED,
+        subState: 'awaiting-next-message',
+        remoteTurn: true,
+        summary: 'A first draft.',
+      })
+    );
+    expect(wake.action).toBe('resume');
+    const notes = (await harness.store.readInbox(parent.task.id)).filter(
+      (item) => item.kind === 'note'
+    );
+    expect(notes.map((item) => item.text)).toEqual([
+      'Sub-task remote-task-1 (on agent remote) replied (TASK_STATE_INPUT_REQUIRED): A first draft.',
+    ]);
+  });
+
+  it('hands the remote children of a canceled tree to the caller, each under the parent whose row names it', async () => {
+    const { harness } = harnessWith(
+      [
+        spawn({ name: 'Local', goal: 'Work here' }),
+        spawn({ name: 'Far', goal: 'Work there', agent: 'remote' }),
+        { text: 'Waiting.' },
+        spawn({ name: 'Farther', goal: 'Deeper', agent: 'remote' }),
+        { text: 'The child waits too.' },
+      ],
+      { remoteAgents: [{ id: 'remote', description: 'r' }] }
+    );
+    const parent = await harness.start(textMessage('go'), ALICE);
+    const rows = view(await harness.task(parent.task.id)).extension.sub_tasks;
+    const local = rows.find((row) => row.agent === null)?.task_id ?? '';
+
+    const outcome = await cancelTask(harness.deps, { taskId: parent.task.id, requestedBy: ALICE });
+    const named = outcome.remoteChildren.map(({ parentId, row }) => `${parentId}/${row.task_id}`);
+    expect(named.sort()).toEqual(
+      [`${parent.task.id}/remote-task-1`, `${local}/remote-task-2`].sort()
+    );
+  });
+
+  it('works a task another agent delegated (its envelope links the parent there) to its end, whatever a client task would be', async () => {
+    const { harness } = harnessWith([{ text: 'Done as asked.' }]);
+    const delegated = await harness.start(
+      envelopeMessage('task', {
+        name: 'Books',
+        goal: 'Balance the books',
+        parent_tasks: [{ task_id: 'p-1', agent: { kind: 'agent', id: 'alpha', version: null } }],
+      }),
+      'alpha'
+    );
+    expect(view(delegated).extension.lifecycle).toBe('delegated');
+    expect(view(delegated).state).toBe(STATES.COMPLETED);
   });
 });

@@ -46,4 +46,55 @@ describe('usage and the cost ledger', () => {
       cost_usd: 0.00048,
     });
   });
+
+  it('counts a remote child by what its agent reports, and one that reports nothing as unknown, not zero', async () => {
+    const { harness } = harnessWith(
+      [
+        {
+          toolCalls: [
+            { name: 'spawn_subtask', arguments: { name: 'A', goal: 'g', agent: 'ledger' } },
+            { name: 'spawn_subtask', arguments: { name: 'B', goal: 'g', agent: 'silent' } },
+          ],
+        },
+        { text: 'Waiting.' },
+      ],
+      {
+        remoteAgents: [
+          { id: 'ledger', description: '' },
+          { id: 'silent', description: '' },
+        ],
+      }
+    );
+    const parent = await harness.start(textMessage('go'), ALICE);
+    const reported = {
+      usage: {
+        model_calls: 7,
+        input_tokens: 700,
+        cached_input_tokens: 100,
+        output_tokens: 70,
+        cost_usd: 0.5,
+      },
+      unknown: ['deeper-on-ledger'],
+    };
+    const tree = await usageTree(harness.store, parent.task.id, async (parentId) => {
+      expect(parentId).toBe(parent.task.id);
+      return new Map([
+        ['ledger-task-1', reported],
+        ['silent-task-2', null],
+      ]);
+    });
+    expect(tree?.children.map((child) => [child.taskId, child.agent])).toEqual([
+      ['ledger-task-1', 'ledger'],
+      ['silent-task-2', 'silent'],
+    ]);
+    // Two parent calls here (100 in, 10 out each) and what ledger reports.
+    expect(tree?.total).toEqual({
+      model_calls: 9,
+      input_tokens: 900,
+      cached_input_tokens: 100,
+      output_tokens: 90,
+      cost_usd: 0.5,
+    });
+    expect(tree?.unknown).toEqual(['deeper-on-ledger', 'silent-task-2']);
+  });
 });

@@ -6,7 +6,7 @@ import {
   type TaskExtension,
   TaskExtensionSchema,
 } from '../../../functions/core/task/extension.schema.js';
-import { INTRINSICS } from '../../../functions/core/tools/intrinsics/index.js';
+import { INTRINSICS, intrinsicsFor } from '../../../functions/core/tools/intrinsics/index.js';
 import { type Invocation, invokeTool } from '../../../functions/core/tools/invoker.js';
 import { ToolRegistry } from '../../../functions/core/tools/registry.js';
 import type { IntrinsicContext } from '../../../functions/core/tools/tool.js';
@@ -233,6 +233,24 @@ describe('complete_step', () => {
 });
 
 describe('spawn_subtask', () => {
+  it('names the registered remote agents, and what each does, in its description', () => {
+    const describedFor = (agents: { id: string; description: string }[]) =>
+      new ToolRegistry([], intrinsicsFor(agents))
+        .definitions()
+        .find((tool) => tool.name === 'spawn_subtask')?.description;
+    expect(describedFor([])).toBe(
+      'Run a step in context isolation as a sub-task, locally or on a remote agent.'
+    );
+    expect(
+      describedFor([
+        { id: 'ledger', description: 'keeps the books' },
+        { id: 'peer', description: '' },
+      ])
+    ).toBe(
+      'Run a step in context isolation as a sub-task, locally or on a remote agent. Remote agents (set agent to the id): ledger (keeps the books); peer.'
+    );
+  });
+
   it('asks for a child on this harness by default', async () => {
     expect(await call('spawn_subtask', { name: 'Research', goal: 'Find sources' })).toEqual({
       kind: 'command',

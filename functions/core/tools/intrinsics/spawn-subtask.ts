@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { defineIntrinsic, refuse } from '../tool.js';
+import type { RegisteredAgent } from '../../ports/agent-directory.js';
+import { defineIntrinsic, type IntrinsicTool, refuse } from '../tool.js';
 import { resolveStepArgument } from './step-argument.js';
 
 export const SpawnSubtaskInputSchema = z.strictObject({
@@ -15,9 +16,31 @@ export const SpawnSubtaskInputSchema = z.strictObject({
   step: z.string().nullable().default(null).describe('The plan step this sub-task carries out.'),
 });
 
+const DESCRIPTION = 'Run a step in context isolation as a sub-task, locally or on a remote agent.';
+
+/**
+ * What the model reads of spawn_subtask: the registered remote agents by id (with what each
+ * does), so it can pick one, or that there is none. Stable for a deployment, so the prompt's
+ * cached prefix is.
+ */
+export const spawnSubtaskDescription = (agents: readonly RegisteredAgent[]): string =>
+  agents.length === 0
+    ? DESCRIPTION
+    : `${DESCRIPTION} Remote agents (set agent to the id): ${agents
+        .map((agent) =>
+          agent.description === '' ? agent.id : `${agent.id} (${agent.description})`
+        )
+        .join('; ')}.`;
+
+/** spawn_subtask, describing the given remote agents. */
+export const spawnSubtaskFor = (agents: readonly RegisteredAgent[]): IntrinsicTool => ({
+  ...spawnSubtask,
+  description: spawnSubtaskDescription(agents),
+});
+
 export const spawnSubtask = defineIntrinsic({
   name: 'spawn_subtask',
-  description: 'Run a step in context isolation as a sub-task, locally or on a remote agent.',
+  description: DESCRIPTION,
   input: SpawnSubtaskInputSchema,
   idempotent: false,
   run: (args, { extension, agentIds }) => {
