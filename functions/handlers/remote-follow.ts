@@ -1,5 +1,5 @@
 import middy from '@middy/core';
-import { z } from 'zod';
+import * as z from 'zod';
 import { asStepError } from '../adapters/aws/transient-error.js';
 import { followExecutionName } from '../adapters/stepfunctions/remote-follow-executions.js';
 import { errorFields } from '../adapters/system/logger.js';

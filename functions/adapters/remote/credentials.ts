@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { RemoteCallError } from '../../core/errors.js';
 
 /** Reads a secret's value when it is first needed (the environment's, or Secrets Manager's). */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { TASK_EXTENSION_URI } from '../a2a/identifiers.js';
 
 /** The bindings the harness calls a remote agent over, in no order of its own: the card's wins. */

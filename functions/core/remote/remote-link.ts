@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ChildChange } from '../intake/child-changed.js';
 import { TaskUsageSchema } from '../loop/usage.js';
 import { isTerminalState, stateFromName } from '../task/a2a-task.js';

@@ -1,5 +1,5 @@
 import { type Message, type Part, Role, type Task, TaskState } from '@a2a-js/sdk';
-import { z } from 'zod';
+import * as z from 'zod';
 import { STATUS_METADATA_KEY, USAGE_METADATA_KEY } from '../a2a/identifiers.js';
 import { RemoteCallError } from '../errors.js';
 import { type ReportedUsage, type TaskUsage, TaskUsageSchema } from '../loop/usage.js';
