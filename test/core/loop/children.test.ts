@@ -478,6 +478,7 @@ describe('children', () => {
       agent: { kind: 'agent', id: 'remote', version: null },
       state: STATES.FAILED,
       sub_state: null,
+      criteria: null,
       reason: reason.slice(0, 500),
     });
     const [note] = (await harness.store.readInbox(parent.task.id)).filter(
