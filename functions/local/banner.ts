@@ -13,6 +13,8 @@ export interface BannerFacts {
   /** The generated token, or undefined when the tokens came from TINY_HARNESS_BEARER_TOKENS. */
   token: string | undefined;
   endpointFile: string;
+  /** The participant the web page acts as (the first token's when they are configured). */
+  webParticipant: string | null;
 }
 
 const headers = (token: string) =>
@@ -30,6 +32,7 @@ export const banner = (facts: BannerFacts): string => {
   return [
     `tiny-harness is up in ${facts.seconds.toFixed(1)} s`,
     `  A2A endpoint   ${facts.url}/  (A2A 1.0: JSON-RPC at /, HTTP+JSON routes, SSE streams)`,
+    `  web page       ${facts.url}/  (in a browser, as ${facts.webParticipant === null ? 'the first configured token' : `"${facts.webParticipant}"`})`,
     `  agent card     ${facts.url}/.well-known/agent-card.json`,
     `  model          ${facts.model}`,
     ...(facts.profile === undefined ? [] : [`  profile        ${facts.profile}`]),
@@ -39,7 +42,7 @@ export const banner = (facts: BannerFacts): string => {
     `  caller         ${facts.token === undefined ? 'tokens from TINY_HARNESS_BEARER_TOKENS' : `bearer token ${facts.token} (participant "you")`}`,
     `  endpoint file  ${facts.endpointFile} (the URL and token, for npx tiny-harness)`,
     '',
-    'Talk to it, in another terminal:',
+    `Talk to it: open ${facts.url}/ in a browser, or, in another terminal:`,
     '  npx tiny-harness chat',
     '',
     'Or with curl: a first message, then a second one to the same task, streamed:',

@@ -41,6 +41,7 @@ import {
 } from './stepfunctions/index.js';
 import { StreamPoller } from './stream-poller.js';
 import { eventSourceMappings, type FunctionId, functionsByLogicalId } from './template-reader.js';
+import { webSite } from './web-site.js';
 
 export interface LocalStackOptions {
   /** HTTP port of the A2A endpoint; 0 picks a free one. */
@@ -53,6 +54,11 @@ export interface LocalStackOptions {
   model?: Model | undefined;
   /** Observe the runtime's DynamoDB commands (the benchmark); default off. */
   onDynamoDbCommand?: RuntimeOverrides['onDynamoDbCommand'];
+  /**
+   * Serve the web renderer (web/dist) at `/`, acting as `identity` (default: the first of
+   * TINY_HARNESS_BEARER_TOKENS); omitted, `/` is the A2A endpoint's like any other path.
+   */
+  web?: { dir: string; identity?: { token: string; participant: string | null } } | undefined;
 }
 
 export interface LocalStack {
@@ -241,7 +247,15 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       pollers.set(mapping.functionId, poller);
     }
 
+    const [firstToken] = config.TINY_HARNESS_BEARER_TOKENS.entries();
+    const webIdentity =
+      options.web?.identity ??
+      (firstToken === undefined ? undefined : { token: firstToken[0], participant: firstToken[1] });
     const shim = await startHttpShim({
+      site:
+        options.web === undefined || webIdentity === undefined
+          ? undefined
+          : webSite({ dir: options.web.dir, identity: webIdentity }),
       handler: (event, context) =>
         (handlers.A2aFunction as never as (e: unknown, c: unknown) => Promise<never>)(
           event,
