@@ -26,13 +26,42 @@ export interface Agent extends TaskSource {
   timeline(taskId: string): Promise<Timeline>;
 }
 
-/** Every call with the session's token; a 401 says the session must be renewed. */
+/** How often a throttled call (429) is tried again, and the longest wait between tries. */
+const THROTTLE_RETRIES = 4;
+const MAX_RETRY_AFTER_MS = 10_000;
+
+const sleep = (ms: number, signal: AbortSignal | null | undefined) =>
+  new Promise<void>((done) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      done();
+    });
+  });
+
+/** `Retry-After` in milliseconds (seconds, or an HTTP date), bounded; 1 s when absent. */
+export const retryAfterMs = (value: string | null, now = Date.now()): number => {
+  if (value === null || value.trim() === '') return 1_000;
+  const seconds = Number(value);
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(value) - now;
+  return Math.min(MAX_RETRY_AFTER_MS, Math.max(250, Number.isFinite(ms) ? ms : 1_000));
+};
+
+/**
+ * Every call with the session's token; a 401 says the session must be renewed. A throttled call
+ * (429, refused before anything was read or stored) waits as told and goes again.
+ */
 export const authorizedFetch =
   (session: Session, onSignInRequired: (error: SignInRequired) => void): typeof fetch =>
   async (input, init) => {
     const headers = new Headers(init?.headers);
     headers.set('Authorization', `Bearer ${await session.accessToken()}`);
-    const response = await fetch(input, { ...init, headers });
+    let response = await fetch(input, { ...init, headers });
+    for (let retry = 0; response.status === 429 && retry < THROTTLE_RETRIES; retry++) {
+      await sleep(retryAfterMs(response.headers.get('Retry-After')), init?.signal);
+      if (init?.signal?.aborted) break;
+      response = await fetch(input, { ...init, headers });
+    }
     if (response.status === 401) {
       const error = new SignInRequired('the agent refused the credentials (401)');
       onSignInRequired(error);

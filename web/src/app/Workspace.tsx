@@ -4,7 +4,13 @@ import type { Agent } from '../agent/agent.js';
 import type { Session } from '../auth/session.js';
 import { TaskList } from '../tasks/TaskList.js';
 import { Header, identityOf } from './Header.js';
-import { type Said, type TaskListFilter, useFollowedTask, useTaskList } from './hooks.js';
+import {
+  type Said,
+  settledKey,
+  type TaskListFilter,
+  useFollowedTask,
+  useTaskList,
+} from './hooks.js';
 import { NewTaskPage } from './NewTaskPage.js';
 import { RemotePage } from './RemotePage.js';
 import { routeOf } from './route.js';
@@ -39,7 +45,7 @@ export const Workspace = ({
   const list = useTaskList(
     agent,
     filter,
-    `${followedId ?? ''}|${followed.view?.state ?? ''}|${followed.view?.name ?? ''}`
+    `${followedId ?? ''}|${settledKey(followed.view)}|${followed.view?.name ?? ''}`
   );
   const onSent = useCallback(
     (taskId: string, said: Said) =>

@@ -53,6 +53,17 @@ export interface Said {
   pending?: boolean;
 }
 
+const isWorking = (view: TaskView) =>
+  view.state === 'TASK_STATE_WORKING' || view.state === 'TASK_STATE_SUBMITTED';
+
+/** Changes only when the task settles somewhere new: not on each step of a turn. */
+export const settledKey = (view: TaskView | undefined) =>
+  view === undefined
+    ? ''
+    : isWorking(view)
+      ? 'working'
+      : `${view.state}|${view.sub_state}|${view.status_text}`;
+
 const saidOf = (message: Message): Said => ({
   id: message.messageId,
   from: message.role === Role.ROLE_AGENT ? 'agent' : 'participant',
@@ -65,9 +76,9 @@ const saidOf = (message: Message): Said => ({
 const HISTORY_LENGTH = 200;
 
 /**
- * The conversation: the task's history, read again whenever the task says something new (its
- * state or its status message changes), and the messages sent from this page until the history
- * has them.
+ * The conversation: the task's history, read again whenever the task settles with something new
+ * (it pauses or ends, or its status message changes while it waits: progress while it works adds
+ * nothing to the history), and the messages sent from this page until the history has them.
  */
 export const useConversation = (
   agent: Agent,
@@ -78,7 +89,7 @@ export const useConversation = (
 ) => {
   const [history, setHistory] = useState<Said[]>([]);
   const [error, setError] = useState<string>();
-  const key = view === undefined ? '' : `${view.state}|${view.sub_state}|${view.status_text}`;
+  const key = settledKey(view);
   // biome-ignore lint/correctness/useExhaustiveDependencies: another task starts empty
   useEffect(() => {
     setHistory([]);

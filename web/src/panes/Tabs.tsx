@@ -29,9 +29,12 @@ export const Tabs = <K extends string>(props: {
     refs.current.get(tab.key)?.focus();
   };
   const onKeyDown = (event: KeyboardEvent) => {
+    // From the tab that has the focus (the selected one, unless focus was moved by other means).
+    const focused = props.tabs.findIndex((tab) => refs.current.get(tab.key) === event.target);
+    const from = focused === -1 ? index : focused;
     const keys: Record<string, number> = {
-      ArrowRight: index + 1,
-      ArrowLeft: index - 1,
+      ArrowRight: from + 1,
+      ArrowLeft: from - 1,
       Home: 0,
       End: props.tabs.length - 1,
     };
