@@ -1,29 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const BIOME = resolve('node_modules/.bin/biome');
-
-/**
- * Lints `source` as if it lived at `path`, with the project's own biome configuration, in a
- * scratch copy of the layout (so the test never writes into the source tree).
- */
-const lint = (path: string, source: string) => {
-  const root = mkdtempSync(join(tmpdir(), 'core-purity-'));
-  try {
-    const config = JSON.parse(readFileSync('biome.json', 'utf8')) as Record<string, unknown>;
-    const { $schema: _schema, vcs: _vcs, ...rest } = config;
-    writeFileSync(join(root, 'biome.json'), JSON.stringify(rest));
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), source);
-    const result = spawnSync(BIOME, ['lint', path], { cwd: root, encoding: 'utf8' });
-    return { status: result.status, output: `${result.stdout}${result.stderr}` };
-  } finally {
-    rmSync(root, { recursive: true, force: true });
-  }
-};
+import { lint } from '../support/lint.js';
 
 describe('the dependency rule: functions/core is pure', () => {
   const forbidden = [
