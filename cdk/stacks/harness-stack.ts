@@ -11,6 +11,7 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
+import { DEFAULT_PARTICIPANT_CLAIM } from '../../functions/composition/runtime-config.js';
 import { type HarnessConfig, readHarnessConfig, turnStepModelEnvironment } from '../config.js';
 import { A2aApi } from '../constructs/a2a-api.js';
 import { A2aAuth } from '../constructs/a2a-auth.js';
@@ -24,6 +25,7 @@ import { PUSH_FILTER, STREAM_FILTERS, StreamConsumer } from '../constructs/strea
 import { TaskTable } from '../constructs/task-table.js';
 import { turnMachineArns, turnMachineName } from '../constructs/turn-machine-arns.js';
 import { TurnStateMachine } from '../constructs/turn-state-machine.js';
+import { WebApp } from '../constructs/web-app.js';
 
 export const CONSTRUCT_IDS = {
   table: 'TaskTable',
@@ -42,6 +44,7 @@ export const CONSTRUCT_IDS = {
   alarms: 'Alarms',
   auditArchive: 'AuditArchive',
   auditor: 'Auditor',
+  web: 'Web',
 } as const;
 
 /** Reserved concurrency, or none for 0 (Lambda reads 0 as "never run"). */
@@ -69,6 +72,7 @@ export class HarnessStack extends Stack {
   readonly alarms: HarnessAlarms;
   readonly auditArchive: AuditArchive;
   readonly auditor: AuditorAccess;
+  readonly web: WebApp;
 
   constructor(scope: Construct, id: string, props: HarnessStackProps = {}) {
     super(scope, id, props);
@@ -211,6 +215,16 @@ export class HarnessStack extends Stack {
     this.a2aFunction.addEnvironment(ENV.baseUrl, this.api.baseUrl);
     this.a2aFunction.addEnvironment(ENV.authMode, 'cognito');
     this.a2aFunction.addEnvironment(ENV.oauthTokenUrl, this.auth.tokenUrl);
+    // The web renderer (docs/web.md): its page calls the API from its own origin.
+    const stack = Stack.of(this);
+    this.web = new WebApp(this, CONSTRUCT_IDS.web, {
+      apiUrl: this.api.baseUrl,
+      apiOrigin: `https://${this.api.restApi.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}`,
+      auth: this.auth,
+      participantClaim: DEFAULT_PARTICIPANT_CLAIM,
+    });
+    this.api.allowBrowserOrigin(this.web.origin);
+    this.a2aFunction.addEnvironment(ENV.webOrigin, this.web.origin);
     if (config.agentSkills.trim() !== '') {
       this.a2aFunction.addEnvironment(ENV.agentSkills, config.agentSkills);
     }
@@ -282,6 +296,10 @@ export class HarnessStack extends Stack {
       value: this.auth.agentClient.userPoolClientId,
       description:
         'App client for agent callers; its secret: aws cognito-idp describe-user-pool-client',
+    });
+    new CfnOutput(this, 'WebUrl', {
+      value: `${this.web.origin}/`,
+      description: 'The web renderer: sign in with a user of the pool (docs/web.md)',
     });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'StateMachineArn', {

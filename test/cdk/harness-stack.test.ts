@@ -521,7 +521,10 @@ describe('A2A API', () => {
   const apiId = logicalIdAt(template, 'A2aApi/RestApi');
 
   it('serves the agent card, JSON-RPC and HTTP+JSON through A2aFunction (proxy), streamed', () => {
-    const methods = Object.values(template.findResources('AWS::ApiGateway::Method'));
+    // OPTIONS, the web renderer's CORS preflight, is API Gateway's own (test/cdk/web-app.test.ts).
+    const methods = Object.values(template.findResources('AWS::ApiGateway::Method')).filter(
+      (method) => method.Properties.HttpMethod !== 'OPTIONS'
+    );
     expect(methods).toHaveLength(3);
     for (const method of methods) {
       expect(method.Properties.Integration).toMatchObject({
