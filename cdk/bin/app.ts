@@ -1,6 +1,10 @@
 /** The CDK CLI's entry point (`cdk.json` → `npx tsx cdk/bin/app.ts`). */
+import { buildWeb } from '../../scripts/build-web.mjs';
 import { buildApp } from '../app.js';
 import { ConfigurationError } from '../config.js';
+
+// The stack deploys the web renderer's build (web/dist): build it when its sources changed.
+await buildWeb();
 
 try {
   const { app } = buildApp({ region: process.env.CDK_DEFAULT_REGION });

@@ -11,7 +11,9 @@ import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   AuthorizationType,
+  type CfnGatewayResponse,
   EndpointType,
+  type GatewayResponse,
   type IAuthorizer,
   LambdaIntegration,
   LogGroupLogDestination,
@@ -59,8 +61,19 @@ export interface A2aApiProps {
   readonly logRetention?: RetentionDays;
 }
 
+/** Request headers an A2A client in a browser sends (the SDK's, and SSE's resumption). */
+export const BROWSER_REQUEST_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'A2A-Version',
+  'A2A-Extensions',
+  'Last-Event-ID',
+] as const;
+
 export class A2aApi extends Construct {
   readonly restApi: RestApi;
+  readonly #proxy: ReturnType<RestApi['root']['addResource']>;
+  readonly #unauthorized: GatewayResponse;
   /**
    * `https://<api id>.execute-api.<region>.<suffix>/<stage>`, built from the API id and the
    * literal stage name: `restApi.url` references the stage, which depends on the methods, which
@@ -112,7 +125,8 @@ export class A2aApi extends Construct {
       .addResource(AGENT_CARD_PATH[0])
       .addResource(AGENT_CARD_PATH[1])
       .addMethod('GET', integration, { authorizationType: AuthorizationType.NONE });
-    root.addResource('{proxy+}').addMethod('ANY', integration, authenticated);
+    this.#proxy = root.addResource('{proxy+}');
+    this.#proxy.addMethod('ANY', integration, authenticated);
     // A remote agent knows no Cognito token of ours: a push is authenticated by the token we
     // generated for that one child, which the function checks (against its hash) before anything.
     const [, remoteAgents = '', push = ''] = REMOTE_PUSH_PREFIX.split('/');
@@ -128,7 +142,7 @@ export class A2aApi extends Construct {
       );
 
     // API Gateway's own 401 (no token, a bad one, a missing scope) says how to authenticate.
-    this.restApi.addGatewayResponse('Unauthorized', {
+    this.#unauthorized = this.restApi.addGatewayResponse('Unauthorized', {
       type: ResponseType.UNAUTHORIZED,
       responseHeaders: { 'WWW-Authenticate': `'${WWW_AUTHENTICATE}'` },
     });
@@ -142,6 +156,53 @@ export class A2aApi extends Construct {
     this.baseUrl = `https://${this.restApi.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${props.stageName}`;
 
     this.#acknowledgeFindings(card, remotePush);
+  }
+
+  /**
+   * Lets pages of `origin` (the web renderer, `https://<distribution>`) call the API: API Gateway
+   * answers their preflight (OPTIONS, which a browser sends without credentials, so it cannot be
+   * authorized), and its own refusals (401, 403, 429, 5xx) carry the origin so the page can read
+   * them. The A2A function names the origin on its answers (TINY_HARNESS_WEB_ORIGIN).
+   */
+  allowBrowserOrigin(origin: string): void {
+    const preflight = {
+      allowOrigins: [origin],
+      allowHeaders: [...BROWSER_REQUEST_HEADERS],
+      allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+      maxAge: Duration.hours(1),
+    };
+    const methods = [
+      this.restApi.root.addCorsPreflight(preflight),
+      this.#proxy.addCorsPreflight(preflight),
+    ];
+    const headers = {
+      'Access-Control-Allow-Origin': `'${origin}'`,
+      'Access-Control-Expose-Headers': "'Retry-After, WWW-Authenticate'",
+      Vary: "'Origin'",
+    };
+    const unauthorized = this.#unauthorized.node.defaultChild as CfnGatewayResponse;
+    unauthorized.responseParameters = {
+      ...(unauthorized.responseParameters as Record<string, string>),
+      ...Object.fromEntries(
+        Object.entries(headers).map(([name, value]) => [`gatewayresponse.header.${name}`, value])
+      ),
+    };
+    this.restApi.addGatewayResponse('Default4xx', {
+      type: ResponseType.DEFAULT_4XX,
+      responseHeaders: headers,
+    });
+    this.restApi.addGatewayResponse('Default5xx', {
+      type: ResponseType.DEFAULT_5XX,
+      responseHeaders: headers,
+    });
+    const reason =
+      'The CORS preflight of the web renderer: a browser sends OPTIONS without credentials, so it cannot be authorized; API Gateway answers it itself (a mock integration) and it reaches no function and no data.';
+    for (const method of methods) {
+      Validations.of(method).acknowledge(
+        { id: 'AwsSolutions-APIG4', reason },
+        { id: 'AwsSolutions-COG4', reason }
+      );
+    }
   }
 
   #acknowledgeFindings(card: Construct, remotePush: Construct): void {

@@ -45,6 +45,8 @@ export class A2aAuth extends Construct {
   /** Every scope an A2A method requires (`<resource server>/<scope>`). */
   readonly scopes: readonly string[];
   readonly authorizer: CognitoUserPoolsAuthorizer;
+  /** The A2A scope, for an app client that asks for it (the web renderer's). */
+  readonly a2aOAuthScope: OAuthScope;
 
   constructor(scope: Construct, id: string, props: A2aAuthProps) {
     super(scope, id);
@@ -81,12 +83,13 @@ export class A2aAuth extends Construct {
       scopes: [a2aScope],
     });
     this.scopes = [`${A2A_RESOURCE_SERVER}/${A2A_SCOPE_NAME}`];
+    this.a2aOAuthScope = OAuthScope.resourceServer(resourceServer, a2aScope);
 
     this.agentClient = this.userPool.addClient('AgentClient', {
       generateSecret: true,
       oAuth: {
         flows: { clientCredentials: true },
-        scopes: [OAuthScope.resourceServer(resourceServer, a2aScope)],
+        scopes: [this.a2aOAuthScope],
       },
       accessTokenValidity: ACCESS_TOKEN_VALIDITY,
       idTokenValidity: ACCESS_TOKEN_VALIDITY,

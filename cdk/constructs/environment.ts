@@ -26,6 +26,8 @@ export const ENV = {
   streamsPerCaller: 'TINY_HARNESS_STREAMS_PER_CALLER',
   /** The lifecycle of a task a client starts (conversation or delegated). */
   taskLifecycle: 'TINY_HARNESS_TASK_LIFECYCLE',
+  /** The web renderer's origin, whose pages may read the A2A answers (A2A function only). */
+  webOrigin: 'TINY_HARNESS_WEB_ORIGIN',
   /** The agent card's skills, JSON (A2A function only). */
   agentSkills: 'TINY_HARNESS_AGENT_SKILLS',
   /** The KMS key that seals push-notification tokens and credentials. */

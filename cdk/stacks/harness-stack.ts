@@ -16,6 +16,7 @@ import {
   parseRemoteAgents,
   remoteSecretArns,
 } from '../../functions/composition/remote-agents-config.js';
+import { DEFAULT_PARTICIPANT_CLAIM } from '../../functions/composition/runtime-config.js';
 import { type HarnessConfig, readHarnessConfig, turnStepModelEnvironment } from '../config.js';
 import { A2aApi } from '../constructs/a2a-api.js';
 import { A2aAuth } from '../constructs/a2a-auth.js';
@@ -35,6 +36,7 @@ import {
   turnMachineName,
 } from '../constructs/turn-machine-arns.js';
 import { TurnStateMachine } from '../constructs/turn-state-machine.js';
+import { WebApp } from '../constructs/web-app.js';
 
 export const CONSTRUCT_IDS = {
   table: 'TaskTable',
@@ -57,6 +59,7 @@ export const CONSTRUCT_IDS = {
   remotePushFunction: 'RemotePushFunction',
   followStateMachine: 'FollowStateMachine',
   remoteAgentsRegistration: 'RemoteAgentsRegistration',
+  web: 'Web',
 } as const;
 
 /** Reserved concurrency, or none for 0 (Lambda reads 0 as "never run"). */
@@ -87,6 +90,7 @@ export class HarnessStack extends Stack {
   readonly remoteFollowFunction: HarnessFunction;
   readonly remotePushFunction: HarnessFunction;
   readonly followMachine: FollowStateMachine;
+  readonly web: WebApp;
 
   constructor(scope: Construct, id: string, props: HarnessStackProps = {}) {
     super(scope, id, props);
@@ -278,6 +282,16 @@ export class HarnessStack extends Stack {
     this.turnStepFunction.addEnvironment(ENV.baseUrl, this.api.baseUrl);
     this.a2aFunction.addEnvironment(ENV.authMode, 'cognito');
     this.a2aFunction.addEnvironment(ENV.oauthTokenUrl, this.auth.tokenUrl);
+    // The web renderer (docs/web.md): its page calls the API from its own origin.
+    const stack = Stack.of(this);
+    this.web = new WebApp(this, CONSTRUCT_IDS.web, {
+      apiUrl: this.api.baseUrl,
+      apiOrigin: `https://${this.api.restApi.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}`,
+      auth: this.auth,
+      participantClaim: DEFAULT_PARTICIPANT_CLAIM,
+    });
+    this.api.allowBrowserOrigin(this.web.origin);
+    this.a2aFunction.addEnvironment(ENV.webOrigin, this.web.origin);
     if (config.agentSkills.trim() !== '') {
       this.a2aFunction.addEnvironment(ENV.agentSkills, config.agentSkills);
     }
@@ -352,6 +366,10 @@ export class HarnessStack extends Stack {
       value: this.auth.agentClient.userPoolClientId,
       description:
         'App client for agent callers; its secret: aws cognito-idp describe-user-pool-client',
+    });
+    new CfnOutput(this, 'WebUrl', {
+      value: `${this.web.origin}/`,
+      description: 'The web renderer: sign in with a user of the pool (docs/web.md)',
     });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'StateMachineArn', {

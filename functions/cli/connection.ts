@@ -10,9 +10,11 @@ import {
   JsonRpcTransportFactory,
   RestTransportFactory,
 } from '@a2a-js/sdk/client';
-import { AUDIT_EXTENSION_URI, AUDIT_JSON_RPC_METHOD } from '../core/audit/identifiers.js';
 import { type Timeline, TimelineSchema } from '../core/audit/timeline.schema.js';
 import { DEFAULT_DATA_DIR, endpointPath, readEndpoint } from '../local/endpoint-file.js';
+import type { TaskSource } from '../view/follow.js';
+import { AgentError, fetchTimeline } from '../view/timeline.js';
+import { taskView } from './task-view.js';
 
 export interface ConnectionOptions {
   url?: string | undefined;
@@ -54,7 +56,7 @@ export const resolveConnection = (
   };
 };
 
-export interface Agent {
+export interface Agent extends TaskSource {
   client: Client;
   card: AgentCard;
   connection: Connection;
@@ -88,43 +90,25 @@ export const connect = async (connection: Connection): Promise<Agent> => {
     );
   }
   const card = await client.getAgentCard();
-  const jsonRpc = card.supportedInterfaces.find((i) => i.protocolBinding === 'JSONRPC');
   return {
     client,
     card,
     connection,
-    timeline: async (taskId, subTasks) => {
-      const audits = card.capabilities?.extensions.some((e) => e.uri === AUDIT_EXTENSION_URI);
-      if (!audits || jsonRpc === undefined) {
-        throw new CliError(`${card.name} does not offer the tiny-harness audit extension`);
-      }
-      const response = await fetchImpl(jsonRpc.url, {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
-          'A2A-Version': '1.0',
-          'A2A-Extensions': AUDIT_EXTENSION_URI,
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: AUDIT_JSON_RPC_METHOD,
-          params: { id: taskId, subTasks },
-        }),
-      });
-      const body = (await response.json()) as {
-        result?: unknown;
-        error?: { code: number; message: string };
-      };
-      if (body.error !== undefined) throw new CliError(`${body.error.message} (${taskId})`);
-      return TimelineSchema.parse(body.result);
-    },
+    view: taskView,
+    timeline: (taskId, subTasks) =>
+      fetchTimeline({
+        fetch: fetchImpl,
+        card,
+        taskId,
+        subTasks,
+        parse: (raw) => TimelineSchema.parse(raw),
+      }),
   };
 };
 
 /** An SDK error as one line: the A2A error's message (task not found, ...). */
 export const describeError = (error: unknown): string => {
-  if (error instanceof CliError) return error.message;
+  if (error instanceof CliError || error instanceof AgentError) return error.message;
   const message = (error as Error).message ?? String(error);
   return message.replace(/^[A-Za-z]+Error:\s*/, '');
 };

@@ -5,34 +5,24 @@
  * live state. Plain strings, coloured only when the caller's colours are on.
  */
 import type { Timeline, TimelineEntry } from '../core/audit/timeline.schema.js';
+import {
+  ROW_MARK,
+  rowLabel,
+  STEP_MARK,
+  stateLabel,
+  stateTone,
+  stateWithSubState,
+} from '../view/labels.js';
+import type { TaskView } from '../view/task-view.js';
 import type { Colors } from './colors.js';
-import type { TaskView } from './task-view.js';
 
-const STEP_MARK = { pending: '○', active: '◐', done: '●', failed: '✗' } as const;
-
-/** `TASK_STATE_INPUT_REQUIRED` → `input-required`. */
-export const stateLabel = (state: string) =>
-  state
-    .replace(/^TASK_STATE_/, '')
-    .toLowerCase()
-    .replace(/_/g, '-');
-
-const ROW_MARK: Record<string, string> = {
-  TASK_STATE_SUBMITTED: '○',
-  TASK_STATE_WORKING: '◐',
-  TASK_STATE_INPUT_REQUIRED: '?',
-  TASK_STATE_AUTH_REQUIRED: '?',
-  TASK_STATE_COMPLETED: '●',
-  TASK_STATE_FAILED: '✗',
-  TASK_STATE_CANCELED: '✗',
-  TASK_STATE_REJECTED: '✗',
-};
+export { rowLabel, stateLabel };
 
 export const stateText = (c: Colors, state: string, subState: string | null) => {
-  const label = `${stateLabel(state)}${subState === null ? '' : ` (${subState})`}`;
-  if (state === 'TASK_STATE_COMPLETED') return c.green(label);
-  if (['TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED'].includes(state))
-    return c.red(label);
+  const label = stateWithSubState(state, subState);
+  const tone = stateTone(state);
+  if (tone === 'done') return c.green(label);
+  if (tone === 'failed') return c.red(label);
   if (state === 'TASK_STATE_INPUT_REQUIRED') return c.yellow(label);
   return c.cyan(label);
 };
@@ -70,9 +60,6 @@ const oneLine = (text: string, max = 100) => {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 };
-
-export const rowLabel = (row: TaskView['sub_tasks'][number]) =>
-  row.agent === null ? row.task_id : `${row.agent}/${row.task_id}`;
 
 export const renderTask = (view: TaskView, c: Colors, options = { state: true }): string => {
   const lines = [

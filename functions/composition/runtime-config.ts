@@ -10,6 +10,9 @@ import {
 } from './model-config.js';
 import { environmentSecrets, parseRemoteAgents } from './remote-agents-config.js';
 
+/** How an access token names the participant unless TINY_HARNESS_PARTICIPANT_CLAIM says otherwise. */
+export const DEFAULT_PARTICIPANT_CLAIM = 'cognito:username';
+
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 /**
@@ -52,6 +55,14 @@ export const RuntimeConfigSchema = z.object({
    */
   TINY_HARNESS_CRITERIA_REMINDERS: z.coerce.number().int().min(0).max(20).default(2),
   TINY_HARNESS_BASE_URL: z.string().url().optional(),
+  /** The web renderer's origin (`https://<distribution>`), whose pages may read the answers (CORS). */
+  TINY_HARNESS_WEB_ORIGIN: z
+    .string()
+    .regex(
+      /^https?:\/\/[^/]+$/,
+      'an origin: scheme and host, no path (https://d111.cloudfront.net)'
+    )
+    .optional(),
   /** Local endpoints (DynamoDB Local, the local Step Functions service); unset in the cloud. */
   TINY_HARNESS_DYNAMODB_ENDPOINT: z.string().url().optional(),
   TINY_HARNESS_SFN_ENDPOINT: z.string().url().optional(),
@@ -70,7 +81,7 @@ export const RuntimeConfigSchema = z.object({
       }
     }),
   /** The verified claim that names the participant (Cognito); falls back to username, then sub. */
-  TINY_HARNESS_PARTICIPANT_CLAIM: z.string().min(1).default('cognito:username'),
+  TINY_HARNESS_PARTICIPANT_CLAIM: z.string().min(1).default(DEFAULT_PARTICIPANT_CLAIM),
   TINY_HARNESS_OAUTH_TOKEN_URL: z.string().url().optional(),
   /** The local API's per-client throttle (API Gateway throttles in the cloud). */
   TINY_HARNESS_THROTTLE_PER_MINUTE: positiveInt(120),

@@ -34,6 +34,7 @@ import {
   auditRouteTaskId,
   isAuditJsonRpc,
 } from './a2a-audit.js';
+import { withBrowserOrigin } from './browser-origin.js';
 import { capStreamsPerCaller } from './stream-cap.js';
 
 export { AGENT_CARD_PATH };
@@ -250,9 +251,13 @@ const lambdaService = () => {
 const lambdaStreaming = (globalThis as { awslambda?: Partial<LambdaStreamingApi> }).awslambda;
 
 // Each open stream holds an instance: a caller may hold TINY_HARNESS_STREAMS_PER_CALLER at once.
+// Every answer, refusals included, may be read by the web renderer's origin.
 const lambdaA2aHandler = () =>
-  createA2aHandler(lambdaRuntime, lambdaService).use(
-    capStreamsPerCaller(lambdaRuntime, lambdaStreamLeases)
+  withBrowserOrigin(
+    () => lambdaRuntime().config.TINY_HARNESS_WEB_ORIGIN,
+    createA2aHandler(lambdaRuntime, lambdaService).use(
+      capStreamsPerCaller(lambdaRuntime, lambdaStreamLeases)
+    )
   );
 
 export const handler =

@@ -15,6 +15,8 @@ export interface BannerFacts {
   endpointFile: string;
   /** The remote agents of TINY_HARNESS_REMOTE_AGENTS, one line each (describeRegistration). */
   remoteAgents?: readonly string[];
+  /** The participant the web page acts as (the first token's when they are configured). */
+  webParticipant: string | null;
 }
 
 const headers = (token: string) =>
@@ -32,6 +34,7 @@ export const banner = (facts: BannerFacts): string => {
   return [
     `tiny-harness is up in ${facts.seconds.toFixed(1)} s`,
     `  A2A endpoint   ${facts.url}/  (A2A 1.0: JSON-RPC at /, HTTP+JSON routes, SSE streams)`,
+    `  web page       ${facts.url}/  (in a browser, as ${facts.webParticipant === null ? 'the first configured token' : `"${facts.webParticipant}"`})`,
     `  agent card     ${facts.url}/.well-known/agent-card.json`,
     `  model          ${facts.model}`,
     ...(facts.profile === undefined ? [] : [`  profile        ${facts.profile}`]),
@@ -44,7 +47,7 @@ export const banner = (facts: BannerFacts): string => {
       (line, index) => `  ${index === 0 ? 'remote agents ' : '              '} ${line}`
     ),
     '',
-    'Talk to it, in another terminal:',
+    `Talk to it: open ${facts.url}/ in a browser, or, in another terminal:`,
     '  npx tiny-harness chat',
     '',
     'Or with curl: a first message, then a second one to the same task, streamed:',

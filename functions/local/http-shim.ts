@@ -6,6 +6,7 @@ import { MAX_REQUEST_BYTES } from '../service/body-limit.js';
 import { bearerTokenOf } from '../service/identity.js';
 import { localLambdaContext } from './lambda-context.js';
 import { createThrottle, DEFAULT_THROTTLE, type ThrottleOptions } from './throttle.js';
+import type { WebSite } from './web-site.js';
 
 /** A proxy result, or one whose body streams (the REST API integration's STREAM mode). */
 export type ApiResult = Omit<APIGatewayProxyResult, 'body'> & { body: string | Readable };
@@ -118,6 +119,8 @@ export interface HttpShimOptions {
   maxBodyBytes?: number;
   /** Per-client token buckets; `false` turns them off. @default 120 a minute, burst 30 */
   throttle?: ThrottleOptions | false;
+  /** The web renderer's page, served beside the API (in the cloud, CloudFront serves it). */
+  site?: WebSite | undefined;
 }
 
 /**
@@ -138,6 +141,9 @@ export const startHttpShim = async (
     sendJson(response, 413, tooLargeBody, { Connection: 'close' });
 
   const server = createServer(async (request, response) => {
+    if (options.site?.handles(request)) {
+      return options.site.serve(request, response, (server.address() as AddressInfo).port);
+    }
     const decision = throttle?.take(clientKeyOf(request)) ?? { allowed: true };
     if (!decision.allowed) {
       const retryAfter = String(decision.retryAfterSeconds);

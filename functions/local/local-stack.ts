@@ -44,6 +44,7 @@ import {
 } from './stepfunctions/index.js';
 import { StreamPoller } from './stream-poller.js';
 import { eventSourceMappings, type FunctionId, functionsByLogicalId } from './template-reader.js';
+import { webSite } from './web-site.js';
 
 export interface LocalStackOptions {
   /** HTTP port of the A2A endpoint; 0 picks a free one. */
@@ -58,6 +59,11 @@ export interface LocalStackOptions {
   onDynamoDbCommand?: RuntimeOverrides['onDynamoDbCommand'];
   /** The fetch remote agents are called with (tests); default the global one. */
   fetch?: typeof fetch;
+  /**
+   * Serve the web renderer (web/dist) at `/`, acting as `identity` (default: the first of
+   * TINY_HARNESS_BEARER_TOKENS); omitted, `/` is the A2A endpoint's like any other path.
+   */
+  web?: { dir: string; identity?: { token: string; participant: string | null } } | undefined;
 }
 
 export interface LocalStack {
@@ -290,7 +296,15 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       pollers.set(mapping.functionId, poller);
     }
 
+    const [firstToken] = config.TINY_HARNESS_BEARER_TOKENS.entries();
+    const webIdentity =
+      options.web?.identity ??
+      (firstToken === undefined ? undefined : { token: firstToken[0], participant: firstToken[1] });
     const shim = await startHttpShim({
+      site:
+        options.web === undefined || webIdentity === undefined
+          ? undefined
+          : webSite({ dir: options.web.dir, identity: webIdentity }),
       // API Gateway's routes: our webhook for remote agents' pushes, and the A2A function.
       handler: (event, context) =>
         (

@@ -71,9 +71,16 @@ const main = async () => {
   // Imported only now: the CDK app and the SDKs take seconds to load, and a refusal above
   // should not wait for them.
   const { startLocalStack } = await import('./local-stack.js');
+  const { WEB_DIST } = await import('./web-site.js');
   const stack = await startLocalStack({
     port: options.port,
     dataDir: options.inMemory ? undefined : options.dataDir,
+    web: {
+      dir: WEB_DIST,
+      ...(generatedToken === undefined
+        ? {}
+        : { identity: { token: generatedToken, participant: 'you' } }),
+    },
   });
   const remoteAgents =
     registration === undefined
@@ -98,6 +105,10 @@ const main = async () => {
       token: generatedToken,
       endpointFile,
       remoteAgents,
+      webParticipant:
+        generatedToken === undefined
+          ? ([...stack.runtime.config.TINY_HARNESS_BEARER_TOKENS.values()][0] ?? null)
+          : 'you',
     })
   );
   let stopping = false;

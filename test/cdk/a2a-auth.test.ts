@@ -25,8 +25,12 @@ const methods = () =>
 
 describe('A2A API authorization', () => {
   it('requires a Cognito access token with the A2A scope on every method but the card and the remote push webhook', () => {
+    // OPTIONS (the CORS preflight) is answered by API Gateway itself: test/cdk/web-app.test.ts.
     const guarded = methods().filter(
-      ({ route }) => route !== 'GET agent-card.json' && route !== 'POST {linkId}'
+      ({ route }) =>
+        route !== 'GET agent-card.json' &&
+        route !== 'POST {linkId}' &&
+        !route.startsWith('OPTIONS ')
     );
     expect(guarded.map(({ route }) => route).sort()).toEqual(['ANY {proxy+}', 'POST /']);
     for (const { properties } of guarded) {

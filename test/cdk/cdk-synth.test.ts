@@ -24,6 +24,7 @@ const placeholderFor = (name: string): string => {
   if (name.endsWith('_ARN'))
     return 'arn:aws:states:us-east-1:000000000000:stateMachine:TinyHarness-dev-turns';
   if (name.endsWith('_URL')) return 'https://a2a.example.com/dev';
+  if (name.endsWith('_ORIGIN')) return 'https://d111111abcdef8.cloudfront.net';
   if (name.endsWith('_KMS_KEY_ID'))
     return 'arn:aws:kms:us-east-1:000000000000:key/00000000-0000-0000-0000-000000000000';
   return 'tiny-harness-dev';
@@ -62,8 +63,19 @@ describe('cdk synth (bundling on, slow)', () => {
     console.info(`cdk synth with bundling: ${Date.now() - started} ms`);
 
     const assets = readdirSync(outdir).filter((entry) => entry.startsWith('asset.'));
-    expect(assets).toHaveLength(HANDLERS.length);
-    for (const asset of assets) {
+    const has = (asset: string, file: string) => existsSync(join(outdir, asset, file));
+    // The web renderer's build is deployed too: the page (with no assets folder) and its assets.
+    const [page, ...otherPages] = assets.filter((asset) => has(asset, 'index.html'));
+    expect(otherPages).toEqual([]);
+    expect(has(page!, 'assets')).toBe(false);
+    expect(
+      assets.some((asset) =>
+        readdirSync(join(outdir, asset)).some((file) => /^index-[\w-]+\.js$/.test(file))
+      )
+    ).toBe(true);
+    const bundles = assets.filter((asset) => has(asset, 'index.mjs'));
+    expect(bundles).toHaveLength(HANDLERS.length);
+    for (const asset of bundles) {
       const bundle = join(outdir, asset, 'index.mjs');
       expect(readFileSync(bundle, 'utf8')).toMatch(
         /^import\s*\{\s*createRequire as __thCreateRequire\s*\}/

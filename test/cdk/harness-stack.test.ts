@@ -523,7 +523,10 @@ describe('A2A API', () => {
   const apiId = logicalIdAt(template, 'A2aApi/RestApi');
 
   it('serves the agent card, JSON-RPC and HTTP+JSON through A2aFunction (proxy), streamed', () => {
-    const all = Object.values(template.findResources('AWS::ApiGateway::Method'));
+    // OPTIONS, the web renderer's CORS preflight, is API Gateway's own (test/cdk/web-app.test.ts).
+    const all = Object.values(template.findResources('AWS::ApiGateway::Method')).filter(
+      (method) => method.Properties.HttpMethod !== 'OPTIONS'
+    );
     expect(all).toHaveLength(4);
     const methods = all.filter((method) =>
       JSON.stringify(method.Properties.Integration.Uri).includes(functionIds.a2a)

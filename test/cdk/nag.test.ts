@@ -52,11 +52,15 @@ describe('cdk-nag AwsSolutions', () => {
       [
         'AwsSolutions-APIG2',
         'AwsSolutions-APIG4',
+        'AwsSolutions-CFR1',
+        'AwsSolutions-CFR2',
+        'AwsSolutions-CFR4',
         'AwsSolutions-COG2',
         'AwsSolutions-COG4',
         'AwsSolutions-IAM4',
         'AwsSolutions-IAM5',
         'AwsSolutions-L1',
+        'AwsSolutions-S1',
         'AwsSolutions-SQS3',
       ].sort()
     );
@@ -70,17 +74,19 @@ describe('cdk-nag AwsSolutions', () => {
     }
   });
 
-  it('exempts only the public agent card and the remote push webhook from authorization, and MFA only on the user pool', () => {
+  it('exempts only the public agent card, the remote push webhook and the CORS preflights from authorization, and MFA only on the user pool', () => {
     const where = (rule: string) =>
       acknowledgementsOf(app)
         .filter(({ id }) => id === rule)
-        .map(({ path }) => path)
-        .sort();
-    const card = 'TinyHarness-dev/A2aApi/RestApi/Default/.well-known/agent-card.json/GET';
-    const push =
-      'TinyHarness-dev/A2aApi/RestApi/Default/remote-agents/push/{parentId}/{linkId}/POST';
-    expect(where('AwsSolutions-APIG4')).toEqual([card, push]);
-    expect(where('AwsSolutions-COG4')).toEqual([card, push]);
+        .map(({ path }) => path);
+    const open = [
+      'TinyHarness-dev/A2aApi/RestApi/Default/.well-known/agent-card.json/GET',
+      'TinyHarness-dev/A2aApi/RestApi/Default/remote-agents/push/{parentId}/{linkId}/POST',
+      'TinyHarness-dev/A2aApi/RestApi/Default/OPTIONS',
+      'TinyHarness-dev/A2aApi/RestApi/Default/{proxy+}/OPTIONS',
+    ];
+    expect(where('AwsSolutions-APIG4').sort()).toEqual(open.sort());
+    expect(where('AwsSolutions-COG4').sort()).toEqual(open.sort());
     expect(where('AwsSolutions-COG2')).toEqual(['TinyHarness-dev/A2aAuth/UserPool']);
   });
 

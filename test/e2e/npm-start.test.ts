@@ -149,6 +149,19 @@ describe('npm start (functions/local/start.ts)', () => {
     ]);
     expect(cardJson.supportedInterfaces[0]?.url).toBe(url);
 
+    // The web page, as the banner says: at /, acting with the same token.
+    expect(banner).toMatch(new RegExp(`web page\\s+${url}/\\s+\\(in a browser, as "you"\\)`));
+    const page = await fetch(`${url}/`);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await page.text()).toMatch(
+      /<script type="module" crossorigin src="\/assets\/index-[\w-]+\.js">/
+    );
+    const config = await fetch(`${url}/config.json`);
+    expect(await config.json()).toEqual({
+      api_url: url,
+      auth: { kind: 'token', token, participant: 'you' },
+    });
+
     // What the banner tells a user to run with curl: a first message, then a second one to the
     // same task, streamed. Run as the user would run them, in a shell.
     const curls = banner

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lint } from './lint-as.js';
+import { lint } from '../support/lint.js';
 
 describe('the dependency rule: functions/core is pure', () => {
   const forbidden = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lint } from './lint-as.js';
+import { lint } from '../support/lint.js';
 
 /** Whether biome refuses `statement` in a file at `path`, with `message` in its diagnostic. */
 const refused = (path: string, statement: string, message: string) => {

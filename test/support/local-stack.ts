@@ -6,6 +6,7 @@ import type { Client } from '@a2a-js/sdk/client';
 import { ClientFactory, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import type { Model } from '../../functions/core/ports/model.js';
 import { type LocalStack, startLocalStack } from '../../functions/local/local-stack.js';
+import { WEB_DIST } from '../../functions/local/web-site.js';
 import { TEST_BEARER_TOKENS, tokenFor } from './identity.js';
 
 /** A fetch that asserts the participant, as a client of the interim identity does. */
@@ -27,11 +28,20 @@ export const startStack = async (options: {
   model?: Model;
   env?: Record<string, string>;
   dataDir?: string;
+  /** Serve the web renderer (web/dist) at `/`, acting as this participant. */
+  webAs?: string;
 }): Promise<LocalStack> =>
   startLocalStack({
     port: 0,
     dataDir: options.dataDir,
     model: options.model,
+    web:
+      options.webAs === undefined
+        ? undefined
+        : {
+            dir: WEB_DIST,
+            identity: { token: tokenFor(options.webAs), participant: options.webAs },
+          },
     env: {
       TINY_HARNESS_LOG_LEVEL: 'error',
       TINY_HARNESS_BEARER_TOKENS: TEST_BEARER_TOKENS,

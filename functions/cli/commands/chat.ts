@@ -6,9 +6,11 @@
  */
 import { clearLine, createInterface, cursorTo } from 'node:readline';
 import { type Message, Role } from '@a2a-js/sdk';
+import { followTask, viewsOf } from '../../view/follow.js';
+import { questionOf } from '../../view/labels.js';
+import { controlTo, messageText, subTaskTo, textTo } from '../../view/messages.js';
+import { isTerminal, type TaskView } from '../../view/task-view.js';
 import { type Agent, describeError } from '../connection.js';
-import { followTask, viewsOf } from '../follow.js';
-import { controlTo, textTo } from '../messages.js';
 import type { Output } from '../output.js';
 import {
   criteriaText,
@@ -19,7 +21,7 @@ import {
   stateLabel,
   stateText,
 } from '../render.js';
-import { isTerminal, type TaskView, taskView } from '../task-view.js';
+import { taskView } from '../task-view.js';
 
 export const CHAT_HELP = [
   'Type a message and press Enter. Commands:',
@@ -35,12 +37,6 @@ export const CHAT_HELP = [
 ].join('\n');
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-
-const optionsOf = (question: string): string[] =>
-  /(?:^|\n)Options: (.+)$/m
-    .exec(question)?.[1]
-    ?.split(', ')
-    .map((option) => option.trim()) ?? [];
 
 export const chat = (
   agent: Agent,
@@ -168,8 +164,8 @@ export const chat = (
         return;
       }
       if (next.state === 'TASK_STATE_INPUT_REQUIRED' && next.sub_state === 'awaiting-answer') {
-        answers = optionsOf(next.status_text);
-        const question = next.status_text.replace(/\nOptions: .+$/m, '');
+        const { question, options } = questionOf(next.status_text);
+        answers = options;
         print(`${c.yellow('agent asks ›')} ${question}`);
         answers.forEach((answer, index) => {
           print(`  ${index + 1}) ${answer}`);
@@ -357,7 +353,7 @@ export const chat = (
             print(c.yellow('/sub-task needs a description: /sub-task <what it is for>'));
             return;
           }
-          await send(textTo(taskId, `/sub-task ${argument}`));
+          await send(subTaskTo(taskId, argument));
           return;
         default:
           print(c.yellow(`unknown command ${command}: /help lists them`));
@@ -426,9 +422,7 @@ export const chat = (
         try {
           const task = await agent.client.getTask({ tenant: '', id: taskId, historyLength: 6 });
           for (const message of task.history) {
-            const said = message.parts
-              .flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : []))
-              .join('\n');
+            const said = messageText(message);
             if (said !== '')
               print(
                 `${c.dim(message.role === Role.ROLE_USER ? 'you ›' : 'agent ›')} ${c.dim(said)}`

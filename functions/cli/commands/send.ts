@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { userTextMessage } from '../../core/loop/messages.js';
+import { textTo } from '../../view/messages.js';
 import type { Agent } from '../connection.js';
 import type { Output } from '../output.js';
 import { stateText } from '../render.js';
@@ -15,7 +14,7 @@ export const sendToTask = async (
 ): Promise<void> => {
   const result = await agent.client.sendMessage({
     tenant: '',
-    message: userTextMessage({ messageId: randomUUID(), taskId, text }),
+    message: textTo(taskId, text),
     configuration: undefined,
     metadata: undefined,
   });

@@ -1,9 +1,9 @@
 import { createLogUpdate } from 'log-update';
+import { followTask } from '../../view/follow.js';
+import { isTerminal, type TaskView } from '../../view/task-view.js';
 import type { Agent } from '../connection.js';
-import { followTask } from '../follow.js';
 import type { Output } from '../output.js';
 import { changeLine, renderPlan, renderTask, stateText } from '../render.js';
-import { isTerminal, type TaskView } from '../task-view.js';
 
 const frame = (view: TaskView, output: Output) =>
   [

@@ -7,6 +7,7 @@ import { INTRINSICS } from '../tools/intrinsics/index.js';
 import { toolParameters } from '../tools/registry.js';
 import { TASK_SCHEMA_ID } from './identifiers.js';
 import { TaskViewSchema } from './task-view.schema.js';
+import { WebConfigSchema } from './web-config.schema.js';
 
 /**
  * The JSON Schemas the repository commits, generated from the zod schemas (the single source).
@@ -80,6 +81,7 @@ const INTERNAL_SCHEMAS: ReadonlyArray<{ file: string; title: string; schema: z.Z
   { file: 'turn-ref.v1.json', title: 'tiny-harness turn reference', schema: TurnRefSchema },
   { file: 'route.v1.json', title: 'tiny-harness turn route', schema: RouteSchema },
   { file: 'task-view.v1.json', title: 'tiny-harness task view', schema: TaskViewSchema },
+  { file: 'web-config.v1.json', title: 'tiny-harness web configuration', schema: WebConfigSchema },
 ];
 
 export const TIMELINE_SCHEMA_ID =
@@ -138,8 +140,12 @@ describes the input side: a field with a default may be omitted. A contract test
 | control-payload.v1.json | ControlPayloadSchema | the payload of a \`control\` envelope |
 | turn-ref.v1.json | TurnRefSchema | what travels between states of the turn state machine |
 | route.v1.json | RouteSchema | the route a state returns: which state runs next |
-| task-view.v1.json | TaskViewSchema | a task as \`tiny-harness tasks\`, \`watch\` and \`send\` print it with \`--json\` |
+| task-view.v1.json | TaskViewSchema | a task as both renderers show it, and as \`tiny-harness tasks\`, \`watch\` and \`send\` print it with \`--json\` |
+| web-config.v1.json | WebConfigSchema | what the web renderer reads at \`/config.json\`: the A2A URL and how to sign in |
 
 The audit extension's timeline (GetTaskTimeline, \`tiny-harness audit --json\`) is published as
 docs/a2a/ext/timeline.json.
+
+The web renderer's TypeScript types and validators are generated from these files (and
+docs/a2a/ext/timeline.json) into web/src/generated/ by scripts/generate-web-schemas.mjs.
 `;

@@ -1,9 +1,16 @@
 import * as z from 'zod';
 
+const TaskRefViewSchema = z.strictObject({
+  task_id: z.string(),
+  /** The agent the task lives on; null for a task on this harness. */
+  agent: z.string().nullable(),
+});
+
 /**
  * A task as the renderers show it: its A2A state and, when the agent speaks the tiny-harness task
- * extension, its goal, criteria, participants, sub-task rows, plan and usage. The `--json` form of
- * `tiny-harness tasks`, `watch` and `send` (published as schemas/task-view.v1.json).
+ * extension, its goal, criteria, participants, parent and sub-task rows, plan and usage. What both
+ * renderers draw (functions/view), and the `--json` form of `tiny-harness tasks`, `watch` and
+ * `send` (published as schemas/task-view.v1.json).
  */
 export const TaskViewSchema = z
   .strictObject({
@@ -19,6 +26,7 @@ export const TaskViewSchema = z
     extension: z.boolean(),
     name: z.string().nullable(),
     goal: z.string().nullable(),
+    description: z.string(),
     acceptance_criteria: z.array(
       z.strictObject({
         id: z.string(),
@@ -40,10 +48,10 @@ export const TaskViewSchema = z
         display_name: z.string(),
       })
     ),
+    /** The tasks this one is a sub-task of. */
+    parent_tasks: z.array(TaskRefViewSchema),
     sub_tasks: z.array(
-      z.strictObject({
-        task_id: z.string(),
-        agent: z.string().nullable(),
+      TaskRefViewSchema.extend({
         state: z.string(),
         sub_state: z.string().nullable(),
         /** The child's acceptance criteria met / total; null while not known. */
@@ -56,9 +64,12 @@ export const TaskViewSchema = z
           z.strictObject({
             id: z.string(),
             name: z.string(),
+            description: z.string(),
             state: z.enum(['pending', 'active', 'done', 'failed']),
             output: z.string().nullable(),
             depends_on: z.array(z.string()),
+            /** The sub-tasks working on this step. */
+            linked_tasks: z.array(TaskRefViewSchema),
           })
         ),
       })

@@ -1,3 +1,4 @@
+/** Biome, with the project's configuration, on one probe file. */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,7 @@ const BIOME = resolve('node_modules/.bin/biome');
  * scratch copy of the layout (so the test never writes into the source tree).
  */
 export const lint = (path: string, source: string) => {
-  const root = mkdtempSync(join(tmpdir(), 'lint-as-'));
+  const root = mkdtempSync(join(tmpdir(), 'lint-probe-'));
   try {
     const config = JSON.parse(readFileSync('biome.json', 'utf8')) as Record<string, unknown>;
     const { $schema: _schema, vcs: _vcs, ...rest } = config;

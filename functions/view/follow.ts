@@ -8,9 +8,16 @@
  * GetTask, read once a burst of events has settled (a long replay costs one read, not one per
  * event).
  */
-import type { StreamResponse } from '@a2a-js/sdk';
-import type { Agent } from './connection.js';
-import { isTerminal, type TaskView, taskView, withStatus } from './task-view.js';
+import type { StreamResponse, Task } from '@a2a-js/sdk';
+import type { Client } from '@a2a-js/sdk/client';
+import { messageText } from './messages.js';
+import { isTerminal, type TaskView, withStatus } from './task-view.js';
+
+/** What following needs of an agent: its client, and how the renderer reads a task. */
+export interface TaskSource {
+  client: Pick<Client, 'getTask' | 'resubscribeTask'>;
+  view(task: Task): TaskView;
+}
 
 /** How long a burst of events must be quiet before the task is read again. */
 const SETTLE_MS = 250;
@@ -30,15 +37,15 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 
 const QUIET = Symbol('quiet');
 
-const readView = async (agent: Agent, taskId: string) =>
-  taskView(await agent.client.getTask({ tenant: '', id: taskId }));
+export const readView = async (source: TaskSource, taskId: string) =>
+  source.view(await source.client.getTask({ tenant: '', id: taskId, historyLength: 0 }));
 
 /**
  * The views a stream brings, one per change, starting from `start` (or, with none, from the
  * stream's first Task: a new task's first event). Ends with the stream, after a last read.
  */
 export async function* viewsOf(
-  agent: Agent,
+  source: TaskSource,
   stream: AsyncIterable<StreamResponse>,
   start: TaskView | undefined,
   /** A bare Message (an agent that answers without a task): its text. */
@@ -56,7 +63,7 @@ export async function* viewsOf(
       let changed: TaskView | undefined;
       if (result === QUIET) {
         dirty = false;
-        if (view !== undefined) changed = await readView(agent, view.id);
+        if (view !== undefined) changed = await readView(source, view.id);
       } else if ((result as IteratorResult<StreamResponse>).done === true) {
         break;
       } else {
@@ -65,24 +72,20 @@ export async function* viewsOf(
         if (payload?.$case === 'task') {
           // The task as it was when logged (a plan or a row changed), taken when it is not older
           // than what is shown: then no state it passed through is skipped for a later read.
-          const logged = taskView(payload.value);
+          const logged = source.view(payload.value);
           if (view === undefined || (logged.updated_at ?? '') >= (view.updated_at ?? '')) {
             dirty = false;
             changed = logged;
           }
         } else if (payload?.$case === 'message') {
-          onMessage(
-            payload.value.parts
-              .flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : []))
-              .join('\n')
-          );
+          onMessage(messageText(payload.value));
         } else if (payload?.$case === 'statusUpdate' && view !== undefined) {
           // An update older than the view says nothing new. One that follows changes not read yet
           // is read with them, so the plan a turn made shows before the question it ends on.
           if ((payload.value.status?.timestamp ?? '') > (view.updated_at ?? '')) {
             if (dirty) {
               dirty = false;
-              changed = await readView(agent, view.id);
+              changed = await readView(source, view.id);
             } else {
               changed = withStatus(view, payload.value);
             }
@@ -103,18 +106,18 @@ export async function* viewsOf(
     next.catch(() => undefined);
   }
   if (view === undefined) return;
-  const settled = await readView(agent, view.id);
+  const settled = await readView(source, view.id);
   if (!sameView(settled, view)) yield settled;
 }
 
 /** The task's views, the current one first, then one per change, until it ends or `signal` aborts. */
 export async function* followTask(
-  agent: Agent,
+  source: TaskSource,
   taskId: string,
   signal: AbortSignal,
   options: { since?: TaskView } = {}
 ): AsyncGenerator<TaskView> {
-  const view = await readView(agent, taskId);
+  const view = await readView(source, taskId);
   if (options.since === undefined || !sameView(view, options.since)) yield view;
   // A follow that ends (the task did, or the caller stopped) closes the stream it had open: an
   // open response would keep the process alive until the agent closes it.
@@ -122,7 +125,7 @@ export async function* followTask(
   const stop = () => following.abort();
   signal.addEventListener('abort', stop, { once: true });
   try {
-    yield* followStreams(agent, taskId, view, signal, following.signal);
+    yield* followStreams(source, taskId, view, signal, following.signal);
   } finally {
     signal.removeEventListener('abort', stop);
     following.abort();
@@ -130,7 +133,7 @@ export async function* followTask(
 }
 
 async function* followStreams(
-  agent: Agent,
+  source: TaskSource,
   taskId: string,
   start: TaskView,
   signal: AbortSignal,
@@ -140,11 +143,11 @@ async function* followStreams(
   let failures = 0;
   while (!isTerminal(view) && !signal.aborted) {
     try {
-      const stream = agent.client.resubscribeTask(
+      const stream = source.client.resubscribeTask(
         { tenant: '', id: taskId },
         { signal: streamSignal }
       );
-      for await (const changed of viewsOf(agent, stream, view)) {
+      for await (const changed of viewsOf(source, stream, view)) {
         failures = 0;
         view = changed;
         yield view;
@@ -156,7 +159,7 @@ async function* followStreams(
       // A transient failure (a throttle, a dropped connection, an agent without streaming):
       // back off, read the task, follow again.
       await sleep(Math.min(5_000, 250 * 2 ** Math.min(failures, 5)), signal);
-      const settled = await readView(agent, taskId).catch(() => view);
+      const settled = await readView(source, taskId).catch(() => view);
       if (!sameView(settled, view)) {
         view = settled;
         yield view;

@@ -1,0 +1,208 @@
+// @vitest-environment happy-dom
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Composer, type ComposerAction } from '../../../web/src/conversation/Composer.js';
+import { Messages } from '../../../web/src/conversation/Messages.js';
+import { Progress } from '../../../web/src/conversation/Progress.js';
+import { Question } from '../../../web/src/conversation/Question.js';
+import { viewWith } from './fixtures.js';
+
+afterEach(() => {
+  cleanup();
+  vi.useRealTimers();
+});
+
+describe('progress while the agent works', () => {
+  it('shows how long, and the WORKING status message when there is one', () => {
+    vi.useFakeTimers();
+    const working = viewWith({ state: 'TASK_STATE_WORKING', sub_state: null, status_text: '' });
+    const { rerender } = render(<Progress view={working} />);
+    expect(screen.getByRole('status').textContent).toBe('Working · 0 s');
+    act(() => {
+      vi.advanceTimersByTime(3_000);
+    });
+    rerender(<Progress view={{ ...working, status_text: 'calling gpt-x' }} />);
+    expect(screen.getByRole('status').textContent).toBe('Working · 3 s · calling gpt-x');
+  });
+
+  it('says nothing once the task waits or ends', () => {
+    for (const state of ['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_COMPLETED']) {
+      render(<Progress view={viewWith({ state, status_text: 'a reply' })} />);
+      expect(screen.queryByRole('status')).toBeNull();
+      cleanup();
+    }
+  });
+});
+
+describe('a pending question', () => {
+  it('offers one button per option, and answers with the one pressed', () => {
+    const onAnswer = vi.fn();
+    render(
+      <Question
+        view={viewWith({
+          sub_state: 'awaiting-answer',
+          status_text: 'Which format?\nOptions: pdf, md, plain text',
+        })}
+        busy={false}
+        onAnswer={onAnswer}
+      />
+    );
+    expect(document.querySelector('.question-text')?.textContent).toBe('Which format?');
+    const buttons = screen.getAllByRole('button').map((button) => button.textContent);
+    expect(buttons).toEqual(['pdf', 'md', 'plain text']);
+    fireEvent.click(screen.getByRole('button', { name: 'md' }));
+    expect(onAnswer).toHaveBeenCalledWith('md');
+  });
+
+  it('shows an open question without buttons, and nothing when the task waits for a message', () => {
+    render(
+      <Question
+        view={viewWith({ sub_state: 'awaiting-answer', status_text: 'What is it for?' })}
+        busy={false}
+        onAnswer={() => undefined}
+      />
+    );
+    expect(screen.queryAllByRole('button')).toEqual([]);
+    expect(screen.getByText('What is it for?')).toBeTruthy();
+    cleanup();
+    render(
+      <Question view={viewWith({ status_text: 'Hello' })} busy={false} onAnswer={() => undefined} />
+    );
+    expect(document.querySelector('.question')).toBeNull();
+  });
+});
+
+describe('the messages', () => {
+  it('names who said what, marks what is not in the history yet, and says how the task ended', () => {
+    render(
+      <Messages
+        me="you"
+        view={viewWith({ state: 'TASK_STATE_COMPLETED', sub_state: null, status_text: 'all good' })}
+        messages={[
+          { id: 'm1', from: 'participant', participant: 'you', text: 'Hi' },
+          { id: 'm2', from: 'agent', participant: null, text: 'Hello' },
+          { id: 'm3', from: 'participant', participant: 'rita', text: 'Looks fine' },
+          { id: 'm4', from: 'participant', participant: 'you', text: 'Done?', pending: true },
+        ]}
+      />
+    );
+    const items = [...document.querySelectorAll('li.message')].map((item) => [
+      item.className,
+      item.querySelector('.who')?.textContent ?? '',
+      item.querySelector('.text')?.textContent,
+    ]);
+    expect(items).toEqual([
+      ['message from-participant', 'you', 'Hi'],
+      ['message from-agent', 'agent', 'Hello'],
+      ['message from-participant', 'rita', 'Looks fine'],
+      ['message from-participant pending', 'you', 'Done?'],
+      ['message ending', '', 'Task completed: all good'],
+    ]);
+  });
+
+  it("shows the agent's reply from the status while the history has not caught up", () => {
+    render(
+      <Messages
+        me="you"
+        view={viewWith({ status_text: 'Here is the outline.' })}
+        messages={[{ id: 'm1', from: 'participant', participant: 'you', text: 'Outline it' }]}
+      />
+    );
+    expect([...document.querySelectorAll('li.message .text')].map((t) => t.textContent)).toEqual([
+      'Outline it',
+      'Here is the outline.',
+    ]);
+  });
+});
+
+describe('the composer', () => {
+  const composer = (onSubmit: (action: ComposerAction) => Promise<boolean>, change = {}) =>
+    render(
+      <Composer
+        newTask={false}
+        ended={undefined}
+        busy={false}
+        identity="you"
+        error={undefined}
+        onSubmit={onSubmit}
+        {...change}
+      />
+    );
+
+  it('sends on Enter, keeps a new line on Shift+Enter, and clears once sent', async () => {
+    const onSubmit = vi.fn(async () => true);
+    composer(onSubmit);
+    const box = screen.getByRole('textbox', { name: 'Message' }) as HTMLTextAreaElement;
+    fireEvent.change(box, { target: { value: 'first line' } });
+    fireEvent.keyDown(box, { key: 'Enter', shiftKey: true });
+    expect(onSubmit).not.toHaveBeenCalled();
+    await act(async () => {
+      fireEvent.keyDown(box, { key: 'Enter' });
+    });
+    expect(onSubmit).toHaveBeenCalledWith({ kind: 'message', text: 'first line' });
+    expect(box.value).toBe('');
+    expect(document.querySelector('.identity')?.textContent).toBe('as you');
+  });
+
+  it('keeps the text when the agent refused it, and says why', async () => {
+    const onSubmit = vi.fn(async () => false);
+    composer(onSubmit, { error: 'task not found' });
+    const box = screen.getByRole('textbox', { name: 'Message' }) as HTMLTextAreaElement;
+    fireEvent.change(box, { target: { value: 'hello' } });
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Send' }));
+    });
+    expect(box.value).toBe('hello');
+    expect(screen.getByRole('alert').textContent).toBe('task not found');
+  });
+
+  for (const [button, label, submit, action] of [
+    [
+      'Complete…',
+      'Why is it complete? (optional)',
+      'Complete the task',
+      { kind: 'complete', reason: 'all good' },
+    ],
+    [
+      'Cancel task…',
+      'Why cancel it? (optional)',
+      'Cancel the task',
+      { kind: 'cancel', reason: 'all good' },
+    ],
+    [
+      'Sub-task…',
+      'What is the sub-task for?',
+      'Start the sub-task',
+      { kind: 'sub-task', description: 'all good' },
+    ],
+  ] as const) {
+    it(`${button} asks for its text, then sends ${action.kind}`, async () => {
+      const onSubmit = vi.fn(async () => true);
+      composer(onSubmit);
+      fireEvent.click(screen.getByRole('button', { name: button }));
+      const field = screen.getByLabelText(label);
+      expect(document.activeElement).toBe(field);
+      fireEvent.change(field, { target: { value: 'all good' } });
+      await act(async () => {
+        fireEvent.click(screen.getByRole('button', { name: submit }));
+      });
+      expect(onSubmit).toHaveBeenCalledWith(action);
+      // Back to the message box.
+      expect(screen.getByRole('textbox', { name: 'Message' })).toBeTruthy();
+    });
+  }
+
+  it('goes back on Escape, and sends nothing once the task has ended', () => {
+    const onSubmit = vi.fn(async () => true);
+    composer(onSubmit);
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel task…' }));
+    fireEvent.keyDown(screen.getByLabelText('Why cancel it? (optional)'), { key: 'Escape' });
+    expect(screen.getByRole('textbox', { name: 'Message' })).toBeTruthy();
+    cleanup();
+    composer(onSubmit, { ended: 'completed' });
+    expect(screen.queryByRole('textbox')).toBeNull();
+    expect(
+      screen.getByText('This task has ended (completed): nothing more can be sent.')
+    ).toBeTruthy();
+  });
+});

@@ -1,0 +1,144 @@
+// @vitest-environment happy-dom
+import { cleanup, render, screen, within } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TaskPane } from '../../../web/src/panes/TaskPane.js';
+import { viewWith } from './fixtures.js';
+
+afterEach(cleanup);
+
+const ROWS = [
+  ['TASK_STATE_SUBMITTED', null, '○', 'submitted', 'idle'],
+  ['TASK_STATE_WORKING', null, '◐', 'working', 'active'],
+  [
+    'TASK_STATE_INPUT_REQUIRED',
+    'awaiting-answer',
+    '?',
+    'input-required (awaiting-answer)',
+    'waiting',
+  ],
+  [
+    'TASK_STATE_INPUT_REQUIRED',
+    'awaiting-next-message',
+    '?',
+    'input-required (awaiting-next-message)',
+    'waiting',
+  ],
+  ['TASK_STATE_AUTH_REQUIRED', null, '?', 'auth-required', 'waiting'],
+  ['TASK_STATE_COMPLETED', null, '●', 'completed', 'done'],
+  ['TASK_STATE_FAILED', null, '✗', 'failed', 'failed'],
+  ['TASK_STATE_CANCELED', null, '✗', 'canceled', 'failed'],
+  ['TASK_STATE_REJECTED', null, '✗', 'rejected', 'failed'],
+] as const;
+
+const criterion = (id: string, text: string, met: boolean) => ({
+  id,
+  text,
+  met,
+  met_by: met ? 'tiny-harness' : null,
+  evidence: met ? 'three sources cited' : null,
+  rejection: null,
+});
+
+describe('the Task pane', () => {
+  for (const [state, subState, mark, label, tone] of ROWS) {
+    it(`draws a sub-task row ${label}: mark ${mark}, its state in words, tone ${tone}`, () => {
+      render(
+        <TaskPane
+          view={viewWith({
+            sub_tasks: [
+              { task_id: 'child-1', agent: null, state, sub_state: subState, criteria: null },
+            ],
+          })}
+        />
+      );
+      const row = document.querySelector('li.row') as HTMLElement;
+      expect(row.getAttribute('data-state')).toBe(state);
+      expect(row.querySelector('.mark')?.textContent).toBe(mark);
+      const badge = row.querySelector('.state') as HTMLElement;
+      expect(badge.textContent).toBe(label);
+      expect(badge.className).toBe(`state tone-${tone}`);
+      const link = within(row).getByRole('link');
+      expect([link.textContent, link.getAttribute('href')]).toEqual(['child-1', '#/tasks/child-1']);
+    });
+  }
+
+  it('tags a row on a remote agent and links it to what the parent knows of it', () => {
+    render(
+      <TaskPane
+        view={viewWith({
+          id: 'parent-1',
+          sub_tasks: [
+            {
+              task_id: 'r-9',
+              agent: 'librarian',
+              state: 'TASK_STATE_WORKING',
+              sub_state: null,
+              criteria: null,
+            },
+          ],
+        })}
+      />
+    );
+    const row = document.querySelector('li.row') as HTMLElement;
+    expect(row.querySelector('.tag')?.textContent).toBe('on librarian');
+    const link = within(row).getByRole('link');
+    expect([link.textContent, link.getAttribute('href')]).toEqual([
+      'librarian/r-9',
+      '#/tasks/parent-1/remote/r-9',
+    ]);
+    expect(screen.getByRole('heading', { name: 'Sub-tasks · 1' })).toBeTruthy();
+  });
+
+  it('shows the goal, the criteria as checkboxes with the met ones ticked, and the participants with roles, agents tagged A2A', () => {
+    render(
+      <TaskPane
+        view={viewWith({
+          goal: 'A report on tides',
+          description: 'For the class',
+          acceptance_criteria: [
+            criterion('c1', 'Cites three sources', true),
+            criterion('c2', 'Under two pages', false),
+          ],
+          participants: [
+            { id: 'you', kind: 'human', role: 'reporter', display_name: '' },
+            { id: 'reviewer', kind: 'human', role: 'watcher', display_name: 'Rita' },
+            { id: 'tiny-harness', kind: 'agent', role: 'assignee', display_name: '' },
+          ],
+          parent_tasks: [{ task_id: 'parent-0', agent: null }],
+        })}
+      />
+    );
+    expect(document.querySelector('.goal')?.textContent).toBe('A report on tides');
+    expect(screen.getByText('For the class')).toBeTruthy();
+    const met = screen.getByRole('checkbox', { name: 'Cites three sources (met)' });
+    const unmet = screen.getByRole('checkbox', { name: 'Under two pages (not met)' });
+    expect([(met as HTMLInputElement).checked, (unmet as HTMLInputElement).checked]).toEqual([
+      true,
+      false,
+    ]);
+    const participants = [...document.querySelectorAll('.participants li')].map((item) =>
+      item.textContent?.replace(/\s+/g, ' ')
+    );
+    expect(participants).toEqual([
+      'you (reporter)',
+      'Rita (watcher)',
+      'tiny-harness (assignee)A2A',
+    ]);
+    expect(screen.getByRole('link', { name: 'parent-0' }).getAttribute('href')).toBe(
+      '#/tasks/parent-0'
+    );
+    expect(screen.getAllByText('None.')).toHaveLength(1);
+  });
+
+  it("says so when the agent does not speak the task extension, with the task's state", () => {
+    render(
+      <TaskPane
+        view={viewWith({ extension: false, state: 'TASK_STATE_WORKING', sub_state: null })}
+      />
+    );
+    expect(
+      screen.getByText('This agent does not speak the tiny-harness task extension.')
+    ).toBeTruthy();
+    expect(document.querySelector('.state')?.textContent).toBe('working');
+  });
+});

@@ -1,0 +1,209 @@
+/** The page's live data: a followed task, its conversation, the task list and the timeline. */
+import type { Message } from '@a2a-js/sdk';
+import { Role } from '@a2a-js/sdk';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { followTask } from '../../../functions/view/follow.js';
+import { messageText } from '../../../functions/view/messages.js';
+import { listTaskViews } from '../../../functions/view/task-list.js';
+import { type Agent, describeError } from '../agent/agent.js';
+import type { TaskView } from '../generated/task-view.js';
+import type { Timeline } from '../generated/timeline.js';
+
+export interface Followed {
+  view: TaskView | undefined;
+  error: string | undefined;
+  /** Follow again after an error. */
+  retry(): void;
+}
+
+/** The task as it changes: the current view first, then one per change, until it ends. */
+export const useFollowedTask = (agent: Agent, taskId: string | undefined): Followed => {
+  const [view, setView] = useState<TaskView>();
+  const [error, setError] = useState<string>();
+  const [attempt, setAttempt] = useState(0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a retry follows again
+  useEffect(() => {
+    setView(undefined);
+    setError(undefined);
+    if (taskId === undefined) return;
+    const controller = new AbortController();
+    void (async () => {
+      try {
+        for await (const next of followTask(agent, taskId, controller.signal)) {
+          if (controller.signal.aborted) return;
+          setView(next);
+          setError(undefined);
+        }
+      } catch (caught) {
+        if (!controller.signal.aborted) setError(describeError(caught));
+      }
+    })();
+    return () => controller.abort();
+  }, [agent, taskId, attempt]);
+  return { view, error, retry: useCallback(() => setAttempt((n) => n + 1), []) };
+};
+
+export interface Said {
+  id: string;
+  from: 'participant' | 'agent';
+  /** The participant who sent it (a participant's message). */
+  participant: string | null;
+  text: string;
+  /** Sent from this page and not in the task's history yet. */
+  pending?: boolean;
+}
+
+const isWorking = (view: TaskView) =>
+  view.state === 'TASK_STATE_WORKING' || view.state === 'TASK_STATE_SUBMITTED';
+
+/** Changes only when the task settles somewhere new: not on each step of a turn. */
+export const settledKey = (view: TaskView | undefined) =>
+  view === undefined
+    ? ''
+    : isWorking(view)
+      ? 'working'
+      : `${view.state}|${view.sub_state}|${view.status_text}`;
+
+const saidOf = (message: Message): Said => ({
+  id: message.messageId,
+  from: message.role === Role.ROLE_AGENT ? 'agent' : 'participant',
+  participant:
+    typeof message.metadata?.participant_id === 'string' ? message.metadata.participant_id : null,
+  text: messageText(message),
+});
+
+/** How many of the last messages the conversation shows. */
+const HISTORY_LENGTH = 200;
+
+/**
+ * The conversation: the task's history, read again whenever the task settles with something new
+ * (it pauses or ends, or its status message changes while it waits: progress while it works adds
+ * nothing to the history), and the messages sent from this page until the history has them.
+ */
+export const useConversation = (
+  agent: Agent,
+  taskId: string | undefined,
+  view: TaskView | undefined,
+  /** Sent from this page to the task (kept by the caller across pages). */
+  outbox: readonly Said[]
+) => {
+  const [history, setHistory] = useState<Said[]>([]);
+  const [error, setError] = useState<string>();
+  const key = settledKey(view);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: another task starts empty
+  useEffect(() => {
+    setHistory([]);
+  }, [taskId]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: read again when the task speaks
+  useEffect(() => {
+    if (taskId === undefined) return;
+    let current = true;
+    agent.client
+      .getTask({ tenant: '', id: taskId, historyLength: HISTORY_LENGTH })
+      .then((task) => {
+        if (!current) return;
+        const said = task.history.map(saidOf).filter((message) => message.text !== '');
+        setHistory(said);
+        setError(undefined);
+      })
+      .catch((caught: unknown) => {
+        if (current) setError(describeError(caught));
+      });
+    return () => {
+      current = false;
+    };
+  }, [agent, taskId, key]);
+  const known = new Set(history.map((said) => said.id));
+  return {
+    messages: [...history, ...outbox.filter((said) => !known.has(said.id))],
+    error,
+  };
+};
+
+export interface TaskListFilter {
+  state: string;
+  search: string;
+}
+
+/** The caller's tasks, newest first: read again when asked, and every 15 s while visible. */
+export const useTaskList = (agent: Agent, filter: TaskListFilter, refreshKey: string) => {
+  const [tasks, setTasks] = useState<TaskView[]>();
+  const [error, setError] = useState<string>();
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible') setTick((n) => n + 1);
+    }, 15_000);
+    return () => clearInterval(timer);
+  }, []);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: refreshKey and tick read it again
+  useEffect(() => {
+    const controller = new AbortController();
+    listTaskViews(agent.client, agent.view, { state: filter.state, limit: 100 }, controller.signal)
+      .then((views) => {
+        setTasks(views);
+        setError(undefined);
+      })
+      .catch((caught: unknown) => {
+        if (!controller.signal.aborted) setError(describeError(caught));
+      });
+    return () => controller.abort();
+  }, [agent, filter.state, refreshKey, tick]);
+  const search = filter.search.trim().toLowerCase();
+  const shown =
+    search === ''
+      ? tasks
+      : tasks?.filter((task) =>
+          `${task.name ?? ''} ${task.id} ${task.goal ?? ''}`.toLowerCase().includes(search)
+        );
+  return { tasks: shown, error };
+};
+
+/**
+ * The task's timeline while the Trace pane is open: read when it opens, when the task changes
+ * (at most every 2 s), and on demand.
+ */
+export const useTimeline = (agent: Agent, taskId: string, open: boolean, changeKey: string) => {
+  const [timeline, setTimeline] = useState<Timeline>();
+  const [error, setError] = useState<string>();
+  const [loading, setLoading] = useState(false);
+  const [attempt, setAttempt] = useState(0);
+  const last = useRef(0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: changeKey and attempt read it again
+  useEffect(() => {
+    if (!open || !agent.audits) return;
+    let current = true;
+    const wait = Math.max(0, last.current + 2_000 - Date.now());
+    const timer = setTimeout(() => {
+      last.current = Date.now();
+      setLoading(true);
+      agent
+        .timeline(taskId)
+        .then((read) => {
+          if (!current) return;
+          setTimeline(read);
+          setError(undefined);
+        })
+        .catch((caught: unknown) => {
+          if (current) setError(describeError(caught));
+        })
+        .finally(() => {
+          if (current) setLoading(false);
+        });
+    }, wait);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [agent, taskId, open, changeKey, attempt]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: another task starts empty
+  useEffect(() => {
+    setTimeline(undefined);
+  }, [taskId]);
+  return {
+    timeline,
+    error,
+    loading,
+    refresh: useCallback(() => setAttempt((n) => n + 1), []),
+  };
+};
