@@ -22,7 +22,6 @@ import { ToolRegistry } from '../core/tools/registry.js';
 import type { Executions } from '../service/executions.js';
 import { dynamoDbClientOf, sfnClientOf } from './aws-clients.js';
 import { loggerOf } from './logger.js';
-import { buildRemoteAgents } from './remote-agents.js';
 import type { RuntimeConfig } from './runtime-config.js';
 
 /** The loop over the table and the turn executions: what every function driving tasks needs. */
@@ -46,8 +45,11 @@ export interface LoopParts {
   hooks?: Hooks<HarnessHookPoints> | undefined;
   /** The table's client, when the caller shares it (default: one from the configuration). */
   dynamodb?: DynamoDBClient | undefined;
-  /** The fetch remote agents are called with (tests observe or break it). */
-  fetch?: typeof fetch | undefined;
+  /**
+   * The remote agents this function calls: the configured directory for the turn step and the
+   * remote follow and push functions (`buildRemoteAgents`), `NO_REMOTE_AGENTS` for the others.
+   */
+  remoteAgents: RemoteAgents;
 }
 
 export const buildLoopRuntime = (config: RuntimeConfig, parts: LoopParts): LoopRuntime => {
@@ -63,7 +65,7 @@ export const buildLoopRuntime = (config: RuntimeConfig, parts: LoopParts): LoopR
   const logger = loggerOf(config);
   const clock = new SystemClock();
   const remote = {
-    agents: buildRemoteAgents(config, parts.fetch),
+    agents: parts.remoteAgents,
     links: new DynamoDbRemoteLinks(table),
     followers: new RemoteFollowExecutions({
       client: sfn,

@@ -7,6 +7,7 @@ import type { WebhookSender } from '../core/ports/webhook-sender.js';
 import { dynamoDbClientOf } from './aws-clients.js';
 import { buildModel } from './model.js';
 import { type DynamoDbCommandObservation, observeCommands } from './observe-commands.js';
+import { buildRemoteAgents } from './remote-agents.js';
 import type { RuntimeConfig } from './runtime-config.js';
 import { buildServiceRuntime, type ServiceRuntime } from './service-runtime.js';
 
@@ -42,7 +43,7 @@ export const buildRuntime = (config: RuntimeConfig, overrides: RuntimeOverrides 
     hooks: overrides.hooks,
     dynamodb,
     sealer: overrides.sealer,
-    fetch: overrides.fetch,
+    remoteAgents: buildRemoteAgents(config, overrides.fetch),
   });
   return {
     ...service,

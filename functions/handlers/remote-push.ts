@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { errorFields } from '../adapters/system/logger.js';
-import { lambdaLoopRuntime as lambdaRuntime } from '../composition/lambda/loop.js';
+import { lambdaRemoteRuntime as lambdaRuntime } from '../composition/lambda/remote.js';
 import type { LoopRuntime as Runtime } from '../composition/loop-runtime.js';
 import { parseRemotePushPath } from '../core/remote/webhook-path.js';
 import { isTooLarge } from '../service/body-limit.js';

@@ -49,7 +49,11 @@ const refOf = (ref: Pick<TaskRef, 'task_id'> & { agent?: { id: string } | null |
 
 export const taskView = (task: Task, readExtension: ExtensionReader): TaskView => {
   const extension = readExtension(task.metadata?.[TASK_METADATA_KEY]);
-  const usage = task.metadata?.[USAGE_METADATA_KEY] as TaskView['usage'] | undefined;
+  const usage = task.metadata?.[USAGE_METADATA_KEY] as
+    | (Omit<NonNullable<TaskView['usage']>, 'tree'> & {
+        tree?: NonNullable<TaskView['usage']>['tree'];
+      })
+    | undefined;
   return {
     id: task.id,
     context_id: task.contextId,
@@ -96,7 +100,17 @@ export const taskView = (task: Task, readExtension: ExtensionReader): TaskView =
               linked_tasks: (step.linked_tasks ?? []).map(refOf),
             })),
           },
-    usage: usage ?? null,
+    usage:
+      usage === undefined
+        ? null
+        : {
+            model_calls: usage.model_calls,
+            input_tokens: usage.input_tokens,
+            cached_input_tokens: usage.cached_input_tokens,
+            output_tokens: usage.output_tokens,
+            cost_usd: usage.cost_usd,
+            tree: usage.tree ?? null,
+          },
   };
 };
 

@@ -50,16 +50,22 @@ const SDKS_OF: Record<string, Sdk[]> = {
   push: ['dynamodb', 'kms'],
   reconcile: ['dynamodb', 'stepFunctions'],
   archive: ['dynamodb', 'stepFunctions'],
+  // Following a remote child calls its agent with the credentials configured for it.
+  'remote-follow': ['dynamodb', 'stepFunctions', 'secretsManager'],
+  'remote-push': ['dynamodb', 'stepFunctions', 'secretsManager'],
 };
 
-/** The turn step's, by the provider it is deployed with (`scripted` is refused at synth). */
+/**
+ * The turn step's, by the provider it is deployed with (`scripted` is refused at synth). Secrets
+ * Manager whatever the provider: a child on a remote agent is created with its credentials.
+ */
 const TURN_STEP_SDKS: Record<string, Sdk[]> = {
-  demo: ['dynamodb', 'stepFunctions'],
-  conformance: ['dynamodb', 'stepFunctions'],
+  demo: ['dynamodb', 'stepFunctions', 'secretsManager'],
+  conformance: ['dynamodb', 'stepFunctions', 'secretsManager'],
   openai: ['dynamodb', 'stepFunctions', 'secretsManager', 'openai'],
   'openai-chat': ['dynamodb', 'stepFunctions', 'secretsManager', 'openai'],
   anthropic: ['dynamodb', 'stepFunctions', 'secretsManager', 'anthropic'],
-  bedrock: ['dynamodb', 'stepFunctions', 'bedrock'],
+  bedrock: ['dynamodb', 'stepFunctions', 'secretsManager', 'bedrock'],
 };
 
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;

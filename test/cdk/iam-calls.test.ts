@@ -65,10 +65,6 @@ const TASK_WRITES = ['PutItem', 'UpdateItem', 'TransactWriteItems'];
  * new one fails the test until someone decides.
  */
 const NOT_CALLED = {
-  secrets: {
-    commands: ['GetSecretValue'],
-    why: "remote agents' credentials are read by the functions that call remote agents (the turn step creating children, the follow and push webhook functions); the others hold the directory's reader through the loop",
-  },
   stop: {
     commands: ['StopExecution'],
     why: 'only the A2A service cuts or cancels a running turn',
@@ -105,7 +101,7 @@ type Reason = keyof typeof NOT_CALLED;
 const REMOTE_CHILDREN: { calls: string[]; notCalled: Reason[] } = {
   calls: [
     ...TABLE_READS,
-    ...TABLE_WRITES,
+    ...TASK_WRITES,
     'StartExecution',
     'SendTaskSuccess',
     'DescribeExecution',
@@ -148,7 +144,7 @@ const CALLS: Record<string, { entry: string; calls: string[]; notCalled: Reason[
   'RemoteAgentsRegistration/Function': {
     entry: 'register-remote-agents',
     calls: [],
-    notCalled: ['secrets'],
+    notCalled: [],
   },
   A2aFunction: {
     entry: 'a2a',
@@ -163,7 +159,7 @@ const CALLS: Record<string, { entry: string; calls: string[]; notCalled: Reason[
       'Encrypt',
       'Decrypt',
     ],
-    notCalled: ['secrets', 'sendTaskFailure', 'scan'],
+    notCalled: ['sendTaskFailure', 'scan'],
   },
   PushFunction: {
     entry: 'push',
@@ -173,7 +169,7 @@ const CALLS: Record<string, { entry: string; calls: string[]; notCalled: Reason[
   ReconcileFunction: {
     entry: 'reconcile',
     calls: [...TABLE_READS, ...TASK_WRITES, 'StartExecution'],
-    notCalled: ['secrets', 'stop', 'describe', 'sendTaskFailure', 'scan', 'resume'],
+    notCalled: ['stop', 'describe', 'sendTaskFailure', 'scan', 'resume'],
   },
   'AuditArchive/ArchiveFunction': {
     entry: 'archive',

@@ -1,5 +1,6 @@
 import './source-maps.js';
 import { NO_MODEL } from '../../adapters/model/no-model.js';
+import { NO_REMOTE_AGENTS } from '../../adapters/remote/no-remote-agents.js';
 import type { StreamLeases } from '../../adapters/streams/dynamodb-stream-leases.js';
 import { readRuntimeConfig } from '../runtime-config.js';
 import { buildServiceRuntime, type ServiceRuntime } from '../service-runtime.js';
@@ -9,7 +10,10 @@ let memo: ServiceRuntime | undefined;
 
 /** The A2A function's composition root: the loop without a model, and the service's parts. */
 export const lambdaRuntime = (): ServiceRuntime => {
-  memo ??= buildServiceRuntime(readRuntimeConfig(), { model: NO_MODEL });
+  memo ??= buildServiceRuntime(readRuntimeConfig(), {
+    model: NO_MODEL,
+    remoteAgents: NO_REMOTE_AGENTS,
+  });
   return memo;
 };
 

@@ -1,6 +1,7 @@
 import './source-maps.js';
 import { buildLoopRuntime, type LoopRuntime } from '../loop-runtime.js';
 import { buildModel } from '../model.js';
+import { buildRemoteAgents } from '../remote-agents.js';
 import { readRuntimeConfig } from '../runtime-config.js';
 
 /** The turn step's runtime: the loop, with the deployment's model. */
@@ -12,7 +13,10 @@ let memo: TurnStepRuntime | undefined;
 export const lambdaRuntime = (): TurnStepRuntime => {
   if (memo === undefined) {
     const config = readRuntimeConfig();
-    memo = buildLoopRuntime(config, { model: buildModel(config) });
+    memo = buildLoopRuntime(config, {
+      model: buildModel(config),
+      remoteAgents: buildRemoteAgents(config),
+    });
   }
   return memo;
 };

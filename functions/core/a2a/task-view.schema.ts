@@ -12,6 +12,14 @@ const TaskRefViewSchema = z.strictObject({
  * renderers draw (functions/view), and the `--json` form of `tiny-harness tasks`, `watch` and
  * `send` (published as schemas/task-view.v1.json).
  */
+const usageFigures = {
+  model_calls: z.number(),
+  input_tokens: z.number(),
+  cached_input_tokens: z.number(),
+  output_tokens: z.number(),
+  cost_usd: z.number(),
+};
+
 export const TaskViewSchema = z
   .strictObject({
     id: z.string(),
@@ -76,11 +84,12 @@ export const TaskViewSchema = z
       .nullable(),
     usage: z
       .strictObject({
-        model_calls: z.number(),
-        input_tokens: z.number(),
-        cached_input_tokens: z.number(),
-        output_tokens: z.number(),
-        cost_usd: z.number(),
+        ...usageFigures,
+        /**
+         * The whole sub-task tree's total, children on remote agents as their agents report
+         * them, and the tasks whose usage is unknown; null for a task without children.
+         */
+        tree: z.strictObject({ ...usageFigures, unknown: z.array(z.string()) }).nullable(),
       })
       .nullable(),
   })
