@@ -62,7 +62,10 @@ describe('cdk synth (bundling on, slow)', () => {
     });
     console.info(`cdk synth with bundling: ${Date.now() - started} ms`);
 
-    const assets = readdirSync(outdir).filter((entry) => entry.startsWith('asset.'));
+    // Directories: a file asset (a zip CDK ships as it is) has no files to look into.
+    const assets = readdirSync(outdir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && entry.name.startsWith('asset.'))
+      .map((entry) => entry.name);
     const has = (asset: string, file: string) => existsSync(join(outdir, asset, file));
     // The web renderer's build is deployed too: the page (with no assets folder) and its assets.
     const [page, ...otherPages] = assets.filter((asset) => has(asset, 'index.html'));
