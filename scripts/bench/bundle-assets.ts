@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The file synth-bundles.ts writes the assets into, in the assembly folder. */
@@ -22,8 +23,9 @@ interface LambdaResource {
 }
 
 /**
- * Each Lambda function of a synthesized template with its asset folder: the code's S3 key is
- * `<asset hash>.zip` and the assembly keeps the bundle in `asset.<asset hash>/`.
+ * Each Lambda function of ours in a synthesized template with its asset folder: the code's S3 key
+ * is `<asset hash>.zip` and the assembly keeps the bundle in `asset.<asset hash>/`. Functions
+ * CDK brings (the web renderer's deployment, in Python) have no `index.mjs` and are not ours.
  */
 export const bundleAssetsOf = (template: unknown, outdir: string): BundleAsset[] => {
   const resources = ((template as { Resources?: Record<string, LambdaResource> }).Resources ??
@@ -37,9 +39,11 @@ export const bundleAssetsOf = (template: unknown, outdir: string): BundleAsset[]
     const parts = path.split('/');
     const id = parts.at(-1) === 'Resource' ? parts.at(-2) : parts.at(-1);
     const options = resource.Properties?.Environment?.Variables?.NODE_OPTIONS;
+    const dir = join(outdir, `asset.${key.slice(0, -'.zip'.length)}`);
+    if (!existsSync(join(dir, 'index.mjs'))) continue;
     assets.push({
       function: id ?? path,
-      dir: join(outdir, `asset.${key.slice(0, -'.zip'.length)}`),
+      dir,
       nodeOptions: typeof options === 'string' ? options : '',
     });
   }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -181,7 +181,13 @@ describe('the bundle measurements', () => {
   const dir = mkdtempSync(join(tmpdir(), 'bench-bundle-test-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('finds each function’s asset folder and NODE_OPTIONS in a synthesized template', () => {
+  it('finds each function’s asset folder and NODE_OPTIONS in a synthesized template, and only functions of ours', () => {
+    const out = join(dir, 'assembly');
+    for (const hash of ['abc123', 'def456', 'py789'])
+      mkdirSync(join(out, `asset.${hash}`), { recursive: true });
+    writeFileSync(join(out, 'asset.abc123', 'index.mjs'), '');
+    writeFileSync(join(out, 'asset.def456', 'index.mjs'), '');
+    writeFileSync(join(out, 'asset.py789', 'index.py'), '');
     const template = {
       Resources: {
         TurnStepFunctionB7603A1A: {
@@ -198,14 +204,20 @@ describe('the bundle measurements', () => {
           Metadata: { 'aws:cdk:path': 'TinyHarness-dev/AuditArchive/ArchiveFunction/Resource' },
         },
         Inline: { Type: 'AWS::Lambda::Function', Properties: { Code: { ZipFile: 'x' } } },
+        // CDK's own (the web renderer's deployment, in Python): no index.mjs.
+        CustomCDKBucketDeployment: {
+          Type: 'AWS::Lambda::Function',
+          Properties: { Code: { S3Key: 'py789.zip' } },
+          Metadata: { 'aws:cdk:path': 'TinyHarness-dev/Custom::CDKBucketDeployment/Resource' },
+        },
         Table: { Type: 'AWS::DynamoDB::Table' },
       },
     };
-    expect(bundleAssetsOf(template, '/out')).toEqual([
-      { function: 'ArchiveFunction', dir: '/out/asset.def456', nodeOptions: '' },
+    expect(bundleAssetsOf(template, out)).toEqual([
+      { function: 'ArchiveFunction', dir: join(out, 'asset.def456'), nodeOptions: '' },
       {
         function: 'TurnStepFunction',
-        dir: '/out/asset.abc123',
+        dir: join(out, 'asset.abc123'),
         nodeOptions: '--enable-source-maps',
       },
     ]);
