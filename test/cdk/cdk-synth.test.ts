@@ -62,7 +62,10 @@ describe('cdk synth (bundling on, slow)', () => {
     });
     console.info(`cdk synth with bundling: ${Date.now() - started} ms`);
 
-    const assets = readdirSync(outdir).filter((entry) => entry.startsWith('asset.'));
+    // Staged directories; file assets (the bucket deployment's AWS CLI layer, a zip) aside.
+    const assets = readdirSync(outdir).filter(
+      (entry) => entry.startsWith('asset.') && statSync(join(outdir, entry)).isDirectory()
+    );
     const has = (asset: string, file: string) => existsSync(join(outdir, asset, file));
     // The web renderer's build is deployed too: the page (with no assets folder) and its assets.
     const [page, ...otherPages] = assets.filter((asset) => has(asset, 'index.html'));
