@@ -171,8 +171,10 @@ export class A2aApi extends Construct {
       allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
       maxAge: Duration.hours(1),
     };
+    // The card too: the SDK asks for it with an A2A-Version header, so even that GET is preflighted.
     const methods = [
       this.restApi.root.addCorsPreflight(preflight),
+      this.restApi.root.resourceForPath(AGENT_CARD_PATH.join('/')).addCorsPreflight(preflight),
       this.#proxy.addCorsPreflight(preflight),
     ];
     const headers = {

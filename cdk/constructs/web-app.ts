@@ -22,7 +22,7 @@ import {
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
-import { OAuthScope, type UserPoolClient } from 'aws-cdk-lib/aws-cognito';
+import { type CfnUserPoolClient, OAuthScope, type UserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
@@ -142,6 +142,11 @@ export class WebApp extends Construct {
       enableTokenRevocation: true,
       preventUserExistenceErrors: true,
     });
+    // Sign-in is the hosted UI's alone; the page only refreshes its tokens (CDK leaves the flows
+    // unset for `authFlows: {}`, which Cognito reads as SRP and custom authentication too).
+    (this.client.node.defaultChild as CfnUserPoolClient).explicitAuthFlows = [
+      'ALLOW_REFRESH_TOKEN_AUTH',
+    ];
 
     this.config = WebConfigSchema.parse({
       api_url: props.apiUrl,

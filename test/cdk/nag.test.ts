@@ -84,6 +84,7 @@ describe('cdk-nag AwsSolutions', () => {
         .map(({ path }) => path);
     const open = [
       'TinyHarness-dev/A2aApi/RestApi/Default/.well-known/agent-card.json/GET',
+      'TinyHarness-dev/A2aApi/RestApi/Default/.well-known/agent-card.json/OPTIONS',
       'TinyHarness-dev/A2aApi/RestApi/Default/remote-agents/push/{parentId}/{linkId}/POST',
       'TinyHarness-dev/A2aApi/RestApi/Default/OPTIONS',
       'TinyHarness-dev/A2aApi/RestApi/Default/{proxy+}/OPTIONS',
