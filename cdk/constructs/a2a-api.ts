@@ -74,6 +74,7 @@ export class A2aApi extends Construct {
   readonly restApi: RestApi;
   readonly #proxy: ReturnType<RestApi['root']['addResource']>;
   readonly #unauthorized: GatewayResponse;
+  readonly #rateLimit: A2aRateLimit;
   /**
    * `https://<api id>.execute-api.<region>.<suffix>/<stage>`, built from the API id and the
    * literal stage name: `restApi.url` references the stage, which depends on the methods, which
@@ -147,7 +148,7 @@ export class A2aApi extends Construct {
       responseHeaders: { 'WWW-Authenticate': `'${WWW_AUTHENTICATE}'` },
     });
 
-    new A2aRateLimit(this, 'RateLimit', {
+    this.#rateLimit = new A2aRateLimit(this, 'RateLimit', {
       stage: this.restApi.deploymentStage,
       requestsPerMinute: props.callerRequestsPerMinute,
     });
@@ -165,6 +166,7 @@ export class A2aApi extends Construct {
    * them. The A2A function names the origin on its answers (TINY_HARNESS_WEB_ORIGIN).
    */
   allowBrowserOrigin(origin: string): void {
+    this.#rateLimit.allowBrowserOrigin(origin);
     const preflight = {
       allowOrigins: [origin],
       allowHeaders: [...BROWSER_REQUEST_HEADERS],

@@ -32,18 +32,20 @@ const visibility = (metricName: string): CfnWebACL.VisibilityConfigProperty => (
 });
 
 /** Blocked requests get 429 with Retry-After, as the local shim answers. */
-const throttled: CfnWebACL.RuleActionProperty = {
+const throttled = (
+  responseHeaders: CfnWebACL.CustomHTTPHeaderProperty[]
+): CfnWebACL.RuleActionProperty => ({
   block: {
-    customResponse: {
-      responseCode: 429,
-      customResponseBodyKey: 'throttled',
-      responseHeaders: [{ name: 'Retry-After', value: String(RATE_WINDOW_SECONDS) }],
-    },
+    customResponse: { responseCode: 429, customResponseBodyKey: 'throttled', responseHeaders },
   },
-};
+});
 
 export class A2aRateLimit extends Construct {
   readonly webAcl: CfnWebACL;
+  /** The 429's headers; the rules' actions hold this array, so what is added later is sent. */
+  readonly #headers: CfnWebACL.CustomHTTPHeaderProperty[] = [
+    { name: 'Retry-After', value: String(RATE_WINDOW_SECONDS) },
+  ];
 
   constructor(scope: Construct, id: string, props: A2aRateLimitProps) {
     super(scope, id);
@@ -60,7 +62,7 @@ export class A2aRateLimit extends Construct {
         {
           name: 'PerCaller',
           priority: 0,
-          action: throttled,
+          action: throttled(this.#headers),
           visibilityConfig: visibility(`${prefix}PerCaller`),
           statement: {
             rateBasedStatement: {
@@ -82,7 +84,7 @@ export class A2aRateLimit extends Construct {
         {
           name: 'PerAddress',
           priority: 1,
-          action: throttled,
+          action: throttled(this.#headers),
           visibilityConfig: visibility(`${prefix}PerAddress`),
           statement: {
             rateBasedStatement: {
@@ -98,5 +100,17 @@ export class A2aRateLimit extends Construct {
       resourceArn: props.stage.stageArn,
       webAclArn: this.webAcl.attrArn,
     });
+  }
+
+  /**
+   * A page of `origin` reads the 429 too (its status and Retry-After), so it waits and retries
+   * instead of seeing a network error: WAF answers before API Gateway's CORS can.
+   */
+  allowBrowserOrigin(origin: string): void {
+    this.#headers.push(
+      { name: 'Access-Control-Allow-Origin', value: origin },
+      { name: 'Access-Control-Expose-Headers', value: 'Retry-After' },
+      { name: 'Vary', value: 'Origin' }
+    );
   }
 }

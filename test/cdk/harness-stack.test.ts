@@ -637,10 +637,15 @@ describe('A2A per-caller rate limits (WAF)', () => {
         },
       ],
     });
-    expect(perCaller?.Action.Block.CustomResponse).toEqual({
+    expect(perCaller?.Action.Block.CustomResponse).toMatchObject({
       ResponseCode: 429,
       CustomResponseBodyKey: 'throttled',
-      ResponseHeaders: [{ Name: 'Retry-After', Value: '60' }],
+    });
+    // The web renderer's origin follows it (test/cdk/web-app.test.ts).
+    const headers = perCaller?.Action.Block.CustomResponse.ResponseHeaders as unknown[];
+    expect(headers[0]).toEqual({
+      Name: 'Retry-After',
+      Value: '60',
     });
     expect(webAcl?.Properties.CustomResponseBodies.throttled).toMatchObject({
       ContentType: 'APPLICATION_JSON',

@@ -295,6 +295,32 @@ describe('the A2A API, called from the page (CORS)', () => {
     );
   });
 
+  it("names the origin on WAF's 429, which answers before API Gateway does", () => {
+    const [acl] = Object.values(template.findResources('AWS::WAFv2::WebACL'));
+    const rules = acl?.Properties.Rules as Array<{
+      Name: string;
+      Action: {
+        Block: {
+          CustomResponse: {
+            ResponseCode: number;
+            ResponseHeaders: Array<{ Name: string; Value: unknown }>;
+          };
+        };
+      };
+    }>;
+    expect(rules.map((rule) => rule.Name)).toEqual(['PerCaller', 'PerAddress']);
+    for (const rule of rules) {
+      const response = rule.Action.Block.CustomResponse;
+      expect(response.ResponseCode, rule.Name).toBe(429);
+      const headers = new Map(
+        response.ResponseHeaders.map((header) => [header.Name, flatten(header.Value)])
+      );
+      expect(headers.get('Access-Control-Allow-Origin'), rule.Name).toBe(ORIGIN);
+      expect(headers.get('Access-Control-Expose-Headers'), rule.Name).toBe('Retry-After');
+      expect(headers.get('Retry-After'), rule.Name).toBe('60');
+    }
+  });
+
   it('tells the A2A function the origin, which names it on its own answers', () => {
     expect(flatten(a2aEnvironment().Variables[ENV.webOrigin])).toBe(ORIGIN);
     expect(ENV.webOrigin).toBe('TINY_HARNESS_WEB_ORIGIN');
