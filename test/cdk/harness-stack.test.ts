@@ -204,9 +204,12 @@ describe('push consumer', () => {
     });
   });
 
-  it('passes only inserted events of a task log, never a task record', () => {
+  it('passes only inserted events of a task log marked for push, never a task record', () => {
     expect(filterPatterns(mapping())).toEqual([
-      { eventName: ['INSERT'], dynamodb: { NewImage: { sk: { S: [{ prefix: 'EVT#' }] } } } },
+      {
+        eventName: ['INSERT'],
+        dynamodb: { NewImage: { sk: { S: [{ prefix: 'EVT#' }] }, push: { BOOL: [true] } } },
+      },
     ]);
   });
 

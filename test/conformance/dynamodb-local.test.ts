@@ -185,6 +185,56 @@ describe('DynamoDB table and items', () => {
     );
   });
 
+  it('marks for push delivery the events committed while the task has a push config, and no others', async () => {
+    const pushConfigs = new DynamoDbPushConfigStore({ client, tableName });
+    const { record: created } = await store.commit({
+      kind: 'create',
+      record: makeRecord(uid('task')),
+      events: [{ kind: 'task', task: makeRecord('e1').task }],
+    });
+    if (created === undefined) throw new Error('created');
+    const taskId = created.task.id;
+    const config = {
+      taskId,
+      id: 'hook',
+      ownerId: 'alice',
+      url: 'https://hooks.example.com/',
+      token: '',
+      authentication: null,
+    };
+    await pushConfigs.put(config);
+    const configured = (await store.get(taskId))!;
+    const { record: second } = await store.commit({
+      kind: 'update',
+      base: configured,
+      record: changed(configured, { turn: 1 }),
+      events: [{ kind: 'task', task: configured.task }],
+    });
+    await pushConfigs.delete(taskId, 'hook');
+    const bare = (await store.get(taskId))!;
+    await store.commit({
+      kind: 'update',
+      base: bare,
+      record: changed(bare, { turn: 2 }),
+      events: [{ kind: 'task', task: bare.task }],
+    });
+    const { Items: events = [] } = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :evt)',
+        ExpressionAttributeValues: { ':pk': { S: `TASK#${taskId}` }, ':evt': { S: 'EVT#' } },
+        ConsistentRead: true,
+      })
+    );
+    expect(events.map((item) => [item.seq?.N, item[ATTR.push]?.BOOL])).toEqual([
+      ['1', undefined],
+      ['2', true],
+      ['3', undefined],
+    ]);
+    expect(second?.pushConfigured).toBe(true);
+    expect((await rawTaskItem(taskId))?.[ATTR.pushIds]).toBeUndefined();
+  });
+
   it('refuses corrupt stored records with InvalidTaskRecordError', async () => {
     const { record: created } = await store.commit({
       kind: 'create',

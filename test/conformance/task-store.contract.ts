@@ -557,8 +557,49 @@ export const describeTaskStoreContract = (
       it('stores push configs where the push-config store reads them', async () => {
         const record = makeRecord(uid('task'));
         const config = pushConfig(record.task.id, 'p1');
-        await create(record, { pushConfigs: [config] });
+        const created = await create(record, { pushConfigs: [config] });
         expect(await fixture.pushConfigs.get(record.task.id, 'p1')).toEqual(config);
+        expect(created.pushConfigured).toBe(true);
+        expect((await store.get(record.task.id))?.pushConfigured).toBe(true);
+      });
+
+      it('a record read says whether the task has a push config; a config’s put or delete is not a new version', async () => {
+        const created = await create(makeRecord(uid('task')));
+        const taskId = created.task.id;
+        expect(created.pushConfigured).toBeUndefined();
+        await fixture.pushConfigs.put(pushConfig(taskId, 'p1'));
+        await fixture.pushConfigs.put(pushConfig(taskId, 'p2'));
+        const configured = (await store.get(taskId)) as TaskRecord;
+        expect(configured).toMatchObject({ version: created.version, pushConfigured: true });
+        await fixture.pushConfigs.delete(taskId, 'p1');
+        expect((await store.get(taskId))?.pushConfigured).toBe(true);
+        await fixture.pushConfigs.delete(taskId, 'p2');
+        await fixture.pushConfigs.delete(taskId, 'p2');
+        const none = (await store.get(taskId)) as TaskRecord;
+        expect(none.pushConfigured).toBeUndefined();
+        expect(none.version).toBe(created.version);
+        const [listed] = await store
+          .list({ participantId: 'alice' })
+          .then((records) => records.filter((record) => record.task.id === taskId));
+        expect(listed?.pushConfigured).toBeUndefined();
+      });
+
+      it('refuses a commit made on a record read before the task’s first push config came or its last went', async () => {
+        const created = await create(makeRecord(uid('task')));
+        const taskId = created.task.id;
+        await fixture.pushConfigs.put(pushConfig(taskId, 'p1'));
+        await expect(update(created, changed(created, { turn: 1 }))).rejects.toBeInstanceOf(
+          ConcurrencyConflictError
+        );
+        const configured = (await store.get(taskId)) as TaskRecord;
+        const next = await update(configured, changed(configured, { turn: 2 }));
+        expect(next.pushConfigured).toBe(true);
+        await fixture.pushConfigs.delete(taskId, 'p1');
+        await expect(update(next, changed(next, { turn: 3 }))).rejects.toBeInstanceOf(
+          ConcurrencyConflictError
+        );
+        const again = (await store.get(taskId)) as TaskRecord;
+        expect((await update(again, changed(again, { turn: 4 }))).pushConfigured).toBeUndefined();
       });
     });
 

@@ -210,15 +210,17 @@ describe("the stack's stream filter", () => {
 describe("the push consumer's stream filter", () => {
   const filters = [JSON.parse(PUSH_FILTER.pattern) as FilterPattern];
 
-  it('passes an appended event, and nothing else of the event log or the task', async () => {
+  it('passes an appended event of a task with a push config, and nothing else of the event log or the task', async () => {
     const { childWrite } = await parentAndChild();
     const task = childWrite.after.task;
     const taskId = task.id;
-    const event = encodeEvent(taskId, 1, { kind: 'task', task });
+    const event = encodeEvent(taskId, 1, { kind: 'task', task }, true);
+    const unmarked = encodeEvent(taskId, 2, { kind: 'task', task });
     const counter = { ...key(taskId, SORT_KEY_VALUE.inboxCounter), seq: { N: '1' } };
     const marker = markerItem(taskId, inboxIdSk('m-1'), ITEM_TYPE.inboxId, 'm-1', 1);
 
     expect(passesFilters(record('INSERT', event), filters)).toBe(true);
+    expect(passesFilters(record('INSERT', unmarked), filters)).toBe(false);
     expect(passesFilters(record('MODIFY', event, event), filters)).toBe(false);
     expect(passesFilters(record('REMOVE', undefined, event), filters)).toBe(false);
     expect(passesFilters(record('INSERT', counter), filters)).toBe(false);

@@ -1,4 +1,10 @@
-import { DeleteItemCommand, type DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteItemCommand,
+  type DynamoDBClient,
+  PutItemCommand,
+  type TransactWriteItem,
+  TransactWriteItemsCommand,
+} from '@aws-sdk/client-dynamodb';
 import type { PushConfig, PushConfigStore } from '../../core/ports/push-config-store.js';
 import type { DynamoDbTableOptions } from './dynamodb-task-store.js';
 import {
@@ -7,14 +13,18 @@ import {
   isStorableTaskId,
   key,
   pushConfigSk,
+  taskKey,
 } from './item-codec.js';
-import { KEY_PREFIX, PARTITION_KEY, SORT_KEY, taskPk } from './table.js';
-import { getItem, queryAll } from './table-io.js';
+import { ATTR, KEY_PREFIX, PARTITION_KEY, SORT_KEY, taskPk } from './table.js';
+import { cancellationCodes, getItem, queryAll } from './table-io.js';
 
 /**
  * Push-notification configs on the single table (table.ts): one item per config in the task's
- * partition, `sk = PUSH#<configId>`. A put replaces, a delete of nothing succeeds: neither races
- * anything that needs a condition, so both are plain writes.
+ * partition, `sk = PUSH#<configId>`. A put replaces, a delete of nothing succeeds. With the
+ * config, its id joins (or leaves) the task record's `push_ids`, in one transaction: the task
+ * store marks the events committed while that set exists, and the push function's stream filter
+ * passes only those, so a task without a config costs delivery nothing. A config of a task the
+ * table does not hold (none the service writes) is stored alone.
  */
 export class DynamoDbPushConfigStore implements PushConfigStore {
   readonly #client: DynamoDBClient;
@@ -27,7 +37,12 @@ export class DynamoDbPushConfigStore implements PushConfigStore {
 
   async put(config: PushConfig): Promise<PushConfig> {
     const item = encodePushConfig(config);
-    await this.#client.send(new PutItemCommand({ TableName: this.#table, Item: item }));
+    await this.#withRecordMark(
+      { Put: { TableName: this.#table, Item: item } },
+      config.taskId,
+      'ADD',
+      config.id
+    );
     return decodePushConfig(item, config.taskId);
   }
 
@@ -57,8 +72,41 @@ export class DynamoDbPushConfigStore implements PushConfigStore {
 
   async delete(taskId: string, configId: string): Promise<void> {
     if (!isStorableTaskId(taskId)) return;
-    await this.#client.send(
-      new DeleteItemCommand({ TableName: this.#table, Key: key(taskId, pushConfigSk(configId)) })
+    await this.#withRecordMark(
+      { Delete: { TableName: this.#table, Key: key(taskId, pushConfigSk(configId)) } },
+      taskId,
+      'DELETE',
+      configId
     );
+  }
+
+  /** `write`, and the config's id added to or taken from the task record's set, at once. */
+  async #withRecordMark(
+    write: TransactWriteItem,
+    taskId: string,
+    action: 'ADD' | 'DELETE',
+    configId: string
+  ): Promise<void> {
+    const mark: TransactWriteItem = {
+      Update: {
+        TableName: this.#table,
+        Key: taskKey(taskId),
+        UpdateExpression: `${action} #pushIds :id`,
+        ConditionExpression: 'attribute_exists(#pk)',
+        ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#pushIds': ATTR.pushIds },
+        ExpressionAttributeValues: { ':id': { SS: [configId] } },
+      },
+    };
+    try {
+      await this.#client.send(new TransactWriteItemsCommand({ TransactItems: [write, mark] }));
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      if (codes?.[1] !== 'ConditionalCheckFailed' || codes[0] === 'ConditionalCheckFailed') {
+        throw error;
+      }
+      // No such task: the config alone (there are no events to mark).
+      if (write.Put !== undefined) await this.#client.send(new PutItemCommand(write.Put));
+      if (write.Delete !== undefined) await this.#client.send(new DeleteItemCommand(write.Delete));
+    }
   }
 }

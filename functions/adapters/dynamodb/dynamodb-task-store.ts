@@ -124,12 +124,13 @@ export class DynamoDbTaskStore implements TaskStore {
       },
     });
     const eventBase = commit.kind === 'update' ? commit.base.eventSeq : 0;
+    const push = recordWrite.record?.pushConfigured === true;
     const others: TransactWriteItem[] = [
       ...(commit.kind === 'guarded' ? [] : (commit.history ?? [])).flatMap((entry) =>
         splitData(encodeHistoryEntry(taskId, entry)).map((item) => put(item))
       ),
       ...(commit.kind === 'guarded' ? [] : (commit.events ?? [])).map((event, index) =>
-        put(encodeEvent(taskId, eventBase + index + 1, event), ITEM_ABSENT)
+        put(encodeEvent(taskId, eventBase + index + 1, event, push), ITEM_ABSENT)
       ),
       // An item's parts are the ones its encoding makes: the same item encodes the same way.
       ...(commit.kind === 'guarded' ? [] : (commit.consumed ?? [])).flatMap((item) =>
@@ -239,22 +240,37 @@ export class DynamoDbTaskStore implements TaskStore {
 
   /** The record's part of a commit: its action(s) and the record as stored after it. */
   #recordWrite(commit: TaskCommit): { actions: TransactWriteItem[]; record?: TaskRecord } {
+    const pushIds = (commit.pushConfigs ?? []).map((config) => config.id);
     if (commit.kind === 'guarded') {
+      const check = {
+        TableName: this.#table,
+        Key: taskKey(commit.taskId),
+        ConditionExpression: commit.unparked ? `${TASK_OPEN} AND ${NOT_PARKED}` : TASK_OPEN,
+        ExpressionAttributeNames: {
+          '#pk': PARTITION_KEY,
+          '#state': ATTR.state,
+          ...(commit.unparked ? { '#parked': ATTR.parked } : {}),
+        },
+        ExpressionAttributeValues: {
+          ...TERMINAL_STATE_VALUES,
+          ...(commit.unparked ? { ':false': { BOOL: false } } : {}),
+        },
+      };
+      if (pushIds.length === 0) return { actions: [{ ConditionCheck: check }] };
+      // An inline push config is named on the record (not a new version of it).
       return {
         actions: [
           {
-            ConditionCheck: {
-              TableName: this.#table,
-              Key: taskKey(commit.taskId),
-              ConditionExpression: commit.unparked ? `${TASK_OPEN} AND ${NOT_PARKED}` : TASK_OPEN,
+            Update: {
+              ...check,
+              UpdateExpression: 'ADD #pushIds :pushIds',
               ExpressionAttributeNames: {
-                '#pk': PARTITION_KEY,
-                '#state': ATTR.state,
-                ...(commit.unparked ? { '#parked': ATTR.parked } : {}),
+                ...check.ExpressionAttributeNames,
+                '#pushIds': ATTR.pushIds,
               },
               ExpressionAttributeValues: {
-                ...TERMINAL_STATE_VALUES,
-                ...(commit.unparked ? { ':false': { BOOL: false } } : {}),
+                ...check.ExpressionAttributeValues,
+                ':pushIds': { SS: pushIds },
               },
             },
           },
@@ -264,9 +280,14 @@ export class DynamoDbTaskStore implements TaskStore {
     const taskId = commit.record.task.id;
     const eventSeq =
       (commit.kind === 'update' ? commit.base.eventSeq : 0) + (commit.events?.length ?? 0);
+    const pushConfigured =
+      pushIds.length > 0 || (commit.kind === 'update' && commit.base.pushConfigured === true);
     const stored = { ...commit.record, eventSeq };
     if (commit.kind === 'create') {
-      const { item, participantIds } = encodeTaskRecord(stored, 1);
+      const created = encodeTaskRecord(stored, 1);
+      const participantIds = created.participantIds;
+      const item: Item =
+        pushIds.length === 0 ? created.item : { ...created.item, [ATTR.pushIds]: { SS: pushIds } };
       return {
         actions: [
           {
@@ -306,13 +327,23 @@ export class DynamoDbTaskStore implements TaskStore {
     ];
     return {
       actions: [
-        { Update: this.#recordUpdate(taskId, attributes, commit.base.version, next) },
+        {
+          Update: this.#recordUpdate(taskId, attributes, {
+            expected: commit.base.version,
+            next,
+            pushConfigured: commit.base.pushConfigured === true,
+            pushIds,
+          }),
+        },
         ...membership,
       ],
-      record: decodeTaskRecord(
-        { ...taskKey(taskId), ...attributes.set, [ATTR.version]: { N: String(next) } },
-        taskId
-      ),
+      record: {
+        ...decodeTaskRecord(
+          { ...taskKey(taskId), ...attributes.set, [ATTR.version]: { N: String(next) } },
+          taskId
+        ),
+        ...(pushConfigured ? { pushConfigured: true as const } : {}),
+      },
     };
   }
 
@@ -373,12 +404,19 @@ export class DynamoDbTaskStore implements TaskStore {
     return last - n + 1;
   }
 
-  /** The record's UpdateItem: SET every attribute, REMOVE absent index keys, version-checked. */
-  #recordUpdate(taskId: string, attributes: TaskRecordAttributes, expected: number, next: number) {
-    const names: Record<string, string> = { '#version': ATTR.version };
+  /**
+   * The record's UpdateItem: SET every attribute, REMOVE absent index keys, ADD inline push
+   * config ids; checked against the version read and whether the task had a push config then.
+   */
+  #recordUpdate(
+    taskId: string,
+    attributes: TaskRecordAttributes,
+    read: { expected: number; next: number; pushConfigured: boolean; pushIds: string[] }
+  ) {
+    const names: Record<string, string> = { '#version': ATTR.version, '#pushIds': ATTR.pushIds };
     const values: Item = {
-      ':expectedVersion': { N: String(expected) },
-      ':nextVersion': { N: String(next) },
+      ':expectedVersion': { N: String(read.expected) },
+      ':nextVersion': { N: String(read.next) },
     };
     const sets = ['#version = :nextVersion'];
     Object.entries(attributes.set).forEach(([name, value], index) => {
@@ -390,11 +428,18 @@ export class DynamoDbTaskStore implements TaskStore {
       names[`#r${index}`] = name;
       return `#r${index}`;
     });
+    if (read.pushIds.length > 0) values[':pushIds'] = { SS: read.pushIds };
     return {
       TableName: this.#table,
       Key: taskKey(taskId),
-      UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
-      ConditionExpression: VERSION_MATCHES,
+      UpdateExpression: [
+        `SET ${sets.join(', ')}`,
+        ...(removes.length > 0 ? [`REMOVE ${removes.join(', ')}`] : []),
+        ...(read.pushIds.length > 0 ? ['ADD #pushIds :pushIds'] : []),
+      ].join(' '),
+      ConditionExpression: `${VERSION_MATCHES} AND ${
+        read.pushConfigured ? 'attribute_exists(#pushIds)' : 'attribute_not_exists(#pushIds)'
+      }`,
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
     } satisfies Update;

@@ -52,6 +52,7 @@ export type ItemImage = Readonly<
       N?: string | undefined;
       NULL?: boolean | undefined;
       BOOL?: boolean | undefined;
+      SS?: readonly string[] | undefined;
     }
   >
 >;
@@ -297,8 +298,17 @@ export const decodeTaskRecord = (image: ItemImage, taskId?: string): TaskRecord 
     throw invalid(`task (id ${JSON.stringify(task.id)} stored under ${JSON.stringify(taskId)})`);
   }
   const loop = parseWith(LoopStateSchema, readJson(image, ATTR.loop, 'loop state'), 'loop state');
-  return { task, loop, version: decodeVersion(image), eventSeq: decodeEventSeq(image) };
+  return {
+    task,
+    loop,
+    version: decodeVersion(image),
+    eventSeq: decodeEventSeq(image),
+    ...(hasPushIds(image) ? { pushConfigured: true } : {}),
+  };
 };
+
+/** Whether a record item names a push config (DynamoDB drops a string set's last element). */
+export const hasPushIds = (image: ItemImage): boolean => (image[ATTR.pushIds]?.SS?.length ?? 0) > 0;
 
 /** The newest event's seq the record names (0 for a record written before it had one). */
 export const decodeEventSeq = (image: ItemImage): number =>
@@ -466,14 +476,20 @@ export const eventFromJson = (json: unknown): TaskEvent => {
   }
 };
 
-export const encodeEvent = (taskId: string, seq: number, event: TaskEvent): Item =>
-  sequenced(
+/**
+ * An event of a task's log; `push` marks it for the push function (the task has a push config),
+ * whose stream filter passes nothing else.
+ */
+export const encodeEvent = (taskId: string, seq: number, event: TaskEvent, push = false): Item => {
+  const item = sequenced(
     taskId,
     eventSk(seq),
     ITEM_TYPE.event,
     seq,
     refuseInvalid(StoredEventSchema, eventToJson(event), 'event')
   );
+  return push ? { ...item, [ATTR.push]: { BOOL: true } } : item;
+};
 
 export const decodeEvent = (image: ItemImage): LoggedEvent => {
   const seq = readInt(image, ATTR.seq, 'event', 1);

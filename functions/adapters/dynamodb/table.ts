@@ -100,6 +100,14 @@ export const ATTR = {
   eventSeq: 'evt_seq',
   /** Whether an execution is parked on the task (its token is on the record). */
   parked: 'parked',
+  /**
+   * On the task record: the ids of the task's push configs (a string set, absent when there is
+   * none). Not part of the record's version: a config's put or delete adds or takes its id, and a
+   * commit is conditioned on whether the set existed when the record was read.
+   */
+  pushIds: 'push_ids',
+  /** On an event: true when the task had a push config as the event was committed. */
+  push: 'push',
   /** Seq of a history entry / inbox item / event, and of counters (their last seq). */
   seq: 'seq',
   /** JSON payload of history entries, inbox items, once values and events. */

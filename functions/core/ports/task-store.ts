@@ -13,6 +13,14 @@ export interface TaskRecord {
   version: number;
   /** Seq of the newest event of the task's log (0 before any): a commit's events follow it. */
   eventSeq: number;
+  /**
+   * Present (true) when the task had a push config as the record was read. Kept by the store
+   * beside the record, not part of its version: a config's put or delete never races a turn, but
+   * a commit made on a record read before the task's first config came or its last went is
+   * refused (and decided again), so the store can mark the events committed while a config exists
+   * for delivery, and delivery reads configs for those events only.
+   */
+  pushConfigured?: true;
 }
 
 export interface TaskQuery {

@@ -68,11 +68,13 @@ const encodeTask = (task: Task): string => {
 const encodeLoop = (loop: LoopState): string =>
   toJsonText(checked(LoopStateSchema, loop, 'loop state'));
 
-const decodeRecord = (stored: StoredRecord): TaskRecord => ({
+/** The record as read: with `pushConfigured` while the task's partition holds a push config. */
+const decodeRecord = (stored: StoredRecord, partition: TaskPartition | undefined): TaskRecord => ({
   task: Task.fromJSON(JSON.parse(stored.task)),
   loop: JSON.parse(stored.loop) as LoopState,
   version: stored.version,
   eventSeq: stored.eventSeq,
+  ...((partition?.pushConfigs.size ?? 0) > 0 ? { pushConfigured: true as const } : {}),
 });
 
 const participantIdsOf = (task: Task): string[] => {
@@ -135,9 +137,12 @@ export class InMemoryTaskStore implements TaskStore {
       if (stored === undefined || stored.version !== commit.base.version) {
         throw conflict(`task ${taskId}: stored version is not ${commit.base.version}`);
       }
+      if ((commit.base.pushConfigured === true) !== (partition?.pushConfigs.size ?? 0) > 0) {
+        throw conflict(`task ${taskId}: its push configs came or went since it was read`);
+      }
     }
     if (commit.kind === 'guarded') {
-      const current = stored === undefined ? undefined : decodeRecord(stored);
+      const current = stored === undefined ? undefined : decodeRecord(stored, partition);
       if (current === undefined || isTerminalState(current.task.status?.state ?? 0)) {
         throw conflict(`task ${taskId} is missing or has ended`);
       }
@@ -197,14 +202,14 @@ export class InMemoryTaskStore implements TaskStore {
     for (const [key, text] of audit) target.audit.set(key, text);
     for (const config of pushConfigs) target.pushConfigs.set(config.id, toJsonText(config));
     return {
-      ...(record === undefined ? {} : { record: decodeRecord(record) }),
+      ...(record === undefined ? {} : { record: decodeRecord(record, target) }),
       enqueued: enqueued.map((item) => item.seq),
     };
   }
 
   async get(taskId: string): Promise<TaskRecord | undefined> {
     const stored = this.#tasks.get(taskId)?.record;
-    return stored === undefined ? undefined : decodeRecord(stored);
+    return stored === undefined ? undefined : decodeRecord(stored, this.#tasks.get(taskId));
   }
 
   async list(query: TaskQuery): Promise<TaskRecord[]> {
@@ -214,7 +219,7 @@ export class InMemoryTaskStore implements TaskStore {
     const records: TaskRecord[] = [];
     for (const partition of this.#tasks.values()) {
       if (partition.record === undefined) continue;
-      const record = decodeRecord(partition.record);
+      const record = decodeRecord(partition.record, partition);
       if (contextId !== undefined && record.task.contextId !== contextId) continue;
       if (participantId !== undefined && !participantIdsOf(record.task).includes(participantId)) {
         continue;
