@@ -14,11 +14,10 @@ export const withUsageTree = async (
   deps: { loop: Pick<LoopDeps, 'store'>; remote: { links: RemoteLinks } },
   task: Task
 ): Promise<Task> => {
-  const tree = await usageTree(deps.loop.store, task.id, async (parentId) => {
+  const tree = await usageTree(deps.loop.store, task, async (parentId) => {
     const links = await deps.remote.links.list(parentId);
     return new Map(links.map((link) => [childIdOf(link), link.usage]));
   });
-  if (tree === undefined) return task;
   return {
     ...task,
     metadata: {

@@ -96,13 +96,20 @@ export const receiveMessage = async (deps: LoopDeps, input: ReceiveInput): Promi
   let given = input.record;
   /** The task as the decision saw it: what the caller answers with (a receipt's `task`). */
   let seen: TaskRecord | undefined;
+  // A message for the model is enqueued under its id, which the commit refuses when the id was
+  // taken in before: its first decision assumes it new, so only a duplicate costs the id's read
+  // (a second decision). Anything else acts before its commit (a control, a /sub-task's child)
+  // and reads the id first.
+  let assumeNew = queuesText && envelope === undefined;
 
   const { result: step, committed } = await decideAndCommit<[TaskRecord, number | undefined], Step>(
     deps,
     () => {
       const record = given ?? loadRecord(deps, taskId);
+      const seenAt = assumeNew ? undefined : deps.store.inboxSeqOf(taskId, message.messageId);
       given = undefined;
-      return Promise.all([record, deps.store.inboxSeqOf(taskId, message.messageId)]);
+      assumeNew = false;
+      return Promise.all([record, seenAt]);
     },
     async ([record, seenAt]): Promise<Decision<Step>> => {
       seen = record;

@@ -116,20 +116,20 @@ const remoteLeaf = (
       };
 
 /**
- * The cost ledger of a task and its sub-task tree. Children on this harness are read from their
- * records; a child on a remote agent counts what its agent reports under our usage key (another
- * tiny-harness reports its own tree), and one that reports nothing is unknown, never zero. Read
- * on demand, so it is never out of step with the records.
+ * The cost ledger of a task (as the caller holds it: the root is not read again) and its
+ * sub-task tree. Children on this harness are read from their records; a child on a remote agent
+ * counts what its agent reports under our usage key (another tiny-harness reports its own tree),
+ * and one that reports nothing is unknown, never zero. Read on demand, so it is never out of step
+ * with the records.
  */
 export const usageTree = async (
   store: TaskStore,
-  taskId: string,
+  task: Task,
   remoteUsageOf?: RemoteUsageOf
-): Promise<UsageTree | undefined> => {
-  const record = await store.get(taskId);
-  if (record === undefined) return undefined;
-  const own = readUsage(record.task);
-  const rows = readExtension(record.task).sub_tasks;
+): Promise<UsageTree> => {
+  const taskId = task.id;
+  const own = readUsage(task);
+  const rows = readExtension(task).sub_tasks;
   const reported =
     remoteUsageOf !== undefined && rows.some((row) => row.agent !== null)
       ? await remoteUsageOf(taskId)
@@ -140,8 +140,8 @@ export const usageTree = async (
       children.push(remoteLeaf(row.task_id, row.agent.id, reported.get(row.task_id)));
       continue;
     }
-    const child = await usageTree(store, row.task_id, remoteUsageOf);
-    if (child !== undefined) children.push(child);
+    const child = await store.get(row.task_id);
+    if (child !== undefined) children.push(await usageTree(store, child.task, remoteUsageOf));
   }
   return {
     taskId,

@@ -28,6 +28,8 @@ export class ObservedTaskStore implements TaskStore {
   readonly commits: ObservedCommit[] = [];
   /** Reads of task records (`get`), per task id. */
   readonly recordReads = new Map<string, number>();
+  /** Reads of an inbox item id's seq (`inboxSeqOf`): the dedupe check of a message. */
+  idReads = 0;
 
   constructor(inner: TaskStore) {
     this.#inner = inner;
@@ -61,6 +63,7 @@ export class ObservedTaskStore implements TaskStore {
     return this.#inner.readInbox(taskId);
   }
   inboxSeqOf(taskId: string, itemId: string): Promise<number | undefined> {
+    this.idReads++;
     return this.#inner.inboxSeqOf(taskId, itemId);
   }
   getAudit<T>(taskId: string, key: string): Promise<T | undefined> {

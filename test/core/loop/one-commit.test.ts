@@ -68,6 +68,39 @@ describe('each step operation reads the task record once and commits once per de
     });
   });
 
+  it('a message for the model, given the task as its caller read it, reads nothing more; only a duplicate reads its id', async () => {
+    const { harness } = harnessWith([{ text: 'hi' }]);
+    const { deps, store } = harness;
+    const { record } = await startTask(deps, { message: textMessage('go'), sender: ALICE });
+    const taskId = record.task.id;
+    const message = textMessage('more');
+    const counted = async (given: typeof record) => {
+      const [reads, idReads, commits] = [
+        store.recordReads.get(taskId) ?? 0,
+        store.idReads,
+        store.commits.length,
+      ];
+      const receipt = await receiveMessage(deps, { taskId, message, sender: ALICE, record: given });
+      return {
+        receipt,
+        reads: (store.recordReads.get(taskId) ?? 0) - reads,
+        idReads: store.idReads - idReads,
+        commits: store.commits.length - commits,
+      };
+    };
+
+    const first = await counted((await store.get(taskId))!);
+    expect(first).toMatchObject({ reads: 0, idReads: 0, commits: 1 });
+    expect(first.receipt).toMatchObject({ accepted: true, duplicate: false });
+    expect(await store.readInbox(taskId)).toHaveLength(2);
+
+    // The same id again: its commit is refused, the second decision reads the id and the task.
+    const again = await counted((await store.get(taskId))!);
+    expect(again).toMatchObject({ reads: 1, idReads: 1, commits: 0 });
+    expect(again.receipt).toMatchObject({ accepted: true, duplicate: true });
+    expect(await store.readInbox(taskId)).toHaveLength(2);
+  });
+
   it('renew and fail read once and commit once; the superseded generation then writes nothing', async () => {
     const { harness } = harnessWith([{ text: 'hi' }]);
     const { deps, store } = harness;

@@ -36,7 +36,7 @@ describe('usage and the cost ledger', () => {
       output_tokens: 30,
       cost_usd: 0.00036,
     });
-    const tree = await usageTree(harness.store, parent.task.id);
+    const tree = await usageTree(harness.store, parentRecord.task);
     expect(tree?.children.map((child) => child.taskId)).toEqual([childId]);
     expect(tree?.total).toEqual({
       model_calls: 4,
@@ -76,13 +76,17 @@ describe('usage and the cost ledger', () => {
       },
       unknown: ['deeper-on-ledger'],
     };
-    const tree = await usageTree(harness.store, parent.task.id, async (parentId) => {
-      expect(parentId).toBe(parent.task.id);
-      return new Map([
-        ['ledger-task-1', reported],
-        ['silent-task-2', null],
-      ]);
-    });
+    const tree = await usageTree(
+      harness.store,
+      (await harness.task(parent.task.id)).task,
+      async (parentId) => {
+        expect(parentId).toBe(parent.task.id);
+        return new Map([
+          ['ledger-task-1', reported],
+          ['silent-task-2', null],
+        ]);
+      }
+    );
     expect(tree?.children.map((child) => [child.taskId, child.agent])).toEqual([
       ['ledger-task-1', 'ledger'],
       ['silent-task-2', 'silent'],
