@@ -1,7 +1,11 @@
 // A local stack in a process of its own, for the parked-conversations part of the benchmark:
-// what `npm start` runs (the demo model, DynamoDB Local in memory), so the memory read is the
-// stack's alone. Started by conversations.ts with `fork` and `--expose-gc`; it answers on the
+// what `npm start` runs by default (the demo model, a data directory: DynamoDB Local on files,
+// executions checkpointed there and parked ones out of memory), so the memory read is the
+// stack's alone. The directory is a fresh temporary one, removed on close. Started by conversations.ts with `fork` and `--expose-gc`; it answers on the
 // IPC channel: `ready` once up, a memory sample when asked, and it closes when told to.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DemoModel } from '../../functions/adapters/model/demo-model.js';
 import { DEFAULT_LOOP_CONFIG } from '../../functions/core/loop/config.js';
 import { startLocalStack } from '../../functions/local/local-stack.js';
@@ -16,15 +20,17 @@ export type ParkStackReply =
 
 const send = (reply: ParkStackReply) => process.send?.(reply);
 
+const dataDir = mkdtempSync(join(tmpdir(), 'tiny-harness-bench-park-'));
 const stack = await startLocalStack({
   port: 0,
+  dataDir,
   model: new DemoModel(),
   env: benchStackEnv(DEFAULT_LOOP_CONFIG.maxTurns),
 });
 const jvmPid = dynamoDbLocalPid();
 let closing: Promise<void> | undefined;
 const close = () => {
-  closing ??= stack.close();
+  closing ??= stack.close().finally(() => rmSync(dataDir, { recursive: true, force: true }));
   return closing;
 };
 process.on('message', async (request: ParkStackRequest) => {

@@ -13,13 +13,19 @@ import type {
   HistoryEvent,
   ListExecutionsOutput,
 } from '@aws-sdk/client-sfn';
+import { type Deferred, deferred } from './deferred.js';
 import { LocalExecution } from './execution.js';
 import { type CompiledMachine, type CreateStateMachineInput, compileMachine } from './machine.js';
 import { paginate } from './pagination.js';
 import { abortedError, SfnServiceError } from './sfn-errors.js';
 import { MAX_PAYLOAD_BYTES } from './task-dispatch.js';
 import { TokenRegistry } from './token-registry.js';
-import type { CheckpointStore, ExecutionCheckpoint, ExecutionStatus } from './types.js';
+import type {
+  CheckpointStore,
+  ExecutionCheckpoint,
+  ExecutionStatus,
+  ParkedState,
+} from './types.js';
 
 export type { CreateStateMachineInput } from './machine.js';
 
@@ -28,8 +34,14 @@ export interface LocalStepFunctionsOptions {
   accountId?: string;
   /** Keeps executions' checkpoints so `rehydrate()` can resume them after a restart. */
   store?: CheckpointStore;
+  /**
+   * Keep parked executions out of memory (default: whenever the store can read one checkpoint
+   * back, `loadCheckpoint`): a parked execution costs its place in a few maps and its timers,
+   * and is resumed from its checkpoint when its token is answered, times out or is stopped.
+   */
+  hibernateParked?: boolean;
   /** A failed store write does not fail the execution; it is reported here (default: console). */
-  onStoreError?: (error: unknown, operation: 'save' | 'delete') => void;
+  onStoreError?: (error: unknown, operation: 'save' | 'delete' | 'load') => void;
   /** Told of each execution that ends (not of one the engine's shutdown halts), as EventBridge is. */
   onExecutionEnd?: (execution: DescribeExecutionOutput) => void;
 }
@@ -40,6 +52,17 @@ export interface RehydrateResult {
   /** Running executions re-entering the state they were in. */
   resumed: string[];
   failed: Array<{ executionArn: string; stateName: string; reason: string }>;
+}
+
+/** A parked execution out of memory: what describing and listing it need, and its token. */
+interface HibernatedExecution {
+  stateMachineArn: string;
+  name: string;
+  input: string;
+  startDate: Date;
+  token: string;
+  /** Resolved once it is back in memory. */
+  woken: Deferred<void>;
 }
 
 const EXECUTION_NAME = /^[A-Za-z0-9_-]{1,80}$/;
@@ -71,14 +94,18 @@ export class LocalStepFunctions {
   readonly #registry = new TokenRegistry();
   readonly #machines = new Map<string, CompiledMachine>();
   readonly #executions = new Map<string, LocalExecution>();
+  readonly #hibernated = new Map<string, HibernatedExecution>();
+  readonly #hibernate: boolean;
   /** Store writes in flight, so `close()` can wait for them. */
-  readonly #writes = new Set<Promise<void>>();
+  readonly #writes = new Set<Promise<boolean>>();
   #closing = false;
 
   constructor(options: LocalStepFunctionsOptions = {}) {
     this.#region = options.region ?? 'us-east-1';
     this.#accountId = options.accountId ?? '000000000000';
     this.#store = options.store;
+    this.#hibernate =
+      (options.hibernateParked ?? true) && options.store?.loadCheckpoint !== undefined;
     this.#onExecutionEnd = options.onExecutionEnd;
     this.#onStoreError =
       options.onStoreError ??
@@ -115,6 +142,14 @@ export class LocalStepFunctions {
     const text = input.input ?? '{}';
     const parsed = parseJson(text, 'InvalidExecutionInput');
     const executionArn = `arn:aws:states:${this.#region}:${this.#accountId}:execution:${machine.name}:${name}`;
+    const hibernated = this.#hibernated.get(executionArn);
+    if (hibernated) {
+      if (hibernated.input === text) return { executionArn, startDate: hibernated.startDate };
+      throw new SfnServiceError(
+        'ExecutionAlreadyExists',
+        `Execution Already Exists: '${executionArn}'`
+      );
+    }
     const existing = this.#executions.get(executionArn);
     if (existing) {
       // The service treats a repeated start of a running execution with the same input as a no-op.
@@ -138,6 +173,18 @@ export class LocalStepFunctions {
   }
 
   describeExecution(input: { executionArn: string }): DescribeExecutionOutput {
+    const hibernated = this.#hibernated.get(input.executionArn);
+    if (hibernated) {
+      return {
+        executionArn: input.executionArn,
+        stateMachineArn: hibernated.stateMachineArn,
+        name: hibernated.name,
+        status: 'RUNNING',
+        startDate: hibernated.startDate,
+        input: hibernated.input,
+        inputDetails: { included: true },
+      };
+    }
     const execution = this.#execution(input.executionArn);
     const { spec } = execution;
     return {
@@ -160,6 +207,12 @@ export class LocalStepFunctions {
   stopExecution(input: { executionArn: string; error?: string; cause?: string }): {
     stopDate: Date;
   } {
+    const hibernated = this.#hibernated.get(input.executionArn);
+    if (hibernated) {
+      // Back in memory to be stopped, so its history records the stop like any other's.
+      this.#registry.discard(hibernated.token);
+      this.#wake(input.executionArn);
+    }
     return { stopDate: this.#execution(input.executionArn).stop(input.error, input.cause) };
   }
 
@@ -193,7 +246,9 @@ export class LocalStepFunctions {
     reverseOrder?: boolean;
     includeExecutionData?: boolean;
   }): GetExecutionHistoryOutput {
-    const events = [...this.#execution(input.executionArn).history.events];
+    const events = this.#hibernated.has(input.executionArn)
+      ? (this.#store?.loadCheckpoint?.(input.executionArn)?.history ?? [])
+      : [...this.#execution(input.executionArn).history.events];
     if (input.reverseOrder) events.reverse();
     const { page, nextToken } = paginate(events, input);
     const withData = input.includeExecutionData ?? true;
@@ -210,25 +265,44 @@ export class LocalStepFunctions {
     nextToken?: string;
   }): ListExecutionsOutput {
     this.#machine(input.stateMachineArn);
-    const items: ExecutionListItem[] = [...this.#executions.values()]
-      .filter((e) => e.spec.stateMachineArn === input.stateMachineArn)
-      .filter((e) => !input.statusFilter || e.status === input.statusFilter)
-      .sort((a, b) => b.spec.startDate.getTime() - a.spec.startDate.getTime())
-      .map((e) => ({
+    const items: ExecutionListItem[] = [
+      ...[...this.#executions.values()].map((e) => ({
         executionArn: e.executionArn,
         stateMachineArn: e.spec.stateMachineArn,
         name: e.spec.name,
         status: e.status,
         startDate: e.spec.startDate,
         ...(e.stopDate ? { stopDate: e.stopDate } : {}),
-      }));
+      })),
+      ...[...this.#hibernated].map(([executionArn, e]) => ({
+        executionArn,
+        stateMachineArn: e.stateMachineArn,
+        name: e.name,
+        status: 'RUNNING' as const,
+        startDate: e.startDate,
+      })),
+    ]
+      .filter((e) => e.stateMachineArn === input.stateMachineArn)
+      .filter((e) => !input.statusFilter || e.status === input.statusFilter)
+      .sort((a, b) => b.startDate.getTime() - a.startDate.getTime());
     const { page, nextToken } = paginate(items, input);
     return { executions: page, ...(nextToken ? { nextToken } : {}) };
   }
 
+  /** How many parked executions are out of memory now (`hibernateParked`). */
+  get parkedOutOfMemory(): number {
+    return this.#hibernated.size;
+  }
+
   /** Resolves with the execution's description once it has ended. */
   async waitForExecution(executionArn: string): Promise<DescribeExecutionOutput> {
-    await this.#execution(executionArn).settled;
+    for (;;) {
+      const hibernated = this.#hibernated.get(executionArn);
+      if (hibernated) await hibernated.woken.promise;
+      else await this.#execution(executionArn).settled;
+      // Settled by going out of memory: it is still running.
+      if (this.#closing || !this.#hibernated.has(executionArn)) break;
+    }
     return this.describeExecution({ executionArn });
   }
 
@@ -257,10 +331,78 @@ export class LocalStepFunctions {
         );
         continue;
       }
-      this.#resumeFrom(machine, checkpoint);
+      if (checkpoint.park !== undefined && this.#hibernate) {
+        this.#parkOutOfMemory(checkpoint, checkpoint.park);
+      } else {
+        this.#resumeFrom(machine, checkpoint);
+      }
       (checkpoint.park === undefined ? result.resumed : result.rehydrated).push(executionArn);
     }
     return result;
+  }
+
+  /** A parked execution of the store, left there until its token is answered. */
+  #parkOutOfMemory(checkpoint: ExecutionCheckpoint, park: ParkedState): void {
+    const { executionArn } = checkpoint;
+    this.#hibernated.set(executionArn, {
+      stateMachineArn: checkpoint.stateMachineArn,
+      name: checkpoint.name,
+      input: checkpoint.input,
+      startDate: new Date(checkpoint.startedAt),
+      token: park.token,
+      woken: deferred(),
+    });
+    this.#registry.parkHibernated(
+      park.token,
+      {
+        executionArn,
+        ...(park.timeoutSeconds === undefined ? {} : { timeoutSeconds: park.timeoutSeconds }),
+        ...(park.heartbeatSeconds === undefined ? {} : { heartbeatSeconds: park.heartbeatSeconds }),
+        startedAtMs: new Date(park.parkedAt).getTime(),
+      },
+      () => this.#wake(executionArn)
+    );
+  }
+
+  /** A parked execution whose checkpoint is stored goes out of memory (`hibernateParked`). */
+  #hibernateParked(execution: LocalExecution, token: string): void {
+    if (!this.#hibernate || this.#closing || execution.status !== 'RUNNING') return;
+    const { executionArn } = execution;
+    // Not parked any more (answered while its checkpoint was written): it stays.
+    if (!this.#registry.hibernate(token, () => this.#wake(executionArn))) return;
+    execution.hibernate();
+    this.#executions.delete(executionArn);
+    this.#hibernated.set(executionArn, {
+      stateMachineArn: execution.spec.stateMachineArn,
+      name: execution.spec.name,
+      input: execution.spec.input,
+      startDate: execution.spec.startDate,
+      token,
+      woken: deferred(),
+    });
+  }
+
+  /** Back in memory, from its checkpoint: it parks again on its token (and finds any answer). */
+  #wake(executionArn: string): void {
+    const hibernated = this.#hibernated.get(executionArn);
+    if (!hibernated || this.#closing) return;
+    const machine = this.#machines.get(hibernated.stateMachineArn);
+    let checkpoint: ExecutionCheckpoint | undefined;
+    try {
+      checkpoint = this.#store?.loadCheckpoint?.(executionArn);
+    } catch (error) {
+      this.#onStoreError(error, 'load');
+    }
+    if (!machine || checkpoint?.park?.token !== hibernated.token) {
+      this.#onStoreError(
+        new Error(`${executionArn}: no checkpoint of its park to resume it from`),
+        'load'
+      );
+      return;
+    }
+    this.#hibernated.delete(executionArn);
+    this.#resumeFrom(machine, checkpoint);
+    hibernated.woken.resolve();
   }
 
   /**
@@ -272,6 +414,7 @@ export class LocalStepFunctions {
     this.#closing = true;
     this.#registry.close(abortedError('The local Step Functions engine closed'));
     for (const execution of this.#executions.values()) execution.halt();
+    for (const hibernated of this.#hibernated.values()) hibernated.woken.resolve();
     while (this.#writes.size > 0) await Promise.all([...this.#writes]);
   }
 
@@ -344,6 +487,7 @@ export class LocalStepFunctions {
           this.#write('save', () => this.#store?.saveCheckpoint(checkpoint)),
         forget: (executionArn) =>
           this.#write('delete', () => this.#store?.deleteCheckpoint(executionArn)),
+        parked: (execution, token) => this.#hibernateParked(execution, token),
       }
     );
     this.#executions.set(run.executionArn, execution);
@@ -357,12 +501,14 @@ export class LocalStepFunctions {
   #write(
     operation: 'save' | 'delete',
     write: () => Promise<void> | void | undefined
-  ): Promise<void> {
+  ): Promise<boolean> {
     const pending = (async () => {
       try {
         await write();
+        return this.#store !== undefined;
       } catch (error) {
         this.#onStoreError(error, operation);
+        return false;
       }
     })();
     this.#writes.add(pending);

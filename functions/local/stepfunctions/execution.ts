@@ -46,8 +46,11 @@ export interface ExecutionEnv {
   mintToken(): string;
   /** The engine is shutting down: checkpoints stay in the store for the next process. */
   isClosing(): boolean;
-  checkpoint(checkpoint: ExecutionCheckpoint): Promise<void>;
-  forget(executionArn: string): Promise<void>;
+  /** Resolves whether the checkpoint was stored (a failed write is reported, not thrown). */
+  checkpoint(checkpoint: ExecutionCheckpoint): Promise<boolean>;
+  forget(executionArn: string): Promise<boolean>;
+  /** A top-level state parked on `token` and its checkpoint is stored: it may leave memory. */
+  parked(execution: LocalExecution, token: string): void;
 }
 
 type Overrides = NonNullable<RunOptions['overrides']>;
@@ -67,6 +70,8 @@ export class LocalExecution implements DispatchRun {
   #minted: string | undefined;
   #resume: ExecutionSpec['resume'];
   #abort: (() => void) | undefined;
+  /** Out of memory while parked: the engine holds its place, its checkpoint the rest. */
+  #hibernated = false;
 
   constructor(spec: ExecutionSpec, env: ExecutionEnv) {
     this.spec = spec;
@@ -160,10 +165,19 @@ export class LocalExecution implements DispatchRun {
     this.#settled.resolve();
   }
 
+  /**
+   * Parked, out of memory: the interpreter stops without recording anything (its checkpoint,
+   * saved with the park, is where the engine resumes it when the token is answered).
+   */
+  hibernate(): void {
+    this.#hibernated = true;
+    this.halt();
+  }
+
   // DispatchRun, used by the Task wrappers.
 
   isStopped(): boolean {
-    return this.status !== 'RUNNING' || this.#env.isClosing();
+    return this.status !== 'RUNNING' || this.#hibernated || this.#env.isClosing();
   }
 
   claimMintedToken(): string | undefined {
@@ -198,8 +212,8 @@ export class LocalExecution implements DispatchRun {
     await this.#env.checkpoint(this.#checkpoint(stateName, rawInput));
   }
 
-  persistPark(park: CallbackPark): Promise<void> {
-    return this.#env.checkpoint({
+  async persistPark(park: CallbackPark): Promise<void> {
+    const stored = await this.#env.checkpoint({
       ...this.#checkpoint(park.stateName, park.rawInput),
       park: {
         token: park.token,
@@ -208,6 +222,7 @@ export class LocalExecution implements DispatchRun {
         ...(park.heartbeatSeconds === undefined ? {} : { heartbeatSeconds: park.heartbeatSeconds }),
       },
     });
+    if (stored && !this.isStopped()) this.#env.parked(this, park.token);
   }
 
   /**
@@ -216,7 +231,7 @@ export class LocalExecution implements DispatchRun {
    * that woke it, wakes itself (the turn machine's park is idempotent).
    */
   async forgetPark(_token: string, stateName: string, rawInput: unknown): Promise<void> {
-    if (this.#env.isClosing() || this.status !== 'RUNNING') return;
+    if (this.isStopped()) return;
     await this.#env.checkpoint(this.#checkpoint(stateName, rawInput));
   }
 
@@ -260,7 +275,7 @@ export class LocalExecution implements DispatchRun {
   }
 
   #finish(end: ExecutionEnd): void {
-    if (this.status !== 'RUNNING' || this.#env.isClosing()) return;
+    if (this.isStopped()) return;
     this.status = end.status;
     this.stopDate = new Date();
     if (end.status === 'SUCCEEDED') this.output = end.output;

@@ -8,6 +8,7 @@
  * process boundary, so they are versioned and validated when read.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { appendFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HistoryEvent } from '@aws-sdk/client-sfn';
@@ -44,6 +45,27 @@ const HistoryEventSchema = z.looseObject({
   type: z.string(),
   timestamp: z.iso.datetime(),
 });
+
+type Position = z.infer<typeof PositionSchema>;
+
+const parsePosition = (path: string, text: string): Position => {
+  const parsed = PositionSchema.safeParse(JSON.parse(text));
+  if (!parsed.success) {
+    throw new Error(`${path} is not an execution checkpoint: ${z.prettifyError(parsed.error)}`);
+  }
+  return parsed.data;
+};
+
+const historyLines = (text: string): string[] => text.split('\n').filter((line) => line !== '');
+
+const readIfThere = async (path: string): Promise<string> => {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    throw error;
+  }
+};
 
 /** An execution's files are named after its state machine and name (both `[A-Za-z0-9_-]+`). */
 const fileKey = (executionArn: string): string => {
@@ -111,49 +133,62 @@ export class FileCheckpointStore implements CheckpointStore {
     const checkpoints: ExecutionCheckpoint[] = [];
     for (const name of names.filter((file) => file.endsWith(POSITION)).sort()) {
       const path = join(this.directory, name);
-      const parsed = PositionSchema.safeParse(JSON.parse(await readFile(path, 'utf8')));
-      if (!parsed.success) {
-        throw new Error(`${path} is not an execution checkpoint: ${z.prettifyError(parsed.error)}`);
+      const position = parsePosition(path, await readFile(path, 'utf8'));
+      const historyPath = this.#path(fileKey(position.executionArn), HISTORY);
+      const lines = historyLines(await readIfThere(historyPath));
+      const kept = lines.slice(0, position.historyLength);
+      // Events appended after the checkpoint's own write (a crash in between) are cut off, so
+      // later appends follow it.
+      if (lines.length !== kept.length) {
+        await writeFile(historyPath, kept.map((line) => `${line}\n`).join(''));
       }
-      const { version: _version, historyLength, park, ...position } = parsed.data;
-      const history = await this.#readHistory(position.executionArn, historyLength);
-      const checkpoint: ExecutionCheckpoint = { ...position, history };
-      if (park !== undefined) {
-        const { timeoutSeconds, heartbeatSeconds, ...required } = park;
-        checkpoint.park = {
-          ...required,
-          ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
-          ...(heartbeatSeconds === undefined ? {} : { heartbeatSeconds }),
-        };
-      }
-      checkpoints.push(checkpoint);
+      checkpoints.push(this.#checkpointOf(position, kept));
     }
     return checkpoints;
   }
 
   /**
-   * The history a checkpoint names: its first `length` events. Events appended after the
-   * checkpoint's own write (a crash in between) are cut off, so later appends follow it.
+   * A checkpoint read at once, for a parked execution the engine took out of memory: its files
+   * were written before it went, and nothing writes them while it is out.
    */
-  async #readHistory(executionArn: string, length: number): Promise<HistoryEvent[]> {
-    const path = this.#path(fileKey(executionArn), HISTORY);
-    let text = '';
+  loadCheckpoint(executionArn: string): ExecutionCheckpoint | undefined {
+    const key = fileKey(executionArn);
+    const path = this.#path(key, POSITION);
+    let text: string;
     try {
-      text = await readFile(path, 'utf8');
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    const position = parsePosition(path, text);
+    let history = '';
+    try {
+      history = readFileSync(this.#path(key, HISTORY), 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
-    const lines = text.split('\n').filter((line) => line !== '');
-    const kept = lines.slice(0, length);
-    if (lines.length !== kept.length) {
-      await writeFile(path, kept.map((line) => `${line}\n`).join(''));
-    }
-    this.#historyWritten.set(executionArn, kept.length);
+    return this.#checkpointOf(position, historyLines(history).slice(0, position.historyLength));
+  }
+
+  #checkpointOf(position: Position, lines: readonly string[]): ExecutionCheckpoint {
+    const { version: _version, historyLength: _length, park, ...rest } = position;
+    this.#historyWritten.set(rest.executionArn, lines.length);
     // JSON has no dates: timestamps are ISO strings on disk and `Date`s in memory.
-    return kept.map((line) => {
+    const history = lines.map((line) => {
       const event = HistoryEventSchema.parse(JSON.parse(line));
       return { ...event, timestamp: new Date(event.timestamp) } as HistoryEvent;
     });
+    const checkpoint: ExecutionCheckpoint = { ...rest, history };
+    if (park !== undefined) {
+      const { timeoutSeconds, heartbeatSeconds, ...required } = park;
+      checkpoint.park = {
+        ...required,
+        ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
+        ...(heartbeatSeconds === undefined ? {} : { heartbeatSeconds }),
+      };
+    }
+    return checkpoint;
   }
 
   #path(key: string, suffix: string): string {

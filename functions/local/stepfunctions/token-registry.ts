@@ -18,6 +18,9 @@ export interface ParkOptions {
   startedAtMs?: number;
 }
 
+/** How a parked token was settled: what its waiter gets. */
+export type ParkOutcome<T> = { ok: true; output: T } | { ok: false; error: Error };
+
 interface Parked<T> {
   executionArn: string | undefined;
   resolve: (output: T) => void;
@@ -25,6 +28,8 @@ interface Parked<T> {
   heartbeatSeconds: number | undefined;
   heartbeat: DeadlineTimer | undefined;
   timeout: DeadlineTimer | undefined;
+  /** Its waiter is out of memory: settling it hands the outcome to `wake` (see `hibernate`). */
+  hibernated: boolean;
 }
 
 /** How many closed tokens are remembered, to answer `TaskTimedOut` rather than `TaskDoesNotExist`. */
@@ -33,6 +38,8 @@ const CLOSED_TOKENS_KEPT = 10_000;
 export class TokenRegistry<T = unknown> {
   readonly #parked = new Map<string, Parked<T>>();
   readonly #closed = new Set<string>();
+  /** Outcomes of hibernated tokens, kept until their woken waiter parks on them again. */
+  readonly #outcomes = new Map<string, ParkOutcome<T>>();
   readonly #now: () => number;
 
   constructor(options: { now?: () => number } = {}) {
@@ -55,9 +62,21 @@ export class TokenRegistry<T = unknown> {
       heartbeatSeconds: options.heartbeatSeconds,
       heartbeat: undefined,
       timeout: undefined,
+      hibernated: false,
     };
     this.#parked.set(token, entry);
     this.#closed.delete(token);
+    const outcome = this.#outcomes.get(token);
+    if (outcome !== undefined) {
+      // A woken waiter: its token was settled while it was out of memory.
+      this.#outcomes.delete(token);
+      queueMicrotask(() =>
+        this.#settle(token, (p) =>
+          outcome.ok ? p.resolve(outcome.output) : p.reject(outcome.error)
+        )
+      );
+      return promise;
+    }
     if (options.timeoutSeconds !== undefined) {
       const deadline = (options.startedAtMs ?? this.#now()) + options.timeoutSeconds * 1000;
       entry.timeout = armDeadline(
@@ -88,6 +107,31 @@ export class TokenRegistry<T = unknown> {
     return this.#parked.has(token);
   }
 
+  /**
+   * Takes a parked token's waiter out of memory: the token stays parked (its timers run, it
+   * answers SendTaskSuccess), and whatever settles it is kept for the waiter, and handed to
+   * `wake`, which brings a waiter back to park on the token again. False if the token is not
+   * parked (it was settled before its waiter could go).
+   */
+  hibernate(token: string, wake: (outcome: ParkOutcome<T>) => void): boolean {
+    const entry = this.#parked.get(token);
+    if (!entry) return false;
+    entry.hibernated = true;
+    entry.resolve = (output) => this.#keep(token, { ok: true, output }, wake);
+    entry.reject = (error) => this.#keep(token, { ok: false, error }, wake);
+    return true;
+  }
+
+  /** Parks a token whose waiter is out of memory from the start (a rehydrated park). */
+  parkHibernated(
+    token: string,
+    options: ParkOptions,
+    wake: (outcome: ParkOutcome<T>) => void
+  ): void {
+    void this.park(token, options);
+    this.hibernate(token, wake);
+  }
+
   get size(): number {
     return this.#parked.size;
   }
@@ -102,13 +146,29 @@ export class TokenRegistry<T = unknown> {
   /** Rejects every token of one execution with `reason`; returns the tokens. */
   cancelExecution(executionArn: string, reason: Error): string[] {
     const tokens = [...this.#parked].filter(([, p]) => p.executionArn === executionArn);
-    for (const [token] of tokens) this.#settle(token, (p) => p.reject(reason));
+    for (const [token, entry] of tokens) {
+      // Out of memory, nobody waits on it to be told: it is forgotten.
+      if (entry.hibernated) this.#clear(token, entry);
+      else this.#settle(token, (p) => p.reject(reason));
+    }
     return tokens.map(([token]) => token);
   }
 
-  /** Rejects every parked token and clears every timer. */
+  /**
+   * Rejects every parked token and clears every timer. A hibernated token is only forgotten: its
+   * execution's checkpoint is what the next process resumes.
+   */
   close(reason: Error = stateError('States.Aborted', 'Token registry closed')): void {
-    for (const token of [...this.#parked.keys()]) this.#settle(token, (p) => p.reject(reason));
+    for (const [token, entry] of [...this.#parked]) {
+      if (entry.hibernated) this.#clear(token, entry);
+      else this.#settle(token, (p) => p.reject(reason));
+    }
+    this.#outcomes.clear();
+  }
+
+  #keep(token: string, outcome: ParkOutcome<T>, wake: (outcome: ParkOutcome<T>) => void): void {
+    this.#outcomes.set(token, outcome);
+    wake(outcome);
   }
 
   #require(token: string): string {

@@ -58,4 +58,9 @@ export interface CheckpointStore {
   saveCheckpoint(checkpoint: ExecutionCheckpoint): Promise<void> | void;
   deleteCheckpoint(executionArn: string): Promise<void> | void;
   loadCheckpoints(): Promise<ExecutionCheckpoint[]> | ExecutionCheckpoint[];
+  /**
+   * One execution's checkpoint as last saved, read at once (no save of it is in flight): a
+   * store that has it lets the engine keep parked executions out of memory.
+   */
+  loadCheckpoint?(executionArn: string): ExecutionCheckpoint | undefined;
 }
