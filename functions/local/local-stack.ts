@@ -1,11 +1,9 @@
 import './polyfill.js';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { Handler } from 'aws-lambda';
-import { buildApp } from '../../cdk/app.js';
 import { createTable } from '../adapters/dynamodb/create-table.js';
 import { auditOf } from '../composition/audit.js';
 import {
@@ -35,7 +33,6 @@ import { localLambdaContext } from './lambda-context.js';
 import { persistentPushTokenKey } from './push-token-key.js';
 import { reviveOrphans } from './recover.js';
 import {
-  type CloudFormationTemplate,
   extractStateMachines,
   FileCheckpointStore,
   LocalStepFunctions,
@@ -43,6 +40,7 @@ import {
   startSfnHttpFacade,
 } from './stepfunctions/index.js';
 import { StreamPoller } from './stream-poller.js';
+import { synthesizeTemplate } from './synth-template.js';
 import { eventSourceMappings, type FunctionId, functionsByLogicalId } from './template-reader.js';
 import { webSite } from './web-site.js';
 
@@ -83,17 +81,6 @@ const TABLE_NAME = 'tiny-harness-local';
 /** How long a stop waits for handler invocations still running. */
 const STOP_WAIT_MS = 10_000;
 
-/** The template the cloud deploys, synthesized in-process without bundling (a few seconds). */
-const synthesizeTemplate = (): CloudFormationTemplate => {
-  const outdir = mkdtempSync(join(tmpdir(), 'tiny-harness-synth-'));
-  try {
-    const { app, stack } = buildApp({ outdir, bundle: false });
-    return app.synth().getStackByName(stack.stackName).template as CloudFormationTemplate;
-  } finally {
-    rmSync(outdir, { recursive: true, force: true });
-  }
-};
-
 /**
  * The whole system on loopback, one process plus DynamoDB Local: the synthesized state machine in
  * aws-local-stepfunctions behind a Step Functions endpoint, the same Lambda handlers called
@@ -130,7 +117,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     });
     lock?.update({ dynamodbPid: dynamo.pid });
 
-    const template = synthesizeTemplate();
+    const template = await synthesizeTemplate();
     const machines = extractStateMachines(template);
     const machineNamed = (suffix: string) => {
       const found = machines.find((candidate) => candidate.name.endsWith(suffix));
