@@ -369,8 +369,14 @@ export class LocalStepFunctions {
     if (!this.#hibernate || this.#closing || execution.status !== 'RUNNING') return;
     const { executionArn } = execution;
     // Not parked any more (answered while its checkpoint was written): it stays.
-    if (!this.#registry.hibernate(token, () => this.#wake(executionArn))) return;
+    if (!this.#registry.has(token)) return;
+    // The execution first, so its parked waiter, released next, unwinds without a trace.
     execution.hibernate();
+    this.#registry.hibernate(
+      token,
+      () => this.#wake(executionArn),
+      abortedError('The execution left memory while parked')
+    );
     this.#executions.delete(executionArn);
     this.#hibernated.set(executionArn, {
       stateMachineArn: execution.spec.stateMachineArn,

@@ -113,12 +113,20 @@ export class TokenRegistry<T = unknown> {
    * `wake`, which brings a waiter back to park on the token again. False if the token is not
    * parked (it was settled before its waiter could go).
    */
-  hibernate(token: string, wake: (outcome: ParkOutcome<T>) => void): boolean {
+  hibernate(
+    token: string,
+    wake: (outcome: ParkOutcome<T>) => void,
+    released: Error = stateError('States.Aborted', 'The waiter left memory')
+  ): boolean {
     const entry = this.#parked.get(token);
     if (!entry) return false;
+    const waiter = entry.reject;
     entry.hibernated = true;
     entry.resolve = (output) => this.#keep(token, { ok: true, output }, wake);
     entry.reject = (error) => this.#keep(token, { ok: false, error }, wake);
+    // The waiter gives up (its run unwinds and lets go of its timers): what settles the token
+    // from now on is kept for the waiter `wake` brings back.
+    waiter(released);
     return true;
   }
 
