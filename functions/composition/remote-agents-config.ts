@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { parseJsonVariable } from './json-config.js';
 import { SECRET_ARN } from './model-config.js';
 
 /**
@@ -77,24 +78,8 @@ export const RemoteAgentsSchema = z
 export type RemoteAgentsConfig = z.infer<typeof RemoteAgentsSchema>;
 
 /** The configuration's text (JSON) as the schema reads it; '' or unset is no remote agent. */
-export const parseRemoteAgents = (text: string | undefined): RemoteAgentsConfig => {
-  if (text === undefined || text.trim() === '') return {};
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw new Error(`not JSON: ${(error as Error).message}`);
-  }
-  const parsed = RemoteAgentsSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new Error(
-      parsed.error.issues
-        .map((issue) => `${issue.path.join('.') || '(top)'}: ${issue.message}`)
-        .join('; ')
-    );
-  }
-  return parsed.data;
-};
+export const parseRemoteAgents = (text: string | undefined): RemoteAgentsConfig =>
+  parseJsonVariable(RemoteAgentsSchema, text, {});
 
 /** Every secret source of the directory, with where it is used (for messages and grants). */
 export const secretSourcesOf = (

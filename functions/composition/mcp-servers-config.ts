@@ -1,0 +1,95 @@
+import * as z from 'zod';
+import { parseJsonVariable } from './json-config.js';
+
+/**
+ * The MCP servers whose tools the agent may call (`TINY_HARNESS_MCP_SERVERS`): server name →
+ * where it is (a Streamable HTTP URL, or locally a command speaking stdio), its credentials and
+ * the tools it may offer. A server's tools reach the model as `<server>__<tool>`.
+ */
+
+/** Server names prefix tool names: no `_`, so `__` always splits the server from the tool. */
+export const SERVER_NAME = /^[a-z0-9][a-z0-9-]{0,30}$/;
+
+/** Characters of one tool result kept in the transcript; the rest is cut, its size recorded. */
+export const DEFAULT_MAX_RESULT_CHARS = 16_000;
+
+const TokenSourceSchema = z.strictObject({
+  env: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the name of an environment variable')
+    .describe('The variable holding the bearer token (a secret: never logged).'),
+});
+
+const AuthSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('none') }),
+  z.strictObject({ type: z.literal('bearer'), token: TokenSourceSchema }),
+]);
+
+const common = {
+  /**
+   * The allow-list: the server's tools the agent may call, by the server's own names. A tool the
+   * server does not list is reported at start; a tool it lists and this does not name is hidden.
+   */
+  tools: z.array(z.string().min(1)).min(1),
+  maxResultChars: z.int().min(1_000).max(200_000).default(DEFAULT_MAX_RESULT_CHARS),
+};
+
+const HttpServerSchema = z.strictObject({
+  url: z.url({ protocol: /^https?$/, error: 'the server’s Streamable HTTP endpoint, http(s)' }),
+  auth: AuthSchema.default({ type: 'none' }),
+  ...common,
+});
+
+const StdioServerSchema = z.strictObject({
+  /** A local process speaking MCP on stdin/stdout (npm start and the tests; not on Lambda). */
+  command: z.string().min(1),
+  args: z.array(z.string()).default([]),
+  /** Variables added to the child's environment (which otherwise is the SDK's safe default set). */
+  env: z.record(z.string(), z.string()).default({}),
+  cwd: z.string().min(1).optional(),
+  ...common,
+});
+
+export const McpServerSchema = z.union([HttpServerSchema, StdioServerSchema]);
+export type McpServerConfig = z.infer<typeof McpServerSchema>;
+
+export const McpServersSchema = z
+  .record(z.string(), McpServerSchema)
+  .superRefine((servers, context) => {
+    for (const name of Object.keys(servers)) {
+      if (SERVER_NAME.test(name)) continue;
+      context.addIssue({
+        code: 'custom',
+        path: [name],
+        message: 'not a server name: lower-case letters, digits and "-", at most 31',
+      });
+    }
+  });
+export type McpServersConfig = z.infer<typeof McpServersSchema>;
+
+/** The configuration's text (JSON) as the schema reads it; '' or unset is no server. */
+export const parseMcpServers = (text: string | undefined): McpServersConfig =>
+  parseJsonVariable(McpServersSchema, text, {});
+
+/**
+ * The bearer tokens the servers name, read from `env`; a variable that is not set is a
+ * configuration error naming it. The values are secrets: never logged.
+ */
+export const mcpServerSecrets = (
+  servers: McpServersConfig,
+  env: Record<string, string | undefined>
+): { values: Map<string, string>; missing: string[] } => {
+  const values = new Map<string, string>();
+  const missing: string[] = [];
+  for (const [name, server] of Object.entries(servers)) {
+    if (!('url' in server) || server.auth.type !== 'bearer') continue;
+    const variable = server.auth.token.env;
+    const value = env[variable];
+    if (value === undefined || value === '') {
+      missing.push(`${name}.auth.token names ${variable}, which is not set`);
+    } else {
+      values.set(variable, value);
+    }
+  }
+  return { values, missing };
+};

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ConfigurationError,
+  configuredSecrets,
+  readRuntimeConfig,
+} from '../../../functions/composition/runtime-config.js';
+
+const BASE = {
+  TINY_HARNESS_TABLE: 't',
+  TINY_HARNESS_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:000000000000:stateMachine:t',
+};
+
+const withServers = (servers: unknown, env: Record<string, string> = {}) =>
+  readRuntimeConfig({ ...BASE, TINY_HARNESS_MCP_SERVERS: JSON.stringify(servers), ...env });
+
+const refusal = (servers: unknown, env: Record<string, string> = {}): string => {
+  try {
+    withServers(servers, env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigurationError);
+    return (error as Error).message;
+  }
+  throw new Error('the configuration was accepted');
+};
+
+describe('the MCP servers, from the environment', () => {
+  it('reads HTTP and stdio servers with their defaults, and keeps the bearer token a secret', () => {
+    const config = withServers(
+      {
+        tickets: {
+          url: 'https://tickets.example.com/mcp',
+          auth: { type: 'bearer', token: { env: 'TICKETS_TOKEN' } },
+          tools: ['get_ticket'],
+        },
+        notes: { command: 'node', args: ['notes.js'], tools: ['get_note'] },
+      },
+      { TICKETS_TOKEN: 'tok-123' }
+    );
+    expect(config.TINY_HARNESS_MCP_SERVERS).toEqual({
+      tickets: {
+        url: 'https://tickets.example.com/mcp',
+        auth: { type: 'bearer', token: { env: 'TICKETS_TOKEN' } },
+        tools: ['get_ticket'],
+        maxResultChars: 16_000,
+      },
+      notes: {
+        command: 'node',
+        args: ['notes.js'],
+        env: {},
+        tools: ['get_note'],
+        maxResultChars: 16_000,
+      },
+    });
+    expect(config.mcpServerSecrets.get('TICKETS_TOKEN')).toBe('tok-123');
+    expect(configuredSecrets(config)).toContain('tok-123');
+  });
+
+  it('is no server when unset', () => {
+    expect(readRuntimeConfig(BASE).TINY_HARNESS_MCP_SERVERS).toEqual({});
+  });
+
+  it('refuses a token variable that is not set, naming it', () => {
+    expect(
+      refusal({
+        tickets: {
+          url: 'https://tickets.example.com/mcp',
+          auth: { type: 'bearer', token: { env: 'NOPE' } },
+          tools: ['a'],
+        },
+      })
+    ).toBe(
+      'invalid tiny-harness configuration: TINY_HARNESS_MCP_SERVERS: tickets.auth.token names NOPE, which is not set'
+    );
+  });
+
+  it('refuses a server name that could not prefix a tool name, and an empty allow-list', () => {
+    expect(refusal({ My_Server: { command: 'x', tools: ['a'] } })).toMatch(
+      /TINY_HARNESS_MCP_SERVERS: My_Server: not a server name/
+    );
+    expect(refusal({ notes: { command: 'x', tools: [] } })).toMatch(
+      /TINY_HARNESS_MCP_SERVERS: .*notes/
+    );
+    expect(refusal('not an object')).toMatch(/TINY_HARNESS_MCP_SERVERS/);
+  });
+});
