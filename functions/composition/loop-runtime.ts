@@ -17,6 +17,7 @@ import type { Model } from '../core/ports/model.js';
 import type { RemoteAgents } from '../core/ports/remote-agents.js';
 import type { RemoteFollowers } from '../core/ports/remote-followers.js';
 import type { RemoteLinks } from '../core/ports/remote-links.js';
+import type { ToolRunner } from '../core/ports/tool-runner.js';
 import { intrinsicsFor } from '../core/tools/intrinsics/index.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import type { Executions } from '../service/executions.js';
@@ -50,6 +51,8 @@ export interface LoopParts {
    * remote follow and push functions (`buildRemoteAgents`), `NO_REMOTE_AGENTS` for the others.
    */
   remoteAgents: RemoteAgents;
+  /** The external tools (the MCP servers', connected at cold start); only the turn step runs them. */
+  tools?: ToolRunner | undefined;
 }
 
 export const buildLoopRuntime = (config: RuntimeConfig, parts: LoopParts): LoopRuntime => {
@@ -92,7 +95,8 @@ export const buildLoopRuntime = (config: RuntimeConfig, parts: LoopParts): LoopR
     store: new DynamoDbTaskStore(table),
     events: new DynamoDbEventLog(table),
     model: parts.model,
-    tools: new ToolRegistry([], intrinsicsFor(agents.agents())),
+    tools: new ToolRegistry(parts.tools?.tools() ?? [], intrinsicsFor(agents.agents())),
+    runner: parts.tools,
     agents,
     clock,
     ids: new RandomIds(),

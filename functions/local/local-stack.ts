@@ -8,6 +8,8 @@ import type { Handler } from 'aws-lambda';
 import { buildApp } from '../../cdk/app.js';
 import { createTable } from '../adapters/dynamodb/create-table.js';
 import { auditOf } from '../composition/audit.js';
+import { loggerOf } from '../composition/logger.js';
+import { connectMcpTools } from '../composition/mcp-tools.js';
 import {
   buildRuntime,
   buildStreamLeases,
@@ -185,7 +187,11 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       ...(pushTokenKey === undefined ? {} : { TINY_HARNESS_PUSH_TOKEN_KEY: pushTokenKey }),
       ...options.env,
     });
+    // One process runs every function here: the turn step's MCP servers are connected once.
+    const tools = await connectMcpTools(config, loggerOf(config));
+    if (tools !== undefined) closers.push(() => tools.close());
     const runtime = buildRuntime(config, {
+      tools,
       ...(options.model === undefined ? {} : { model: options.model }),
       ...(options.onDynamoDbCommand === undefined
         ? {}
