@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   ConfigurationError,
@@ -81,5 +82,17 @@ describe('the MCP servers, from the environment', () => {
       /TINY_HARNESS_MCP_SERVERS: .*notes/
     );
     expect(refusal('not an object')).toMatch(/TINY_HARNESS_MCP_SERVERS/);
+  });
+
+  it('takes the example docs/configuration.md gives', () => {
+    const docs = readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8');
+    const example = docs.split('### MCP servers')[1]?.match(/```json\n([\s\S]*?)```/)?.[1];
+    expect(example).toBeDefined();
+    const config = readRuntimeConfig({
+      ...BASE,
+      TINY_HARNESS_MCP_SERVERS: example,
+      TICKETS_TOKEN: 't',
+    });
+    expect(Object.keys(config.TINY_HARNESS_MCP_SERVERS)).toEqual(['tickets', 'notes']);
   });
 });
