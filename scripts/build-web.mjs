@@ -65,7 +65,20 @@ export const buildWeb = async ({ force = false } = {}) => {
   if (written.length > 0) console.log(`web: generated ${written.length} file(s) from the schemas`);
   const started = Date.now();
   const { build } = await import('vite');
-  await build({ configFile: join(root, 'web/vite.config.ts'), logLevel: 'warn' });
+  // The page is always the production build: Vite keeps a NODE_ENV already set, and under vitest
+  // (the browser tests build it) that is `test`, which would ship React's development build.
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await build({
+      configFile: join(root, 'web/vite.config.ts'),
+      logLevel: 'warn',
+      mode: 'production',
+    });
+  } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
+  }
   mkdirSync(dirname(stampFile), { recursive: true });
   writeFileSync(stampFile, `${JSON.stringify({ hash, builtAt: new Date().toISOString() })}\n`);
   console.log(

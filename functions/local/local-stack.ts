@@ -281,6 +281,22 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       void run.finally(() => reconciling.delete(run));
     };
 
+    // What the previous process left: executions resume from their checkpoints, and tasks whose
+    // execution never got one are revived. Before the streams are read and requests taken: a
+    // park released before the crash (its token claimed by a message, its SendTaskSuccess lost)
+    // is answered by the stream stand-in, which needs the parked execution back to answer it.
+    const rehydrated = await engine.rehydrate();
+    if (rehydrated.failed.length > 0)
+      runtime.logger.warn('executions not resumed', { failed: rehydrated.failed });
+    const revived = await reviveOrphans(runtime);
+    if (rehydrated.rehydrated.length + rehydrated.resumed.length + revived.length > 0) {
+      runtime.logger.info('executions resumed after a restart', {
+        parked: rehydrated.rehydrated.length,
+        running: rehydrated.resumed.length,
+        revived: revived.length,
+      });
+    }
+
     // Each mapping reads the same stream on its own, as each event source mapping does.
     const streams = new DynamoDBStreamsClient(localDynamoDbClientConfig(dynamo.endpoint));
     const pollers = new Map<FunctionId, StreamPoller>();
@@ -333,19 +349,6 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     lock?.update({ url: shim.url });
     // Remote agents push to us here (TINY_HARNESS_BASE_URL, when set, wins).
     runtime.publicUrl.current ??= shim.url;
-    // What the previous process left: executions resume from their checkpoints, and tasks whose
-    // execution never got one are revived.
-    const rehydrated = await engine.rehydrate();
-    if (rehydrated.failed.length > 0)
-      runtime.logger.warn('executions not resumed', { failed: rehydrated.failed });
-    const revived = await reviveOrphans(runtime);
-    if (rehydrated.rehydrated.length + rehydrated.resumed.length + revived.length > 0) {
-      runtime.logger.info('executions resumed after a restart', {
-        parked: rehydrated.rehydrated.length,
-        running: rehydrated.resumed.length,
-        revived: revived.length,
-      });
-    }
     return {
       url: shim.url,
       runtime,

@@ -121,10 +121,13 @@ export class A2aService {
     const limit = historyLimit(options.historyLength, DEFAULT_HISTORY.stream);
     // Where the stream starts: the log's head before the task could log anything of this message.
     let logHead = 0;
-    const { taskId, inboxSeq } = await this.#accept(options, async (id) => {
+    const accepted = await this.#accept(options, async (id) => {
       logHead = await this.#runtime.loop.events.lastSeq(id);
     });
-    const snapshot = await withHistory(store, await this.#task(taskId), limit);
+    const { taskId, inboxSeq } = accepted;
+    // The task as the accepting commit left it: read again, it may already show what the stream
+    // then sends after it (a new task's first turn), out of order.
+    const snapshot = await withHistory(store, accepted.task ?? (await this.#task(taskId)), limit);
     return this.#follow(taskId, snapshot, {
       replayAfter: logHead,
       endAfter: logHead,

@@ -130,6 +130,49 @@ describe('the Task pane', () => {
     expect(screen.getAllByText('None.')).toHaveLength(1);
   });
 
+  it("shows who met a criterion and the evidence, a reviewer's rejection, and each row's criteria met / total", () => {
+    render(
+      <TaskPane
+        view={viewWith({
+          acceptance_criteria: [
+            criterion('c1', 'Cites three sources', true),
+            {
+              ...criterion('c2', 'Under two pages', false),
+              rejection: { by: 'you', reason: 'it is three pages' },
+            },
+          ],
+          sub_tasks: [
+            {
+              task_id: 'child-1',
+              agent: null,
+              state: 'TASK_STATE_WORKING',
+              sub_state: null,
+              criteria: { met: 1, total: 2 },
+            },
+            {
+              task_id: 'child-2',
+              agent: null,
+              state: 'TASK_STATE_WORKING',
+              sub_state: null,
+              criteria: { met: 0, total: 0 },
+            },
+          ],
+        })}
+      />
+    );
+    expect(document.querySelector('.criteria .evidence')?.textContent).toBe(
+      'Met by tiny-harness: three sources cited'
+    );
+    expect(document.querySelector('.criteria .rejection')?.textContent).toBe(
+      'Rejected by you: it is three pages'
+    );
+    const counts = [...document.querySelectorAll('li.row')].map(
+      (row) => row.querySelector('.criteria-count')?.textContent ?? null
+    );
+    // A child without criteria shows no count.
+    expect(counts).toEqual(['criteria 1/2', null]);
+  });
+
   it("says so when the agent does not speak the task extension, with the task's state", () => {
     render(
       <TaskPane

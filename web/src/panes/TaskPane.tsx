@@ -1,7 +1,8 @@
 /**
  * The Task pane: name, state and sub-state, goal, acceptance criteria as checkboxes (met ones
- * ticked), participants with their roles (agents tagged "A2A"), the parent, and the sub-task rows
- * with their live state, each a link to the sub-task.
+ * ticked, with who met them and the evidence; a reviewer's rejection), participants with their
+ * roles (agents tagged "A2A"), the parent, and the sub-task rows with their live state and their
+ * criteria met / total, each a link to the sub-task.
  */
 import { ROW_MARK, rowLabel } from '../../../functions/view/labels.js';
 import { hrefOf } from '../app/route.js';
@@ -26,6 +27,11 @@ export const SubTaskRow = ({ parentId, row }: { parentId: string; row: Row }) =>
     </a>
     {row.agent !== null && <span className="tag">on {row.agent}</span>}
     <StateBadge state={row.state} subState={row.sub_state} />
+    {row.criteria !== null && row.criteria.total > 0 && (
+      <span className="criteria-count">
+        criteria {row.criteria.met}/{row.criteria.total}
+      </span>
+    )}
   </li>
 );
 
@@ -77,7 +83,8 @@ export const TaskPane = ({ view }: { view: TaskView }) => {
         ) : (
           <ul className="plain criteria">
             {view.acceptance_criteria.map((criterion, index) => (
-              // Criteria have no id, and their text may repeat; the list is replaced whole.
+              // An agent that is not tiny-harness may give criteria no id, and their text may
+              // repeat; the list is replaced whole.
               // biome-ignore lint/suspicious/noArrayIndexKey: the position is the identity here
               <li key={index} className={criterion.met ? 'met' : 'unmet'}>
                 <label>
@@ -85,6 +92,17 @@ export const TaskPane = ({ view }: { view: TaskView }) => {
                   <span>{criterion.text}</span>
                   <span className="visually-hidden">{criterion.met ? ' (met)' : ' (not met)'}</span>
                 </label>
+                {criterion.met && criterion.evidence !== null && (
+                  <p className="evidence">
+                    {criterion.met_by === null ? 'Evidence' : `Met by ${criterion.met_by}`}:{' '}
+                    {criterion.evidence}
+                  </p>
+                )}
+                {!criterion.met && criterion.rejection !== null && (
+                  <p className="rejection">
+                    Rejected by {criterion.rejection.by}: {criterion.rejection.reason}
+                  </p>
+                )}
               </li>
             ))}
           </ul>
