@@ -8,6 +8,10 @@
 import type { Construct } from 'constructs';
 import * as z from 'zod';
 import {
+  cloudMcpServersProblems,
+  parseMcpServers,
+} from '../functions/composition/mcp-servers-config.js';
+import {
   type ConfigNaming,
   type ModelVariable,
   modelConfigSchema,
@@ -42,6 +46,7 @@ export const DEFAULT_CONTEXT = {
   agentSkills: '',
   taskLifecycle: 'conversation',
   remoteAgents: '',
+  mcpServers: '',
 } as const;
 
 export type ContextKey = keyof typeof DEFAULT_CONTEXT;
@@ -142,6 +147,27 @@ const HarnessConfigSchema = z.object({
         context.addIssue({
           code: 'custom',
           message: `not a remote agents directory: ${(error as Error).message}`,
+        });
+      }
+    }),
+  /**
+   * The MCP servers whose tools the agent may call (docs/configuration.md, "MCP servers"), JSON
+   * text or an object in cdk.json: held to the runtime's schema and to the cloud's rules
+   * (Streamable HTTP over https only, secrets from Secrets Manager by full ARN). Normalized to
+   * JSON text.
+   */
+  mcpServers: z
+    .union([z.string(), z.record(z.string(), z.unknown())])
+    .transform((value) => (typeof value === 'string' ? value : JSON.stringify(value)))
+    .superRefine((text, context) => {
+      try {
+        for (const problem of cloudMcpServersProblems(parseMcpServers(text))) {
+          context.addIssue({ code: 'custom', message: problem });
+        }
+      } catch (error) {
+        context.addIssue({
+          code: 'custom',
+          message: `not an MCP servers list: ${(error as Error).message}`,
         });
       }
     }),

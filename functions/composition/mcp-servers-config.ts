@@ -1,4 +1,14 @@
 import * as z from 'zod';
+import {
+  AuthSchema,
+  authSecrets,
+  authUrls,
+  cloudSecretProblems,
+  environmentSecretValues,
+  type NamedSecret,
+  plainHttpProblems,
+  secretArnsOf,
+} from './auth-config.js';
 import { parseJsonVariable } from './json-config.js';
 
 /**
@@ -12,18 +22,6 @@ export const SERVER_NAME = /^[a-z0-9][a-z0-9-]{0,30}$/;
 
 /** Characters of one tool result kept in the transcript; the rest is cut, its size recorded. */
 export const DEFAULT_MAX_RESULT_CHARS = 16_000;
-
-const TokenSourceSchema = z.strictObject({
-  env: z
-    .string()
-    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the name of an environment variable')
-    .describe('The variable holding the bearer token (a secret: never logged).'),
-});
-
-const AuthSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('none') }),
-  z.strictObject({ type: z.literal('bearer'), token: TokenSourceSchema }),
-]);
 
 const common = {
   /**
@@ -71,25 +69,45 @@ export type McpServersConfig = z.infer<typeof McpServersSchema>;
 export const parseMcpServers = (text: string | undefined): McpServersConfig =>
   parseJsonVariable(McpServersSchema, text, {});
 
+// --- Auth: bearer or OAuth 2.0 client credentials, secrets from the environment or Secrets
+// Manager (auth-config.ts, shared with the remote agents' directory); the cloud's rules. ---
+
+/** Every secret the servers name, with where (`<server>.auth.token`), for messages and grants. */
+export const mcpSecrets = (servers: McpServersConfig): NamedSecret[] =>
+  Object.entries(servers).flatMap(([name, server]) =>
+    'url' in server ? authSecrets(name, server.auth) : []
+  );
+
 /**
- * The bearer tokens the servers name, read from `env`; a variable that is not set is a
- * configuration error naming it. The values are secrets: never logged.
+ * The values of the environment secrets the servers name (bearer tokens, client secrets), read
+ * from `env`; a variable that is not set is a configuration error naming it. Secrets: never logged.
  */
 export const mcpServerSecrets = (
   servers: McpServersConfig,
   env: Record<string, string | undefined>
-): { values: Map<string, string>; missing: string[] } => {
-  const values = new Map<string, string>();
-  const missing: string[] = [];
+): { values: Map<string, string>; missing: string[] } =>
+  environmentSecretValues(mcpSecrets(servers), env);
+
+/** Every secret ARN the servers name: what the turn-step function may read, and nothing else. */
+export const mcpSecretArns = (servers: McpServersConfig): string[] =>
+  secretArnsOf(mcpSecrets(servers));
+
+/**
+ * What a deployment refuses that `npm start` takes: a stdio server (a Lambda function starts no
+ * server processes), plain http, and secrets from the environment or by a partial ARN.
+ */
+export const cloudMcpServersProblems = (servers: McpServersConfig): string[] => {
+  const problems = cloudSecretProblems(mcpSecrets(servers));
   for (const [name, server] of Object.entries(servers)) {
-    if (!('url' in server) || server.auth.type !== 'bearer') continue;
-    const variable = server.auth.token.env;
-    const value = env[variable];
-    if (value === undefined || value === '') {
-      missing.push(`${name}.auth.token names ${variable}, which is not set`);
-    } else {
-      values.set(variable, value);
+    if (!('url' in server)) {
+      problems.push(
+        `${name}: a deployment connects MCP servers over Streamable HTTP only ("url"); a stdio server ("command") is for npm start`
+      );
+      continue;
     }
+    problems.push(
+      ...plainHttpProblems(name, [['url', server.url], ...authUrls(server.auth)], 'MCP servers')
+    );
   }
-  return { values, missing };
+  return problems;
 };

@@ -1,29 +1,47 @@
-import {
-  getDefaultEnvironment,
-  StdioClientTransport,
-} from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { authenticatedFetch } from '../adapters/mcp/authenticated-fetch.js';
 import { McpToolRunner } from '../adapters/mcp/mcp-tool-runner.js';
 import type { Logger } from '../adapters/system/logger.js';
+import { credentialsOf, type SecretsAt } from './credentials.js';
 import type { McpServerConfig } from './mcp-servers-config.js';
-import type { RuntimeConfig } from './runtime-config.js';
+import { ConfigurationError, type RuntimeConfig } from './runtime-config.js';
 
-const transportOf = (server: McpServerConfig, secrets: ReadonlyMap<string, string>): Transport => {
+/** One request to an MCP server's token endpoint at most this long. */
+const TOKEN_TIMEOUT_MS = 15_000;
+
+type StdioServer = Extract<McpServerConfig, { command: string }>;
+
+export interface McpConnectOptions {
+  /**
+   * How a stdio server's process is started (`npm start`'s composition gives it: see
+   * mcp-stdio.ts). Without it a stdio server is a configuration error: a Lambda function starts
+   * no server processes, and its bundle holds no stdio transport.
+   */
+  stdio?: (server: StdioServer) => Transport;
+  /** The fetch the servers and their token endpoints are called with (tests observe it). */
+  fetch?: typeof fetch;
+}
+
+const transportOf = (
+  name: string,
+  server: McpServerConfig,
+  at: SecretsAt,
+  options: McpConnectOptions
+): Transport => {
   if ('command' in server) {
-    return new StdioClientTransport({
-      command: server.command,
-      args: server.args,
-      env: { ...getDefaultEnvironment(), ...server.env },
-      ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
-    });
+    if (options.stdio === undefined) {
+      throw new ConfigurationError(
+        `invalid tiny-harness configuration: TINY_HARNESS_MCP_SERVERS: ${name} is a stdio server ("command"), which only npm start runs: give its Streamable HTTP "url"`
+      );
+    }
+    return options.stdio(server);
   }
-  const headers: Record<string, string> = {};
-  if (server.auth.type === 'bearer') {
-    // readRuntimeConfig refused a configuration whose token variable is not set.
-    headers.Authorization = `Bearer ${secrets.get(server.auth.token.env)}`;
-  }
-  return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers } });
+  const base = options.fetch ?? fetch;
+  const credentials = credentialsOf(server.auth, at, { fetch: base, timeoutMs: TOKEN_TIMEOUT_MS });
+  return new StreamableHTTPClientTransport(new URL(server.url), {
+    fetch: authenticatedFetch(credentials, base),
+  });
 };
 
 /**
@@ -32,14 +50,16 @@ const transportOf = (server: McpServerConfig, secrets: ReadonlyMap<string, strin
  */
 export const connectMcpTools = async (
   config: RuntimeConfig,
-  logger: Logger
+  logger: Logger,
+  options: McpConnectOptions = {}
 ): Promise<McpToolRunner | undefined> => {
   const servers = Object.entries(config.TINY_HARNESS_MCP_SERVERS);
   if (servers.length === 0) return undefined;
+  const at: SecretsAt = { environment: config.mcpServerSecrets, region: config.AWS_REGION };
   return McpToolRunner.connect(
     servers.map(([name, server]) => ({
       name,
-      transport: transportOf(server, config.mcpServerSecrets),
+      transport: transportOf(name, server, at, options),
       allow: server.tools,
       maxResultChars: server.maxResultChars,
     })),

@@ -88,11 +88,12 @@ const metered = (runtime: Runtime, metrics: TurnMetrics): Runtime => {
 const refOf = (event: TurnStepEvent) => (event.op === 'execute_tool' ? event.call.ref : event.ref);
 
 export const createTurnStepHandler = (
-  runtime: () => Runtime,
-  metrics: () => TurnMetrics = () => NO_TURN_METRICS
+  runtimeOf: () => Runtime | Promise<Runtime>,
+  metrics: (runtime: Runtime) => TurnMetrics = () => NO_TURN_METRICS
 ) =>
   middy(async (raw: unknown) => {
-    const { logger } = runtime();
+    const runtime = await runtimeOf();
+    const { logger } = runtime;
     const event = TurnStepEventSchema.parse(raw);
     const ref = refOf(event);
     const log = logger.child({
@@ -102,7 +103,7 @@ export const createTurnStepHandler = (
       op: event.op,
     });
     try {
-      const stepRuntime = event.op === 'turn' ? metered(runtime(), metrics()) : runtime();
+      const stepRuntime = event.op === 'turn' ? metered(runtime, metrics(runtime)) : runtime;
       const result = await runTurnStep(stepRuntime, event);
       log.info('turn step done', { route: (result as { route?: { next?: string } }).route?.next });
       return result;
@@ -114,8 +115,8 @@ export const createTurnStepHandler = (
   });
 
 let metricsMemo: TurnMetrics | undefined;
-const lambdaMetrics = () => {
-  metricsMemo ??= powertoolsTurnMetrics(lambdaRuntime().config.TINY_HARNESS_STAGE);
+const lambdaMetrics = (runtime: Runtime) => {
+  metricsMemo ??= powertoolsTurnMetrics(runtime.config.TINY_HARNESS_STAGE);
   return metricsMemo;
 };
 

@@ -9,6 +9,7 @@ import { buildApp } from '../../cdk/app.js';
 import { createTable } from '../adapters/dynamodb/create-table.js';
 import { auditOf } from '../composition/audit.js';
 import { loggerOf } from '../composition/logger.js';
+import { stdioTransport } from '../composition/mcp-stdio.js';
 import { connectMcpTools } from '../composition/mcp-tools.js';
 import {
   buildRuntime,
@@ -188,7 +189,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       ...options.env,
     });
     // One process runs every function here: the turn step's MCP servers are connected once.
-    const tools = await connectMcpTools(config, loggerOf(config));
+    const tools = await connectMcpTools(config, loggerOf(config), { stdio: stdioTransport });
     if (tools !== undefined) closers.push(() => tools.close());
     const runtime = buildRuntime(config, {
       tools,

@@ -3,11 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ExternalTool, ToolRunner, ToolRunResult } from '../../core/ports/tool-runner.js';
 import type { Logger } from '../system/logger.js';
-import {
-  type JsonSchemaValidator,
-  jsonSchemaArguments,
-  jsonSchemaValidator,
-} from './json-schema-arguments.js';
+import { JsonSchemaChecker, jsonSchemaArguments } from './json-schema-arguments.js';
 import { type McpContent, toolResultText } from './tool-result-text.js';
 
 /** One configured server, its transport not yet connected. */
@@ -71,16 +67,19 @@ export class McpToolRunner implements ToolRunner {
   }
 
   static async connect(servers: readonly McpServer[], logger: Logger): Promise<McpToolRunner> {
-    const validator = jsonSchemaValidator();
+    const checker = new JsonSchemaChecker();
     const tools = new Map<string, OfferedTool>();
     const clients: Client[] = [];
     try {
       for (const server of servers) {
-        const client = new Client({ name: 'tiny-harness', version: '1.0.0' });
+        const client = new Client(
+          { name: 'tiny-harness', version: '1.0.0' },
+          { jsonSchemaValidator: checker }
+        );
         clients.push(client);
         try {
           await client.connect(server.transport);
-          for (const offered of await McpToolRunner.#offered(server, client, validator, logger)) {
+          for (const offered of await McpToolRunner.#offered(server, client, checker, logger)) {
             tools.set(offered.tool.name, offered);
           }
         } catch (error) {
@@ -99,7 +98,7 @@ export class McpToolRunner implements ToolRunner {
   static async #offered(
     server: McpServer,
     client: Client,
-    validator: JsonSchemaValidator,
+    checker: JsonSchemaChecker,
     logger: Logger
   ): Promise<OfferedTool[]> {
     const listed = await listAll(client);
@@ -112,7 +111,7 @@ export class McpToolRunner implements ToolRunner {
       if (!server.allow.includes(tool.name)) continue;
       let input: ExternalTool['input'];
       try {
-        input = jsonSchemaArguments(validator, tool.inputSchema);
+        input = jsonSchemaArguments(checker, tool.inputSchema);
       } catch (error) {
         log.warn('MCP tool not offered: its input schema does not compile', {
           tool: tool.name,
