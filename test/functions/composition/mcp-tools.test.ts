@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,17 +13,50 @@ import {
 import { type NotesCall, notesServer } from '../../support/mcp-notes-server.js';
 
 const TOKEN = 'mcp-secret-token-1234567890';
+const CLIENT_ID = 'harness';
+const CLIENT_SECRET = 'client-secret-0987654321';
 
-/** The notes server on loopback over Streamable HTTP, behind a bearer token. */
+/**
+ * The notes server on loopback over Streamable HTTP, behind a bearer token: `TOKEN`, or one its
+ * OAuth 2.0 token endpoint (`/token`, client credentials) issued and has not revoked.
+ */
 const startNotesOverHttp = async () => {
   const calls: NotesCall[] = [];
   const authorizations: Array<string | undefined> = [];
+  const tokenRequests: Array<{ authorization: string | undefined; body: string }> = [];
+  const issued = new Set<string>();
   const server = notesServer((call) => calls.push(call));
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID() });
   await server.connect(transport);
+  const issue = (request: IncomingMessage, response: ServerResponse, body: string) => {
+    tokenRequests.push({ authorization: request.headers.authorization, body });
+    const basic = `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`;
+    const form = new URLSearchParams(body);
+    if (
+      request.headers.authorization !== basic ||
+      form.get('grant_type') !== 'client_credentials'
+    ) {
+      response.writeHead(401, { 'content-type': 'application/json' });
+      response.end('{"error":"invalid_client"}');
+      return;
+    }
+    const token = `access-${randomUUID()}`;
+    issued.add(token);
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: 3600 }));
+  };
   const http: Server = createServer((request, response) => {
+    if (request.url === '/token') {
+      let body = '';
+      request.on('data', (chunk: Buffer) => {
+        body += chunk.toString('utf8');
+      });
+      request.on('end', () => issue(request, response, body));
+      return;
+    }
     authorizations.push(request.headers.authorization);
-    if (request.headers.authorization !== `Bearer ${TOKEN}`) {
+    const bearer = request.headers.authorization?.replace(/^Bearer /, '');
+    if (bearer !== TOKEN && (bearer === undefined || !issued.has(bearer))) {
       response.writeHead(401).end();
       return;
     }
@@ -33,8 +66,12 @@ const startNotesOverHttp = async () => {
   const { port } = http.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
+    tokenUrl: `http://127.0.0.1:${port}/token`,
     calls,
     authorizations,
+    tokenRequests,
+    /** Every token issued so far stops working (as when they expire early). */
+    revokeAll: () => issued.clear(),
     close: async () => {
       await server.close();
       await new Promise((resolve) => http.close(resolve));
@@ -101,5 +138,109 @@ describe('MCP servers over Streamable HTTP, from the configuration', () => {
   it('fails the start naming the server when it refuses the token', async () => {
     const { runner } = await connectWith('wrong-token');
     await expect(runner).rejects.toThrow(/^MCP server notes: /);
+  });
+});
+
+describe('an MCP server behind OAuth 2.0 client credentials', () => {
+  let notes: Awaited<ReturnType<typeof startNotesOverHttp>>;
+  beforeAll(async () => {
+    notes = await startNotesOverHttp();
+  });
+  afterAll(async () => {
+    await notes.close();
+  });
+
+  const connectWith = async (secret: string) => {
+    const config = readRuntimeConfig({
+      ...BASE,
+      NOTES_CLIENT_SECRET: secret,
+      TINY_HARNESS_MCP_SERVERS: JSON.stringify({
+        notes: {
+          url: notes.url,
+          auth: {
+            type: 'oauth2',
+            tokenUrl: notes.tokenUrl,
+            clientId: CLIENT_ID,
+            clientSecret: { env: 'NOTES_CLIENT_SECRET' },
+            scope: 'notes/read notes/write',
+          },
+          tools: ['get_note', 'put_note'],
+        },
+      }),
+    });
+    const lines: string[] = [];
+    const logger = createLogger({
+      level: 'debug',
+      write: (line) => lines.push(line),
+      secrets: configuredSecrets(config),
+    });
+    return { lines, runner: connectMcpTools(config, logger) };
+  };
+
+  it('gets an access token with the client secret and scope, calls with it, and renews it when refused; no log line carries either', async () => {
+    const { lines, runner: connecting } = await connectWith(CLIENT_SECRET);
+    const runner = (await connecting) as McpToolRunner;
+    try {
+      expect(runner.tools().map((tool) => tool.name)).toEqual([
+        'notes__get_note',
+        'notes__put_note',
+      ]);
+      expect(await runner.run('notes__put_note', { id: 'a', text: 'milk' })).toEqual({
+        output: 'saved a',
+        isError: false,
+      });
+      // One token for the connection, the listing and the call.
+      expect(notes.tokenRequests).toHaveLength(1);
+      const form = new URLSearchParams(notes.tokenRequests[0]?.body);
+      expect(Object.fromEntries(form)).toEqual({
+        grant_type: 'client_credentials',
+        scope: 'notes/read notes/write',
+      });
+      // The server stops taking it: the next request gets a fresh one and goes through, once.
+      notes.revokeAll();
+      expect(await runner.run('notes__get_note', { id: 'a' })).toMatchObject({
+        output: expect.stringMatching(/^milk/),
+        isError: false,
+      });
+      expect(notes.tokenRequests).toHaveLength(2);
+    } finally {
+      await runner.close();
+    }
+    expect(notes.calls).toEqual([
+      { tool: 'put_note', args: { id: 'a', text: 'milk' } },
+      { tool: 'get_note', args: { id: 'a' } },
+    ]);
+    const sent = notes.authorizations.filter((value) => value !== undefined) as string[];
+    expect(sent.length).toBeGreaterThan(0);
+    expect(sent.every((value) => /^Bearer access-/.test(value))).toBe(true);
+    const log = lines.join('\n');
+    expect(lines.length).toBeGreaterThan(0);
+    expect(log).not.toContain(CLIENT_SECRET);
+    for (const value of new Set(sent)) expect(log).not.toContain(value.replace(/^Bearer /, ''));
+  });
+
+  it('fails the start naming the server when its token endpoint refuses the client', async () => {
+    const before = notes.calls.length;
+    const { runner } = await connectWith('wrong-secret');
+    await expect(runner).rejects.toThrow(
+      /^MCP server notes: .*token endpoint refused the client credentials \(HTTP 401\)/
+    );
+    expect(notes.calls).toHaveLength(before);
+  });
+});
+
+describe('a stdio server where no process may be started', () => {
+  it('is a configuration error naming it (the Lambda composition gives no stdio transport)', async () => {
+    const config = readRuntimeConfig({
+      ...BASE,
+      TINY_HARNESS_MCP_SERVERS: JSON.stringify({
+        notes: { command: 'node', args: ['notes.js'], tools: ['get_note'] },
+      }),
+    });
+    await expect(
+      connectMcpTools(config, createLogger({ level: 'error', write: () => undefined }))
+    ).rejects.toThrow(
+      /TINY_HARNESS_MCP_SERVERS: notes is a stdio server \("command"\), which only npm start runs/
+    );
   });
 });
