@@ -4,7 +4,7 @@ import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.
 import type { ExternalTool, ToolRunner, ToolRunResult } from '../../core/ports/tool-runner.js';
 import type { Logger } from '../system/logger.js';
 import { JsonSchemaChecker, jsonSchemaArguments } from './json-schema-arguments.js';
-import { type McpContent, toolResultText } from './tool-result-text.js';
+import { cutResult, type McpContent, toolResultText } from './tool-result-text.js';
 
 /** One configured server, its transport not yet connected. */
 export interface McpServer {
@@ -157,13 +157,8 @@ export class McpToolRunner implements ToolRunner {
       return { output: `${entry.server} refused the call: ${error.message}`, isError: true };
     }
     const content = Array.isArray(result.content) ? (result.content as McpContent[]) : [];
-    return {
-      output: toolResultText(
-        { content, structuredContent: result.structuredContent },
-        entry.maxResultChars
-      ),
-      isError: result.isError === true,
-    };
+    const text = toolResultText({ content, structuredContent: result.structuredContent });
+    return { ...cutResult(text, entry.maxResultChars), isError: result.isError === true };
   }
 
   /** Ends every connection (stdio servers' processes included). */

@@ -26,20 +26,40 @@ const blockText = (block: McpContent): string => {
 };
 
 /**
- * An MCP tool result as the transcript's text: its content blocks, then its structured content
- * as JSON when the text does not already carry it, cut to `maxChars` with the full size recorded.
- * The context frames every tool result as untrusted data when the model reads it.
+ * The most characters of one result its record keeps (a commit writes it with the call's result:
+ * DynamoDB stores it in pieces of 100,000, and a transaction holds at most 4 MB).
  */
-export const toolResultText = (
-  result: { content?: McpContent[]; structuredContent?: unknown },
-  maxChars: number
-): string => {
+export const MAX_STORED_RESULT_CHARS = 400_000;
+
+/**
+ * An MCP tool result as text: its content blocks, then its structured content as JSON when the
+ * text does not already carry it. The context frames every tool result as untrusted data when
+ * the model reads it.
+ */
+export const toolResultText = (result: {
+  content?: McpContent[];
+  structuredContent?: unknown;
+}): string => {
   const parts = (result.content ?? []).map(blockText);
   if (result.structuredContent !== undefined) {
     const json = JSON.stringify(result.structuredContent);
     if (!parts.includes(json)) parts.push(`[structured content]\n${json}`);
   }
-  const text = parts.join('\n');
-  if (text.length <= maxChars) return text;
-  return `${text.slice(0, maxChars)}\n[cut: the first ${maxChars} of ${text.length} characters of this result]`;
+  return parts.join('\n');
+};
+
+/**
+ * A result as the transcript keeps it: whole when it fits `maxChars`; else its first `maxChars`
+ * with its full size, and the whole (up to MAX_STORED_RESULT_CHARS) for the call's record.
+ */
+export const cutResult = (text: string, maxChars: number): { output: string; whole?: string } => {
+  if (text.length <= maxChars) return { output: text };
+  const stored =
+    text.length <= MAX_STORED_RESULT_CHARS
+      ? text
+      : `${text.slice(0, MAX_STORED_RESULT_CHARS)}\n[cut: the first ${MAX_STORED_RESULT_CHARS} of ${text.length} characters of this result are kept]`;
+  return {
+    output: `${text.slice(0, maxChars)}\n[cut: the first ${maxChars} of ${text.length} characters of this result; the whole is in the call's record]`,
+    whole: stored,
+  };
 };

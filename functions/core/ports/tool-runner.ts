@@ -21,8 +21,14 @@ export interface ExternalTool {
 }
 
 export interface ToolRunResult {
+  /** What the transcript (and so the model) reads: cut to the tool's bound, its size recorded. */
   output: string;
   isError: boolean;
+  /**
+   * The whole result when `output` is cut: stored in the call's record (the auditor's timeline
+   * names it), never shown to the model.
+   */
+  whole?: string;
 }
 
 /**

@@ -8,7 +8,13 @@ import { errorResultText, type IntrinsicContext } from './tool.js';
 export type Invocation =
   | { kind: 'error'; code: ErrorCode; text: string }
   | { kind: 'command'; command: Command; text: string }
-  | { kind: 'output'; text: string; isError: boolean };
+  | {
+      kind: 'output';
+      text: string;
+      isError: boolean;
+      /** The whole result when `text` is cut (kept in the call's record only). */
+      whole?: string;
+    };
 
 const failure = (code: ErrorCode, message: string): Invocation => ({
   kind: 'error',
@@ -65,7 +71,12 @@ export const invokeTool = async (
       taskId: options.taskId,
       callId: call.id,
     });
-    return { kind: 'output', text: result.output, isError: result.isError };
+    return {
+      kind: 'output',
+      text: result.output,
+      isError: result.isError,
+      ...(result.whole === undefined ? {} : { whole: result.whole }),
+    };
   } catch (error) {
     if (registered.tool.idempotent) throw error;
     return failure(

@@ -162,12 +162,17 @@ describe('McpToolRunner', () => {
     });
   });
 
-  it('cuts a result to its bound and records its full size', async () => {
+  it('cuts a result to its bound, records its full size, and keeps the whole for its record', async () => {
     const { invoke } = await notes({ maxResultChars: 1_000 });
-    const result = (await invoke('notes__dump', { size: 50_000 })) as { text: string };
-    expect(result.text).toBe(
-      `${'x'.repeat(1_000)}\n[cut: the first 1000 of 50000 characters of this result]`
-    );
+    const result = await invoke('notes__dump', { size: 50_000 });
+    expect(result).toEqual({
+      kind: 'output',
+      text: `${'x'.repeat(1_000)}\n[cut: the first 1000 of 50000 characters of this result; the whole is in the call's record]`,
+      isError: false,
+      whole: 'x'.repeat(50_000),
+    });
+    // One that fits is not kept twice.
+    expect(await invoke('notes__dump', { size: 1_000 })).not.toHaveProperty('whole');
   });
 
   it('a lost server fails a non-idempotent call as not retried, and rethrows an idempotent one', async () => {
