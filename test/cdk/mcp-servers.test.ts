@@ -88,3 +88,26 @@ describe('CDK context mcpServers', () => {
     expect(report.pluginReports.flatMap((plugin) => plugin.violations)).toEqual([]);
   });
 });
+
+describe("docs/deploy.md's MCP walk-through", () => {
+  const page = readFileSync(new URL('../../docs/deploy.md', import.meta.url), 'utf8');
+  const walkThrough = page.slice(page.indexOf('## Walk-through: MCP servers'));
+  const snippet = walkThrough.match(/```json\n([\s\S]*?)```/)?.[1];
+
+  it('synthesizes as cdk.json gives it, the turn step reading exactly the secrets it names', () => {
+    expect(snippet).toBeDefined();
+    const { mcpServers } = JSON.parse(snippet ?? '{}') as { mcpServers: Record<string, unknown> };
+    const synthesized = synthHarness({ mcpServers }).template;
+    expect(Object.keys(mcpServers)).toEqual(['tickets', 'crm']);
+    expect(secretReads(synthesized, 'TurnStepFunction')).toEqual([
+      {
+        effect: 'Allow',
+        actions: ['secretsmanager:GetSecretValue'],
+        resources: [
+          'arn:aws:secretsmanager:eu-west-1:123456789012:secret:crm-client-GhIjKl',
+          'arn:aws:secretsmanager:eu-west-1:123456789012:secret:tickets-token-AbCdEf',
+        ],
+      },
+    ]);
+  });
+});

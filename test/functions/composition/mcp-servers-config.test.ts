@@ -56,6 +56,34 @@ describe('the MCP servers, from the environment', () => {
     expect(configuredSecrets(config)).toContain('tok-123');
   });
 
+  it('reads OAuth 2.0 client credentials and secrets from Secrets Manager; an unset client secret variable is refused, named', () => {
+    const crm = {
+      url: 'https://crm.example.com/mcp',
+      auth: {
+        type: 'oauth2',
+        tokenUrl: 'https://auth.example.com/oauth2/token',
+        clientId: 'harness',
+        clientSecret: { env: 'CRM_SECRET' },
+        scope: 'crm/read',
+      },
+      tools: ['find_customer'],
+    };
+    const tickets = {
+      url: 'https://tickets.example.com/mcp',
+      auth: {
+        type: 'bearer',
+        token: { secretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:t-AbCdEf' },
+      },
+      tools: ['get_ticket'],
+    };
+    const config = withServers({ crm, tickets }, { CRM_SECRET: 's3cret' });
+    expect(config.TINY_HARNESS_MCP_SERVERS.crm).toEqual({ ...crm, maxResultChars: 16_000 });
+    expect(configuredSecrets(config)).toContain('s3cret');
+    expect(refusal({ crm })).toBe(
+      'invalid tiny-harness configuration: TINY_HARNESS_MCP_SERVERS: crm.auth.clientSecret names CRM_SECRET, which is not set'
+    );
+  });
+
   it('is no server when unset', () => {
     expect(readRuntimeConfig(BASE).TINY_HARNESS_MCP_SERVERS).toEqual({});
   });
