@@ -78,8 +78,8 @@ describe('CDK context mcpServers', () => {
     }
   });
 
+  const outdir = tempOutdir();
   it('leaves cdk-nag nothing to report', () => {
-    const outdir = tempOutdir();
     const { app } = buildApp({ outdir, bundle: false, context: { mcpServers: SERVERS } });
     expect(() => app.synth()).not.toThrow();
     const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')) as {
