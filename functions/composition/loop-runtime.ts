@@ -55,6 +55,19 @@ export interface LoopParts {
   tools?: ToolRunner | undefined;
 }
 
+/** The tools the model is offered: the runner's external tools and the intrinsics. */
+const registryOf = (runner: ToolRunner | undefined, agents: LoopDeps['agents']): ToolRegistry =>
+  new ToolRegistry(runner?.tools() ?? [], intrinsicsFor(agents.agents()));
+
+/**
+ * The runtime with external tools connected after it was built (the turn-step Lambda connects
+ * its MCP servers only for the steps that offer or run tools).
+ */
+export const withToolRunner = (runtime: LoopRuntime, runner: ToolRunner): LoopRuntime => ({
+  ...runtime,
+  loop: { ...runtime.loop, tools: registryOf(runner, runtime.loop.agents), runner },
+});
+
 export const buildLoopRuntime = (config: RuntimeConfig, parts: LoopParts): LoopRuntime => {
   const sfn = sfnClientOf(config);
   const executions = new TurnExecutions({
@@ -95,7 +108,7 @@ export const buildLoopRuntime = (config: RuntimeConfig, parts: LoopParts): LoopR
     store: new DynamoDbTaskStore(table),
     events: new DynamoDbEventLog(table),
     model: parts.model,
-    tools: new ToolRegistry(parts.tools?.tools() ?? [], intrinsicsFor(agents.agents())),
+    tools: registryOf(parts.tools, agents),
     runner: parts.tools,
     agents,
     clock,

@@ -23,25 +23,31 @@ export interface McpConnectOptions {
   fetch?: typeof fetch;
 }
 
-const transportOf = (
+/**
+ * How a server is reached: a new transport each call (a new session needs one), sharing the
+ * server's credentials (an OAuth 2.0 access token is fetched once and renewed as it expires).
+ */
+const transportsOf = (
   name: string,
   server: McpServerConfig,
   at: SecretsAt,
   options: McpConnectOptions
-): Transport => {
+): (() => Transport) => {
   if ('command' in server) {
-    if (options.stdio === undefined) {
+    const { stdio } = options;
+    if (stdio === undefined) {
       throw new ConfigurationError(
         `invalid tiny-harness configuration: TINY_HARNESS_MCP_SERVERS: ${name} is a stdio server ("command"), which only npm start runs: give its Streamable HTTP "url"`
       );
     }
-    return options.stdio(server);
+    return () => stdio(server);
   }
   const base = options.fetch ?? fetch;
   const credentials = credentialsOf(server.auth, at, { fetch: base, timeoutMs: TOKEN_TIMEOUT_MS });
-  return new StreamableHTTPClientTransport(new URL(server.url), {
-    fetch: authenticatedFetch(credentials, base),
-  });
+  return () =>
+    new StreamableHTTPClientTransport(new URL(server.url), {
+      fetch: authenticatedFetch(credentials, base),
+    });
 };
 
 /**
@@ -57,12 +63,17 @@ export const connectMcpTools = async (
   if (servers.length === 0) return undefined;
   const at: SecretsAt = { environment: config.mcpServerSecrets, region: config.AWS_REGION };
   return McpToolRunner.connect(
-    servers.map(([name, server]) => ({
-      name,
-      transport: transportOf(name, server, at, options),
-      allow: server.tools,
-      maxResultChars: server.maxResultChars,
-    })),
+    servers.map(([name, server]) => {
+      const open = transportsOf(name, server, at, options);
+      return {
+        name,
+        transport: open(),
+        allow: server.tools,
+        maxResultChars: server.maxResultChars,
+        // A stdio server's session is its process: it is not started again.
+        ...('url' in server ? { reopen: open } : {}),
+      };
+    }),
     logger
   );
 };

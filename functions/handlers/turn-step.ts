@@ -88,13 +88,14 @@ const metered = (runtime: Runtime, metrics: TurnMetrics): Runtime => {
 const refOf = (event: TurnStepEvent) => (event.op === 'execute_tool' ? event.call.ref : event.ref);
 
 export const createTurnStepHandler = (
-  runtimeOf: () => Runtime | Promise<Runtime>,
+  /** The runtime a step needs (the turn-step Lambda connects its tools only for the tool steps). */
+  runtimeOf: (op: TurnStepEvent['op']) => Runtime | Promise<Runtime>,
   metrics: (runtime: Runtime) => TurnMetrics = () => NO_TURN_METRICS
 ) =>
   middy(async (raw: unknown) => {
-    const runtime = await runtimeOf();
-    const { logger } = runtime;
     const event = TurnStepEventSchema.parse(raw);
+    const runtime = await runtimeOf(event.op);
+    const { logger } = runtime;
     const ref = refOf(event);
     const log = logger.child({
       taskId: ref.taskId,

@@ -34,10 +34,13 @@ const bundleTurnStep = (outdir: string, mcpServers: boolean): string => {
   return join(outdir, asset, 'index.mjs');
 };
 
-/** One invocation of the bundle's handler in a fresh `node` (an event no step takes). */
+/**
+ * One turn step of the bundle's handler in a fresh `node`: its runtime is built (the MCP servers
+ * connected), then the step fails at its first read of the table, which is not there.
+ */
 const invoke = async (bundle: string, env: Record<string, string>) => {
   const script = `const { handler } = await import(${JSON.stringify(bundle)});
-try { await handler({ op: 'none' }, {}); console.log('RESULT ok'); }
+try { await handler({ op: 'turn', ref: { taskId: 'task-1', generation: 1, turn: 0 } }, {}); console.log('RESULT ok'); }
 catch (error) { console.log('RESULT ' + error.name + ': ' + error.message.split('\\n')[0]); }
 process.exit(0);`;
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
@@ -47,6 +50,10 @@ process.exit(0);`;
       AWS_EC2_METADATA_DISABLED: 'true',
       TINY_HARNESS_TABLE: 't',
       TINY_HARNESS_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:000000000000:stateMachine:t',
+      TINY_HARNESS_DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
+      AWS_ACCESS_KEY_ID: 'none',
+      AWS_SECRET_ACCESS_KEY: 'none',
+      AWS_MAX_ATTEMPTS: '1',
       ...env,
     },
     timeout: 60_000,
@@ -94,8 +101,8 @@ describe('the turn step bundled by cdk synth, against an MCP server on loopback 
       .find((line) => line.message === 'MCP tools listed');
     expect(listed).toMatchObject({ mcpServer: 'notes', offered: ['get_note', 'delete_note'] });
     expect(notes.authorizations).toContain(`Bearer ${TOKEN}`);
-    // The runtime was built; the event was then refused by the handler's schema.
-    expect(stdout).toMatch(/^RESULT ZodError/m);
+    // The runtime was built with the tools; the step then failed at the table.
+    expect(stdout).toMatch(/^RESULT TransientServiceError: .*ECONNREFUSED 127\.0\.0\.1:9$/m);
     expect(stdout).not.toContain(TOKEN);
   });
 

@@ -10,16 +10,31 @@ export const CLIENT_SECRET = 'client-secret-0987654321';
 
 /**
  * The notes server on loopback over Streamable HTTP, behind a bearer token: `TOKEN`, or one its
- * OAuth 2.0 token endpoint (`/token`, client credentials) issued and has not revoked.
+ * OAuth 2.0 token endpoint (`/token`, client credentials) issued and has not revoked. Each
+ * client's session is its own server (as a real multi-client server keeps them); a request of a
+ * session it does not hold (ended: `endSessions`) is answered 404, as MCP says.
  */
 export const startNotesOverHttp = async () => {
   const calls: NotesCall[] = [];
   const authorizations: Array<string | undefined> = [];
   const tokenRequests: Array<{ authorization: string | undefined; body: string }> = [];
   const issued = new Set<string>();
-  const server = notesServer((call) => calls.push(call));
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID() });
-  await server.connect(transport);
+  const sessions = new Map<string, ReturnType<typeof notesServer>>();
+  const transports = new Map<string, StreamableHTTPServerTransport>();
+  let initializations = 0;
+  const openSession = async () => {
+    initializations += 1;
+    const server = notesServer((call) => calls.push(call));
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, server);
+        transports.set(id, transport);
+      },
+    });
+    await server.connect(transport);
+    return transport;
+  };
   const issue = (request: IncomingMessage, response: ServerResponse, body: string) => {
     tokenRequests.push({ authorization: request.headers.authorization, body });
     const basic = `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`;
@@ -52,6 +67,19 @@ export const startNotesOverHttp = async () => {
       response.writeHead(401).end();
       return;
     }
+    const session = request.headers['mcp-session-id'];
+    if (typeof session !== 'string') {
+      void openSession().then((transport) => transport.handleRequest(request, response));
+      return;
+    }
+    const transport = transports.get(session);
+    if (transport === undefined) {
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end(
+        '{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}'
+      );
+      return;
+    }
     void transport.handleRequest(request, response);
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
@@ -64,8 +92,18 @@ export const startNotesOverHttp = async () => {
     tokenRequests,
     /** Every token issued so far stops working (as when they expire early). */
     revokeAll: () => issued.clear(),
+    /** Sessions started (initialize requests). */
+    initializations: () => initializations,
+    /** The server forgets every session (as after a restart, or an idle timeout). */
+    endSessions: async () => {
+      const open = [...sessions.values()];
+      sessions.clear();
+      transports.clear();
+      await Promise.all(open.map((server) => server.close()));
+    },
     close: async () => {
-      await server.close();
+      await Promise.all([...sessions.values()].map((server) => server.close()));
+      http.closeAllConnections();
       await new Promise((resolve) => http.close(resolve));
     },
   };

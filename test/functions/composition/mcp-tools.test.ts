@@ -6,6 +6,7 @@ import {
   configuredSecrets,
   readRuntimeConfig,
 } from '../../../functions/composition/runtime-config.js';
+import { ToolUnreachableError } from '../../../functions/core/errors.js';
 import {
   CLIENT_ID,
   CLIENT_SECRET,
@@ -69,8 +70,31 @@ describe('MCP servers over Streamable HTTP, from the configuration', () => {
     expect(lines.join('\n')).not.toContain(TOKEN);
   });
 
+  it('starts a new session when the server has ended its own (404), and the call runs once', async () => {
+    const { lines, runner: connecting } = await connectWith(TOKEN);
+    const runner = (await connecting) as McpToolRunner;
+    try {
+      const before = notes.initializations();
+      const calls = notes.calls.length;
+      await notes.endSessions();
+      // append_note may run only once: a 404 says the ended session never ran it.
+      expect(await runner.run('notes__put_note', { id: 'b', text: 'eggs' })).toEqual({
+        output: 'saved b',
+        isError: false,
+      });
+      expect(notes.initializations()).toBe(before + 1);
+      expect(notes.calls.slice(calls)).toEqual([
+        { tool: 'put_note', args: { id: 'b', text: 'eggs' } },
+      ]);
+      expect(lines.join('\n')).toContain('MCP session renewed');
+    } finally {
+      await runner.close();
+    }
+  });
+
   it('fails the start naming the server when it refuses the token', async () => {
     const { runner } = await connectWith('wrong-token');
+    await expect(runner).rejects.toThrow(ToolUnreachableError);
     await expect(runner).rejects.toThrow(/^MCP server notes: /);
   });
 });
