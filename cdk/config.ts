@@ -74,6 +74,24 @@ const reservation = z.coerce.number().int().min(0).max(10_000);
 /** Cognito refuses a hosted-domain prefix containing these words (the prefix holds the stage). */
 const RESERVED_DOMAIN_WORDS = /aws|amazon|cognito/i;
 
+/**
+ * A JSON configuration given as JSON text or as an object in cdk.json, normalized to JSON text and
+ * held to the runtime's schema and the cloud's rules by `problems` (which throws for text the
+ * schema refuses: `refused` then prefixes its message).
+ */
+const cloudJsonConfig = (problems: (text: string) => string[], refused: string) =>
+  z
+    .union([z.string(), z.record(z.string(), z.unknown())])
+    .transform((value) => (typeof value === 'string' ? value : JSON.stringify(value)))
+    .superRefine((text, context) => {
+      try {
+        for (const problem of problems(text))
+          context.addIssue({ code: 'custom', message: problem });
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: `${refused}: ${(error as Error).message}` });
+      }
+    });
+
 const HarnessConfigSchema = z.object({
   /**
    * The API Gateway stage and the stack-name suffix (`TinyHarness-<stage>`; the state machine is
@@ -135,42 +153,20 @@ const HarnessConfigSchema = z.object({
    * held to the runtime's schema and to the cloud's rules (secrets from Secrets Manager by full
    * ARN, https only). Normalized to JSON text.
    */
-  remoteAgents: z
-    .union([z.string(), z.record(z.string(), z.unknown())])
-    .transform((value) => (typeof value === 'string' ? value : JSON.stringify(value)))
-    .superRefine((text, context) => {
-      try {
-        for (const problem of cloudRemoteAgentsProblems(parseRemoteAgents(text))) {
-          context.addIssue({ code: 'custom', message: problem });
-        }
-      } catch (error) {
-        context.addIssue({
-          code: 'custom',
-          message: `not a remote agents directory: ${(error as Error).message}`,
-        });
-      }
-    }),
+  remoteAgents: cloudJsonConfig(
+    (text) => cloudRemoteAgentsProblems(parseRemoteAgents(text)),
+    'not a remote agents directory'
+  ),
   /**
    * The MCP servers whose tools the agent may call (docs/configuration.md, "MCP servers"), JSON
    * text or an object in cdk.json: held to the runtime's schema and to the cloud's rules
    * (Streamable HTTP over https only, secrets from Secrets Manager by full ARN). Normalized to
    * JSON text.
    */
-  mcpServers: z
-    .union([z.string(), z.record(z.string(), z.unknown())])
-    .transform((value) => (typeof value === 'string' ? value : JSON.stringify(value)))
-    .superRefine((text, context) => {
-      try {
-        for (const problem of cloudMcpServersProblems(parseMcpServers(text))) {
-          context.addIssue({ code: 'custom', message: problem });
-        }
-      } catch (error) {
-        context.addIssue({
-          code: 'custom',
-          message: `not an MCP servers list: ${(error as Error).message}`,
-        });
-      }
-    }),
+  mcpServers: cloudJsonConfig(
+    (text) => cloudMcpServersProblems(parseMcpServers(text)),
+    'not an MCP servers list'
+  ),
   agentSkills: z.string().superRefine((text, context) => {
     if (text.trim() === '') return;
     try {

@@ -238,15 +238,7 @@ export class HarnessFunction extends NodejsFunction {
    * the Secrets Manager secrets the directory names (bearer tokens, OAuth 2.0 client secrets).
    */
   bindRemoteAgents(options: { json: string; secretArns: readonly string[] }): void {
-    if (options.json.trim() === '') return;
-    this.addEnvironment(ENV.remoteAgents, options.json);
-    if (options.secretArns.length === 0) return;
-    this.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['secretsmanager:GetSecretValue'],
-        resources: [...options.secretArns],
-      })
-    );
+    this.#bindJsonWithSecrets(ENV.remoteAgents, options);
   }
 
   /**
@@ -254,8 +246,16 @@ export class HarnessFunction extends NodejsFunction {
    * exactly the Secrets Manager secrets they name (bearer tokens, OAuth 2.0 client secrets).
    */
   bindMcpServers(options: { json: string; secretArns: readonly string[] }): void {
+    this.#bindJsonWithSecrets(ENV.mcpServers, options);
+  }
+
+  /** A JSON configuration in `variable` ('' sets nothing), and read of exactly its secrets. */
+  #bindJsonWithSecrets(
+    variable: string,
+    options: { json: string; secretArns: readonly string[] }
+  ): void {
     if (options.json.trim() === '') return;
-    this.addEnvironment(ENV.mcpServers, options.json);
+    this.addEnvironment(variable, options.json);
     if (options.secretArns.length === 0) return;
     this.addToRolePolicy(
       new PolicyStatement({

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import * as z from 'zod';
 
 /**
  * A variable holding JSON, read by its schema; '' or unset is `empty`. A problem is thrown as one
@@ -26,3 +26,12 @@ export const parseJsonVariable = <S extends z.ZodType>(
   }
   return parsed.data;
 };
+
+/** A JSON object of named entries: each key must match `name` (else `message`, at that key). */
+export const namedRecord = <S extends z.ZodType>(value: S, name: RegExp, message: string) =>
+  z.record(z.string(), value).superRefine((entries, context) => {
+    for (const key of Object.keys(entries)) {
+      if (name.test(key)) continue;
+      context.addIssue({ code: 'custom', path: [key], message });
+    }
+  });

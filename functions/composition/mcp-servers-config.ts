@@ -9,7 +9,7 @@ import {
   plainHttpProblems,
   secretArnsOf,
 } from './auth-config.js';
-import { parseJsonVariable } from './json-config.js';
+import { namedRecord, parseJsonVariable } from './json-config.js';
 
 /**
  * The MCP servers whose tools the agent may call (`TINY_HARNESS_MCP_SERVERS`): server name →
@@ -51,18 +51,11 @@ const StdioServerSchema = z.strictObject({
 export const McpServerSchema = z.union([HttpServerSchema, StdioServerSchema]);
 export type McpServerConfig = z.infer<typeof McpServerSchema>;
 
-export const McpServersSchema = z
-  .record(z.string(), McpServerSchema)
-  .superRefine((servers, context) => {
-    for (const name of Object.keys(servers)) {
-      if (SERVER_NAME.test(name)) continue;
-      context.addIssue({
-        code: 'custom',
-        path: [name],
-        message: 'not a server name: lower-case letters, digits and "-", at most 31',
-      });
-    }
-  });
+export const McpServersSchema = namedRecord(
+  McpServerSchema,
+  SERVER_NAME,
+  'not a server name: lower-case letters, digits and "-", at most 31'
+);
 export type McpServersConfig = z.infer<typeof McpServersSchema>;
 
 /** The configuration's text (JSON) as the schema reads it; '' or unset is no server. */

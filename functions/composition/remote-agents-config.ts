@@ -10,7 +10,7 @@ import {
   plainHttpProblems,
   secretArnsOf,
 } from './auth-config.js';
-import { parseJsonVariable } from './json-config.js';
+import { namedRecord, parseJsonVariable } from './json-config.js';
 
 /**
  * The directory of remote A2A agents a task may delegate to (`TINY_HARNESS_REMOTE_AGENTS`, CDK
@@ -45,18 +45,11 @@ export type RemoteAgentConfig = z.infer<typeof RemoteAgentSchema>;
 /** Agent ids are what the model names in spawn_subtask: short, lower case, no spaces. */
 export const AGENT_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
-export const RemoteAgentsSchema = z
-  .record(z.string(), RemoteAgentSchema)
-  .superRefine((agents, context) => {
-    for (const id of Object.keys(agents)) {
-      if (AGENT_ID.test(id)) continue;
-      context.addIssue({
-        code: 'custom',
-        path: [id],
-        message: 'not an agent id: lower-case letters, digits, "-" and "_", at most 63',
-      });
-    }
-  });
+export const RemoteAgentsSchema = namedRecord(
+  RemoteAgentSchema,
+  AGENT_ID,
+  'not an agent id: lower-case letters, digits, "-" and "_", at most 63'
+);
 export type RemoteAgentsConfig = z.infer<typeof RemoteAgentsSchema>;
 
 /** The configuration's text (JSON) as the schema reads it; '' or unset is no remote agent. */

@@ -19,6 +19,24 @@ const BASE = {
   TINY_HARNESS_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:000000000000:stateMachine:t',
 };
 
+/** The notes server at `url` with `auth`, from the configuration; the log lines it wrote. */
+const connectNotes = (url: string, auth: unknown, env: Record<string, string>) => {
+  const config = readRuntimeConfig({
+    ...BASE,
+    ...env,
+    TINY_HARNESS_MCP_SERVERS: JSON.stringify({
+      notes: { url, auth, tools: ['get_note', 'put_note'] },
+    }),
+  });
+  const lines: string[] = [];
+  const logger = createLogger({
+    level: 'debug',
+    write: (line) => lines.push(line),
+    secrets: configuredSecrets(config),
+  });
+  return { lines, runner: connectMcpTools(config, logger) };
+};
+
 describe('MCP servers over Streamable HTTP, from the configuration', () => {
   let notes: Awaited<ReturnType<typeof startNotesOverHttp>>;
   beforeAll(async () => {
@@ -28,29 +46,15 @@ describe('MCP servers over Streamable HTTP, from the configuration', () => {
     await notes.close();
   });
 
-  const connectWith = async (token: string) => {
-    const config = readRuntimeConfig({
-      ...BASE,
-      NOTES_TOKEN: token,
-      TINY_HARNESS_MCP_SERVERS: JSON.stringify({
-        notes: {
-          url: notes.url,
-          auth: { type: 'bearer', token: { env: 'NOTES_TOKEN' } },
-          tools: ['get_note', 'put_note'],
-        },
-      }),
-    });
-    const lines: string[] = [];
-    const logger = createLogger({
-      level: 'debug',
-      write: (line) => lines.push(line),
-      secrets: configuredSecrets(config),
-    });
-    return { lines, runner: connectMcpTools(config, logger) };
-  };
+  const connectWith = (token: string) =>
+    connectNotes(
+      notes.url,
+      { type: 'bearer', token: { env: 'NOTES_SECRET' } },
+      { NOTES_SECRET: token }
+    );
 
   it('lists and calls the tools with the bearer token, which no log line carries', async () => {
-    const { lines, runner: connecting } = await connectWith(TOKEN);
+    const { lines, runner: connecting } = connectWith(TOKEN);
     const runner = (await connecting) as McpToolRunner;
     try {
       expect(runner.tools().map((tool) => tool.name)).toEqual([
@@ -71,7 +75,7 @@ describe('MCP servers over Streamable HTTP, from the configuration', () => {
   });
 
   it('starts a new session when the server has ended its own (404), and the call runs once', async () => {
-    const { lines, runner: connecting } = await connectWith(TOKEN);
+    const { lines, runner: connecting } = connectWith(TOKEN);
     const runner = (await connecting) as McpToolRunner;
     try {
       const before = notes.initializations();
@@ -93,7 +97,7 @@ describe('MCP servers over Streamable HTTP, from the configuration', () => {
   });
 
   it('fails the start naming the server when it refuses the token', async () => {
-    const { runner } = await connectWith('wrong-token');
+    const { runner } = connectWith('wrong-token');
     await expect(runner).rejects.toThrow(ToolUnreachableError);
     await expect(runner).rejects.toThrow(/^MCP server notes: /);
   });
@@ -108,35 +112,21 @@ describe('an MCP server behind OAuth 2.0 client credentials', () => {
     await notes.close();
   });
 
-  const connectWith = async (secret: string) => {
-    const config = readRuntimeConfig({
-      ...BASE,
-      NOTES_CLIENT_SECRET: secret,
-      TINY_HARNESS_MCP_SERVERS: JSON.stringify({
-        notes: {
-          url: notes.url,
-          auth: {
-            type: 'oauth2',
-            tokenUrl: notes.tokenUrl,
-            clientId: CLIENT_ID,
-            clientSecret: { env: 'NOTES_CLIENT_SECRET' },
-            scope: 'notes/read notes/write',
-          },
-          tools: ['get_note', 'put_note'],
-        },
-      }),
-    });
-    const lines: string[] = [];
-    const logger = createLogger({
-      level: 'debug',
-      write: (line) => lines.push(line),
-      secrets: configuredSecrets(config),
-    });
-    return { lines, runner: connectMcpTools(config, logger) };
-  };
+  const connectWith = (secret: string) =>
+    connectNotes(
+      notes.url,
+      {
+        type: 'oauth2',
+        tokenUrl: notes.tokenUrl,
+        clientId: CLIENT_ID,
+        clientSecret: { env: 'NOTES_SECRET' },
+        scope: 'notes/read notes/write',
+      },
+      { NOTES_SECRET: secret }
+    );
 
   it('gets an access token with the client secret and scope, calls with it, and renews it when refused; no log line carries either', async () => {
-    const { lines, runner: connecting } = await connectWith(CLIENT_SECRET);
+    const { lines, runner: connecting } = connectWith(CLIENT_SECRET);
     const runner = (await connecting) as McpToolRunner;
     try {
       expect(runner.tools().map((tool) => tool.name)).toEqual([
@@ -179,7 +169,7 @@ describe('an MCP server behind OAuth 2.0 client credentials', () => {
 
   it('fails the start naming the server when its token endpoint refuses the client', async () => {
     const before = notes.calls.length;
-    const { runner } = await connectWith('wrong-secret');
+    const { runner } = connectWith('wrong-secret');
     await expect(runner).rejects.toThrow(
       /^MCP server notes: .*token endpoint refused the client credentials \(HTTP 401\)/
     );
