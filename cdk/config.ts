@@ -8,6 +8,10 @@
 import type { Construct } from 'constructs';
 import * as z from 'zod';
 import {
+  cloudMcpServersProblems,
+  parseMcpServers,
+} from '../functions/composition/mcp-servers-config.js';
+import {
   type ConfigNaming,
   type ModelVariable,
   modelConfigSchema,
@@ -42,6 +46,7 @@ export const DEFAULT_CONTEXT = {
   agentSkills: '',
   taskLifecycle: 'conversation',
   remoteAgents: '',
+  mcpServers: '',
 } as const;
 
 export type ContextKey = keyof typeof DEFAULT_CONTEXT;
@@ -68,6 +73,24 @@ const reservation = z.coerce.number().int().min(0).max(10_000);
 
 /** Cognito refuses a hosted-domain prefix containing these words (the prefix holds the stage). */
 const RESERVED_DOMAIN_WORDS = /aws|amazon|cognito/i;
+
+/**
+ * A JSON configuration given as JSON text or as an object in cdk.json, normalized to JSON text and
+ * held to the runtime's schema and the cloud's rules by `problems` (which throws for text the
+ * schema refuses: `refused` then prefixes its message).
+ */
+const cloudJsonConfig = (problems: (text: string) => string[], refused: string) =>
+  z
+    .union([z.string(), z.record(z.string(), z.unknown())])
+    .transform((value) => (typeof value === 'string' ? value : JSON.stringify(value)))
+    .superRefine((text, context) => {
+      try {
+        for (const problem of problems(text))
+          context.addIssue({ code: 'custom', message: problem });
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: `${refused}: ${(error as Error).message}` });
+      }
+    });
 
 const HarnessConfigSchema = z.object({
   /**
@@ -130,21 +153,20 @@ const HarnessConfigSchema = z.object({
    * held to the runtime's schema and to the cloud's rules (secrets from Secrets Manager by full
    * ARN, https only). Normalized to JSON text.
    */
-  remoteAgents: z
-    .union([z.string(), z.record(z.string(), z.unknown())])
-    .transform((value) => (typeof value === 'string' ? value : JSON.stringify(value)))
-    .superRefine((text, context) => {
-      try {
-        for (const problem of cloudRemoteAgentsProblems(parseRemoteAgents(text))) {
-          context.addIssue({ code: 'custom', message: problem });
-        }
-      } catch (error) {
-        context.addIssue({
-          code: 'custom',
-          message: `not a remote agents directory: ${(error as Error).message}`,
-        });
-      }
-    }),
+  remoteAgents: cloudJsonConfig(
+    (text) => cloudRemoteAgentsProblems(parseRemoteAgents(text)),
+    'not a remote agents directory'
+  ),
+  /**
+   * The MCP servers whose tools the agent may call (docs/configuration.md, "MCP servers"), JSON
+   * text or an object in cdk.json: held to the runtime's schema and to the cloud's rules
+   * (Streamable HTTP over https only, secrets from Secrets Manager by full ARN). Normalized to
+   * JSON text.
+   */
+  mcpServers: cloudJsonConfig(
+    (text) => cloudMcpServersProblems(parseMcpServers(text)),
+    'not an MCP servers list'
+  ),
   agentSkills: z.string().superRefine((text, context) => {
     if (text.trim() === '') return;
     try {

@@ -5,6 +5,8 @@ import { build, type Metafile } from 'esbuild';
 import {
   handlerEntry,
   LAMBDA_BUNDLING,
+  MCP_LEFT_OUT_MODULES,
+  mcpDefine,
   modelProviderDefine,
 } from './constructs/harness-function.js';
 
@@ -12,6 +14,14 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 /** Each Lambda bundle's minified JavaScript at most, its source map apart (issue 10). */
 export const BUNDLE_BUDGET_BYTES = 1_000_000;
+
+/**
+ * What connecting MCP servers may add to the turn step's bundle (the SDK's client and transport,
+ * the JSON Schema validator, the harness's adapter). The turn step of a deployment that
+ * configures MCP servers holds it on top of its model provider's SDK: with some providers that is
+ * past BUNDLE_BUDGET_BYTES (docs/benchmark.md, "Lambda bundles").
+ */
+export const MCP_CLIENT_BUDGET_BYTES = 130_000;
 
 /** The functions the stack deploys, by handler entry (functions/handlers/<name>.ts). */
 export const LAMBDA_HANDLERS = [
@@ -36,11 +46,12 @@ export interface Bundle {
 
 /**
  * A handler bundled in memory with the options `cdk synth` bundles it with
- * (cdk/constructs/harness-function.ts); the turn step for one model provider.
+ * (cdk/constructs/harness-function.ts); the turn step for one model provider, with or without
+ * MCP servers.
  */
 export const bundleHandler = async (
   name: string,
-  options: { modelProvider?: string } = {}
+  options: { modelProvider?: string; mcpServers?: boolean } = {}
 ): Promise<Bundle> => {
   const bundling = LAMBDA_BUNDLING;
   const result = await build({
@@ -61,9 +72,11 @@ export const bundleHandler = async (
     sourcesContent: bundling.sourcesContent,
     keepNames: bundling.keepNames,
     external: [...bundling.externalModules],
-    ...(options.modelProvider === undefined
-      ? {}
-      : { define: modelProviderDefine(options.modelProvider) }),
+    define: {
+      ...(options.modelProvider === undefined ? {} : modelProviderDefine(options.modelProvider)),
+      ...(options.mcpServers === undefined ? {} : mcpDefine(options.mcpServers)),
+    },
+    ...(options.mcpServers === true ? { alias: MCP_LEFT_OUT_MODULES } : {}),
   });
   const output = (suffix: string) => {
     const file = result.outputFiles.find((candidate) => candidate.path.endsWith(suffix));

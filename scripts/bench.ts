@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_LOOP_CONFIG } from '../functions/core/loop/config.js';
 import { ScriptedModel } from '../functions/core/testing/scripted-model.js';
 import { startLocalStack } from '../functions/local/local-stack.js';
-import { measureBundles } from './bench/bundles.js';
+import { measureBundles, measureTurnStepVariants } from './bench/bundles.js';
 import { childToParentFigures } from './bench/children.js';
 import { measureConversations } from './bench/conversations.js';
 import { writeMarkedBlocks } from './bench/docs-block.js';
@@ -112,6 +112,9 @@ const measure = async (options: BenchOptions): Promise<BenchFigures> => {
   const skipped = (part: Part) => options.skip.has(part);
   // First, while nothing else runs: the bundles are built in a child process.
   const bundles = skipped('bundles') ? null : await measureBundles(options.importRuns, progress);
+  const turnStepBundles = skipped('bundles')
+    ? null
+    : await measureTurnStepVariants(options.importRuns, progress);
   const shared = (['scenarios', 'langgraph', 'children', 'senders'] as const).every(skipped)
     ? undefined
     : await measureOnSharedStack(options, skipped);
@@ -126,6 +129,7 @@ const measure = async (options: BenchOptions): Promise<BenchFigures> => {
     langgraph: shared?.langgraph ?? null,
     growth: shared?.growth ?? null,
     bundles,
+    turn_step_bundles: turnStepBundles,
     new_conversations: conversations?.new_conversations ?? null,
     parked: conversations?.parked ?? null,
     child_to_parent_ms: shared?.child_to_parent_ms ?? null,

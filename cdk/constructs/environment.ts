@@ -34,6 +34,8 @@ export const ENV = {
   pushKmsKeyId: 'TINY_HARNESS_PUSH_KMS_KEY_ID',
   /** The directory of remote agents, JSON (the functions that call them). */
   remoteAgents: 'TINY_HARNESS_REMOTE_AGENTS',
+  /** The MCP servers whose tools the agent may call, JSON (the turn step only). */
+  mcpServers: 'TINY_HARNESS_MCP_SERVERS',
   /** The follow state machine of remote children (the functions that start followers). */
   followStateMachineArn: 'TINY_HARNESS_FOLLOW_STATE_MACHINE_ARN',
 } as const;

@@ -61,6 +61,21 @@ export const modelProviderDefine = (provider: string): Record<string, string> =>
   'globalThis.tinyHarnessBundledModelProvider': JSON.stringify(provider),
 });
 
+/** The modules the MCP client's bundle replaces, and with what (relative to the project root). */
+export const MCP_LEFT_OUT_MODULES: Record<string, string> = {
+  ajv: './functions/adapters/mcp/ajv-left-out.ts',
+  'ajv-formats': './functions/adapters/mcp/ajv-left-out.ts',
+};
+
+/**
+ * What the turn step's bundle is built with for MCP: whether it holds the client
+ * (functions/composition/lambda/turn-step.ts); when it does, the SDK's default validator (Ajv) is
+ * left out, as the harness gives the client its own.
+ */
+export const mcpDefine = (connects: boolean): Record<string, string> => ({
+  'globalThis.tinyHarnessBundledMcp': String(connects),
+});
+
 export interface HarnessFunctionProps {
   /** Absolute path of the handler module (see `handlerEntry`); it must export `handler`. */
   readonly entry: string;
@@ -78,6 +93,11 @@ export interface HarnessFunctionProps {
    * adapter and SDK and no other. @default none: the function calls no model
    */
   readonly modelProvider?: string;
+  /**
+   * Whether the function connects MCP servers (the turn step of a deployment that configures
+   * them): its bundle holds the MCP client only then. @default none: the function connects none
+   */
+  readonly mcpServers?: boolean;
 }
 
 export class HarnessFunction extends NodejsFunction {
@@ -111,9 +131,19 @@ export class HarnessFunction extends NodejsFunction {
       ...(props.environment === undefined ? {} : { environment: props.environment }),
       bundling: {
         ...LAMBDA_BUNDLING,
-        ...(props.modelProvider === undefined
-          ? {}
-          : { define: modelProviderDefine(props.modelProvider) }),
+        define: {
+          ...(props.modelProvider === undefined ? {} : modelProviderDefine(props.modelProvider)),
+          ...(props.mcpServers === undefined ? {} : mcpDefine(props.mcpServers)),
+        },
+        ...(props.mcpServers === true
+          ? {
+              esbuildArgs: {
+                '--alias': Object.entries(MCP_LEFT_OUT_MODULES).map(
+                  ([name, path]) => `${name}=${path}`
+                ),
+              },
+            }
+          : {}),
       },
     });
     logGroup.grantWrite(role);
@@ -208,8 +238,24 @@ export class HarnessFunction extends NodejsFunction {
    * the Secrets Manager secrets the directory names (bearer tokens, OAuth 2.0 client secrets).
    */
   bindRemoteAgents(options: { json: string; secretArns: readonly string[] }): void {
+    this.#bindJsonWithSecrets(ENV.remoteAgents, options);
+  }
+
+  /**
+   * Gives the function the MCP servers whose tools it calls (the turn step) and lets it read
+   * exactly the Secrets Manager secrets they name (bearer tokens, OAuth 2.0 client secrets).
+   */
+  bindMcpServers(options: { json: string; secretArns: readonly string[] }): void {
+    this.#bindJsonWithSecrets(ENV.mcpServers, options);
+  }
+
+  /** A JSON configuration in `variable` ('' sets nothing), and read of exactly its secrets. */
+  #bindJsonWithSecrets(
+    variable: string,
+    options: { json: string; secretArns: readonly string[] }
+  ): void {
     if (options.json.trim() === '') return;
-    this.addEnvironment(ENV.remoteAgents, options.json);
+    this.addEnvironment(variable, options.json);
     if (options.secretArns.length === 0) return;
     this.addToRolePolicy(
       new PolicyStatement({

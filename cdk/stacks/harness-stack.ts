@@ -12,6 +12,7 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
+import { mcpSecretArns, parseMcpServers } from '../../functions/composition/mcp-servers-config.js';
 import {
   parseRemoteAgents,
   remoteSecretArns,
@@ -101,6 +102,8 @@ export class HarnessStack extends Stack {
       deletionProtection: config.stage === 'prod',
     });
     const arns = turnMachineArns(this, turnMachineName(this));
+    const mcpServers = parseMcpServers(config.mcpServers);
+    const connectsMcp = Object.keys(mcpServers).length > 0;
     // What every function reads. The model's configuration goes to the turn step alone: the
     // only function that calls the model (the agent card, streams, push delivery and the
     // reconciler never depend on it).
@@ -119,6 +122,8 @@ export class HarnessStack extends Stack {
       timeout: Duration.minutes(5),
       environment: { ...environment, ...turnStepModelEnvironment(config) },
       modelProvider: config.modelProvider,
+      // Its bundle holds the MCP client only when the deployment configures servers.
+      mcpServers: connectsMcp,
       // Turn steps keep running while streams hold A2A instances (docs/deploy.md, "Concurrency").
       ...reservedConcurrency(config.turnStepReservedConcurrency),
     });
@@ -185,6 +190,12 @@ export class HarnessStack extends Stack {
       model: config.model,
       apiKeySecretArn: config.modelApiKeySecret || undefined,
       apiKeySecretKmsKeyArn: config.modelApiKeySecretKmsKey || undefined,
+    });
+
+    // Only the turn step calls tools: only it connects the MCP servers and may read their secrets.
+    this.turnStepFunction.bindMcpServers({
+      json: config.mcpServers,
+      secretArns: mcpSecretArns(mcpServers),
     });
 
     this.turnMachine = new TurnStateMachine(this, CONSTRUCT_IDS.turnStateMachine, {

@@ -17,6 +17,7 @@ import type { Model } from '../core/ports/model.js';
 import type { RemoteAgents } from '../core/ports/remote-agents.js';
 import type { RemoteFollowers } from '../core/ports/remote-followers.js';
 import type { RemoteLinks } from '../core/ports/remote-links.js';
+import type { ToolRunner } from '../core/ports/tool-runner.js';
 import { intrinsicsFor } from '../core/tools/intrinsics/index.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import type { Executions } from '../service/executions.js';
@@ -50,7 +51,22 @@ export interface LoopParts {
    * remote follow and push functions (`buildRemoteAgents`), `NO_REMOTE_AGENTS` for the others.
    */
   remoteAgents: RemoteAgents;
+  /** The external tools (the MCP servers', connected at cold start); only the turn step runs them. */
+  tools?: ToolRunner | undefined;
 }
+
+/** The tools the model is offered: the runner's external tools and the intrinsics. */
+const registryOf = (runner: ToolRunner | undefined, agents: LoopDeps['agents']): ToolRegistry =>
+  new ToolRegistry(runner?.tools() ?? [], intrinsicsFor(agents.agents()));
+
+/**
+ * The runtime with external tools connected after it was built (the turn-step Lambda connects
+ * its MCP servers only for the steps that offer or run tools).
+ */
+export const withToolRunner = (runtime: LoopRuntime, runner: ToolRunner): LoopRuntime => ({
+  ...runtime,
+  loop: { ...runtime.loop, tools: registryOf(runner, runtime.loop.agents), runner },
+});
 
 export const buildLoopRuntime = (config: RuntimeConfig, parts: LoopParts): LoopRuntime => {
   const sfn = sfnClientOf(config);
@@ -92,7 +108,8 @@ export const buildLoopRuntime = (config: RuntimeConfig, parts: LoopParts): LoopR
     store: new DynamoDbTaskStore(table),
     events: new DynamoDbEventLog(table),
     model: parts.model,
-    tools: new ToolRegistry([], intrinsicsFor(agents.agents())),
+    tools: registryOf(parts.tools, agents),
+    runner: parts.tools,
     agents,
     clock,
     ids: new RandomIds(),

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { parseAgentSkills } from '../core/a2a/agent-card.js';
 import { DEFAULT_AGENT_ID } from '../core/a2a/identifiers.js';
 import { parseBearerTokens } from '../service/identity.js';
+import { mcpServerSecrets, parseMcpServers } from './mcp-servers-config.js';
 import {
   ENVIRONMENT_NAMING,
   ModelConfigShape,
@@ -122,6 +123,21 @@ export const RuntimeConfigSchema = z.object({
         return z.NEVER;
       }
     }),
+  /**
+   * The MCP servers whose tools the agent may call (docs/configuration.md): JSON, server name →
+   * Streamable HTTP URL or local command, bearer token source, allow-list. Unset: none.
+   */
+  TINY_HARNESS_MCP_SERVERS: z
+    .string()
+    .optional()
+    .transform((text, context) => {
+      try {
+        return parseMcpServers(text);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
   /** The state machine of remote children's stand-ins (the stack sets it; npm start too). */
   TINY_HARNESS_FOLLOW_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
   AWS_REGION: z.string().default('us-east-1'),
@@ -133,6 +149,8 @@ export const RuntimeConfigSchema = z.object({
  */
 export type RuntimeConfig = z.infer<typeof RuntimeConfigSchema> & {
   remoteAgentSecrets: ReadonlyMap<string, string>;
+  /** The MCP servers' bearer tokens, by the variable that holds each: secrets, never logged. */
+  mcpServerSecrets: ReadonlyMap<string, string>;
 };
 
 /** A configuration the runtime cannot start with; its message is one line naming each problem. */
@@ -159,7 +177,13 @@ export const readRuntimeConfig = (
       `invalid tiny-harness configuration: TINY_HARNESS_REMOTE_AGENTS: ${secrets.missing.join('; ')}`
     );
   }
-  return { ...parsed.data, remoteAgentSecrets: secrets.values };
+  const mcp = mcpServerSecrets(parsed.data.TINY_HARNESS_MCP_SERVERS, env);
+  if (mcp.missing.length > 0) {
+    throw new ConfigurationError(
+      `invalid tiny-harness configuration: TINY_HARNESS_MCP_SERVERS: ${mcp.missing.join('; ')}`
+    );
+  }
+  return { ...parsed.data, remoteAgentSecrets: secrets.values, mcpServerSecrets: mcp.values };
 };
 
 /** The configured secrets no log line, stored message or echoed text may carry. */
@@ -170,4 +194,5 @@ export const configuredSecrets = (config: RuntimeConfig): string[] =>
     config.ANTHROPIC_API_KEY,
     config.TINY_HARNESS_PUSH_TOKEN_KEY,
     ...config.remoteAgentSecrets.values(),
+    ...config.mcpServerSecrets.values(),
   ].filter((secret): secret is string => secret !== undefined);

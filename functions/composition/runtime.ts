@@ -3,6 +3,7 @@ import type { Hooks } from '../core/hooks/hooks.js';
 import type { HarnessHookPoints } from '../core/loop/hook-points.js';
 import type { Model } from '../core/ports/model.js';
 import type { SecretSealer } from '../core/ports/secret-sealer.js';
+import type { ToolRunner } from '../core/ports/tool-runner.js';
 import type { WebhookSender } from '../core/ports/webhook-sender.js';
 import { dynamoDbClientOf } from './aws-clients.js';
 import { buildModel } from './model.js';
@@ -29,6 +30,8 @@ export interface RuntimeOverrides {
   sealer?: SecretSealer;
   webhooks?: WebhookSender;
   hooks?: Hooks<HarnessHookPoints>;
+  /** The external tools, connected by the caller (`connectMcpTools`). */
+  tools?: ToolRunner | undefined;
   /** The fetch remote agents are called with (tests observe or break it). */
   fetch?: typeof fetch;
   /** Observe every DynamoDB command (default off): it then also asks for ConsumedCapacity. */
@@ -44,6 +47,7 @@ export const buildRuntime = (config: RuntimeConfig, overrides: RuntimeOverrides 
     dynamodb,
     sealer: overrides.sealer,
     remoteAgents: buildRemoteAgents(config, overrides.fetch),
+    tools: overrides.tools,
   });
   return {
     ...service,

@@ -35,6 +35,7 @@ export const ERROR_CODES = [
   'secret.unreadable',
   'remote.refused',
   'remote.failed',
+  'tool.unreachable',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -256,8 +257,23 @@ export class RemoteCallError extends HarnessError {
   }
 }
 
+/**
+ * An external tool's server could not be reached or answered nothing usable (an MCP server down,
+ * its connection lost): the step is retried by the state machine. The invoker records a
+ * `tool.not_retried` result instead for a tool that may run only once.
+ */
+export class ToolUnreachableError extends HarnessError {
+  override readonly name = 'ToolUnreachableError';
+  readonly code = 'tool.unreachable';
+  override readonly retryable = true;
+}
+
 /** Error names the state machine retries (transient) — `cdk/` reads this list. */
-export const RETRYABLE_ERROR_NAMES = ['ConcurrencyConflictError', 'ModelRetryableError'] as const;
+export const RETRYABLE_ERROR_NAMES = [
+  'ConcurrencyConflictError',
+  'ModelRetryableError',
+  'ToolUnreachableError',
+] as const;
 
 export const isHarnessError = (error: unknown): error is HarnessError =>
   error instanceof HarnessError;

@@ -88,12 +88,14 @@ const metered = (runtime: Runtime, metrics: TurnMetrics): Runtime => {
 const refOf = (event: TurnStepEvent) => (event.op === 'execute_tool' ? event.call.ref : event.ref);
 
 export const createTurnStepHandler = (
-  runtime: () => Runtime,
-  metrics: () => TurnMetrics = () => NO_TURN_METRICS
+  /** The runtime a step needs (the turn-step Lambda connects its tools only for the tool steps). */
+  runtimeOf: (op: TurnStepEvent['op']) => Runtime | Promise<Runtime>,
+  metrics: (runtime: Runtime) => TurnMetrics = () => NO_TURN_METRICS
 ) =>
   middy(async (raw: unknown) => {
-    const { logger } = runtime();
     const event = TurnStepEventSchema.parse(raw);
+    const runtime = await runtimeOf(event.op);
+    const { logger } = runtime;
     const ref = refOf(event);
     const log = logger.child({
       taskId: ref.taskId,
@@ -102,7 +104,7 @@ export const createTurnStepHandler = (
       op: event.op,
     });
     try {
-      const stepRuntime = event.op === 'turn' ? metered(runtime(), metrics()) : runtime();
+      const stepRuntime = event.op === 'turn' ? metered(runtime, metrics(runtime)) : runtime;
       const result = await runTurnStep(stepRuntime, event);
       log.info('turn step done', { route: (result as { route?: { next?: string } }).route?.next });
       return result;
@@ -114,8 +116,8 @@ export const createTurnStepHandler = (
   });
 
 let metricsMemo: TurnMetrics | undefined;
-const lambdaMetrics = () => {
-  metricsMemo ??= powertoolsTurnMetrics(lambdaRuntime().config.TINY_HARNESS_STAGE);
+const lambdaMetrics = (runtime: Runtime) => {
+  metricsMemo ??= powertoolsTurnMetrics(runtime.config.TINY_HARNESS_STAGE);
   return metricsMemo;
 };
 

@@ -6,6 +6,9 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { Handler } from 'aws-lambda';
 import { createTable } from '../adapters/dynamodb/create-table.js';
 import { auditOf } from '../composition/audit.js';
+import { loggerOf } from '../composition/logger.js';
+import { stdioTransport } from '../composition/mcp-stdio.js';
+import { connectMcpTools } from '../composition/mcp-tools.js';
 import {
   buildRuntime,
   buildStreamLeases,
@@ -172,7 +175,11 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       ...(pushTokenKey === undefined ? {} : { TINY_HARNESS_PUSH_TOKEN_KEY: pushTokenKey }),
       ...options.env,
     });
+    // One process runs every function here: the turn step's MCP servers are connected once.
+    const tools = await connectMcpTools(config, loggerOf(config), { stdio: stdioTransport });
+    if (tools !== undefined) closers.push(() => tools.close());
     const runtime = buildRuntime(config, {
+      tools,
       ...(options.model === undefined ? {} : { model: options.model }),
       ...(options.onDynamoDbCommand === undefined
         ? {}

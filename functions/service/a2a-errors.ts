@@ -157,6 +157,7 @@ export const A2A_ERROR_FOR_CODE: Record<ErrorCode, A2aErrorName> = {
   'secret.unreadable': 'InternalError',
   'remote.refused': 'InternalError',
   'remote.failed': 'InternalError',
+  'tool.unreachable': 'InternalError',
 };
 
 /**

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { bundleHandler, writeBundle } from '../../cdk/lambda-bundle.js';
+import { MODEL_PROVIDERS } from '../../functions/composition/model-config.js';
 import { ASSETS_FILE, type BundleAsset } from './bundle-assets.js';
 import { median } from './stats.js';
 
@@ -97,6 +99,57 @@ export const measureBundles = async (
     );
     const figures: Record<string, BundleFigures> = {};
     for (const asset of assets) figures[asset.function] = await measureBundle(asset, importRuns);
+    return figures;
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+};
+
+/** The turn step's bundle for one model provider, without and with MCP servers configured. */
+export interface TurnStepVariantFigures {
+  provider: string;
+  bytes: number;
+  mcp_bytes: number;
+  /** Import time in a fresh `node` (median), without and with the MCP client. */
+  import_ms: number;
+  mcp_import_ms: number;
+}
+
+/**
+ * The turn step bundled for each provider a deployment may use (not `scripted`, which `cdk synth`
+ * refuses), without and with MCP servers (the define and the left-out modules `cdk synth` uses
+ * for `mcpServers`), each measured as `measureBundle` does.
+ */
+export const measureTurnStepVariants = async (
+  importRuns: number,
+  onProgress: (message: string) => void
+): Promise<TurnStepVariantFigures[]> => {
+  const outdir = mkdtempSync(join(tmpdir(), 'bench-turn-step-'));
+  const timed = async (file: string) => {
+    const runs: number[] = [];
+    for (let n = 0; n < importRuns; n++) runs.push(await importMs(file, ''));
+    return median(runs);
+  };
+  try {
+    const started = performance.now();
+    const figures: TurnStepVariantFigures[] = [];
+    for (const provider of MODEL_PROVIDERS.filter((name) => name !== 'scripted')) {
+      const plain = await bundleHandler('turn-step', {
+        modelProvider: provider,
+        mcpServers: false,
+      });
+      const mcp = await bundleHandler('turn-step', { modelProvider: provider, mcpServers: true });
+      figures.push({
+        provider,
+        bytes: plain.code.length,
+        mcp_bytes: mcp.code.length,
+        import_ms: await timed(writeBundle(plain, join(outdir, provider))),
+        mcp_import_ms: await timed(writeBundle(mcp, join(outdir, `${provider}-mcp`))),
+      });
+    }
+    onProgress(
+      `bundled the turn step for ${figures.length} providers, with and without MCP, in ${((performance.now() - started) / 1000).toFixed(1)} s`
+    );
     return figures;
   } finally {
     rmSync(outdir, { recursive: true, force: true });

@@ -118,6 +118,17 @@ export const BenchFiguresSchema = z.strictObject({
       })
     )
     .nullable(),
+  turn_step_bundles: z
+    .array(
+      z.strictObject({
+        provider: z.string(),
+        bytes: count,
+        mcp_bytes: count,
+        import_ms: figure,
+        mcp_import_ms: figure,
+      })
+    )
+    .nullable(),
   new_conversations: z
     .strictObject({
       clients: count,

@@ -3,6 +3,7 @@
  * table `--markdown` prints is the block `--write-docs` puts in docs/benchmark.md; the README
  * gets a summary of the same figures. Pure: figures in, text out.
  */
+import { BUNDLE_BUDGET_BYTES } from '../../cdk/lambda-bundle.js';
 import { CLOUD_FIGURES, cloudLatencyOf } from './cloud-latency.js';
 import type { BenchFigures, ScenarioFigures } from './figures.js';
 import { dollars, fixed, mb, mib, type TableStyle, table, thousands, times } from './format.js';
@@ -282,6 +283,40 @@ const bundleSection = (figures: BenchFigures, style: TableStyle): Section[] => {
   ];
 };
 
+const turnStepSection = (figures: BenchFigures, style: TableStyle): Section[] => {
+  if (figures.turn_step_bundles === null) return [];
+  const past = (bytes: number) =>
+    bytes > BUNDLE_BUDGET_BYTES ? thousands(bytes - BUNDLE_BUDGET_BYTES) : '—';
+  return [
+    {
+      title: `The turn step by model provider, without and with MCP servers (bytes of minified JS; budget ${thousands(BUNDLE_BUDGET_BYTES)})`,
+      body: [
+        table(
+          style,
+          [
+            'provider',
+            'bundle',
+            'with MCP servers',
+            'MCP adds',
+            'past the budget by (with MCP)',
+            'import ms',
+            'import ms (with MCP)',
+          ],
+          figures.turn_step_bundles.map((row) => [
+            row.provider,
+            thousands(row.bytes),
+            thousands(row.mcp_bytes),
+            thousands(row.mcp_bytes - row.bytes),
+            past(row.mcp_bytes),
+            fixed(row.import_ms, 0),
+            fixed(row.mcp_import_ms, 0),
+          ])
+        ),
+      ],
+    },
+  ];
+};
+
 const loadSections = (figures: BenchFigures, style: TableStyle): Section[] => {
   const sections: Section[] = [];
   const { new_conversations: opened, parked, child_to_parent_ms: child } = figures;
@@ -403,6 +438,7 @@ export const renderReport = (figures: BenchFigures, style: TableStyle): string =
     ...langGraphSections(figures, style),
     ...cloudSection(figures, style),
     ...bundleSection(figures, style),
+    ...turnStepSection(figures, style),
     ...loadSections(figures, style),
   ];
   const heading = (title: string) => (style === 'markdown' ? `#### ${title}` : title);

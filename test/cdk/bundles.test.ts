@@ -10,6 +10,7 @@ import {
   type Bundle,
   bundleHandler,
   LAMBDA_HANDLERS,
+  MCP_CLIENT_BUDGET_BYTES,
 } from '../../cdk/lambda-bundle.js';
 import { MODEL_PROVIDERS } from '../../functions/composition/model-config.js';
 
@@ -22,6 +23,10 @@ const SDKS = {
   bedrock: '@aws-sdk/client-bedrock-runtime',
   openai: 'openai',
   anthropic: '@anthropic-ai/sdk',
+  mcp: '@modelcontextprotocol/sdk',
+  jsonSchema: '@cfworker/json-schema',
+  // The SDK's default validator: never in a bundle (the MCP client is given the harness's own).
+  ajv: 'ajv',
 } as const;
 type Sdk = keyof typeof SDKS;
 
@@ -88,11 +93,33 @@ describe('each Lambda bundle holds what its function uses, under 1 MB', () => {
   });
 
   it.each(Object.entries(TURN_STEP_SDKS))('turn-step with %s', async (provider, sdks) => {
-    const bundle = await bundleHandler('turn-step', { modelProvider: provider });
+    const bundle = await bundleHandler('turn-step', { modelProvider: provider, mcpServers: false });
     console.info(`turn-step (${provider}): ${kib(bundle.code.length)}`);
     expect(bundle.code.length).toBeLessThanOrEqual(BUNDLE_BUDGET_BYTES);
     expect(sdksIn(bundle)).toEqual(sdks);
   });
+
+  // A deployment with MCP servers: its turn step holds the client and the harness's validator, and
+  // never Ajv. What that adds is bounded; whether the whole still fits depends on the provider.
+  it.each(Object.entries(TURN_STEP_SDKS))(
+    'turn-step with %s and MCP servers',
+    async (provider, sdks) => {
+      const without = await bundleHandler('turn-step', {
+        modelProvider: provider,
+        mcpServers: false,
+      });
+      const bundle = await bundleHandler('turn-step', {
+        modelProvider: provider,
+        mcpServers: true,
+      });
+      const added = bundle.code.length - without.code.length;
+      console.info(`turn-step (${provider}, MCP): ${kib(bundle.code.length)} (+${kib(added)})`);
+      expect(sdksIn(bundle)).toEqual([...sdks, 'mcp', 'jsonSchema']);
+      expect(added).toBeGreaterThan(0);
+      expect(added).toBeLessThanOrEqual(MCP_CLIENT_BUDGET_BYTES);
+      if (provider === 'demo') expect(bundle.code.length).toBeLessThanOrEqual(BUNDLE_BUDGET_BYTES);
+    }
+  );
 
   it('ships its source map apart, without the sources', async () => {
     const bundle = await bundleHandler('push');

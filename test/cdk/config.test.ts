@@ -149,6 +149,39 @@ describe('synthesis refuses a bad configuration with one line naming what to set
       /^invalid CDK context: remoteAgents: ledger\.auth\.clientSecret: the secret's full ARN.*; remoteAgents: ledger\.card: a deployment calls remote agents over https only$/,
     ],
     [
+      'a stdio MCP server (a Lambda function starts no server processes)',
+      { mcpServers: { notes: { command: 'node', args: ['notes.js'], tools: ['get_note'] } } },
+      /^invalid CDK context: mcpServers: notes: a deployment connects MCP servers over Streamable HTTP only \("url"\); a stdio server \("command"\) is for npm start$/,
+    ],
+    [
+      "an MCP server's token from the environment, its client secret by name, and plain http",
+      {
+        mcpServers: JSON.stringify({
+          tickets: {
+            url: 'http://tickets.example.com/mcp',
+            auth: { type: 'bearer', token: { env: 'TICKETS_TOKEN' } },
+            tools: ['get_ticket'],
+          },
+          crm: {
+            url: 'https://crm.example.com/mcp',
+            auth: {
+              type: 'oauth2',
+              tokenUrl: 'http://auth.example.com/oauth2/token',
+              clientId: 'harness',
+              clientSecret: { secretArn: 'crm-client' },
+            },
+            tools: ['find_customer'],
+          },
+        }),
+      },
+      /^invalid CDK context: mcpServers: tickets\.auth\.token: in a deployment a secret comes from Secrets Manager.*; mcpServers: crm\.auth\.clientSecret: the secret's full ARN.*; mcpServers: tickets\.url: a deployment calls MCP servers over https only; mcpServers: crm\.auth\.tokenUrl: a deployment calls MCP servers over https only$/,
+    ],
+    [
+      'an MCP servers list that does not parse',
+      { mcpServers: '{"Notes": {"url": "https://notes.example.com/mcp"}}' },
+      /^invalid CDK context: mcpServers: not an MCP servers list: /,
+    ],
+    [
       'a remote agents directory that does not parse',
       { remoteAgents: '{"Ledger Agent": {"card": "x"}}' },
       /^invalid CDK context: remoteAgents: not a remote agents directory: /,

@@ -41,6 +41,7 @@ describe('npm run bench on a tiny run', () => {
     const figures = BenchFiguresSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
 
     expect(figures.bundles).toBeNull();
+    expect(figures.turn_step_bundles).toBeNull();
     expect(figures.run.options.skip).toEqual(['bundles']);
     const { scenarios, langgraph, growth, parked, child_to_parent_ms: child } = figures;
     expect(scenarios?.chat).toMatchObject({ turns: 2, messages: 2, runs: 1 });

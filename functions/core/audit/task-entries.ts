@@ -484,7 +484,10 @@ const executionEntries = (
           arguments: bounded(call?.arguments ?? ''),
           verdict,
           code,
-          result: bounded(invocation.text),
+          // A result cut for the transcript is read whole from its record (`source`).
+          result: bounded(
+            invocation.kind === 'output' ? (invocation.whole ?? invocation.text) : invocation.text
+          ),
           latency_ms: ms(run.scheduledAt, run.endedAt),
         },
         source: { kind: 'record', ref: key },

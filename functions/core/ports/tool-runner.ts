@@ -1,18 +1,34 @@
-import type * as z from 'zod';
+/** The outcome of checking a call's arguments: the value the tool runs with, or why not. */
+export type ParsedArguments = { ok: true; value: unknown } | { ok: false; message: string };
+
+/**
+ * A tool's arguments as the harness knows them: the JSON Schema the model sees and the check the
+ * invoker runs before the call. External tools describe themselves in JSON Schema (MCP's
+ * `inputSchema`), so the check is whatever validates that schema, not necessarily zod.
+ */
+export interface ToolArguments {
+  parameters: Record<string, unknown>;
+  parse(value: unknown): ParsedArguments;
+}
 
 /** A tool that lives outside the core (an HTTP tool, an MCP tool, ...). */
 export interface ExternalTool {
   name: string;
   description: string;
-  /** Validates the arguments before the tool runs; its JSON Schema is what the model sees. */
-  input: z.ZodType;
+  input: ToolArguments;
   /** Only idempotent tools may be retried; anything else is attempted once. */
   idempotent: boolean;
 }
 
 export interface ToolRunResult {
+  /** What the transcript (and so the model) reads: cut to the tool's bound, its size recorded. */
   output: string;
   isError: boolean;
+  /**
+   * The whole result when `output` is cut: stored in the call's record (the auditor's timeline
+   * names it), never shown to the model.
+   */
+  whole?: string;
 }
 
 /**

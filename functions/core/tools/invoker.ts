@@ -1,15 +1,20 @@
-import * as z from 'zod';
 import type { ErrorCode } from '../errors.js';
 import type { ModelToolCall } from '../ports/model.js';
 import type { ToolRunner } from '../ports/tool-runner.js';
 import type { Command } from './commands.js';
-import type { ToolRegistry } from './registry.js';
+import { argumentsOf, type ToolRegistry } from './registry.js';
 import { errorResultText, type IntrinsicContext } from './tool.js';
 
 export type Invocation =
   | { kind: 'error'; code: ErrorCode; text: string }
   | { kind: 'command'; command: Command; text: string }
-  | { kind: 'output'; text: string; isError: boolean };
+  | {
+      kind: 'output';
+      text: string;
+      isError: boolean;
+      /** The whole result when `text` is cut (kept in the call's record only). */
+      whole?: string;
+    };
 
 const failure = (code: ErrorCode, message: string): Invocation => ({
   kind: 'error',
@@ -50,13 +55,11 @@ export const invokeTool = async (
 
   const raw = parseArguments(call.arguments);
   if (!raw.ok) return failure('tool.invalid_arguments', raw.message);
-  const parsed = registered.tool.input.safeParse(raw.value);
-  if (!parsed.success) {
-    return failure('tool.invalid_arguments', z.prettifyError(parsed.error).replaceAll('\n', '; '));
-  }
+  const parsed = argumentsOf(registered).parse(raw.value);
+  if (!parsed.ok) return failure('tool.invalid_arguments', parsed.message);
 
   if (registered.execution === 'intrinsic') {
-    const outcome = registered.tool.run(parsed.data, options.context);
+    const outcome = registered.tool.run(parsed.value, options.context);
     return outcome.ok
       ? { kind: 'command', command: outcome.command, text: outcome.result }
       : failure(outcome.code, outcome.message);
@@ -64,11 +67,16 @@ export const invokeTool = async (
 
   if (options.runner === undefined) return failure('tool.not_found', `no runner for ${call.name}`);
   try {
-    const result = await options.runner.run(call.name, parsed.data, {
+    const result = await options.runner.run(call.name, parsed.value, {
       taskId: options.taskId,
       callId: call.id,
     });
-    return { kind: 'output', text: result.output, isError: result.isError };
+    return {
+      kind: 'output',
+      text: result.output,
+      isError: result.isError,
+      ...(result.whole === undefined ? {} : { whole: result.whole }),
+    };
   } catch (error) {
     if (registered.tool.idempotent) throw error;
     return failure(

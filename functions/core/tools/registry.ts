@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { ToolDefinition } from '../ports/model.js';
-import type { ExternalTool } from '../ports/tool-runner.js';
+import type { ExternalTool, ToolArguments } from '../ports/tool-runner.js';
 import { INTRINSICS } from './intrinsics/index.js';
 import type { IntrinsicTool } from './tool.js';
 
@@ -13,6 +13,23 @@ export const toolParameters = (schema: z.ZodType): Record<string, unknown> => {
   const { $schema: _dialect, ...parameters } = z.toJSONSchema(schema, { io: 'input' });
   return parameters;
 };
+
+/** A tool's arguments defined by a zod schema (a tool written in TypeScript). */
+export const zodArguments = (schema: z.ZodType): ToolArguments => ({
+  get parameters() {
+    return toolParameters(schema);
+  },
+  parse: (value) => {
+    const parsed = schema.safeParse(value);
+    return parsed.success
+      ? { ok: true, value: parsed.data }
+      : { ok: false, message: z.prettifyError(parsed.error).replaceAll('\n', '; ') };
+  },
+});
+
+/** The parameters and check of any registered tool. */
+export const argumentsOf = (registered: RegisteredTool): ToolArguments =>
+  registered.execution === 'external' ? registered.tool.input : zodArguments(registered.tool.input);
 
 /**
  * Every tool the model may call: the intrinsics plus the tool runner's. The registry and schema
@@ -39,10 +56,10 @@ export class ToolRegistry {
   /** Sorted by name so the cached prompt prefix is byte-identical from turn to turn. */
   definitions(): ToolDefinition[] {
     return [...this.#tools.values()]
-      .map(({ tool }) => ({
-        name: tool.name,
-        description: tool.description,
-        parameters: toolParameters(tool.input),
+      .map((registered) => ({
+        name: registered.tool.name,
+        description: registered.tool.description,
+        parameters: argumentsOf(registered).parameters,
       }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }

@@ -8,6 +8,7 @@ import type { TurnRef } from '../../../functions/core/loop/route.schema.js';
 import { takeTurn } from '../../../functions/core/loop/take-turn.js';
 import { InProcessHarness } from '../../../functions/core/testing/in-process-harness.js';
 import { StaticToolRunner } from '../../../functions/core/testing/static-tool-runner.js';
+import { zodArguments } from '../../../functions/core/tools/registry.js';
 import { ALICE, harnessWith } from '../../support/harness.js';
 import { HeldModel } from '../../support/held-model.js';
 import { textMessage } from '../../support/messages.js';
@@ -91,7 +92,7 @@ describe('a tool that may run only once, across a crash', () => {
       {
         name: 'send_email',
         description: 'Sends an email (not idempotent)',
-        input: z.object({ to: z.string() }),
+        input: zodArguments(z.object({ to: z.string() })),
         idempotent: false,
         run: async () => {
           await held;

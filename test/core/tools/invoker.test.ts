@@ -8,7 +8,11 @@ import {
 } from '../../../functions/core/testing/static-tool-runner.js';
 import { INTRINSICS } from '../../../functions/core/tools/intrinsics/index.js';
 import { invokeTool } from '../../../functions/core/tools/invoker.js';
-import { ToolRegistry, toolParameters } from '../../../functions/core/tools/registry.js';
+import {
+  ToolRegistry,
+  toolParameters,
+  zodArguments,
+} from '../../../functions/core/tools/registry.js';
 import type { IntrinsicContext } from '../../../functions/core/tools/tool.js';
 
 const context: IntrinsicContext = {
@@ -30,7 +34,7 @@ const search = (run: StaticTool['run'] = () => ({ output: 'three results', isErr
   ({
     name: 'search',
     description: 'Search the web.',
-    input: SearchInput,
+    input: zodArguments(SearchInput),
     idempotent: true,
     run,
   }) satisfies StaticTool;
@@ -38,7 +42,7 @@ const search = (run: StaticTool['run'] = () => ({ output: 'three results', isErr
 const sendEmail = (run: StaticTool['run']): StaticTool => ({
   name: 'send_email',
   description: 'Send an email.',
-  input: z.strictObject({ to: z.string(), body: z.string() }),
+  input: zodArguments(z.strictObject({ to: z.string(), body: z.string() })),
   idempotent: false,
   run,
 });
