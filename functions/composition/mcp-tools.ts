@@ -42,6 +42,7 @@ export const connectMcpTools = async (
       transport: transportOf(server, config.mcpServerSecrets),
       allow: server.tools,
       maxResultChars: server.maxResultChars,
+      approval: server.approval,
     })),
     logger
   );

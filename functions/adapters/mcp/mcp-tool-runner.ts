@@ -3,6 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ExternalTool, ToolRunner, ToolRunResult } from '../../core/ports/tool-runner.js';
 import type { Logger } from '../system/logger.js';
+import { approvalFor, type McpApprovalPolicy } from './approval-policy.js';
 import {
   type JsonSchemaValidator,
   jsonSchemaArguments,
@@ -17,6 +18,8 @@ export interface McpServer {
   /** The server's tools the agent may call, by the server's own names. */
   allow: readonly string[];
   maxResultChars: number;
+  /** Which tools need a participant's approval before a call runs. */
+  approval: McpApprovalPolicy;
 }
 
 /** What the runner keeps of an offered tool: where it lives and how it is shown. */
@@ -126,6 +129,7 @@ export class McpToolRunner implements ToolRunner {
           description: tool.description ?? tool.title ?? tool.annotations?.title ?? tool.name,
           input,
           idempotent: retriable(tool),
+          approval: approvalFor(server.approval, tool),
         },
         client,
         server: server.name,
@@ -136,6 +140,7 @@ export class McpToolRunner implements ToolRunner {
     log.info('MCP tools listed', {
       listed: listed.length,
       offered: offered.map((entry) => entry.remoteName),
+      approval: offered.filter((entry) => entry.tool.approval !== null).map((e) => e.remoteName),
     });
     return offered;
   }
