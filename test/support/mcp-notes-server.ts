@@ -10,8 +10,11 @@ export type { NotesCall };
  * The sample notes server (functions/local/sample-mcp/) with one tool more for the tests: `dump`
  * answers with as many characters as asked (a result past the transcript's bound).
  */
-export const notesServer = (onCall: (call: NotesCall) => void = () => undefined) => {
-  const server = sampleNotesServer({ onCall });
+export const notesServer = (
+  onCall: (call: NotesCall) => void = () => undefined,
+  notes?: Map<string, string>
+) => {
+  const server = sampleNotesServer({ onCall, ...(notes === undefined ? {} : { notes }) });
   server.registerTool(
     'dump',
     {

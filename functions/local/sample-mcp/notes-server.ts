@@ -10,6 +10,8 @@ export interface NotesServerOptions {
   file?: string | undefined;
   /** Told of every call the server runs, before it runs. */
   onCall?: (call: NotesCall) => void;
+  /** The notes, shared by several server instances (one per HTTP request); unset: its own. */
+  notes?: Map<string, string>;
 }
 
 const readNotes = (file: string | undefined): Map<string, string> => {
@@ -27,7 +29,7 @@ const text = (value: string) => ({ content: [{ type: 'text' as const, text: valu
  * delete, which the default policy makes wait for a participant's approval.
  */
 export const notesServer = (options: NotesServerOptions = {}): McpServer => {
-  const notes = readNotes(options.file);
+  const notes = options.notes ?? readNotes(options.file);
   const save = () => {
     if (options.file !== undefined) {
       writeFileSync(options.file, `${JSON.stringify(Object.fromEntries(notes), null, 2)}\n`);
