@@ -42,6 +42,7 @@ export const STATE_NAMES = {
   executeToolCalls: 'Execute Tool Calls',
   executeToolCall: 'Execute Tool Call',
   park: 'Park',
+  parkUntilDeadline: 'Park Until Deadline',
   renewExecution: 'Renew Execution',
   renewed: 'Renewed',
   taskEnded: 'Task Ended',
@@ -156,9 +157,15 @@ export class TurnStateMachine extends Construct {
     const takeTurn = this.#step(STATE_NAMES.takeTurn, { op: 'turn', ref: ref() });
     const routeTurn = new Choice(this, STATE_NAMES.routeTurn);
     const executeTools = this.#executeToolCalls();
-    const park = this.#park(props.parkTimeout, renewExecution);
+    const park = this.#park(STATE_NAMES.park, Timeout.duration(props.parkTimeout), renewExecution);
+    // A park with a deadline of its own (a call awaiting approval): it ends at the deadline.
+    const parkUntilDeadline = this.#park(
+      STATE_NAMES.parkUntilDeadline,
+      Timeout.at('$.route.timeoutSeconds'),
+      renewExecution
+    );
 
-    for (const state of [takeTurn, park, renewExecution]) {
+    for (const state of [takeTurn, park, parkUntilDeadline, renewExecution]) {
       for (const errors of CATCH_ERRORS) {
         state.addCatch(failTask, { errors: [...errors], resultPath: ERROR_PATH });
       }
@@ -170,6 +177,7 @@ export class TurnStateMachine extends Construct {
     takeTurn.next(routeTurn);
     executeTools.next(takeTurn);
     park.next(takeTurn);
+    parkUntilDeadline.next(takeTurn);
 
     // A turn that goes on (its tool results read, a step re-entered from an earlier checkpoint)
     // is the next turn state's: it reads where the task stands and goes on from there.
@@ -183,6 +191,14 @@ export class TurnStateMachine extends Construct {
         comment: 'A newer generation owns the task; this execution stops quietly.',
       }),
     };
+    // First: a park that carries its own timeout waits in its own state (the same transitions).
+    routeTurn.when(
+      Condition.and(
+        Condition.stringEquals('$.route.next', 'park'),
+        Condition.isPresent('$.route.timeoutSeconds')
+      ),
+      parkUntilDeadline
+    );
     for (const [route, target] of Object.entries(targets)) {
       routeTurn.when(Condition.stringEquals('$.route.next', route), target);
     }
@@ -263,11 +279,14 @@ export class TurnStateMachine extends Construct {
    * answers it. Nobody heartbeats a person, so HeartbeatSeconds only bounds the wait like the
    * timeout does: ASL requires it strictly smaller than TimeoutSeconds, so it is one minute
    * less, and it is the one that fires. Either expiry renews the execution, so a long wait
-   * continues in a fresh one (and a fresh 25,000-event history).
+   * continues in a fresh one (and a fresh 25,000-event history), whose first turn sees what the
+   * wait was for (an approval's deadline passed: a rejection). A timeout read from the route
+   * (`Timeout.at`) has no heartbeat: the route's seconds are the whole wait.
    */
-  #park(timeout: Duration, renewExecution: LambdaInvoke): LambdaInvoke {
+  #park(name: string, timeout: Timeout, renewExecution: LambdaInvoke): LambdaInvoke {
+    const fixed = timeout.seconds;
     const park = withRetries(
-      new LambdaInvoke(this, STATE_NAMES.park, {
+      new LambdaInvoke(this, name, {
         lambdaFunction: this.#handler,
         retryOnServiceExceptions: false,
         integrationPattern: IntegrationPattern.WAIT_FOR_TASK_TOKEN,
@@ -278,8 +297,14 @@ export class TurnStateMachine extends Construct {
           token: JsonPath.taskToken,
         }),
         resultPath: JsonPath.DISCARD,
-        taskTimeout: Timeout.duration(timeout),
-        heartbeatTimeout: Timeout.duration(timeout.minus(Duration.minutes(1))),
+        taskTimeout: timeout,
+        ...(fixed === undefined
+          ? {}
+          : {
+              heartbeatTimeout: Timeout.duration(
+                Duration.seconds(fixed).minus(Duration.minutes(1))
+              ),
+            }),
       })
     );
     park.addCatch(renewExecution, {

@@ -141,6 +141,10 @@ const KIND_LABEL: Partial<Record<TimelineEntry['kind'], string>> = {
   execution_ended: 'execution',
   step_failed: 'failure',
   task_edited: 'edit',
+  approval_requested: 'approval',
+  approval_granted: 'approval',
+  approval_rejected: 'approval',
+  approval_expired: 'approval',
 };
 
 const actorText = (entry: TimelineEntry) => {
@@ -166,9 +170,12 @@ export const renderTimeline = (timeline: Timeline, c: Colors): string => {
   for (const entry of timeline.entries) {
     const kind = (KIND_LABEL[entry.kind] ?? entry.kind).padEnd(9);
     const colored =
-      entry.kind === 'message_refused' || entry.kind === 'step_failed'
+      entry.kind === 'message_refused' ||
+      entry.kind === 'step_failed' ||
+      entry.kind === 'approval_rejected' ||
+      entry.kind === 'approval_expired'
         ? c.red(kind)
-        : entry.kind === 'state_changed'
+        : entry.kind === 'state_changed' || entry.kind === 'approval_requested'
           ? c.yellow(kind)
           : entry.kind === 'model_call' || entry.kind === 'tool_call'
             ? c.cyan(kind)

@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import type { McpApprovalPolicy } from '../adapters/mcp/approval-policy.js';
+import { APPROVER_ROLES } from '../core/ports/tool-runner.js';
 import {
   AuthSchema,
   authSecrets,
@@ -23,6 +25,52 @@ export const SERVER_NAME = /^[a-z0-9][a-z0-9-]{0,30}$/;
 /** Characters of one tool result kept in the transcript; the rest is cut, its size recorded. */
 export const DEFAULT_MAX_RESULT_CHARS = 16_000;
 
+// --- Approval (a participant's yes before a call that can do harm; docs/tools.md) ---
+
+/** The longest an approval may wait: the local interpreter's timers hold up to 24.8 days. */
+export const MAX_APPROVAL_SECONDS = 24 * 24 * 3600;
+
+export const DEFAULT_APPROVAL = {
+  require: 'destructive',
+  approvers: ['reporter', 'admin'],
+  timeoutSeconds: 3600,
+} as const satisfies McpApprovalPolicy;
+
+const ApprovalSchema = z
+  .strictObject({
+    require: z
+      .union([z.enum(['destructive', 'not-read-only', 'never']), z.array(z.string().min(1)).min(1)])
+      .default(DEFAULT_APPROVAL.require),
+    approvers: z
+      .array(z.enum(APPROVER_ROLES))
+      .min(1)
+      .default([...DEFAULT_APPROVAL.approvers]),
+    timeoutSeconds: z
+      .int()
+      .min(1)
+      .max(MAX_APPROVAL_SECONDS)
+      .default(DEFAULT_APPROVAL.timeoutSeconds),
+  })
+  .default({ ...DEFAULT_APPROVAL, approvers: [...DEFAULT_APPROVAL.approvers] });
+
+/** Tools `approval.require` names must be on the allow-list: a typo would silently approve nothing. */
+const requireOnAllowList = (
+  server: { tools: string[]; approval: { require: McpApprovalPolicy['require'] } },
+  context: z.RefinementCtx
+) => {
+  const { require } = server.approval;
+  if (typeof require === 'string') return;
+  for (const name of require.filter((tool) => !server.tools.includes(tool))) {
+    context.addIssue({
+      code: 'custom',
+      path: ['approval', 'require'],
+      message: `${name} is not in tools (the allow-list)`,
+    });
+  }
+};
+
+// --- end of approval ---
+
 const common = {
   /**
    * The allow-list: the server's tools the agent may call, by the server's own names. A tool the
@@ -30,23 +78,28 @@ const common = {
    */
   tools: z.array(z.string().min(1)).min(1),
   maxResultChars: z.int().min(1_000).max(200_000).default(DEFAULT_MAX_RESULT_CHARS),
+  approval: ApprovalSchema,
 };
 
-const HttpServerSchema = z.strictObject({
-  url: z.url({ protocol: /^https?$/, error: 'the server’s Streamable HTTP endpoint, http(s)' }),
-  auth: AuthSchema.default({ type: 'none' }),
-  ...common,
-});
+const HttpServerSchema = z
+  .strictObject({
+    url: z.url({ protocol: /^https?$/, error: 'the server’s Streamable HTTP endpoint, http(s)' }),
+    auth: AuthSchema.default({ type: 'none' }),
+    ...common,
+  })
+  .superRefine(requireOnAllowList);
 
-const StdioServerSchema = z.strictObject({
-  /** A local process speaking MCP on stdin/stdout (npm start and the tests; not on Lambda). */
-  command: z.string().min(1),
-  args: z.array(z.string()).default([]),
-  /** Variables added to the child's environment (which otherwise is the SDK's safe default set). */
-  env: z.record(z.string(), z.string()).default({}),
-  cwd: z.string().min(1).optional(),
-  ...common,
-});
+const StdioServerSchema = z
+  .strictObject({
+    /** A local process speaking MCP on stdin/stdout (npm start and the tests; not on Lambda). */
+    command: z.string().min(1),
+    args: z.array(z.string()).default([]),
+    /** Variables added to the child's environment (which otherwise is the SDK's safe default set). */
+    env: z.record(z.string(), z.string()).default({}),
+    cwd: z.string().min(1).optional(),
+    ...common,
+  })
+  .superRefine(requireOnAllowList);
 
 export const McpServerSchema = z.union([HttpServerSchema, StdioServerSchema]);
 export type McpServerConfig = z.infer<typeof McpServerSchema>;

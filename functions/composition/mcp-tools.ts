@@ -70,6 +70,7 @@ export const connectMcpTools = async (
         transport: open(),
         allow: server.tools,
         maxResultChars: server.maxResultChars,
+        approval: server.approval,
         // A stdio server's session is its process: it is not started again.
         ...('url' in server ? { reopen: open } : {}),
       };

@@ -56,9 +56,15 @@ export const buildModel = (config: RuntimeConfig): Model => {
   // Each test is written out (not a helper's call) for esbuild to fold it to a constant.
   switch (provider) {
     case 'demo':
-      return new DemoModel();
+      if ((globalThis.tinyHarnessBundledModelProvider ?? provider) === 'demo') {
+        return new DemoModel();
+      }
+      break;
     case 'conformance':
-      return new ConformanceModel();
+      if ((globalThis.tinyHarnessBundledModelProvider ?? provider) === 'conformance') {
+        return new ConformanceModel();
+      }
+      break;
     case 'scripted':
       return loadModelScript(config.TINY_HARNESS_MODEL_SCRIPT ?? '');
     case 'openai':

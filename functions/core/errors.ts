@@ -12,6 +12,9 @@ export const ERROR_CODES = [
   'tool.not_found',
   'tool.not_retried',
   'tool.refused',
+  'tool.rejected',
+  'approval.not_allowed',
+  'approval.not_pending',
   'channel.not_a_member',
   'envelope.invalid',
   'envelope.refused',
@@ -132,6 +135,18 @@ export class CriterionNotMetError extends HarnessError {
 export class ReviewerRequiredError extends HarnessError {
   override readonly name = 'ReviewerRequiredError';
   readonly code = 'criterion.reviewer_required';
+}
+
+/** An approval or rejection from a participant whose role may not decide the call. */
+export class ApprovalNotAllowedError extends HarnessError {
+  override readonly name = 'ApprovalNotAllowedError';
+  readonly code = 'approval.not_allowed';
+}
+
+/** An approval or rejection naming no call that waits for one (none waits, or not that one). */
+export class ApprovalNotPendingError extends HarnessError {
+  override readonly name = 'ApprovalNotPendingError';
+  readonly code = 'approval.not_pending';
 }
 
 export class NotAParticipantError extends HarnessError {

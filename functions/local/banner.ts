@@ -15,6 +15,8 @@ export interface BannerFacts {
   endpointFile: string;
   /** The remote agents of TINY_HARNESS_REMOTE_AGENTS, one line each (describeRegistration). */
   remoteAgents?: readonly string[];
+  /** The agent's tools beyond its own: the MCP servers, or the sample one and what to try. */
+  tools?: string | undefined;
   /** The participant the web page acts as (the first token's when they are configured). */
   webParticipant: string | null;
 }
@@ -37,6 +39,7 @@ export const banner = (facts: BannerFacts): string => {
     `  web page       ${facts.url}/  (in a browser, as ${facts.webParticipant === null ? 'the first configured token' : `"${facts.webParticipant}"`})`,
     `  agent card     ${facts.url}/.well-known/agent-card.json`,
     `  model          ${facts.model}`,
+    ...(facts.tools === undefined ? [] : [`  tools          ${facts.tools}`]),
     ...(facts.profile === undefined ? [] : [`  profile        ${facts.profile}`]),
     `  tasks          ${facts.lifecycle === 'delegated' ? 'delegated: worked to their end and completed' : 'conversations: each parks for your next message'}`,
     `  state machine  ${facts.stateMachineArn}`,

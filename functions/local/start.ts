@@ -6,6 +6,7 @@ import { banner } from './banner.js';
 import { removeEndpoint, writeEndpoint } from './endpoint-file.js';
 import { portIsFree } from './port-check.js';
 import { withProfile } from './profiles.js';
+import { SAMPLE_TOOLS_LINE, sampleMcpServers } from './sample-mcp/default-servers.js';
 import {
   checkRuntimeConfig,
   readStartOptions,
@@ -26,6 +27,13 @@ const modelInUse = (config: RuntimeConfig): string => {
   return `${provider} · ${config.TINY_HARNESS_MODEL} · ${at}`;
 };
 
+const mcpToolsLine = (config: RuntimeConfig): string => {
+  const servers = Object.keys(config.TINY_HARNESS_MCP_SERVERS);
+  return servers.length === 0
+    ? 'none (TINY_HARNESS_MCP_SERVERS names no server)'
+    : `MCP servers ${servers.join(', ')} (TINY_HARNESS_MCP_SERVERS)`;
+};
+
 /**
  * `npm start`: the whole system on loopback. Data (tables and parked executions) lives in the
  * data directory, so a parked conversation is still there after a restart; `--in-memory` forgets
@@ -39,6 +47,14 @@ const main = async () => {
   }
   // A profile's defaults go under what the user set themselves.
   Object.assign(process.env, withProfile(process.env, options.profile));
+  // No MCP server configured: the sample one, so a real tool call and an approval can be tried.
+  const sample = process.env.TINY_HARNESS_MCP_SERVERS === undefined;
+  if (sample) {
+    process.env.TINY_HARNESS_MCP_SERVERS = sampleMcpServers(
+      options.inMemory ? undefined : options.dataDir,
+      process.env
+    );
+  }
   checkRuntimeConfig(process.env);
   // Remote agents are registered before anything starts (their module only when there are some).
   const registration = process.env.TINY_HARNESS_REMOTE_AGENTS?.trim()
@@ -105,6 +121,7 @@ const main = async () => {
       token: generatedToken,
       endpointFile,
       remoteAgents,
+      tools: sample ? SAMPLE_TOOLS_LINE : mcpToolsLine(stack.runtime.config),
       webParticipant:
         generatedToken === undefined
           ? ([...stack.runtime.config.TINY_HARNESS_BEARER_TOKENS.values()][0] ?? null)

@@ -70,3 +70,11 @@ export const questionOf = (statusText: string): { question: string; options: str
 /** Whether the task waits on an answer to a question. */
 export const isAsking = (view: Pick<TaskView, 'state' | 'sub_state'>) =>
   view.state === 'TASK_STATE_INPUT_REQUIRED' && view.sub_state === 'awaiting-answer';
+
+/** Whether the task waits for a participant's approval of tool calls. */
+export const isAwaitingApproval = (view: Pick<TaskView, 'state' | 'sub_state'>) =>
+  view.state === 'TASK_STATE_INPUT_REQUIRED' && view.sub_state === 'awaiting-approval';
+
+/** The calls an approval request lists, without its closing options line (approve, reject). */
+export const approvalRequestOf = (statusText: string): string =>
+  statusText.replace(/\nOptions: .+$/m, '');

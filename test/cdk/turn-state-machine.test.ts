@@ -75,10 +75,19 @@ describe('turn state machine definition', () => {
   it('routes exactly the six route names, and anything else to "Unknown Route"', () => {
     const route = states['Route Turn']!;
     expect(route.Type).toBe('Choice');
-    expect(route.Choices).toHaveLength(6);
+    expect(route.Choices).toHaveLength(7);
+    // First, a park with a deadline of its own (a call awaiting approval) to its own state.
+    const [deadline, ...byName] = route.Choices!;
+    expect(deadline).toEqual({
+      And: [
+        { Variable: '$.route.next', StringEquals: 'park' },
+        { Variable: '$.route.timeoutSeconds', IsPresent: true },
+      ],
+      Next: 'Park Until Deadline',
+    });
     expect(
       Object.fromEntries(
-        route.Choices!.map((choice) => {
+        byName.map((choice) => {
           expect(choice.Variable).toBe('$.route.next');
           return [choice.StringEquals, choice.Next];
         })
@@ -127,6 +136,22 @@ describe('turn state machine definition', () => {
       Resource: TURN_STEP_ARN,
       Parameters: { op: 'execute_tool', 'call.$': '$' },
       End: true,
+    });
+  });
+
+  it('parks until a deadline the route gives (an approval), no heartbeat, and renews at the deadline', () => {
+    const park = states['Park Until Deadline']!;
+    expect(park).toMatchObject({
+      Type: 'Task',
+      Resource: 'arn:aws:states:::lambda:invoke.waitForTaskToken',
+      Parameters: { Payload: { op: 'park', 'subState.$': '$.route.subState' } },
+      TimeoutSecondsPath: '$.route.timeoutSeconds',
+      Next: 'Take Turn',
+    });
+    expect(park).not.toHaveProperty('HeartbeatSeconds');
+    expect(park.Catch![0]).toMatchObject({
+      ErrorEquals: ['States.Timeout', 'States.HeartbeatTimeout'],
+      Next: 'Renew Execution',
     });
   });
 
@@ -199,11 +224,12 @@ describe('turn state machine definition', () => {
     },
   ];
 
-  it('has five Task states (the Map iteration included)', () => {
+  it('has six Task states (the Map iteration included)', () => {
     expect(tasks.map(([name]) => name).sort()).toEqual([
       'Execute Tool Call',
       'Fail Task',
       'Park',
+      'Park Until Deadline',
       'Renew Execution',
       'Take Turn',
     ]);

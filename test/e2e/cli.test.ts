@@ -9,6 +9,7 @@ import { ScriptedModel } from '../../functions/core/testing/scripted-model.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
 import { cliEnv, ROOT, runCli, startCli } from '../support/cli.js';
 import { asTask, clientFor, eventually, startStack, temporaryDir } from '../support/local-stack.js';
+import { serveNotesOverHttp } from '../support/mcp-notes-stateless-http.js';
 import { envelopeMessage } from '../support/messages.js';
 
 const schema = (path: string) => JSON.parse(readFileSync(join(ROOT, path), 'utf8')) as object;
@@ -32,9 +33,18 @@ describe('tiny-harness, not on a terminal', () => {
   let stack: LocalStack;
   let env: NodeJS.ProcessEnv;
   let taskId = '';
+  let notes: Awaited<ReturnType<typeof serveNotesOverHttp>>;
 
   beforeAll(async () => {
-    stack = await startStack({ model });
+    notes = await serveNotesOverHttp();
+    stack = await startStack({
+      model,
+      env: {
+        TINY_HARNESS_MCP_SERVERS: JSON.stringify({
+          notes: { url: notes.url, tools: ['delete_note'] },
+        }),
+      },
+    });
     env = cliEnv(stack, 'you');
     model.push(
       {
@@ -57,6 +67,7 @@ describe('tiny-harness, not on a terminal', () => {
   });
   afterAll(async () => {
     await stack?.close();
+    await notes?.close();
   });
 
   it("lists the caller's tasks as JSON that the published schema accepts, and as plain rows", async () => {
@@ -217,6 +228,27 @@ describe('tiny-harness, not on a terminal', () => {
     // Rejected, then accepted as it was by the reporter who completed it; so was c2.
     expect(criteria.map((criterion) => criterion.met_by)).toEqual(['you', 'you']);
     expect(criteria[0]?.evidence.text).toBe('accepted unmet by you on completing the task');
+  });
+
+  it('chats an approval: shows the call waiting, /approve runs it once, the agent goes on', async () => {
+    model.push(
+      { toolCalls: [{ name: 'notes__delete_note', arguments: { id: 'draft' } }] },
+      { text: 'The draft note is gone.' }
+    );
+    const you = await clientFor(stack, 'you');
+    const task = asTask(await you.sendMessage(send(say('delete the draft note'))));
+
+    const ran = await runCli(['chat', '--task', task.id], env, {
+      input: '/approve it is obsolete\n/complete\n',
+    });
+
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(
+      /agent asks for approval › Approval needed before this tool call can run:\n- \S+: notes__delete_note \{"id":"draft"\} \(approvers: reporter, admin\)/
+    );
+    expect(ran.stdout).toContain('(/approve [reason] or /reject [reason]: for every call waiting)');
+    expect(ran.stdout).toContain('agent › The draft note is gone.');
+    expect(notes.calls).toEqual([{ tool: 'delete_note', args: { id: 'draft' } }]);
   });
 
   it('says what to do when there is no agent to talk to, or no such task', async () => {

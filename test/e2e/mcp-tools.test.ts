@@ -2,10 +2,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TaskState } from '@a2a-js/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STATUS_METADATA_KEY } from '../../functions/core/a2a/identifiers.js';
 import { userTextMessage } from '../../functions/core/loop/messages.js';
 import { ScriptedModel } from '../../functions/core/testing/scripted-model.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
-import { asTask, clientFor, startStack, temporaryDir } from '../support/local-stack.js';
+import { asTask, clientFor, eventually, startStack, temporaryDir } from '../support/local-stack.js';
+import { envelopeMessage } from '../support/messages.js';
 
 const send = (text: string) => ({
   tenant: '',
@@ -39,7 +41,7 @@ describe('MCP tools through the local stack', () => {
             command: process.execPath,
             args: ['--import', 'tsx', join(import.meta.dirname, '../support/mcp-notes-stdio.ts')],
             env: { NOTES_CALLS_FILE: callsFile },
-            tools: ['get_note', 'put_note'],
+            tools: ['get_note', 'put_note', 'delete_note'],
           },
         }),
       },
@@ -70,7 +72,7 @@ describe('MCP tools through the local stack', () => {
     expect(task.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     const offered = model.requests[0]?.tools.map((tool) => tool.name) ?? [];
     expect(offered).toEqual(expect.arrayContaining(['notes__get_note', 'notes__put_note']));
-    expect(offered.filter((name) => name.startsWith('notes__'))).toHaveLength(2);
+    expect(offered.filter((name) => name.startsWith('notes__'))).toHaveLength(3);
     // The invalid third call never reached the server.
     expect(serverCalls()).toEqual([
       { tool: 'put_note', args: { id: 'shop', text: 'milk' } },
@@ -95,5 +97,34 @@ describe('MCP tools through the local stack', () => {
     // The model reads a tool's result as untrusted data.
     const lastRequest = JSON.stringify(model.requests.at(-1)?.input);
     expect(lastRequest).toMatch(/<untrusted source=\\"tool\\">/);
+  }, 60_000);
+
+  it('parks a destructive call for approval, and runs it once when the reporter approves', async () => {
+    model.push(
+      { toolCalls: [{ name: 'notes__delete_note', arguments: { id: 'shop' } }] },
+      { text: 'Deleted.' }
+    );
+    const alice = await clientFor(stack, 'alice');
+    const task = asTask(await alice.sendMessage(send('delete my shopping note')));
+    expect(task.metadata?.[STATUS_METADATA_KEY]).toEqual({ sub_state: 'awaiting-approval' });
+    const deletions = () => serverCalls().filter((call) => call.tool === 'delete_note');
+    expect(deletions()).toEqual([]);
+
+    // The default policy: the task's reporter (or an admin) approves.
+    await alice.sendMessage({
+      ...send(''),
+      message: {
+        ...envelopeMessage('control', { action: 'approve' }),
+        messageId: `mcp-approve-${Date.now()}`,
+        taskId: task.id,
+      },
+    });
+
+    await eventually(async () => {
+      const now = await alice.getTask({ tenant: '', id: task.id });
+      const status = now.metadata?.[STATUS_METADATA_KEY] as { sub_state?: string } | undefined;
+      return status?.sub_state === 'awaiting-next-message' ? now : undefined;
+    });
+    expect(deletions()).toEqual([{ tool: 'delete_note', args: { id: 'shop' } }]);
   }, 60_000);
 });

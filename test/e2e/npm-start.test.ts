@@ -188,6 +188,41 @@ describe('npm start (functions/local/start.ts)', () => {
     const reply = events.at(-1)?.statusUpdate?.status?.message?.parts[0]?.text;
     expect(reply).toMatch(/^\(demo model\) I received: \[you\] Hello again!/);
 
+    // The sample MCP server, as the banner says: a real tool call, then a destructive one that
+    // waits for the caller's approval and runs once approved.
+    expect(banner).toMatch(
+      /tools\s+notes, the sample MCP server .*"delete note n1": a destructive call/
+    );
+    const say = async (parts: unknown[], messageId: string) => {
+      const response = await fetch(`${url}/message:send`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'A2A-Version': '1.0',
+          Authorization: `Bearer ${token}`,
+        },
+        body: JSON.stringify({ message: { messageId, taskId, role: 'ROLE_USER', parts } }),
+      });
+      const { task } = (await response.json()) as {
+        task: { status: { message: { parts: Array<{ text: string }> } }; metadata: object };
+      };
+      return { text: task.status.message.parts[0]?.text, metadata: task.metadata };
+    };
+    expect((await say([{ text: 'note buy milk' }], 'm-3')).text).toBe(
+      '(demo model) notes__append_note answered:\nadded n1'
+    );
+    const waiting = await say([{ text: 'delete note n1' }], 'm-4');
+    expect(waiting.metadata).toMatchObject({
+      'io.github.madarauchiha-314.tiny-harness/status': { sub_state: 'awaiting-approval' },
+    });
+    expect(waiting.text).toContain('notes__delete_note {"id":"n1"} (approvers: reporter, admin)');
+    const approve = { kind: 'control', payload: { action: 'approve' } };
+    const approved = await say(
+      [{ data: approve, mediaType: 'application/vnd.tiny-harness.event+json' }],
+      'm-5'
+    );
+    expect(approved.text).toBe('(demo model) notes__delete_note answered:\ndeleted n1');
+
     // The endpoint file: `npx tiny-harness` needs no flags.
     expect(banner).toContain('npx tiny-harness chat');
     const endpoint = JSON.parse(readFileSync(join(dataDir, 'endpoint.json'), 'utf8'));
@@ -204,6 +239,8 @@ describe('npm start (functions/local/start.ts)', () => {
     const below = descendants(app.child.pid!);
     const javas = below.filter((process) => process.command === 'java');
     expect(javas).toHaveLength(1);
+    // The sample server runs beside it, a child of the same process, and stops with it.
+    expect(below.filter((process) => process.ppid === javas[0]?.ppid)).toHaveLength(2);
 
     // Ctrl-C. npx runs start.ts under `npm exec` → `sh -c tsx` → tsx → node; npm and sh do not
     // pass a SIGINT sent to npm's pid alone down the chain (a terminal signals the whole process

@@ -1,73 +1,20 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
+import {
+  type NotesCall,
+  notesServer as sampleNotesServer,
+} from '../../functions/local/sample-mcp/notes-server.js';
 
-/** Every call the server ran, in order: what the tests count. */
-export type NotesCall = { tool: string; args: unknown };
+export type { NotesCall };
 
 /**
- * A small notes store served over MCP with the official SDK: a read tool, an idempotent write, a
- * non-idempotent append, a destructive delete, a tool that fails and one that answers too much.
+ * The sample notes server (functions/local/sample-mcp/) with one tool more for the tests: `dump`
+ * answers with as many characters as asked (a result past the transcript's bound).
  */
-export const notesServer = (onCall: (call: NotesCall) => void = () => undefined): McpServer => {
-  const notes = new Map<string, string>();
-  let appended = 0;
-  const server = new McpServer({ name: 'notes', version: '1.0.0' });
-  const record = (tool: string, args: unknown) => onCall({ tool, args });
-
-  server.registerTool(
-    'get_note',
-    {
-      description: 'Reads a note by its id.',
-      inputSchema: { id: z.string().min(1) },
-      annotations: { readOnlyHint: true },
-    },
-    async ({ id }) => {
-      record('get_note', { id });
-      const text = notes.get(id);
-      return text === undefined
-        ? { content: [{ type: 'text', text: `no note ${id}` }], isError: true }
-        : { content: [{ type: 'text', text }], structuredContent: { id, text } };
-    }
-  );
-  server.registerTool(
-    'put_note',
-    {
-      description: 'Writes a note under its id (the same call twice leaves the same note).',
-      inputSchema: { id: z.string().min(1), text: z.string().max(1_000) },
-      annotations: { readOnlyHint: false, idempotentHint: true },
-    },
-    async ({ id, text }) => {
-      record('put_note', { id, text });
-      notes.set(id, text);
-      return { content: [{ type: 'text', text: `saved ${id}` }] };
-    }
-  );
-  server.registerTool(
-    'append_note',
-    {
-      description: 'Adds a note under a new id (each call adds one).',
-      inputSchema: { text: z.string() },
-      annotations: { readOnlyHint: false, idempotentHint: false },
-    },
-    async ({ text }) => {
-      record('append_note', { text });
-      appended += 1;
-      notes.set(`n${appended}`, text);
-      return { content: [{ type: 'text', text: `added n${appended}` }] };
-    }
-  );
-  server.registerTool(
-    'delete_note',
-    {
-      description: 'Deletes a note.',
-      inputSchema: { id: z.string().min(1) },
-      annotations: { readOnlyHint: false, destructiveHint: true },
-    },
-    async ({ id }) => {
-      record('delete_note', { id });
-      return { content: [{ type: 'text', text: notes.delete(id) ? 'deleted' : 'absent' }] };
-    }
-  );
+export const notesServer = (
+  onCall: (call: NotesCall) => void = () => undefined,
+  notes?: Map<string, string>
+) => {
+  const server = sampleNotesServer({ onCall, ...(notes === undefined ? {} : { notes }) });
   server.registerTool(
     'dump',
     {
@@ -76,7 +23,7 @@ export const notesServer = (onCall: (call: NotesCall) => void = () => undefined)
       annotations: { readOnlyHint: true },
     },
     async ({ size }) => {
-      record('dump', { size });
+      onCall({ tool: 'dump', args: { size } });
       return { content: [{ type: 'text', text: 'x'.repeat(size) }] };
     }
   );

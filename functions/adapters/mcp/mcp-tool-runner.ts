@@ -5,6 +5,7 @@ import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.
 import { ToolUnreachableError } from '../../core/errors.js';
 import type { ExternalTool, ToolRunner, ToolRunResult } from '../../core/ports/tool-runner.js';
 import type { Logger } from '../system/logger.js';
+import { approvalFor, type McpApprovalPolicy } from './approval-policy.js';
 import { JsonSchemaChecker, jsonSchemaArguments } from './json-schema-arguments.js';
 import { cutResult, type McpContent, toolResultText } from './tool-result-text.js';
 
@@ -20,6 +21,8 @@ export interface McpServer {
    * ended this one (it answers 404): a warm Lambda outlives a server's idle sessions.
    */
   reopen?: () => Transport;
+  /** Which tools need a participant's approval before a call runs. */
+  approval: McpApprovalPolicy;
 }
 
 /** One server's client: replaced by a new session's when the server has ended the old one. */
@@ -158,6 +161,7 @@ export class McpToolRunner implements ToolRunner {
           description: tool.description ?? tool.title ?? tool.annotations?.title ?? tool.name,
           input,
           idempotent: retriable(tool),
+          approval: approvalFor(server.approval, tool),
         },
         connection,
         server: server.name,
@@ -168,6 +172,7 @@ export class McpToolRunner implements ToolRunner {
     log.info('MCP tools listed', {
       listed: listed.length,
       offered: offered.map((entry) => entry.remoteName),
+      approval: offered.filter((entry) => entry.tool.approval !== null).map((e) => e.remoteName),
     });
     return offered;
   }

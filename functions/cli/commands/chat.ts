@@ -7,7 +7,7 @@
 import { clearLine, createInterface, cursorTo } from 'node:readline';
 import { type Message, Role } from '@a2a-js/sdk';
 import { followTask, viewsOf } from '../../view/follow.js';
-import { questionOf } from '../../view/labels.js';
+import { approvalRequestOf, isAwaitingApproval, questionOf } from '../../view/labels.js';
 import { controlTo, messageText, subTaskTo, textTo } from '../../view/messages.js';
 import { isTerminal, type TaskView } from '../../view/task-view.js';
 import { type Agent, describeError } from '../connection.js';
@@ -30,6 +30,8 @@ export const CHAT_HELP = [
   '  /sub-task <text>      start a sub-task (a conversation of its own) with <text> as its goal',
   '  /complete [reason]    complete the task (accepting any criterion still unmet)',
   '  /reject <criterion> <reason>  find a met acceptance criterion unmet (reporters and admins)',
+  '  /approve [reason]     let the tool calls waiting for approval run (approvers only)',
+  '  /reject [reason]      while tool calls wait for approval: refuse them; they never run',
   '  /cancel [reason]      cancel the task',
   '  /help                 this list',
   '  /quit                 leave (the task goes on; `tiny-harness chat --task ID` comes back)',
@@ -174,6 +176,11 @@ export const chat = (
         return;
       }
       answers = [];
+      if (isAwaitingApproval(next)) {
+        print(`${c.yellow('agent asks for approval ›')} ${approvalRequestOf(next.status_text)}`);
+        print(c.dim('  (/approve [reason] or /reject [reason]: for every call waiting)'));
+        return;
+      }
       if (next.state === 'TASK_STATE_INPUT_REQUIRED' && next.sub_state === 'awaiting-review') {
         print(`${c.yellow('agent asks for a review ›')} ${next.status_text}`);
         print(c.dim('  (reply, /reject <criterion> <reason>, or /complete to accept it as it is)'));
@@ -327,7 +334,15 @@ export const chat = (
         case '/exit':
           close();
           return;
+        case '/approve':
+          // The agent says whether a call waits (approval.not_pending): the view may be behind.
+          if (taskId === undefined) {
+            print(c.yellow(`no task yet: say something first, then ${command}`));
+            return;
+          }
+          break;
         case '/reject':
+          if (view !== undefined && isAwaitingApproval(view)) break;
           if (rest.length < 2) {
             print(
               c.yellow('/reject needs a criterion and a reason: /reject c2 the figures are wrong')
@@ -366,6 +381,16 @@ export const chat = (
           print(current.extension ? renderPlan(current, c) : 'this agent keeps no plan');
         } else if (command === '/audit') {
           print(renderTimeline(await agent.timeline(id, true), c));
+        } else if (
+          command === '/approve' ||
+          (command === '/reject' && view !== undefined && isAwaitingApproval(view))
+        ) {
+          await send(
+            controlTo(id, {
+              action: command === '/approve' ? 'approve' : 'reject',
+              ...(argument === '' ? {} : { reason: argument }),
+            })
+          );
         } else if (command === '/reject') {
           const [criterion = '', ...reason] = rest;
           await send(

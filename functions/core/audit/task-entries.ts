@@ -551,8 +551,57 @@ const executionEntries = (
   return drafts;
 };
 
+/** What the loop and intake recorded of an approval (`approval:<turn>:<call>:requested|decided`). */
+interface ApprovalAuditRow {
+  call_id: string;
+  tool: string;
+  arguments: string;
+  approvers?: string[];
+  deadline?: string;
+  verdict?: 'approved' | 'rejected' | 'expired';
+  by?: string | null;
+  reason?: string | null;
+  at: string;
+}
+
+const APPROVAL_KIND = {
+  approved: 'approval_granted',
+  rejected: 'approval_rejected',
+  expired: 'approval_expired',
+} as const;
+
+/** An approval asked for (the tool's call, who may give it) or answered (who, or the timeout). */
+const approvalEntry = (key: string, row: ApprovalAuditRow): Draft => {
+  const call = `${row.tool}(${oneLine(row.arguments, 50)})`;
+  const source = { kind: 'record' as const, ref: key };
+  const details = { call_id: row.call_id, tool: row.tool, arguments: bounded(row.arguments) };
+  if (row.verdict === undefined) {
+    return {
+      at: row.at,
+      kind: 'approval_requested',
+      actor: { kind: 'tool', id: row.tool },
+      summary: `approval requested: ${call}, from ${(row.approvers ?? []).join(' or ')}, until ${row.deadline ?? '?'}`,
+      details: { ...details, approvers: row.approvers ?? [], deadline: row.deadline ?? null },
+      source,
+    };
+  }
+  const reason = row.reason ? `: ${oneLine(row.reason, 60)}` : '';
+  return {
+    at: row.at,
+    kind: APPROVAL_KIND[row.verdict],
+    actor:
+      row.verdict === 'expired' || row.by === null || row.by === undefined
+        ? { kind: 'timeout', id: null }
+        : { kind: 'participant', id: row.by },
+    summary: `${row.verdict === 'expired' ? 'approval expired' : row.verdict}: ${call}${reason}`,
+    details: { ...details, verdict: row.verdict, by: row.by ?? null, reason: row.reason ?? null },
+    source,
+  };
+};
+
 const recordEntries = (input: TaskAuditInput): Draft[] =>
   [...input.records.entries()].flatMap(([key, value]): Draft[] => {
+    if (key.startsWith('approval:')) return [approvalEntry(key, value as ApprovalAuditRow)];
     if (!key.startsWith('audit:')) return [];
     const row = value as IntakeAuditRow;
     const said = input.messageTexts.get(row.message_id);

@@ -22,6 +22,10 @@ export const TIMELINE_ENTRY_KINDS = [
   'retry',
   'step_failed',
   'task_edited',
+  'approval_requested',
+  'approval_granted',
+  'approval_rejected',
+  'approval_expired',
 ] as const;
 export const TimelineEntryKindSchema = z.enum(TIMELINE_ENTRY_KINDS);
 export type TimelineEntryKind = z.infer<typeof TimelineEntryKindSchema>;

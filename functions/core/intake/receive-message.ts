@@ -17,6 +17,7 @@ import type { TaskRecord } from '../ports/task-store.js';
 import { isTerminalState, readExtension, stateOf, withExtension } from '../task/a2a-task.js';
 import { applyTaskEnvelope, findEnvelope, messageText, parseControl } from '../task/envelope.js';
 import type { ControlPayload } from '../task/envelope.schema.js';
+import { withApprovalAnswer } from './approval.js';
 import { type AlongWith, cancelTask, requestCompletion, withAlong } from './control.js';
 import { withCriterionRejection } from './review.js';
 import { AUDIT_TEXT_LIMIT, intakeAudit } from './start-task.js';
@@ -42,7 +43,10 @@ export interface ReceiveInput {
 }
 
 /** A control that ends the task, each through its own operation after intake's decision. */
-type EndingControl = Exclude<ControlPayload, { action: 'reject_criterion' }>;
+type EndingControl = Extract<ControlPayload, { action: 'complete' | 'cancel' }>;
+
+const isEnding = (control: ControlPayload): control is EndingControl =>
+  control.action === 'complete' || control.action === 'cancel';
 
 type Step =
   | { kind: 'receipt'; receipt: Receipt }
@@ -80,8 +84,9 @@ const acceptedReceipt = (record: TaskRecord, queuesText: boolean, seq: number): 
  * in the inbox, the claim of a parked task's token, the audit row and an inline push config are
  * all written, or none is. Intake accepts participants only: a refused message is audited and
  * changes nothing else. A message id seen before is a duplicate and changes nothing. A control
- * envelope completes or cancels (with its audit row and push config in that commit), or rejects a
- * met acceptance criterion (a reviewer's finding, taken in with the rest in the one commit).
+ * envelope completes or cancels (with its audit row and push config in that commit), rejects a
+ * met acceptance criterion (a reviewer's finding), or approves or rejects tool calls waiting for
+ * approval (an approver's answer), each taken in with the rest in the one commit.
  */
 export const receiveMessage = async (deps: LoopDeps, input: ReceiveInput): Promise<Receipt> => {
   const { taskId, message, sender } = input;
@@ -150,21 +155,29 @@ export const receiveMessage = async (deps: LoopDeps, input: ReceiveInput): Promi
       };
       if (envelope?.kind === 'control') {
         const control = parseControl(envelope);
-        if (control.action !== 'reject_criterion') {
-          return { result: { kind: 'control', control, along } };
-        }
-        // A review changes the task and wakes it, in this one commit (like a task envelope).
-        const review = withCriterionRejection(changeOf(record), {
-          reviewer: sender,
-          criterion: control.criterion,
-          reason: control.reason,
-          messageId: message.messageId,
-          now,
-        });
-        reviewed = true;
-        return decided(record, withAlong(review.change, along), {
+        if (isEnding(control)) return { result: { kind: 'control', control, along } };
+        // A review or an approval changes the task and wakes it, in this one commit (like a
+        // task envelope); a refused one throws, and nothing is written.
+        const answer =
+          control.action === 'reject_criterion'
+            ? withCriterionRejection(changeOf(record), {
+                reviewer: sender,
+                criterion: control.criterion,
+                reason: control.reason,
+                messageId: message.messageId,
+                now,
+              })
+            : withApprovalAnswer(changeOf(record), {
+                sender,
+                verdict: control.action === 'approve' ? 'approved' : 'rejected',
+                calls: control.calls,
+                reason: control.reason ?? null,
+                now,
+              });
+        reviewed = control.action === 'reject_criterion';
+        return decided(record, withAlong(answer.change, along), {
           kind: 'receipt',
-          receipt: { accepted: true, duplicate: false, seq: 0, wake: review.wake },
+          receipt: { accepted: true, duplicate: false, seq: 0, wake: answer.wake },
         });
       }
 

@@ -1,5 +1,12 @@
+import type { ModelToolCall } from '../ports/model.js';
 import type { TaskRecord } from '../ports/task-store.js';
 import { isTerminalState, readExtension, stateOf } from '../task/a2a-task.js';
+import {
+  approvalStatusText,
+  awaitingApproval,
+  secondsToDeadline,
+  withApprovalsSettled,
+} from './approvals.js';
 import { agentIsAssignee, assigneeOf } from './assignee.js';
 import type { HistoryEntry } from './history.schema.js';
 import type { InboxItem } from './inbox.schema.js';
@@ -114,6 +121,43 @@ export type DrainDecision =
   | { step: StepResult; change?: Change }
   | { goOn: 'model' | 'end_turn'; ref: TurnRef; change: Change };
 
+/**
+ * A turn whose calls are not all applied: it parks while a call waits for approval (until the
+ * earliest deadline: the park's timeout), otherwise its calls run, those answered included. A
+ * deadline passed or a completion request settles what still waits (a rejection).
+ */
+const midTurn = (
+  record: TaskRecord,
+  ref: TurnRef,
+  pending: readonly ModelToolCall[],
+  now: string
+): DrainDecision => {
+  const current = currentRef(ref, record.loop);
+  const settled = withApprovalsSettled(changeOf(record), now);
+  const waiting = awaitingApproval(settled.record.loop);
+  if (waiting.length > 0) {
+    const route = {
+      next: 'park' as const,
+      subState: 'awaiting-approval' as const,
+      timeoutSeconds: secondsToDeadline(waiting, now),
+    };
+    return {
+      step: { ref: current, route },
+      change: parkedForInput(
+        settled,
+        current,
+        'awaiting-approval',
+        approvalStatusText(waiting),
+        now
+      ),
+    };
+  }
+  const calls = pending.map((call) => ({ ref: current, callId: call.id }));
+  // Answered approvals: the task works again while their calls run.
+  const change = settled.record.loop.approvals.length > 0 ? working(settled, now) : settled;
+  return { step: { ref: current, route: { next: 'execute_tools', calls } }, change };
+};
+
 /** The drain's decision on a loaded task and its inbox (pure). */
 export const decideDrain = (
   record: TaskRecord,
@@ -126,14 +170,10 @@ export const decideDrain = (
   if (record.loop.generation !== ref.generation)
     return { step: { ref, route: { next: 'superseded' } } };
   if (shouldRenew(record.loop, options)) return { step: { ref, route: { next: 'renew' } } };
-  // Re-entered mid-turn (a restart from an earlier checkpoint): the turn's calls run first, and
-  // nothing is folded between a call and its result.
+  // Mid-turn (calls waiting for approval, or a restart from an earlier checkpoint): the turn's
+  // calls run first, and nothing is folded between a call and its result.
   const pending = unappliedCalls(record.loop);
-  if (pending.length > 0) {
-    const current = currentRef(ref, record.loop);
-    const calls = pending.map((call) => ({ ref: current, callId: call.id }));
-    return { step: { ref: current, route: { next: 'execute_tools', calls } } };
-  }
+  if (pending.length > 0) return midTurn(record, ref, pending, options.now);
 
   const folded = foldInbox(changeOf(record), itemsToFold(inbox), options.agentId);
   const { loop } = folded.record;

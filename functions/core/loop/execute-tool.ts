@@ -3,9 +3,17 @@ import type { ChildCreated } from '../ports/agent-directory.js';
 import type { ModelToolCall } from '../ports/model.js';
 import type { TaskRecord } from '../ports/task-store.js';
 import { isTerminalState, readExtension, stateOf, withExtension } from '../task/a2a-task.js';
-import { type Invocation, invokeTool } from '../tools/invoker.js';
+import { type Invocation, invokeTool, parseArguments } from '../tools/invoker.js';
+import { argumentsOf } from '../tools/registry.js';
 import { errorResultText } from '../tools/tool.js';
 import { applyCommand } from './apply-command.js';
+import {
+  approvalOf,
+  heldBehindApproval,
+  maskedArguments,
+  rejectedResultText,
+  withApprovalRequested,
+} from './approvals.js';
 import { childBrief } from './children.js';
 import type { LoopDeps } from './deps.js';
 import {
@@ -149,6 +157,49 @@ const interrupted = (call: ModelToolCall): Invocation => ({
 });
 
 /**
+ * What approval decides for a call before it may run (pure): ask for it (a call whose tool needs
+ * one and has none, its arguments valid), wait (a call behind one waiting, or one not answered
+ * yet), give the model a `tool.rejected` result, or run it (approved, or needing none).
+ */
+const approvalStep = (
+  deps: LoopDeps,
+  record: TaskRecord,
+  callRef: ToolCallRef,
+  call: ModelToolCall
+):
+  | { kind: 'run' }
+  | { kind: 'wait' }
+  | { kind: 'request'; change: Change }
+  | { kind: 'rejected'; result: Invocation } => {
+  const { loop } = record;
+  const registered = deps.tools.get(call.name);
+  const policy = registered?.execution === 'external' ? (registered.tool.approval ?? null) : null;
+  const entry = approvalOf(loop, call.id);
+  if (policy !== null && registered !== undefined && entry === undefined) {
+    // Invalid arguments are refused by the invoker as for any call: nobody is asked about them.
+    const raw = parseArguments(call.arguments);
+    const parsed = raw.ok ? argumentsOf(registered).parse(raw.value) : raw;
+    if (parsed.ok) {
+      const change = withApprovalRequested(changeOf(record), {
+        turn: callRef.ref.turn,
+        call,
+        approval: policy,
+        arguments: maskedArguments(parsed.value, argumentsOf(registered).parameters),
+        now: deps.clock.now(),
+      });
+      return { kind: 'request', change };
+    }
+  }
+  if (heldBehindApproval(loop, call.id)) return { kind: 'wait' };
+  if (entry === undefined || entry.decision?.verdict === 'approved') return { kind: 'run' };
+  if (entry.decision === null) return { kind: 'wait' };
+  return {
+    kind: 'rejected',
+    result: { kind: 'error', code: 'tool.rejected', text: rejectedResultText(entry) },
+  };
+};
+
+/**
  * Runs one tool call of the current turn through the validating invoker and applies an
  * intrinsic's command. Each call is its own state, so the execution history shows every call.
  * The result, the transcript entry and the command's effect on the task are one commit,
@@ -156,7 +207,9 @@ const interrupted = (call: ModelToolCall): Invocation => ({
  * nothing, and `appliedCalls` makes a retried state a no-op. A child's creation is idempotent on
  * its brief's message id, so a retry finds the same child. A tool that may run only once has its
  * attempt committed before it runs: a step re-run after a crash mid-call records the call as
- * interrupted instead of running it a second time.
+ * interrupted instead of running it a second time. A call that needs a participant's approval
+ * is not run here: the step records the request (approvals.ts) and the turn parks for it; once
+ * answered, the turn's calls run again in order and this step runs it or records its rejection.
  */
 export const executeTool = async (deps: LoopDeps, callRef: ToolCallRef): Promise<void> => {
   const { ref, callId } = callRef;
@@ -170,6 +223,13 @@ export const executeTool = async (deps: LoopDeps, callRef: ToolCallRef): Promise
       async (record): Promise<Decision<'attempting' | 'done'>> => {
         const call = callToApply(record, callRef);
         if (call === undefined) return { result: 'done' };
+        if (outcome === undefined && !attempting) {
+          const approval = approvalStep(deps, record, callRef, call);
+          if (approval.kind === 'request') return decided(record, approval.change, 'done');
+          if (approval.kind === 'wait') return { result: 'done' };
+          if (approval.kind === 'rejected')
+            outcome = { result: approval.result, created: undefined };
+        }
         if (outcome === undefined && !attempting && attemptedOnce(deps, call)) {
           if (record.loop.attemptedCalls.includes(callId)) {
             outcome = { result: interrupted(call), created: undefined };

@@ -13,3 +13,7 @@ const PREAMBLE: Record<UntrustedSource, string> = {
 
 export const frameUntrusted = (source: UntrustedSource, content: string): string =>
   `<untrusted source="${source}">\n${PREAMBLE[source]}\n${content}\n</untrusted>`;
+
+/** Whether a line is a framing preamble (a reader of the frame's content skips it). */
+export const isUntrustedPreamble = (line: string): boolean =>
+  Object.values(PREAMBLE).includes(line.trim());

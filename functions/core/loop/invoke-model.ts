@@ -83,6 +83,7 @@ export const withModelResponse = (
         response,
         appliedCalls: [],
         attemptedCalls: [],
+        approvals: [],
         needsModel: false,
         unreadResults: 0,
         lastInputTokens: response.usage.inputTokens,

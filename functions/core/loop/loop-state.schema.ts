@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { APPROVER_ROLES } from '../ports/tool-runner.js';
 import { ModelResponseSchema } from './model-response.schema.js';
 
 export const PendingQuestionSchema = z.strictObject({
@@ -8,6 +9,31 @@ export const PendingQuestionSchema = z.strictObject({
   callId: z.string(),
 });
 export type PendingQuestion = z.infer<typeof PendingQuestionSchema>;
+
+/** A participant's answer to a call waiting for approval, or the timeout's. */
+export const ApprovalDecisionSchema = z.strictObject({
+  verdict: z.enum(['approved', 'rejected', 'expired']),
+  /** The participant who decided; null for an expiry. */
+  by: z.string().nullable(),
+  reason: z.string().nullable(),
+  at: z.string(),
+});
+export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
+
+/** A call of the current turn that needs a participant's approval before it runs. */
+export const PendingApprovalSchema = z.strictObject({
+  callId: z.string(),
+  tool: z.string(),
+  /** The call's arguments as JSON, secrets masked: what the approvers are shown. */
+  arguments: z.string(),
+  approvers: z.array(z.enum(APPROVER_ROLES)),
+  requestedAt: z.string(),
+  /** When an unanswered request counts as rejected (ISO 8601). */
+  deadline: z.string(),
+  timeoutSeconds: z.int().min(1),
+  decision: ApprovalDecisionSchema.nullable(),
+});
+export type PendingApproval = z.infer<typeof PendingApprovalSchema>;
 
 export const CompletionRequestSchema = z.strictObject({
   requestedBy: z.string(),
@@ -57,6 +83,11 @@ export const LoopStateSchema = z.strictObject({
    * attempt began: one found here without its result was interrupted, and is not run again.
    */
   attemptedCalls: z.array(z.string()).default([]),
+  /**
+   * Calls of the current turn that need a participant's approval, with the answer once given:
+   * the call runs (approved) or gets a `tool.rejected` result only once every one is answered.
+   */
+  approvals: z.array(PendingApprovalSchema).default([]),
   /** Tokens used by every model call of the task so far. */
   usage: z.strictObject({
     inputTokens: z.int().min(0),
@@ -98,6 +129,7 @@ export const initialLoopState = (): LoopState => ({
   response: null,
   appliedCalls: [],
   attemptedCalls: [],
+  approvals: [],
   usage: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 },
   childOrder: {},
   criteriaReminders: 0,

@@ -1,5 +1,6 @@
 import type { TaskRecord } from '../ports/task-store.js';
 import { isTerminalState, stateOf } from '../task/a2a-task.js';
+import { awaitingApproval } from './approvals.js';
 import type { LoopDeps } from './deps.js';
 import { hasUnreadWork } from './finish.js';
 import type { InboxItem } from './inbox.schema.js';
@@ -19,9 +20,11 @@ export interface ParkOutcome {
  */
 export const hasWaitingWork = (record: TaskRecord, inbox: readonly InboxItem[]): boolean =>
   record.loop.completionRequest !== null ||
-  (record.loop.pendingQuestion === null
-    ? hasUnreadWork(inbox) || turnUnfinished(record.loop)
-    : inbox.length > 0);
+  // A call waits for approval: only its answer (or a completion request, above) wakes the task.
+  (awaitingApproval(record.loop).length === 0 &&
+    (record.loop.pendingQuestion === null
+      ? hasUnreadWork(inbox) || turnUnfinished(record.loop)
+      : inbox.length > 0));
 
 /**
  * Stores the parked execution's task token on the task (one conditional commit), then looks

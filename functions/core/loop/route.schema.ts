@@ -20,8 +20,16 @@ export const RouteSchema = z.discriminatedUnion('next', [
   /** The turn goes on from where the task is: the next Take Turn state decides. */
   z.strictObject({ next: z.literal('turn') }),
   z.strictObject({ next: z.literal('execute_tools'), calls: z.array(ToolCallRefSchema).min(1) }),
-  /** Wait on a task token: INPUT_REQUIRED with a sub-state, or WORKING while children run. */
-  z.strictObject({ next: z.literal('park'), subState: SubStateSchema.nullable() }),
+  /**
+   * Wait on a task token: INPUT_REQUIRED with a sub-state, or WORKING while children run. With
+   * `timeoutSeconds` (a call awaiting approval, until its deadline) the wait ends by itself then;
+   * without, at the deployment's park timeout.
+   */
+  z.strictObject({
+    next: z.literal('park'),
+    subState: SubStateSchema.nullable(),
+    timeoutSeconds: z.int().min(1).optional(),
+  }),
   /** Continue as new: the next generation's execution takes over. */
   z.strictObject({ next: z.literal('renew') }),
   z.strictObject({ next: z.literal('end'), state: TaskStateNameSchema }),

@@ -11,6 +11,20 @@ export interface ToolArguments {
   parse(value: unknown): ParsedArguments;
 }
 
+/** The roles whose participants may approve a call: never a watcher, and an assignee only when human. */
+export const APPROVER_ROLES = ['admin', 'reporter', 'assignee'] as const;
+export type ApproverRole = (typeof APPROVER_ROLES)[number];
+
+/**
+ * A call of this tool waits for a participant's approval before it runs: who may give it, and how
+ * long the task waits before the call counts as rejected. Set by the adapter from its
+ * configuration (and, for MCP, the tool's annotations); the core knows nothing of where it came from.
+ */
+export interface ToolApproval {
+  approvers: readonly ApproverRole[];
+  timeoutSeconds: number;
+}
+
 /** A tool that lives outside the core (an HTTP tool, an MCP tool, ...). */
 export interface ExternalTool {
   name: string;
@@ -18,6 +32,8 @@ export interface ExternalTool {
   input: ToolArguments;
   /** Only idempotent tools may be retried; anything else is attempted once. */
   idempotent: boolean;
+  /** Null: a call runs as soon as its arguments pass. */
+  approval: ToolApproval | null;
 }
 
 export interface ToolRunResult {

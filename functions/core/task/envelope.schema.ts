@@ -16,11 +16,32 @@ export const EventEnvelopeSchema = z
   .describe('tiny-harness event envelope (media type application/vnd.tiny-harness.event+json).');
 export type EventEnvelope = z.infer<typeof EventEnvelopeSchema>;
 
+/** An answer to tool calls waiting for approval (sub-state `awaiting-approval`). */
+const ApprovalControlSchema = <A extends 'approve' | 'reject'>(action: A) =>
+  z.strictObject({
+    action: z.literal(action),
+    calls: z
+      .array(z.string().min(1))
+      .min(1)
+      .max(100)
+      .optional()
+      .describe(
+        'The tool call ids answered (the status message lists them); absent: every call waiting.'
+      ),
+    reason: z
+      .string()
+      .min(1)
+      .max(2_000)
+      .optional()
+      .describe('Why: kept in the audit timeline; for a rejection, what the model reads.'),
+  });
+
 /**
  * The control envelope's payload. Ours: the reference's exact shape was not recoverable; this
  * follows its envelope mechanism (`kind: "control"`). `complete` and `cancel` end the task;
  * `reject_criterion` is a reviewer's (a reporter's or an admin's) finding that a met acceptance
- * criterion is not met.
+ * criterion is not met; `approve` and `reject` answer tool calls waiting for a participant's
+ * approval.
  */
 export const ControlPayloadSchema = z
   .discriminatedUnion('action', [
@@ -46,8 +67,16 @@ export const ControlPayloadSchema = z
           .describe('Why it is not met: what the agent reads next (kept on the criterion).'),
       })
       .describe('A reporter or admin finds a met criterion unmet: it is unmet again.'),
+    ApprovalControlSchema('approve').describe(
+      'An approver lets tool calls waiting for approval run (each exactly once).'
+    ),
+    ApprovalControlSchema('reject').describe(
+      'An approver refuses tool calls waiting for approval: they never run, and the model reads why.'
+    ),
   ])
-  .describe('A participant completes or cancels the task, or a reviewer rejects a criterion.');
+  .describe(
+    'A participant completes or cancels the task, a reviewer rejects a criterion, or an approver answers tool calls waiting for approval.'
+  );
 export type ControlPayload = z.infer<typeof ControlPayloadSchema>;
 
 /** Fields any participant may change through a task envelope on an existing task. */

@@ -161,7 +161,12 @@ export const TASK_STATE_NAMES = [
 export const TaskStateNameSchema = z.enum(TASK_STATE_NAMES);
 export type TaskStateName = z.infer<typeof TaskStateNameSchema>;
 
-export const SUB_STATES = ['awaiting-next-message', 'awaiting-answer', 'awaiting-review'] as const;
+export const SUB_STATES = [
+  'awaiting-next-message',
+  'awaiting-answer',
+  'awaiting-review',
+  'awaiting-approval',
+] as const;
 export const SubStateSchema = z
   .enum(SUB_STATES)
   .describe('Why a task waits in TASK_STATE_INPUT_REQUIRED; absent while it works.');

@@ -22,7 +22,8 @@ const failure = (code: ErrorCode, message: string): Invocation => ({
   text: errorResultText(code, message),
 });
 
-const parseArguments = (
+/** A call's raw arguments as JSON (nothing is `{}`). */
+export const parseArguments = (
   raw: string
 ): { ok: true; value: unknown } | { ok: false; message: string } => {
   if (raw.trim() === '') return { ok: true, value: {} };

@@ -331,3 +331,70 @@ describe('acceptance criteria on the timeline', () => {
     ]);
   });
 });
+
+describe('approvals in the timeline', () => {
+  it('shows each approval asked for and answered, by whom (or the timeout)', () => {
+    const asked = (callId: string, at: string) => ({
+      call_id: callId,
+      tool: 'notes__delete_note',
+      arguments: '{"id":"n1"}',
+      approvers: ['reporter', 'admin'],
+      deadline: '2026-01-01T01:00:00.000Z',
+      at,
+    });
+    const answered = (
+      callId: string,
+      verdict: string,
+      by: string | null,
+      reason: string,
+      at: string
+    ) => ({
+      ...asked(callId, at),
+      verdict,
+      by,
+      reason,
+    });
+    const timeline = buildTimeline(
+      't-1',
+      [
+        {
+          taskId: 't-1',
+          depth: 0,
+          task: { parent_id: null, name: 'Tidy', state: 'TASK_STATE_WORKING' },
+          executions: [],
+          log: [],
+          records: new Map<string, unknown>([
+            ['approval:1:c1:requested', asked('c1', t(1))],
+            ['approval:1:c1:decided', answered('c1', 'approved', 'carol', 'fine', t(2))],
+            ['approval:1:c2:requested', asked('c2', t(1))],
+            ['approval:1:c2:decided', answered('c2', 'rejected', 'alice', 'keep it', t(3))],
+            ['approval:3:c9:requested', asked('c9', t(4))],
+            [
+              'approval:3:c9:decided',
+              answered('c9', 'expired', null, 'no approver answered within 60 s', t(5)),
+            ],
+          ]),
+          messageTexts: new Map(),
+        } as unknown as TaskPart,
+      ],
+      []
+    );
+    expect(
+      timeline.entries.map(
+        (entry) => `${entry.kind} ${entry.actor?.kind}:${entry.actor?.id} ${entry.summary}`
+      )
+    ).toEqual([
+      'approval_requested tool:notes__delete_note approval requested: notes__delete_note({"id":"n1"}), from reporter or admin, until 2026-01-01T01:00:00.000Z',
+      'approval_requested tool:notes__delete_note approval requested: notes__delete_note({"id":"n1"}), from reporter or admin, until 2026-01-01T01:00:00.000Z',
+      'approval_granted participant:carol approved: notes__delete_note({"id":"n1"}): fine',
+      'approval_rejected participant:alice rejected: notes__delete_note({"id":"n1"}): keep it',
+      'approval_requested tool:notes__delete_note approval requested: notes__delete_note({"id":"n1"}), from reporter or admin, until 2026-01-01T01:00:00.000Z',
+      'approval_expired timeout:null approval expired: notes__delete_note({"id":"n1"}): no approver answered within 60 s',
+    ]);
+    expect(timeline.entries[2]?.details).toMatchObject({
+      call_id: 'c1',
+      verdict: 'approved',
+      by: 'carol',
+    });
+  });
+});

@@ -94,6 +94,7 @@ describe('a tool that may run only once, across a crash', () => {
         description: 'Sends an email (not idempotent)',
         input: zodArguments(z.object({ to: z.string() })),
         idempotent: false,
+        approval: null,
         run: async () => {
           await held;
           return { output: 'sent', isError: false };

@@ -36,6 +36,7 @@ const search = (run: StaticTool['run'] = () => ({ output: 'three results', isErr
     description: 'Search the web.',
     input: zodArguments(SearchInput),
     idempotent: true,
+    approval: null,
     run,
   }) satisfies StaticTool;
 
@@ -44,6 +45,7 @@ const sendEmail = (run: StaticTool['run']): StaticTool => ({
   description: 'Send an email.',
   input: zodArguments(z.strictObject({ to: z.string(), body: z.string() })),
   idempotent: false,
+  approval: null,
   run,
 });
 

@@ -3,9 +3,14 @@ import type { McpServer as SdkServer } from '@modelcontextprotocol/sdk/server/mc
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import {
+  type McpApprovalPolicy,
+  mayDestroy,
+} from '../../../functions/adapters/mcp/approval-policy.js';
 import { McpToolRunner } from '../../../functions/adapters/mcp/mcp-tool-runner.js';
 import { encodeToolName } from '../../../functions/adapters/model/tool-names.js';
 import { createLogger } from '../../../functions/adapters/system/logger.js';
+import { DEFAULT_APPROVAL } from '../../../functions/composition/mcp-servers-config.js';
 import { startTask } from '../../../functions/core/intake/start-task.js';
 import { executeTool } from '../../../functions/core/loop/execute-tool.js';
 import { takeTurn } from '../../../functions/core/loop/take-turn.js';
@@ -36,10 +41,9 @@ afterEach(async () => {
 });
 
 /** A runner over an SDK server in this process (in-memory transport), and the log it wrote. */
-const connect = async (
-  server: SdkServer,
-  options: { allow?: string[]; maxResultChars?: number } = {}
-) => {
+type ConnectOptions = { allow?: string[]; maxResultChars?: number; approval?: McpApprovalPolicy };
+
+const connect = async (server: SdkServer, options: ConnectOptions = {}) => {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const lines: Array<Record<string, unknown>> = [];
@@ -54,6 +58,7 @@ const connect = async (
         transport: clientSide,
         allow: options.allow ?? ALL,
         maxResultChars: options.maxResultChars ?? 16_000,
+        approval: options.approval ?? DEFAULT_APPROVAL,
       },
     ],
     logger
@@ -68,7 +73,7 @@ const connect = async (
   return { runner, registry, invoke, lines };
 };
 
-const notes = async (options: { allow?: string[]; maxResultChars?: number } = {}) => {
+const notes = async (options: ConnectOptions = {}) => {
   const calls: NotesCall[] = [];
   return {
     calls,
@@ -114,6 +119,39 @@ describe('McpToolRunner', () => {
       notes__delete_note: false,
       notes__dump: true,
     });
+  });
+
+  it('asks approval where the policy says: by default, of what the server may let destroy something', async () => {
+    const approvals = async (approval?: McpApprovalPolicy) => {
+      const { runner } = await notes(approval === undefined ? {} : { approval });
+      return Object.fromEntries(runner.tools().map((tool) => [tool.name, tool.approval]));
+    };
+    const asked = { approvers: ['reporter', 'admin'], timeoutSeconds: 3600 };
+    expect(await approvals()).toEqual({
+      notes__get_note: null,
+      notes__put_note: null,
+      notes__append_note: null,
+      notes__delete_note: asked,
+      notes__dump: null,
+    });
+    const strict = { require: 'not-read-only', approvers: ['admin'], timeoutSeconds: 60 } as const;
+    expect(await approvals(strict)).toMatchObject({
+      notes__get_note: null,
+      notes__put_note: { approvers: ['admin'], timeoutSeconds: 60 },
+      notes__append_note: { approvers: ['admin'] },
+      notes__delete_note: { approvers: ['admin'] },
+    });
+    const named = { ...strict, require: ['append_note'] };
+    expect(Object.values(await approvals(named)).filter((value) => value !== null)).toHaveLength(1);
+    expect(await approvals({ ...strict, require: 'never' })).toMatchObject({
+      notes__delete_note: null,
+    });
+  });
+
+  it('reads an unannotated tool as MCP does: it may destroy something', () => {
+    expect(mayDestroy({})).toBe(true);
+    expect(mayDestroy({ annotations: { readOnlyHint: true, destructiveHint: true } })).toBe(false);
+    expect(mayDestroy({ annotations: { destructiveHint: false } })).toBe(false);
   });
 
   it('calls a tool with valid arguments and returns its text and structured content', async () => {
@@ -207,7 +245,11 @@ describe('an MCP tool that may run only once, in the loop', () => {
         return { content: [{ type: 'text', text: 'sent' }] };
       }
     );
-    const { runner } = await connect(server, { allow: ['send'] });
+    // Unannotated, `send` may destroy something: approval is the other tests' subject, not this one's.
+    const { runner } = await connect(server, {
+      allow: ['send'],
+      approval: { ...DEFAULT_APPROVAL, require: 'never' },
+    });
     const { harness } = harnessWith(
       [{ toolCalls: [{ name: 'notes__send', arguments: { to: 'bob@example.com' } }] }],
       { runner }

@@ -43,6 +43,11 @@ describe('the MCP servers, from the environment', () => {
         auth: { type: 'bearer', token: { env: 'TICKETS_TOKEN' } },
         tools: ['get_ticket'],
         maxResultChars: 16_000,
+        approval: {
+          require: 'destructive',
+          approvers: ['reporter', 'admin'],
+          timeoutSeconds: 3600,
+        },
       },
       notes: {
         command: 'node',
@@ -50,6 +55,11 @@ describe('the MCP servers, from the environment', () => {
         env: {},
         tools: ['get_note'],
         maxResultChars: 16_000,
+        approval: {
+          require: 'destructive',
+          approvers: ['reporter', 'admin'],
+          timeoutSeconds: 3600,
+        },
       },
     });
     expect(config.mcpServerSecrets.get('TICKETS_TOKEN')).toBe('tok-123');
@@ -77,11 +87,36 @@ describe('the MCP servers, from the environment', () => {
       tools: ['get_ticket'],
     };
     const config = withServers({ crm, tickets }, { CRM_SECRET: 's3cret' });
-    expect(config.TINY_HARNESS_MCP_SERVERS.crm).toEqual({ ...crm, maxResultChars: 16_000 });
+    expect(config.TINY_HARNESS_MCP_SERVERS.crm).toEqual({
+      ...crm,
+      maxResultChars: 16_000,
+      approval: { require: 'destructive', approvers: ['reporter', 'admin'], timeoutSeconds: 3600 },
+    });
     expect(configuredSecrets(config)).toContain('s3cret');
     expect(refusal({ crm })).toBe(
       'invalid tiny-harness configuration: TINY_HARNESS_MCP_SERVERS: crm.auth.clientSecret names CRM_SECRET, which is not set'
     );
+  });
+
+  it('reads an approval policy, and refuses one that names a tool off the allow-list or a watcher', () => {
+    const approval = { require: ['delete_note'], approvers: ['admin'], timeoutSeconds: 120 };
+    const config = withServers({
+      notes: { command: 'node', tools: ['get_note', 'delete_note'], approval },
+    });
+    expect(config.TINY_HARNESS_MCP_SERVERS.notes?.approval).toEqual(approval);
+    expect(
+      refusal({
+        notes: { command: 'node', tools: ['get_note'], approval: { require: ['delete'] } },
+      })
+    ).toMatch(/notes\.approval\.require: delete is not in tools \(the allow-list\)/);
+    expect(
+      refusal({
+        notes: { command: 'node', tools: ['get_note'], approval: { approvers: ['watcher'] } },
+      })
+    ).toMatch(/TINY_HARNESS_MCP_SERVERS: notes: /);
+    expect(
+      refusal({ notes: { command: 'node', tools: ['x'], approval: { timeoutSeconds: 0 } } })
+    ).toMatch(/notes\.approval\.timeoutSeconds: Too small/);
   });
 
   it('is no server when unset', () => {

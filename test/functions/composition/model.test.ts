@@ -98,7 +98,10 @@ describe('the deployment model, from configuration', () => {
       );
       const bedrock = { TINY_HARNESS_MODEL_PROVIDER: 'bedrock', TINY_HARNESS_MODEL: 'm' };
       expect(buildModel(config(bedrock))).toBeInstanceOf(LazyModel);
-      expect(buildModel(config({}))).toBeInstanceOf(DemoModel);
+      // The built-in ones too: a bundle holds the one model it was deployed with.
+      expect(() => buildModel(config({}))).toThrow(
+        'TINY_HARNESS_MODEL_PROVIDER=demo, but this bundle holds the bedrock model only'
+      );
     } finally {
       globalThis.tinyHarnessBundledModelProvider = undefined;
     }

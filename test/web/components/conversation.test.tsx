@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Approval } from '../../../web/src/conversation/Approval.js';
 import { Composer, type ComposerAction } from '../../../web/src/conversation/Composer.js';
 import { Messages } from '../../../web/src/conversation/Messages.js';
 import { Progress } from '../../../web/src/conversation/Progress.js';
@@ -69,6 +70,47 @@ describe('a pending question', () => {
       <Question view={viewWith({ status_text: 'Hello' })} busy={false} onAnswer={() => undefined} />
     );
     expect(document.querySelector('.question')).toBeNull();
+  });
+});
+
+describe('tool calls waiting for approval', () => {
+  const request =
+    'Approval needed before this tool call can run:\n- c1: notes__delete_note {"id":"n1"} (approvers: reporter, admin)\nAnswer with a control envelope …\nOptions: approve, reject';
+
+  it('shows the calls and answers approve or reject, with the reason typed', () => {
+    const onAnswer = vi.fn();
+    render(
+      <Approval
+        view={viewWith({ sub_state: 'awaiting-approval', status_text: request })}
+        busy={false}
+        onAnswer={onAnswer}
+      />
+    );
+    expect(document.querySelector('.approval .question-text')?.textContent).toContain(
+      'notes__delete_note {"id":"n1"} (approvers: reporter, admin)'
+    );
+    expect(document.querySelector('.approval')?.textContent).not.toContain('Options:');
+    fireEvent.click(screen.getByRole('button', { name: 'Approve' }));
+    expect(onAnswer).toHaveBeenLastCalledWith('approve', undefined);
+    fireEvent.change(screen.getByRole('textbox'), { target: { value: 'keep it' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Reject' }));
+    expect(onAnswer).toHaveBeenLastCalledWith('reject', 'keep it');
+  });
+
+  it('is not shown for any other wait, and the request is not repeated as a reply', () => {
+    render(
+      <Approval view={viewWith({ status_text: 'Hello' })} busy={false} onAnswer={() => undefined} />
+    );
+    expect(document.querySelector('.approval')).toBeNull();
+    cleanup();
+    render(
+      <Messages
+        messages={[]}
+        view={viewWith({ sub_state: 'awaiting-approval', status_text: request })}
+        me="you"
+      />
+    );
+    expect(document.body.textContent).not.toContain('Approval needed');
   });
 });
 

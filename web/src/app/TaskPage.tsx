@@ -4,6 +4,7 @@ import { stateLabel } from '../../../functions/view/labels.js';
 import { controlTo, subTaskTo, textTo } from '../../../functions/view/messages.js';
 import { isTerminal } from '../../../functions/view/task-view.js';
 import type { Agent } from '../agent/agent.js';
+import { Approval } from '../conversation/Approval.js';
 import { Composer, type ComposerAction } from '../conversation/Composer.js';
 import { Messages } from '../conversation/Messages.js';
 import { Progress } from '../conversation/Progress.js';
@@ -113,6 +114,13 @@ export const TaskPage = (props: {
           view={view}
           busy={busy}
           onAnswer={(answer) => void submit({ kind: 'message', text: answer })}
+        />
+        <Approval
+          view={view}
+          busy={busy}
+          onAnswer={(action, reason) =>
+            void send(controlTo(taskId, { action, ...(reason === undefined ? {} : { reason }) }))
+          }
         />
         <Composer
           newTask={false}

@@ -1,6 +1,6 @@
 /** The conversation so far: what the participants and the agent said, oldest first. */
 import { useEffect, useRef } from 'react';
-import { isAsking, stateLabel } from '../../../functions/view/labels.js';
+import { isAsking, isAwaitingApproval, stateLabel } from '../../../functions/view/labels.js';
 import { isTerminal } from '../../../functions/view/task-view.js';
 import type { Said } from '../app/hooks.js';
 import type { TaskView } from '../generated/task-view.js';
@@ -34,6 +34,7 @@ export const Messages = (props: {
     view !== undefined &&
     view.state === 'TASK_STATE_INPUT_REQUIRED' &&
     !isAsking(view) &&
+    !isAwaitingApproval(view) &&
     view.status_text !== '' &&
     !(latest?.from === 'agent' && latest.text === view.status_text);
   return (

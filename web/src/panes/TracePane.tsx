@@ -27,6 +27,10 @@ const KIND_LABEL: Record<Kind, string> = {
   retry: 'retry',
   step_failed: 'failure',
   task_edited: 'edit',
+  approval_requested: 'approval',
+  approval_granted: 'approval',
+  approval_rejected: 'approval',
+  approval_expired: 'approval',
 };
 
 const actorText = (entry: Entry) => {

@@ -1,0 +1,228 @@
+import { REDACTED, redactSecrets } from '../intake/redact.js';
+import type { ModelToolCall } from '../ports/model.js';
+import type { ToolApproval } from '../ports/tool-runner.js';
+import { errorResultText } from '../tools/tool.js';
+import type { ApprovalDecision, LoopState, PendingApproval } from './loop-state.schema.js';
+import { type Change, withLoop } from './records.js';
+
+/**
+ * A participant's approval before a call that can do harm (pure). A call whose tool needs one is
+ * not run: it is recorded in `loop.approvals`, the task parks `awaiting-approval` until every such
+ * call of the turn is answered (or its deadline passes, which is a rejection), then each runs
+ * once through the run-once path or gets a `tool.rejected` result.
+ */
+
+/** Calls of the current turn still waiting for an answer. */
+export const awaitingApproval = (loop: LoopState): PendingApproval[] =>
+  loop.approvals.filter(
+    (approval) => approval.decision === null && !loop.appliedCalls.includes(approval.callId)
+  );
+
+export const approvalOf = (loop: LoopState, callId: string): PendingApproval | undefined =>
+  loop.approvals.find((approval) => approval.callId === callId);
+
+/** Whether an earlier call of the turn still waits for approval: calls apply in order. */
+export const heldBehindApproval = (loop: LoopState, callId: string): boolean => {
+  const calls = loop.response?.toolCalls ?? [];
+  const index = calls.findIndex((call) => call.id === callId);
+  return calls
+    .slice(0, Math.max(0, index))
+    .some(
+      (call) => !loop.appliedCalls.includes(call.id) && approvalOf(loop, call.id)?.decision === null
+    );
+};
+
+/** The key of an approval's audit record: turns count across generations, so `turn` is unique. */
+export const approvalAuditKey = (turn: number, callId: string, event: 'requested' | 'decided') =>
+  `approval:${turn}:${callId}:${event}`;
+
+/** Names whose value is a credential, whatever the schema says. */
+const SECRET_NAME =
+  /pass(word|phrase)?|secret|token|api[-_]?key|credential|authorization|private[-_]?key/i;
+
+type Schema = Record<string, unknown> | undefined;
+
+const propertySchema = (schema: Schema, key: string): Schema => {
+  const properties = schema?.properties as Record<string, Schema> | undefined;
+  return properties?.[key];
+};
+
+/** A property the schema marks as a secret (`writeOnly`, `format: password`). */
+const secretBySchema = (schema: Schema): boolean =>
+  schema?.writeOnly === true || schema?.format === 'password';
+
+const masked = (value: unknown, schema: Schema): unknown => {
+  if (typeof value === 'string') return redactSecrets(value);
+  if (Array.isArray(value)) return value.map((item) => masked(item, schema?.items as Schema));
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => {
+      const itemSchema = propertySchema(schema, key);
+      return [
+        key,
+        SECRET_NAME.test(key) || secretBySchema(itemSchema) ? REDACTED : masked(item, itemSchema),
+      ];
+    })
+  );
+};
+
+/**
+ * A call's arguments as approvers are shown them (and the audit keeps them): values under a
+ * credential's name or a property the tool's JSON Schema marks `writeOnly` or `format: password`
+ * masked whole, and every recognised secret in other strings masked (as intake masks messages).
+ */
+export const maskedArguments = (args: unknown, parameters: Record<string, unknown>): string =>
+  JSON.stringify(masked(args, parameters));
+
+/** The call recorded as waiting for approval, with its audit record (pure). */
+export const withApprovalRequested = (
+  change: Change,
+  request: {
+    turn: number;
+    call: ModelToolCall;
+    approval: ToolApproval;
+    arguments: string;
+    now: string;
+  }
+): Change => {
+  const { call, approval, now } = request;
+  const entry: PendingApproval = {
+    callId: call.id,
+    tool: call.name,
+    arguments: request.arguments,
+    approvers: [...approval.approvers],
+    requestedAt: now,
+    deadline: new Date(Date.parse(now) + approval.timeoutSeconds * 1000).toISOString(),
+    timeoutSeconds: approval.timeoutSeconds,
+    decision: null,
+  };
+  const requested = withLoop(change, (loop) => ({
+    ...loop,
+    approvals: [...loop.approvals, entry],
+  }));
+  return {
+    ...requested,
+    audit: [
+      ...requested.audit,
+      {
+        key: approvalAuditKey(request.turn, call.id, 'requested'),
+        value: {
+          call_id: call.id,
+          tool: call.name,
+          arguments: entry.arguments,
+          approvers: entry.approvers,
+          deadline: entry.deadline,
+          at: now,
+        },
+      },
+    ],
+  };
+};
+
+/** Each named call's answer recorded, with an audit record per call (pure). */
+export const withApprovalsDecided = (
+  change: Change,
+  callIds: readonly string[],
+  decision: ApprovalDecision
+): Change => {
+  const { loop } = change.record;
+  const decided = loop.approvals.filter((approval) => callIds.includes(approval.callId));
+  const next = withLoop(change, (current) => ({
+    ...current,
+    approvals: current.approvals.map((approval) =>
+      callIds.includes(approval.callId) ? { ...approval, decision } : approval
+    ),
+  }));
+  return {
+    ...next,
+    audit: [
+      ...next.audit,
+      ...decided.map((approval) => ({
+        key: approvalAuditKey(loop.turn, approval.callId, 'decided'),
+        value: {
+          call_id: approval.callId,
+          tool: approval.tool,
+          arguments: approval.arguments,
+          verdict: decision.verdict,
+          by: decision.by,
+          reason: decision.reason,
+          requested_at: approval.requestedAt,
+          at: decision.at,
+        },
+      })),
+    ],
+  };
+};
+
+/**
+ * What settles calls still waiting without a participant's answer (pure): a deadline passed is a
+ * rejection (`expired`); a participant's request to complete the task rejects them all, since the
+ * turn they belong to will not go on.
+ */
+export const withApprovalsSettled = (change: Change, now: string): Change => {
+  const { loop } = change.record;
+  const waiting = awaitingApproval(loop);
+  if (waiting.length === 0) return change;
+  const request = loop.completionRequest;
+  if (request !== null) {
+    return withApprovalsDecided(
+      change,
+      waiting.map((approval) => approval.callId),
+      {
+        verdict: 'rejected',
+        by: request.requestedBy,
+        reason: 'the task was completed before the call was approved',
+        at: now,
+      }
+    );
+  }
+  let settled = change;
+  for (const approval of waiting) {
+    if (Date.parse(approval.deadline) > Date.parse(now)) continue;
+    settled = withApprovalsDecided(settled, [approval.callId], {
+      verdict: 'expired',
+      by: null,
+      reason: `no approver answered within ${approval.timeoutSeconds} s`,
+      at: now,
+    });
+  }
+  return settled;
+};
+
+/** Whole seconds until the earliest deadline of the calls waiting (at least 1). */
+export const secondsToDeadline = (waiting: readonly PendingApproval[], now: string): number => {
+  const earliest = Math.min(...waiting.map((approval) => Date.parse(approval.deadline)));
+  return Math.max(1, Math.ceil((earliest - Date.parse(now)) / 1000));
+};
+
+/**
+ * The status message of a task awaiting approval: each call (tool, masked arguments, who may
+ * approve), how to answer and when the silence becomes a rejection. The last line is the closed
+ * set of answers, as a question's is.
+ */
+export const approvalStatusText = (waiting: readonly PendingApproval[]): string => {
+  const count = waiting.length === 1 ? 'this tool call' : `these ${waiting.length} tool calls`;
+  const earliest = waiting
+    .map((approval) => approval.deadline)
+    .sort()
+    .at(0);
+  return [
+    `Approval needed before ${count} can run:`,
+    ...waiting.map(
+      (approval) =>
+        `- ${approval.callId}: ${approval.tool} ${approval.arguments} (approvers: ${approval.approvers.join(', ')})`
+    ),
+    `Answer with a control envelope {"action":"approve"} or {"action":"reject","reason":"…"} ("calls" names some of them); unanswered by ${earliest}, a call is rejected.`,
+    'Options: approve, reject',
+  ].join('\n');
+};
+
+/** The result the model reads for a call that was not approved: it did not run. */
+export const rejectedResultText = (approval: PendingApproval): string => {
+  const { decision } = approval;
+  const why =
+    decision?.verdict === 'expired'
+      ? (decision.reason ?? 'the approval timed out')
+      : `${decision?.by ?? 'an approver'} rejected it${decision?.reason ? `: ${decision.reason}` : ''}`;
+  return errorResultText('tool.rejected', `${approval.tool} did not run: ${why}`);
+};

@@ -1,0 +1,211 @@
+import { type Message, TaskState } from '@a2a-js/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditOf } from '../../functions/composition/audit.js';
+import { STATUS_METADATA_KEY } from '../../functions/core/a2a/identifiers.js';
+import { readTimeline } from '../../functions/core/audit/read-timeline.js';
+import { ScriptedModel } from '../../functions/core/testing/scripted-model.js';
+import type { LocalStack } from '../../functions/local/local-stack.js';
+import { asTask, clientFor, eventually, startStack } from '../support/local-stack.js';
+import { serveNotesOverHttp } from '../support/mcp-notes-stateless-http.js';
+import { envelopeMessage } from '../support/messages.js';
+
+let sent = 0;
+const send = (message: Message, taskId = '') => ({
+  tenant: '',
+  message: { ...message, messageId: `approval-${Date.now()}-${++sent}`, taskId },
+  configuration: undefined,
+  metadata: undefined,
+});
+
+/** Alice asks (reporter), Bob watches, Carol administers. */
+const brief = (text: string) =>
+  envelopeMessage(
+    'task',
+    {
+      name: text,
+      goal: text,
+      participants: [
+        { id: 'alice', kind: 'human', role: 'reporter' },
+        { id: 'bob', kind: 'human', role: 'watcher' },
+        { id: 'carol', kind: 'human', role: 'admin' },
+      ],
+    },
+    { text }
+  );
+
+const control = (payload: object) => envelopeMessage('control', payload);
+
+const statusText = (task: { status?: { message?: { parts: Array<{ content?: unknown }> } } }) =>
+  (task.status?.message?.parts ?? [])
+    .map((part) => {
+      const content = part.content as { $case?: string; value?: string } | undefined;
+      return content?.$case === 'text' ? content.value : '';
+    })
+    .join('');
+
+/**
+ * A participant's approval before an MCP call that can do harm, through the local stack (the
+ * synthesized state machine, DynamoDB Local, the real A2A client over HTTP) against the notes
+ * server over Streamable HTTP on loopback, which counts the calls it runs. Three servers on it, by
+ * policy: `notes` (reporters and admins approve), `strict` (admins only), `quick` (2 s to answer).
+ */
+describe('approval of an MCP call through the local stack', () => {
+  const model = new ScriptedModel();
+  let notes: Awaited<ReturnType<typeof serveNotesOverHttp>>;
+  let stack: LocalStack;
+  const deletions = () => notes.calls.filter((call) => call.tool === 'delete_note');
+
+  beforeAll(async () => {
+    notes = await serveNotesOverHttp();
+    const server = (tools: string[], approval: object) => ({ url: notes.url, tools, approval });
+    stack = await startStack({
+      model,
+      env: {
+        TINY_HARNESS_MCP_SERVERS: JSON.stringify({
+          notes: server(['put_note', 'delete_note'], { approvers: ['reporter', 'admin'] }),
+          strict: server(['delete_note'], { approvers: ['admin'] }),
+          quick: server(['delete_note'], { approvers: ['admin'], timeoutSeconds: 2 }),
+        }),
+      },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await stack?.close();
+    await notes?.close();
+  });
+
+  const toolResults = async (taskId: string) =>
+    (await stack.runtime.loop.store.readHistory(taskId)).flatMap((entry) =>
+      entry.kind === 'tool_result' ? [entry.output] : []
+    );
+  const subStateOf = async (taskId: string) => {
+    const alice = await clientFor(stack, 'alice');
+    const task = await alice.getTask({ tenant: '', id: taskId });
+    const status = task.metadata?.[STATUS_METADATA_KEY] as { sub_state?: string } | undefined;
+    return { state: task.status?.state, subState: status?.sub_state ?? null };
+  };
+  const settledAfterTheCall = (taskId: string) =>
+    eventually(async () => {
+      const now = await subStateOf(taskId);
+      return now.subState === 'awaiting-next-message' ? now : undefined;
+    }, 20_000);
+
+  it('parks awaiting-approval; a watcher and a non-approver are refused and wake nothing; an admin approves and it runs once', async () => {
+    model.push(
+      { toolCalls: [{ name: 'strict__delete_note', arguments: { id: 'shop' } }] },
+      { text: 'Deleted.' }
+    );
+    const [alice, bob, carol] = await Promise.all(
+      ['alice', 'bob', 'carol'].map((participant) => clientFor(stack, participant))
+    );
+
+    const parked = asTask(await alice!.sendMessage(send(brief('delete the shopping note'))));
+
+    expect(parked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(parked.metadata?.[STATUS_METADATA_KEY]).toEqual({ sub_state: 'awaiting-approval' });
+    expect(statusText(parked)).toMatch(
+      /^Approval needed before this tool call can run:\n- \S+: strict__delete_note \{"id":"shop"\} \(approvers: admin\)\n/
+    );
+    expect(deletions()).toEqual([]);
+    const calls = model.requests.length;
+
+    await expect(bob!.sendMessage(send(control({ action: 'approve' }), parked.id))).rejects.toThrow(
+      /bob is a watcher: strict__delete_note \(\S+\) may be approved or rejected by its admin/
+    );
+    await expect(
+      alice!.sendMessage(send(control({ action: 'reject' }), parked.id))
+    ).rejects.toThrow(/alice is a reporter/);
+    expect(await subStateOf(parked.id)).toEqual({
+      state: TaskState.TASK_STATE_INPUT_REQUIRED,
+      subState: 'awaiting-approval',
+    });
+    expect(model.requests).toHaveLength(calls);
+
+    await carol!.sendMessage(
+      send(control({ action: 'approve', reason: 'it is stale' }), parked.id)
+    );
+
+    await settledAfterTheCall(parked.id);
+    expect(deletions()).toEqual([{ tool: 'delete_note', args: { id: 'shop' } }]);
+    expect(await toolResults(parked.id)).toEqual([
+      expect.stringContaining('no note shop: nothing deleted'),
+    ]);
+    expect(model.requests).toHaveLength(calls + 1);
+
+    const timeline = await readTimeline(auditOf(stack.runtime).sources, {
+      taskId: parked.id,
+      participantId: 'alice',
+    });
+    const approvals = timeline.entries.filter((entry) => entry.kind.startsWith('approval_'));
+    expect(approvals.map((entry) => [entry.kind, entry.actor, entry.summary])).toEqual([
+      [
+        'approval_requested',
+        { kind: 'tool', id: 'strict__delete_note' },
+        expect.stringMatching(
+          /^approval requested: strict__delete_note\(\{"id":"shop"\}\), from admin, until /
+        ),
+      ],
+      [
+        'approval_granted',
+        { kind: 'participant', id: 'carol' },
+        'approved: strict__delete_note({"id":"shop"}): it is stale',
+      ],
+    ]);
+    const kinds = timeline.entries.map((entry) => entry.kind);
+    expect(kinds.indexOf('approval_granted')).toBeLessThan(kinds.lastIndexOf('tool_call'));
+  });
+
+  it('rejected by a reporter (a configured approver): never runs, and the model reads tool.rejected', async () => {
+    model.push(
+      { toolCalls: [{ name: 'notes__delete_note', arguments: { id: 'todo' } }] },
+      { text: 'Kept it.' }
+    );
+    const alice = await clientFor(stack, 'alice');
+    const before = deletions().length;
+    const parked = asTask(await alice.sendMessage(send(brief('delete the todo note'))));
+    expect(statusText(parked)).toContain('(approvers: reporter, admin)');
+
+    await alice.sendMessage(
+      send(control({ action: 'reject', reason: 'I still need it' }), parked.id)
+    );
+
+    await settledAfterTheCall(parked.id);
+    expect(deletions()).toHaveLength(before);
+    expect(await toolResults(parked.id)).toEqual([
+      '[tool.rejected] notes__delete_note did not run: alice rejected it: I still need it',
+    ]);
+  });
+
+  it('times out to a rejection when nobody answers: the wait ends at the deadline', async () => {
+    model.push(
+      { toolCalls: [{ name: 'quick__delete_note', arguments: { id: 'old' } }] },
+      { text: 'Nobody answered.' }
+    );
+    const alice = await clientFor(stack, 'alice');
+    const before = deletions().length;
+    const parked = asTask(await alice.sendMessage(send(brief('delete the old note'))));
+    expect(parked.metadata?.[STATUS_METADATA_KEY]).toEqual({ sub_state: 'awaiting-approval' });
+
+    await settledAfterTheCall(parked.id);
+
+    expect(deletions()).toHaveLength(before);
+    expect(await toolResults(parked.id)).toEqual([
+      '[tool.rejected] quick__delete_note did not run: no approver answered within 2 s',
+    ]);
+    const timeline = await readTimeline(auditOf(stack.runtime).sources, {
+      taskId: parked.id,
+      participantId: 'alice',
+    });
+    expect(timeline.entries.find((entry) => entry.kind === 'approval_expired')).toMatchObject({
+      actor: { kind: 'timeout', id: null },
+      summary:
+        'approval expired: quick__delete_note({"id":"old"}): no approver answered within 2 s',
+    });
+    // The park timed out and the next generation took over to record the rejection.
+    expect(
+      timeline.entries.some(
+        (entry) => entry.kind === 'wait_ended' && entry.actor?.kind === 'timeout'
+      )
+    ).toBe(true);
+  });
+});

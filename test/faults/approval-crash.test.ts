@@ -1,0 +1,109 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Message, Task } from '@a2a-js/sdk';
+import { type Client, ClientFactory, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import { afterAll, describe, expect, it } from 'vitest';
+import { STATUS_METADATA_KEY } from '../../functions/core/a2a/identifiers.js';
+import { serveNotesOverHttp } from '../support/mcp-notes-stateless-http.js';
+import { envelopeMessage, textMessage } from '../support/messages.js';
+import { freePort, type StackProcess, startStackProcess } from './stack-process.js';
+
+const TOKEN = 'approval-crash-token';
+
+const clientAt = (url: string): Promise<Client> =>
+  new ClientFactory({
+    transports: [
+      new JsonRpcTransportFactory({
+        fetchImpl: (input, init) => {
+          const headers = new Headers(init?.headers);
+          headers.set('Authorization', `Bearer ${TOKEN}`);
+          return fetch(input, { ...init, headers });
+        },
+      }),
+    ],
+  }).createFromUrl(url);
+
+const send = (message: Message, taskId = '') => ({
+  tenant: '',
+  message: { ...message, taskId },
+  configuration: undefined,
+  metadata: undefined,
+});
+
+const statusText = (task: Task) =>
+  (task.status?.message?.parts ?? [])
+    .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
+    .join('');
+
+/**
+ * kill -9 of `npm start`'s process between a participant's approval and the approved call's
+ * result: the notes server (in this process, over Streamable HTTP) holds the call until the stack
+ * is dead. The restarted stack must not call again: at most one call reaches the server, and the
+ * model reads the call as interrupted (`tool.not_retried`). The built-in demo model drives the
+ * task ("delete note <id>"): its answers depend on the conversation alone, so a restart replays
+ * nothing differently.
+ */
+describe('a crash between an approval and the approved call’s result', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tiny-harness-approval-crash-'));
+  let stack: StackProcess | undefined;
+  let notes: Awaited<ReturnType<typeof serveNotesOverHttp>> | undefined;
+
+  afterAll(async () => {
+    await stack?.stop();
+    await notes?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('leaves at most one call on the server, and the model reads tool.not_retried', async () => {
+    notes = await serveNotesOverHttp({ hold: 'delete_note' });
+    notes.notes.set('n1', 'buy milk');
+    const port = await freePort();
+    const start = () =>
+      startStackProcess({
+        dataDir,
+        port,
+        env: {
+          TINY_HARNESS_BEARER_TOKENS: `${TOKEN}=alice`,
+          TINY_HARNESS_MODEL_PROVIDER: 'demo',
+          TINY_HARNESS_LOG_LEVEL: 'warn',
+          TINY_HARNESS_MCP_SERVERS: JSON.stringify({
+            notes: { url: notes?.url, tools: ['list_notes', 'delete_note'] },
+          }),
+        },
+      });
+    stack = await start();
+    const alice = await clientAt(stack.url);
+
+    const parked = (await alice.sendMessage(send(textMessage('delete note n1')))) as Task;
+    expect(parked.metadata?.[STATUS_METADATA_KEY]).toEqual({ sub_state: 'awaiting-approval' });
+    // The approval's answer waits on the held call; the crash ends it.
+    void alice
+      .sendMessage(send(envelopeMessage('control', { action: 'approve' }), parked.id))
+      .catch(() => undefined);
+    await notes.arrived;
+    await stack.crash();
+    notes.release();
+
+    stack = await start();
+    const again = await clientAt(stack.url);
+    const deadline = Date.now() + 60_000;
+    let task: Task;
+    for (;;) {
+      task = await again.getTask({ tenant: '', id: parked.id });
+      const status = task.metadata?.[STATUS_METADATA_KEY] as { sub_state?: string } | undefined;
+      if (status?.sub_state === 'awaiting-next-message') break;
+      if (Date.now() > deadline) throw new Error(`not settled: ${stack.output().slice(-3000)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // Give a second call every chance to arrive before counting.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    expect(notes.calls.filter((call) => call.tool === 'delete_note')).toEqual([
+      { tool: 'delete_note', args: { id: 'n1' } },
+    ]);
+    expect(statusText(task)).toMatch(
+      /^\(demo model\) notes__delete_note answered:\n\[tool\.not_retried\] notes__delete_note was interrupted before its result was recorded/
+    );
+  }, 180_000);
+});
