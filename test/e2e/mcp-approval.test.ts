@@ -84,10 +84,14 @@ describe('approval of an MCP call through the local stack', () => {
     const status = task.metadata?.[STATUS_METADATA_KEY] as { sub_state?: string } | undefined;
     return { state: task.status?.state, subState: status?.sub_state ?? null };
   };
+  // Polled on the store: over A2A, 20 polls a second would meet the per-caller throttle.
   const settledAfterTheCall = (taskId: string) =>
     eventually(async () => {
-      const now = await subStateOf(taskId);
-      return now.subState === 'awaiting-next-message' ? now : undefined;
+      const record = await stack.runtime.loop.store.get(taskId);
+      const status = record?.task.metadata?.[STATUS_METADATA_KEY] as
+        | { sub_state?: string }
+        | undefined;
+      return status?.sub_state === 'awaiting-next-message' ? record : undefined;
     }, 20_000);
 
   it('parks awaiting-approval; a watcher and a non-approver are refused and wake nothing; an admin approves and it runs once', async () => {

@@ -239,8 +239,12 @@ describe('npm start (functions/local/start.ts)', () => {
     const below = descendants(app.child.pid!);
     const javas = below.filter((process) => process.command === 'java');
     expect(javas).toHaveLength(1);
-    // The sample server runs beside it, a child of the same process, and stops with it.
-    expect(below.filter((process) => process.ppid === javas[0]?.ppid)).toHaveLength(2);
+    // The sample server runs beside it, a child of the same process, and stops with it. (Other
+    // children may come and go: one under load once, never seen again; the list says which.)
+    const beside = below.filter(
+      (process) => process.ppid === javas[0]?.ppid && process.command !== 'java'
+    );
+    expect(beside.length, JSON.stringify(below)).toBeGreaterThanOrEqual(1);
 
     // Ctrl-C. npx runs start.ts under `npm exec` → `sh -c tsx` → tsx → node; npm and sh do not
     // pass a SIGINT sent to npm's pid alone down the chain (a terminal signals the whole process
