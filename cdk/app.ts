@@ -2,8 +2,8 @@
  * Builds the CDK app: the one HarnessStack, checked by cdk-nag's AwsSolutions pack (v3: a
  * validation plugin; an unacknowledged finding makes `app.synth()` throw).
  *
- * The local runtime calls this in-process with `bundle: false` to get the template (and the
- * turn state machine's definition) without running esbuild.
+ * The local runtime calls this (in a child process) with `bundle: false` to get the template
+ * (and the turn state machine's definition) without running esbuild.
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
