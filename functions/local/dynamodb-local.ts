@@ -119,6 +119,13 @@ const launch = (emulatorDir: string, port: number, dataDir: string | undefined):
   const args = [
     '-Djava.library.path=./DynamoDBLocal_lib',
     '-XX:TieredStopAtLevel=1',
+    // The tables live in SQLite (native memory or files), not on the Java heap: a small heap,
+    // kept small by the serial collector, holds requests. Left to itself the JVM grows a G1 heap
+    // toward a quarter of the machine's memory (about 320 MiB resident after a thousand parked
+    // conversations here, 166 MiB with these).
+    '-XX:+UseSerialGC',
+    '-Xms16m',
+    '-Xmx256m',
     '-jar',
     JAR,
     ...(dataDir === undefined ? ['-inMemory'] : ['-dbPath', resolve(dataDir)]),
