@@ -1,11 +1,10 @@
 import { ApprovalNotAllowedError, ApprovalNotPendingError } from '../errors.js';
 import { awaitingApproval, withApprovalsDecided } from '../loop/approvals.js';
 import type { PendingApproval } from '../loop/loop-state.schema.js';
-import { withTokenClaimed } from '../loop/park-token.js';
 import type { Change } from '../loop/records.js';
 import { readExtension } from '../task/a2a-task.js';
 import type { Participant } from '../task/extension.schema.js';
-import type { Wake } from './wake.js';
+import { type Wake, wakingTheTask } from './wake.js';
 
 export interface ApprovalAnswer {
   /** The participant answering. */
@@ -78,14 +77,5 @@ export const withApprovalAnswer = (
   if (awaitingApproval(decided.record.loop).length > 0) {
     return { change: decided, wake: { action: 'none' } };
   }
-  const { change: claimed, token } = withTokenClaimed(decided);
-  const { generation } = record.loop;
-  const taskId = record.task.id;
-  return {
-    change: claimed,
-    wake:
-      token === null
-        ? { action: 'ensure-running', taskId, generation }
-        : { action: 'resume', token, taskId, generation },
-  };
+  return wakingTheTask(decided);
 };

@@ -1,10 +1,9 @@
 import { CriterionNotMetError, ReviewerRequiredError, UnknownCriterionError } from '../errors.js';
-import { withTokenClaimed } from '../loop/park-token.js';
 import { type Change, withLoop, withRecord, withTaskEvent } from '../loop/records.js';
 import { readExtension, withExtension } from '../task/a2a-task.js';
 import { criterionLabel, resolveCriterion, withCriterionRejected } from '../task/criteria.js';
 import type { Role } from '../task/extension.schema.js';
-import type { Wake } from './wake.js';
+import { type Wake, wakingTheTask } from './wake.js';
 
 /** Who may review a task's criteria: the people who asked for it, and its admins. */
 export const REVIEWER_ROLES: readonly Role[] = ['reporter', 'admin'];
@@ -84,14 +83,5 @@ export const withCriterionRejection = (
       },
     ],
   };
-  const { change: claimed, token } = withTokenClaimed(noted);
-  const { generation } = record.loop;
-  const taskId = record.task.id;
-  return {
-    change: claimed,
-    wake:
-      token === null
-        ? { action: 'ensure-running', taskId, generation }
-        : { action: 'resume', token, taskId, generation },
-  };
+  return wakingTheTask(noted);
 };
