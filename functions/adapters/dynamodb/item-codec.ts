@@ -308,7 +308,7 @@ export const decodeTaskRecord = (image: ItemImage, taskId?: string): TaskRecord 
 };
 
 /** Whether a record item names a push config (DynamoDB drops a string set's last element). */
-export const hasPushIds = (image: ItemImage): boolean => (image[ATTR.pushIds]?.SS?.length ?? 0) > 0;
+const hasPushIds = (image: ItemImage): boolean => (image[ATTR.pushIds]?.SS?.length ?? 0) > 0;
 
 /** The newest event's seq the record names (0 for a record written before it had one). */
 export const decodeEventSeq = (image: ItemImage): number =>

@@ -344,13 +344,9 @@ export class LocalStepFunctions {
   /** A parked execution of the store, left there until its token is answered. */
   #parkOutOfMemory(checkpoint: ExecutionCheckpoint, park: ParkedState): void {
     const { executionArn } = checkpoint;
-    this.#hibernated.set(executionArn, {
-      stateMachineArn: checkpoint.stateMachineArn,
-      name: checkpoint.name,
-      input: checkpoint.input,
+    this.#keepOutOfMemory(executionArn, park.token, {
+      ...checkpoint,
       startDate: new Date(checkpoint.startedAt),
-      token: park.token,
-      woken: deferred(),
     });
     this.#registry.parkHibernated(
       park.token,
@@ -378,11 +374,21 @@ export class LocalStepFunctions {
       abortedError('The execution left memory while parked')
     );
     this.#executions.delete(executionArn);
+    this.#keepOutOfMemory(executionArn, token, execution.spec);
+  }
+
+  /** What stays in memory of a parked execution: what describing and listing it read. */
+  #keepOutOfMemory(
+    executionArn: string,
+    token: string,
+    described: Pick<HibernatedExecution, 'stateMachineArn' | 'name' | 'input' | 'startDate'>
+  ): void {
+    const { stateMachineArn, name, input, startDate } = described;
     this.#hibernated.set(executionArn, {
-      stateMachineArn: execution.spec.stateMachineArn,
-      name: execution.spec.name,
-      input: execution.spec.input,
-      startDate: execution.spec.startDate,
+      stateMachineArn,
+      name,
+      input,
+      startDate,
       token,
       woken: deferred(),
     });
