@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import {
+  bundleAliases,
   handlerEntry,
   LAMBDA_BUNDLING,
-  MCP_LEFT_OUT_MODULES,
   mcpDefine,
   modelProviderDefine,
 } from './constructs/harness-function.js';
@@ -18,8 +18,8 @@ export const BUNDLE_BUDGET_BYTES = 1_000_000;
 /**
  * What connecting MCP servers may add to the turn step's bundle (the SDK's client and transport,
  * the JSON Schema validator, the harness's adapter). The turn step of a deployment that
- * configures MCP servers holds it on top of its model provider's SDK: with some providers that is
- * past BUNDLE_BUDGET_BYTES (docs/benchmark.md, "Lambda bundles").
+ * configures MCP servers holds it on top of its model provider's SDK, still within
+ * BUNDLE_BUDGET_BYTES (docs/benchmark.md, "Lambda bundles").
  */
 export const MCP_CLIENT_BUDGET_BYTES = 130_000;
 
@@ -76,7 +76,7 @@ export const bundleHandler = async (
       ...(options.modelProvider === undefined ? {} : modelProviderDefine(options.modelProvider)),
       ...(options.mcpServers === undefined ? {} : mcpDefine(options.mcpServers)),
     },
-    ...(options.mcpServers === true ? { alias: MCP_LEFT_OUT_MODULES } : {}),
+    alias: bundleAliases(options.mcpServers),
   });
   const output = (suffix: string) => {
     const file = result.outputFiles.find((candidate) => candidate.path.endsWith(suffix));

@@ -61,11 +61,25 @@ export const modelProviderDefine = (provider: string): Record<string, string> =>
   'globalThis.tinyHarnessBundledModelProvider': JSON.stringify(provider),
 });
 
+/**
+ * The modules every Lambda bundle replaces, and with what (relative to the project root): the
+ * SDK's default credential chain by the one source Lambda uses.
+ */
+export const LAMBDA_MODULE_ALIASES: Record<string, string> = {
+  '@aws-sdk/credential-provider-node': './functions/adapters/aws/lambda-credentials.ts',
+};
+
 /** The modules the MCP client's bundle replaces, and with what (relative to the project root). */
 export const MCP_LEFT_OUT_MODULES: Record<string, string> = {
   ajv: './functions/adapters/mcp/ajv-left-out.ts',
   'ajv-formats': './functions/adapters/mcp/ajv-left-out.ts',
 };
+
+/** The aliases of a bundle, with or without the MCP client. */
+export const bundleAliases = (mcpServers: boolean | undefined): Record<string, string> => ({
+  ...LAMBDA_MODULE_ALIASES,
+  ...(mcpServers === true ? MCP_LEFT_OUT_MODULES : {}),
+});
 
 /**
  * What the turn step's bundle is built with for MCP: whether it holds the client
@@ -135,15 +149,11 @@ export class HarnessFunction extends NodejsFunction {
           ...(props.modelProvider === undefined ? {} : modelProviderDefine(props.modelProvider)),
           ...(props.mcpServers === undefined ? {} : mcpDefine(props.mcpServers)),
         },
-        ...(props.mcpServers === true
-          ? {
-              esbuildArgs: {
-                '--alias': Object.entries(MCP_LEFT_OUT_MODULES).map(
-                  ([name, path]) => `${name}=${path}`
-                ),
-              },
-            }
-          : {}),
+        esbuildArgs: {
+          '--alias': Object.entries(bundleAliases(props.mcpServers)).map(
+            ([name, path]) => `${name}=${path}`
+          ),
+        },
       },
     });
     logGroup.grantWrite(role);
