@@ -294,6 +294,8 @@ export class TurnStateMachine extends Construct {
           op: 'park',
           ref: ref(),
           subState: JsonPath.stringAt('$.route.subState'),
+          // The whole route: a park the turn decided on a version it names commits without a read.
+          route: JsonPath.objectAt('$.route'),
           token: JsonPath.taskToken,
         }),
         resultPath: JsonPath.DISCARD,

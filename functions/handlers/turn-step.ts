@@ -13,7 +13,7 @@ import { executeTool } from '../core/loop/execute-tool.js';
 import { failTask } from '../core/loop/fail-task.js';
 import { park } from '../core/loop/park.js';
 import { renew } from '../core/loop/renew.js';
-import { ToolCallRefSchema, TurnRefSchema } from '../core/loop/route.schema.js';
+import { ParkRouteSchema, ToolCallRefSchema, TurnRefSchema } from '../core/loop/route.schema.js';
 import { takeTurn } from '../core/loop/take-turn.js';
 import { costOf } from '../core/loop/usage.js';
 import type { Model } from '../core/ports/model.js';
@@ -29,6 +29,8 @@ export const TurnStepEventSchema = z.discriminatedUnion('op', [
     op: z.literal('park'),
     ref: TurnRefSchema,
     subState: SubStateSchema.nullable(),
+    /** The route that parks (absent in a state entered by an earlier build). */
+    route: ParkRouteSchema.optional(),
     token: z.string().min(1),
   }),
   z.strictObject({ op: z.literal('renew'), ref: TurnRefSchema }),
@@ -52,7 +54,7 @@ export const runTurnStep = async (runtime: Runtime, event: TurnStepEvent): Promi
       await executeTool(loop, event.call);
       return {};
     case 'park': {
-      const { wakeNow } = await park(loop, event.ref, event.token);
+      const { wakeNow } = await park(loop, event.ref, event.token, event.route?.decidedOn);
       if (wakeNow) await executions.resume(event.token);
       return { wakeNow };
     }

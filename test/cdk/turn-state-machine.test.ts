@@ -166,6 +166,8 @@ describe('turn state machine definition', () => {
           op: 'park',
           'ref.$': '$.ref',
           'subState.$': '$.route.subState',
+          // The route, with what the turn decided the park on (`decidedOn`), when it did.
+          'route.$': '$.route',
           'token.$': '$$.Task.Token',
         },
       },

@@ -274,12 +274,14 @@ export const describeTaskStoreContract = (
           kind: 'guarded',
           taskId,
           unparked: true,
+          inboxSeq: created.inboxSeq,
           enqueue: [message('g1')],
           audit: [{ key: 'a', value: 'seen' }],
         });
         expect(record).toBeUndefined();
         expect(enqueued).toEqual([1]);
-        expect(await store.get(taskId)).toEqual(created);
+        // The record is as it was but for its inbox seq, which is not part of its version.
+        expect(await store.get(taskId)).toEqual({ ...created, inboxSeq: 1 });
         expect(await store.readInbox(taskId)).toEqual([{ ...message('g1'), seq: 1 }]);
         expect(await store.getAudit(taskId, 'a')).toBe('seen');
       });
@@ -287,7 +289,13 @@ export const describeTaskStoreContract = (
       it('are refused for a missing or ended task, and with `unparked` for a parked one', async () => {
         const missing = uid('task');
         const guarded = (taskId: string, unparked: boolean) =>
-          store.commit({ kind: 'guarded', taskId, unparked, enqueue: [message(uid('m'))] });
+          store.commit({
+            kind: 'guarded',
+            taskId,
+            unparked,
+            inboxSeq: 0,
+            enqueue: [message(uid('m'))],
+          });
         await expect(guarded(missing, false)).rejects.toBeInstanceOf(ConcurrencyConflictError);
 
         const ended = await create(makeRecord(uid('task'), { state: 'TASK_STATE_COMPLETED' }));
@@ -306,28 +314,135 @@ export const describeTaskStoreContract = (
         expect(await store.readInbox(parked.task.id)).toHaveLength(1);
       });
 
-      it('of 50 concurrent senders all succeed, each item once, with distinct seqs', async () => {
+      it('of 20 concurrent senders, each reading again when refused, all land once at seqs 1 to 20', async () => {
         const created = await create(makeRecord(uid('task'), { state: 'TASK_STATE_WORKING' }));
         const taskId = created.task.id;
-        const results = await Promise.all(
-          Array.from({ length: 50 }, (_, index) =>
-            store.commit({
-              kind: 'guarded',
-              taskId,
-              unparked: true,
-              enqueue: [message(`s${index}`)],
-            })
-          )
-        );
-        const seqs = results.map((result) => result.enqueued[0]);
-        expect(new Set(seqs).size).toBe(50);
+        const send = async (id: string): Promise<number | undefined> => {
+          for (;;) {
+            const read = (await store.get(taskId))!;
+            try {
+              const { enqueued } = await store.commit({
+                kind: 'guarded',
+                taskId,
+                unparked: true,
+                inboxSeq: read.inboxSeq,
+                enqueue: [message(id)],
+              });
+              return enqueued[0];
+            } catch (error) {
+              if (!(error instanceof ConcurrencyConflictError)) throw error;
+            }
+          }
+        };
+        const ids = Array.from({ length: 20 }, (_, index) => `s${index}`);
+        const seqs = await Promise.all(ids.map(send));
+        expect([...seqs].sort((a, b) => a! - b!)).toEqual(ids.map((_, index) => index + 1));
         const inbox = await store.readInbox(taskId);
-        expect(inbox.map((item) => item.id).sort()).toEqual(
-          Array.from({ length: 50 }, (_, index) => `s${index}`).sort()
+        expect(inbox.map((item) => item.seq)).toEqual(ids.map((_, index) => index + 1));
+        expect(inbox.map((item) => item.id).sort()).toEqual([...ids].sort());
+        expect((await store.get(taskId))?.inboxSeq).toBe(20);
+      });
+
+      it('that enqueue on an inbox seq that has moved on are refused and write nothing', async () => {
+        const created = await create(makeRecord(uid('task')), { enqueue: [message('first')] });
+        const taskId = created.task.id;
+        expect(created.inboxSeq).toBe(1);
+        const stale = {
+          kind: 'guarded' as const,
+          taskId,
+          unparked: false,
+          inboxSeq: 0,
+          enqueue: [message('late')],
+          audit: [{ key: 'late', value: 'audited' }],
+        };
+        await expect(store.commit(stale)).rejects.toBeInstanceOf(ConcurrencyConflictError);
+        await expect(
+          update({ ...created, inboxSeq: 0 }, created, { enqueue: [message('late')] })
+        ).rejects.toBeInstanceOf(ConcurrencyConflictError);
+        expect(await store.readInbox(taskId)).toEqual([{ ...message('first'), seq: 1 }]);
+        expect(await store.getAudit(taskId, 'late')).toBeUndefined();
+        expect(await store.inboxSeqOf(taskId, 'late')).toBeUndefined();
+        expect(await store.get(taskId)).toEqual(created);
+      });
+
+      it('that only audit or mark ids seen leave the inbox seq, and need not have read it', async () => {
+        const created = await create(makeRecord(uid('task')), { enqueue: [message('first')] });
+        const taskId = created.task.id;
+        await store.commit({
+          kind: 'guarded',
+          taskId,
+          unparked: false,
+          inboxSeq: 0,
+          seen: ['control-1'],
+          audit: [{ key: 'control-1', value: 'audited' }],
+        });
+        expect(await store.inboxSeqOf(taskId, 'control-1')).toBe(0);
+        expect(await store.get(taskId)).toEqual(created);
+      });
+    });
+
+    describe('park commits', () => {
+      const parkOf = (record: TaskRecord, token = 'token-1') => ({
+        kind: 'park' as const,
+        taskId: record.task.id,
+        version: record.version,
+        inboxSeq: record.inboxSeq,
+        token,
+      });
+
+      it('store the token and a new version, and nothing else', async () => {
+        const created = await create(makeRecord(uid('task')), { enqueue: [message('first')] });
+        const committed = await store.commit(parkOf(created));
+        expect(committed).toEqual({ enqueued: [] });
+        expect(await store.get(created.task.id)).toEqual({
+          ...created,
+          version: created.version + 1,
+          loop: { ...created.loop, parkToken: 'token-1' },
+        });
+      });
+
+      it('are refused, writing nothing, once the record or its inbox moved on', async () => {
+        const created = await create(makeRecord(uid('task')));
+        const taskId = created.task.id;
+        const turned = await update(created, changed(created, { turn: 1 }));
+        await expect(store.commit(parkOf(created))).rejects.toBeInstanceOf(
+          ConcurrencyConflictError
         );
-        expect(inbox.map((item) => item.seq)).toEqual(
-          [...inbox.map((item) => item.seq)].sort((a, b) => a - b)
-        );
+        expect(await store.get(taskId)).toEqual(turned);
+
+        await store.commit({
+          kind: 'guarded',
+          taskId,
+          unparked: true,
+          inboxSeq: turned.inboxSeq,
+          enqueue: [message('raced')],
+        });
+        await expect(store.commit(parkOf(turned))).rejects.toBeInstanceOf(ConcurrencyConflictError);
+        expect((await store.get(taskId))?.loop.parkToken).toBeNull();
+        expect((await store.get(taskId))?.version).toBe(turned.version);
+      });
+
+      it('park a task that a later update reads parked, and a guarded message to it refuses', async () => {
+        const created = await create(makeRecord(uid('task')));
+        const taskId = created.task.id;
+        await store.commit(parkOf(created, 'tok'));
+        const parked = (await store.get(taskId))!;
+        expect(parked.loop.parkToken).toBe('tok');
+        await expect(
+          store.commit({
+            kind: 'guarded',
+            taskId,
+            unparked: true,
+            inboxSeq: parked.inboxSeq,
+            enqueue: [message('wakes')],
+          })
+        ).rejects.toBeInstanceOf(ConcurrencyConflictError);
+        const claimed = await update(parked, {
+          ...parked,
+          loop: { ...parked.loop, parkToken: null },
+        });
+        expect(claimed.loop.parkToken).toBeNull();
+        expect((await store.get(taskId))?.loop.parkToken).toBeNull();
       });
     });
 
@@ -503,12 +618,19 @@ export const describeTaskStoreContract = (
         const created = await create(makeRecord(uid('task')), { enqueue: [message(long)] });
         const taskId = created.task.id;
         await expect(
-          store.commit({ kind: 'guarded', taskId, unparked: false, enqueue: [message(long)] })
+          store.commit({
+            kind: 'guarded',
+            taskId,
+            unparked: false,
+            inboxSeq: 1,
+            enqueue: [message(long)],
+          })
         ).rejects.toBeInstanceOf(ConcurrencyConflictError);
         await store.commit({
           kind: 'guarded',
           taskId,
           unparked: false,
+          inboxSeq: 1,
           enqueue: [message(`${long}x`)],
         });
         expect(await store.inboxSeqOf(taskId, long)).toBe(1);
@@ -520,7 +642,13 @@ export const describeTaskStoreContract = (
         const taskId = created.task.id;
         const results = await Promise.allSettled(
           Array.from({ length: 5 }, () =>
-            store.commit({ kind: 'guarded', taskId, unparked: false, enqueue: [message('same')] })
+            store.commit({
+              kind: 'guarded',
+              taskId,
+              unparked: false,
+              inboxSeq: 0,
+              enqueue: [message('same')],
+            })
           )
         );
         expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);

@@ -30,6 +30,7 @@ import {
   encodePushConfig,
   encodeTaskRecord,
   firstSeqAfter,
+  hasInboxSeq,
   historySk,
   type Item,
   inboxIdSk,
@@ -63,6 +64,7 @@ import {
   batchGetAll,
   cancellationCodes,
   getItem,
+  INBOX_SEQ_MATCHES,
   ITEM_ABSENT,
   isConditionFailed,
   NOT_PARKED,
@@ -105,15 +107,21 @@ export class DynamoDbTaskStore implements TaskStore {
   }
 
   async commit(commit: TaskCommit): Promise<CommitResult> {
+    if (commit.kind === 'park') return this.#park(commit);
     const taskId = commit.kind === 'guarded' ? commit.taskId : commit.record.task.id;
     // Everything is encoded before any write: a value that would not read back refuses the
     // commit whole.
-    const recordWrite = this.#recordWrite(commit);
     const enqueue = commit.enqueue ?? [];
-    const firstSeq = enqueue.length === 0 ? 0 : await this.#takeInboxSeqs(taskId, enqueue.length);
+    const readInboxSeq =
+      commit.kind === 'update'
+        ? commit.base.inboxSeq
+        : commit.kind === 'guarded'
+          ? commit.inboxSeq
+          : 0;
     const enqueued = enqueue.map(
-      (item, index) => ({ ...item, seq: firstSeq + index }) as InboxItem
+      (item, index) => ({ ...item, seq: readInboxSeq + index + 1 }) as InboxItem
     );
+    const recordWrite = this.#recordWrite(commit, enqueued.length);
     const put = (item: Item, condition?: string): TransactWriteItem => ({
       Put: {
         TableName: this.#table,
@@ -179,7 +187,7 @@ export class DynamoDbTaskStore implements TaskStore {
   async get(taskId: string): Promise<TaskRecord | undefined> {
     if (!isStorableTaskId(taskId)) return undefined;
     const item = await getItem(this.#client, this.#table, taskKey(taskId));
-    return item === undefined ? undefined : decodeTaskRecord(item, taskId);
+    return item === undefined ? undefined : this.#decodeRecord(item, taskId);
   }
 
   async list(query: TaskQuery): Promise<TaskRecord[]> {
@@ -197,11 +205,10 @@ export class DynamoDbTaskStore implements TaskStore {
           : await this.#queryIndex(INDEX_BY_PARTICIPANT, ATTR.partPk, keyPart(participantId!));
       const taskIds = [...new Set(entries.map(taskIdOfKey))];
       const items = await batchGetAll(this.#client, this.#table, taskIds.map(taskKey));
-      records = items.map((item) => decodeTaskRecord(item, taskIdOfKey(item)));
+      records = await Promise.all(items.map((item) => this.#decodeRecord(item, taskIdOfKey(item))));
     } else {
-      records = (await this.#scanTaskRecords()).map((item) =>
-        decodeTaskRecord(item, taskIdOfKey(item))
-      );
+      const items = await this.#scanTaskRecords();
+      records = await Promise.all(items.map((item) => this.#decodeRecord(item, taskIdOfKey(item))));
     }
     return records
       .filter(
@@ -238,44 +245,46 @@ export class DynamoDbTaskStore implements TaskStore {
     return decodeOnce(whole as Item, auditKey) as T;
   }
 
-  /** The record's part of a commit: its action(s) and the record as stored after it. */
-  #recordWrite(commit: TaskCommit): { actions: TransactWriteItem[]; record?: TaskRecord } {
+  /**
+   * The record's part of a commit: its action(s) and the record as stored after it. `enqueued`
+   * items follow the inbox seq the commit read, which the record's action checks and advances.
+   */
+  #recordWrite(
+    commit: Exclude<TaskCommit, { kind: 'park' }>,
+    enqueued: number
+  ): { actions: TransactWriteItem[]; record?: TaskRecord } {
     const pushIds = (commit.pushConfigs ?? []).map((config) => config.id);
     if (commit.kind === 'guarded') {
+      const conditions = [TASK_OPEN, ...(commit.unparked ? [NOT_PARKED] : [])];
+      const names: Record<string, string> = { '#pk': PARTITION_KEY, '#state': ATTR.state };
+      const values: Item = { ...TERMINAL_STATE_VALUES };
+      const updates: string[] = [];
+      if (commit.unparked) {
+        names['#parked'] = ATTR.parked;
+        values[':false'] = { BOOL: false };
+      }
+      if (enqueued > 0) {
+        conditions.push(INBOX_SEQ_MATCHES);
+        names['#inboxSeq'] = ATTR.inboxSeq;
+        values[':readInboxSeq'] = { N: String(commit.inboxSeq) };
+        values[':nextInboxSeq'] = { N: String(commit.inboxSeq + enqueued) };
+        updates.push('SET #inboxSeq = :nextInboxSeq');
+      }
+      // An inline push config is named on the record (not a new version of it).
+      if (pushIds.length > 0) {
+        names['#pushIds'] = ATTR.pushIds;
+        values[':pushIds'] = { SS: pushIds };
+        updates.push('ADD #pushIds :pushIds');
+      }
       const check = {
         TableName: this.#table,
         Key: taskKey(commit.taskId),
-        ConditionExpression: commit.unparked ? `${TASK_OPEN} AND ${NOT_PARKED}` : TASK_OPEN,
-        ExpressionAttributeNames: {
-          '#pk': PARTITION_KEY,
-          '#state': ATTR.state,
-          ...(commit.unparked ? { '#parked': ATTR.parked } : {}),
-        },
-        ExpressionAttributeValues: {
-          ...TERMINAL_STATE_VALUES,
-          ...(commit.unparked ? { ':false': { BOOL: false } } : {}),
-        },
+        ConditionExpression: conditions.join(' AND '),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
       };
-      if (pushIds.length === 0) return { actions: [{ ConditionCheck: check }] };
-      // An inline push config is named on the record (not a new version of it).
-      return {
-        actions: [
-          {
-            Update: {
-              ...check,
-              UpdateExpression: 'ADD #pushIds :pushIds',
-              ExpressionAttributeNames: {
-                ...check.ExpressionAttributeNames,
-                '#pushIds': ATTR.pushIds,
-              },
-              ExpressionAttributeValues: {
-                ...check.ExpressionAttributeValues,
-                ':pushIds': { SS: pushIds },
-              },
-            },
-          },
-        ],
-      };
+      if (updates.length === 0) return { actions: [{ ConditionCheck: check }] };
+      return { actions: [{ Update: { ...check, UpdateExpression: updates.join(' ') } }] };
     }
     const taskId = commit.record.task.id;
     const eventSeq =
@@ -284,7 +293,7 @@ export class DynamoDbTaskStore implements TaskStore {
       pushIds.length > 0 || (commit.kind === 'update' && commit.base.pushConfigured === true);
     const stored = { ...commit.record, eventSeq };
     if (commit.kind === 'create') {
-      const created = encodeTaskRecord(stored, 1);
+      const created = encodeTaskRecord({ ...stored, inboxSeq: enqueued }, 1);
       const participantIds = created.participantIds;
       const item: Item =
         pushIds.length === 0 ? created.item : { ...created.item, [ATTR.pushIds]: { SS: pushIds } };
@@ -333,6 +342,7 @@ export class DynamoDbTaskStore implements TaskStore {
             next,
             pushConfigured: commit.base.pushConfigured === true,
             pushIds,
+            inboxSeq: { read: commit.base.inboxSeq, enqueued },
           }),
         },
         ...membership,
@@ -342,6 +352,9 @@ export class DynamoDbTaskStore implements TaskStore {
           { ...taskKey(taskId), ...attributes.set, [ATTR.version]: { N: String(next) } },
           taskId
         ),
+        // Without items of its own, the commit leaves the inbox seq as it is: the one read, or a
+        // later one (a message to the running task), which an enqueue made on this is refused for.
+        inboxSeq: commit.base.inboxSeq + enqueued,
         ...(pushConfigured ? { pushConfigured: true as const } : {}),
       },
     };
@@ -380,28 +393,51 @@ export class DynamoDbTaskStore implements TaskStore {
     );
   }
 
+  /** A park's one UpdateItem: the token and a new version, on the version and inbox seq read. */
+  async #park(commit: Extract<TaskCommit, { kind: 'park' }>): Promise<CommitResult> {
+    try {
+      await this.#client.send(
+        new UpdateItemCommand({
+          TableName: this.#table,
+          Key: taskKey(commit.taskId),
+          UpdateExpression: 'SET #version = :nextVersion, #parkToken = :token, #parked = :true',
+          ConditionExpression: `${VERSION_MATCHES} AND ${INBOX_SEQ_MATCHES}`,
+          ExpressionAttributeNames: {
+            '#version': ATTR.version,
+            '#parkToken': ATTR.parkToken,
+            '#parked': ATTR.parked,
+            '#inboxSeq': ATTR.inboxSeq,
+          },
+          ExpressionAttributeValues: {
+            ':expectedVersion': { N: String(commit.version) },
+            ':nextVersion': { N: String(commit.version + 1) },
+            ':token': { S: commit.token },
+            ':true': { BOOL: true },
+            ':readInboxSeq': { N: String(commit.inboxSeq) },
+          },
+        })
+      );
+    } catch (error) {
+      throw this.#refusal(commit, commit.taskId, error);
+    }
+    return { enqueued: [] };
+  }
+
   /**
-   * `n` fresh inbox seqs: one atomic ADD on the counter, which never fails for contention. A
-   * seq whose commit is then refused is skipped for good (readers read the inbox whole).
+   * A record item as read. One stored by an earlier build has no inbox seq: its inbox counter
+   * item has it (one more read, until the record's next enqueue sets its own).
    */
-  async #takeInboxSeqs(taskId: string, n: number): Promise<number> {
-    const result = await this.#client.send(
-      new UpdateItemCommand({
-        TableName: this.#table,
-        Key: key(taskId, SORT_KEY_VALUE.inboxCounter),
-        UpdateExpression: 'SET #type = :type ADD #seq :n',
-        ExpressionAttributeNames: { '#type': ATTR.type, '#seq': ATTR.seq },
-        ExpressionAttributeValues: {
-          ':type': { S: ITEM_TYPE.inboxCounter },
-          ':n': { N: String(n) },
-        },
-        ReturnValues: 'UPDATED_NEW',
-      })
+  async #decodeRecord(item: Item, taskId: string): Promise<TaskRecord> {
+    const record = decodeTaskRecord(item, taskId);
+    if (hasInboxSeq(item)) return record;
+    const counter = await getItem(
+      this.#client,
+      this.#table,
+      key(taskId, SORT_KEY_VALUE.inboxCounter)
     );
-    const last = Number(result.Attributes?.[ATTR.seq]?.N);
-    if (!Number.isSafeInteger(last) || last < n)
-      throw new Error(`task ${taskId}: bad inbox counter`);
-    return last - n + 1;
+    return counter === undefined
+      ? record
+      : { ...record, inboxSeq: decodeMarkerSeq(counter, 'inbox counter') };
   }
 
   /**
@@ -411,7 +447,13 @@ export class DynamoDbTaskStore implements TaskStore {
   #recordUpdate(
     taskId: string,
     attributes: TaskRecordAttributes,
-    read: { expected: number; next: number; pushConfigured: boolean; pushIds: string[] }
+    read: {
+      expected: number;
+      next: number;
+      pushConfigured: boolean;
+      pushIds: string[];
+      inboxSeq: { read: number; enqueued: number };
+    }
   ) {
     const names: Record<string, string> = { '#version': ATTR.version, '#pushIds': ATTR.pushIds };
     const values: Item = {
@@ -429,6 +471,17 @@ export class DynamoDbTaskStore implements TaskStore {
       return `#r${index}`;
     });
     if (read.pushIds.length > 0) values[':pushIds'] = { SS: read.pushIds };
+    const conditions = [
+      VERSION_MATCHES,
+      read.pushConfigured ? 'attribute_exists(#pushIds)' : 'attribute_not_exists(#pushIds)',
+    ];
+    if (read.inboxSeq.enqueued > 0) {
+      names['#inboxSeq'] = ATTR.inboxSeq;
+      values[':readInboxSeq'] = { N: String(read.inboxSeq.read) };
+      values[':nextInboxSeq'] = { N: String(read.inboxSeq.read + read.inboxSeq.enqueued) };
+      sets.push('#inboxSeq = :nextInboxSeq');
+      conditions.push(INBOX_SEQ_MATCHES);
+    }
     return {
       TableName: this.#table,
       Key: taskKey(taskId),
@@ -437,9 +490,7 @@ export class DynamoDbTaskStore implements TaskStore {
         ...(removes.length > 0 ? [`REMOVE ${removes.join(', ')}`] : []),
         ...(read.pushIds.length > 0 ? ['ADD #pushIds :pushIds'] : []),
       ].join(' '),
-      ConditionExpression: `${VERSION_MATCHES} AND ${
-        read.pushConfigured ? 'attribute_exists(#pushIds)' : 'attribute_not_exists(#pushIds)'
-      }`,
+      ConditionExpression: conditions.join(' AND '),
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
     } satisfies Update;

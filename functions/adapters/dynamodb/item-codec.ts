@@ -237,7 +237,8 @@ export const taskRecordAttributes = (record: Pick<TaskRecord, 'task' | 'loop' | 
     [ATTR.type]: { S: ITEM_TYPE.task },
     [ATTR.taskId]: { S: task.id },
     [ATTR.task]: { S: toJsonText(taskJson) },
-    [ATTR.loop]: { S: toJsonText(loop) },
+    [ATTR.loop]: { S: toJsonText({ ...loop, parkToken: null }) },
+    [ATTR.parkToken]: nullable(loop.parkToken ?? undefined),
     [ATTR.state]: { S: stateNameOf(task) },
     [ATTR.subState]: nullable(subStateOf(task)),
     [ATTR.parentId]: nullable(parentIdOf(task)),
@@ -259,13 +260,14 @@ export const taskRecordAttributes = (record: Pick<TaskRecord, 'task' | 'loop' | 
 
 /** The whole record item, for a create. */
 export const encodeTaskRecord = (
-  record: Pick<TaskRecord, 'task' | 'loop' | 'eventSeq'>,
+  record: Pick<TaskRecord, 'task' | 'loop' | 'eventSeq'> & { inboxSeq?: number },
   version: number
 ) => {
   const attributes = taskRecordAttributes(record);
   const item: Item = {
     ...taskKey(record.task.id),
     ...attributes.set,
+    [ATTR.inboxSeq]: { N: String(record.inboxSeq ?? 0) },
     [ATTR.version]: { N: String(version) },
   };
   return { item, participantIds: attributes.participantIds };
@@ -300,12 +302,27 @@ export const decodeTaskRecord = (image: ItemImage, taskId?: string): TaskRecord 
   const loop = parseWith(LoopStateSchema, readJson(image, ATTR.loop, 'loop state'), 'loop state');
   return {
     task,
-    loop,
+    // A record stored before the token had its own attribute keeps it in the loop state.
+    loop:
+      image[ATTR.parkToken] === undefined ? loop : { ...loop, parkToken: decodeParkToken(image) },
     version: decodeVersion(image),
     eventSeq: decodeEventSeq(image),
+    inboxSeq: hasInboxSeq(image) ? readInt(image, ATTR.inboxSeq, 'task inbox seq', 0) : 0,
     ...(hasPushIds(image) ? { pushConfigured: true } : {}),
   };
 };
+
+const decodeParkToken = (image: ItemImage): string | null => {
+  const value = image[ATTR.parkToken];
+  if (value?.NULL === true) return null;
+  return readString(image, ATTR.parkToken, 'park token');
+};
+
+/**
+ * Whether a record item has its inbox seq: one stored by an earlier build has not (the store
+ * reads its inbox counter item instead).
+ */
+export const hasInboxSeq = (image: ItemImage): boolean => image[ATTR.inboxSeq] !== undefined;
 
 /** Whether a record item names a push config (DynamoDB drops a string set's last element). */
 const hasPushIds = (image: ItemImage): boolean => (image[ATTR.pushIds]?.SS?.length ?? 0) > 0;

@@ -26,6 +26,12 @@ export const TASK_OPEN =
   'attribute_exists(#pk) AND NOT (#state IN (:completed, :failed, :canceled, :rejected))';
 /** ... and no execution is parked on it, so the park sees what the commit adds. */
 export const NOT_PARKED = '#parked = :false';
+/**
+ * enqueue and park: nothing was enqueued since the record was read (`#inboxSeq`, `:readInboxSeq`).
+ * A record stored by an earlier build has no inbox seq until its first enqueue sets one: its
+ * value was read from its inbox counter item, which nothing writes any more.
+ */
+export const INBOX_SEQ_MATCHES = '(#inboxSeq = :readInboxSeq OR attribute_not_exists(#inboxSeq))';
 
 // ---------------------------------------------------------------------------------------------
 // Errors

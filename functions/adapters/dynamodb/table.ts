@@ -72,6 +72,10 @@ export const KEY_PREFIX = {
 /** Sort keys of the singleton items of a task's partition. */
 export const SORT_KEY_VALUE = {
   task: 'TASK',
+  /**
+   * The inbox counter of a task stored by a build before the record kept `inbox_seq`: read for
+   * such a record only, never written.
+   */
   inboxCounter: 'INBOXSEQ',
 } as const;
 
@@ -100,6 +104,16 @@ export const ATTR = {
   eventSeq: 'evt_seq',
   /** Whether an execution is parked on the task (its token is on the record). */
   parked: 'parked',
+  /**
+   * The parked execution's task token, else NULL: kept beside the loop state (whose JSON holds
+   * none) so a park can store it without reading the loop state it would rewrite.
+   */
+  parkToken: 'park_token',
+  /**
+   * Seq of the newest item taken into the task's inbox (`TaskRecord.inboxSeq`): a commit that
+   * enqueues sets it, conditioned on the value it read. Not part of the version.
+   */
+  inboxSeq: 'inbox_seq',
   /**
    * On the task record: the ids of the task's push configs (a string set, absent when there is
    * none). Not part of the record's version: a config's put or delete adds or takes its id, and a

@@ -33,7 +33,7 @@ export const runTask = async (deps: LoopDeps, taskId: string): Promise<RunOutcom
         break;
       case 'park': {
         const token = deps.ids.next('token');
-        const { wakeNow } = await park(deps, ref, token);
+        const { wakeNow } = await park(deps, ref, token, route.decidedOn);
         if (!wakeNow) return { kind: 'parked', subState: route.subState, ref, token };
         step = await takeTurn(deps, ref);
         break;

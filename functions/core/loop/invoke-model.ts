@@ -8,6 +8,7 @@ import { assembleContext } from './context.js';
 import type { LoopDeps } from './deps.js';
 import { endOfTurn, finishTurn } from './finish.js';
 import type { HistoryEntry } from './history.schema.js';
+import { type InboxRead, withParkDecidedOn } from './park.js';
 import {
   type Change,
   changeOf,
@@ -184,23 +185,27 @@ const callModel = async (
  * commit (the park, the completion: `finishTurn`). The commit is conditioned on the task as it
  * was read before the call: if the turn was cut or the task ended meanwhile, nothing of the
  * response is written. Tool calls come only from the response's structured calls, filtered by
- * the `tool_calls.extracted` hooks. `first`: the record as the caller has just read it.
+ * the `tool_calls.extracted` hooks. `first`: the record as the caller has just read it; `inbox`:
+ * the inbox as the caller read it after that record, which lets a park it decides be committed
+ * without a read (park.ts).
  */
 export const respond = async (
   deps: LoopDeps,
   ref: TurnRef,
-  options: { endTurn: boolean; first?: TaskRecord | undefined }
+  options: { endTurn: boolean; first?: TaskRecord | undefined; inbox?: InboxRead | undefined }
 ): Promise<StepResult> => {
   const taskId = ref.taskId;
   const next = { ...ref, turn: ref.turn + 1 };
   let given = options.first;
   let compaction: CompactionRecord | undefined;
   let call: ModelCall | undefined;
-  const { result } = await decideAndCommit(
+  let decidedOn: TaskRecord | undefined;
+  const { result, committed } = await decideAndCommit(
     deps,
     async () => {
       const record = given ?? (await loadRecord(deps, taskId));
       given = undefined;
+      decidedOn = record;
       return record;
     },
     async (record): Promise<Decision<StepResult>> => {
@@ -229,5 +234,8 @@ export const respond = async (
       );
     }
   );
-  return result;
+  const record = committed?.record ?? decidedOn;
+  return options.inbox === undefined || record === undefined
+    ? result
+    : withParkDecidedOn(result, record, options.inbox);
 };

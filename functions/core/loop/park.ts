@@ -1,3 +1,4 @@
+import { ConcurrencyConflictError } from '../errors.js';
 import type { TaskRecord } from '../ports/task-store.js';
 import { isTerminalState, stateOf } from '../task/a2a-task.js';
 import { awaitingApproval } from './approvals.js';
@@ -6,7 +7,7 @@ import { hasUnreadWork } from './finish.js';
 import type { InboxItem } from './inbox.schema.js';
 import { withTokenClaimed } from './park-token.js';
 import { changeOf, decided, decideOnRecord, withLoop } from './records.js';
-import type { TurnRef } from './route.schema.js';
+import type { ParkDecidedOn, StepResult, TurnRef } from './route.schema.js';
 import { turnUnfinished } from './turn-position.js';
 
 export interface ParkOutcome {
@@ -26,6 +27,31 @@ export const hasWaitingWork = (record: TaskRecord, inbox: readonly InboxItem[]):
       ? hasUnreadWork(inbox) || turnUnfinished(record.loop)
       : inbox.length > 0));
 
+/** The inbox as a turn read it: the record's inbox seq then, and the items the turn left. */
+export interface InboxRead {
+  seq: number;
+  left: readonly InboxItem[];
+}
+
+/**
+ * A turn's park route, marked to be committed without a read (`decidedOn`) when nothing waits
+ * on `record` (the task as the turn left it) and `inbox`. The inbox must have been read after
+ * the record whose inbox seq it carries, so every item committed by then is in it.
+ */
+export const withParkDecidedOn = (
+  step: StepResult,
+  record: TaskRecord,
+  inbox: InboxRead
+): StepResult => {
+  const { route } = step;
+  if (route.next !== 'park' || hasWaitingWork(record, inbox.left)) return step;
+  if (record.loop.generation !== step.ref.generation) return step;
+  return {
+    ...step,
+    route: { ...route, decidedOn: { version: record.version, inboxSeq: inbox.seq } },
+  };
+};
+
 /**
  * Stores the parked execution's task token on the task (one conditional commit), then looks
  * again for work that raced in while the turn was ending: a message, a child's result, a
@@ -33,8 +59,25 @@ export const hasWaitingWork = (record: TaskRecord, inbox: readonly InboxItem[]):
  * parked (and then wakes it), so work committed before the token is seen here. If there is
  * some, the park claims its own token back and the execution resumes at once, so nothing waits
  * on a token nobody will claim.
+ *
+ * With `decidedOn` (the turn found nothing waiting), the token is committed on that version and
+ * inbox seq without a read: if the commit applies, nothing changed and nothing came since the
+ * turn decided, so there is nothing to look for. If it is refused, the park reads and decides.
  */
-export const park = async (deps: LoopDeps, ref: TurnRef, token: string): Promise<ParkOutcome> => {
+export const park = async (
+  deps: LoopDeps,
+  ref: TurnRef,
+  token: string,
+  decidedOn?: ParkDecidedOn
+): Promise<ParkOutcome> => {
+  if (decidedOn !== undefined) {
+    try {
+      await deps.store.commit({ kind: 'park', taskId: ref.taskId, token, ...decidedOn });
+      return { wakeNow: false };
+    } catch (error) {
+      if (!(error instanceof ConcurrencyConflictError)) throw error;
+    }
+  }
   const { result: parked } = await decideOnRecord<TaskRecord | undefined>(
     deps,
     ref.taskId,

@@ -170,7 +170,7 @@ export const decideAndCommit = async <S, T>(
       throw error;
     }
     const taskId =
-      decision.commit.kind === 'guarded' ? decision.commit.taskId : decision.commit.record.task.id;
+      'taskId' in decision.commit ? decision.commit.taskId : decision.commit.record.task.id;
     for (const changed of decision.stateChanges ?? []) {
       await deps.hooks.run('task.state_changed', { taskId, ...changed }, () => undefined);
     }

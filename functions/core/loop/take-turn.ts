@@ -4,6 +4,7 @@ import { decideDrain } from './drain.js';
 import { endOfTurn, finishTurn } from './finish.js';
 import type { InboxItem } from './inbox.schema.js';
 import { respond } from './invoke-model.js';
+import { withParkDecidedOn } from './park.js';
 import { type Decision, decideAndCommit, decided, loadRecord, writesNothing } from './records.js';
 import type { StepResult, TurnRef } from './route.schema.js';
 
@@ -20,14 +21,17 @@ type Drained = { step: StepResult } | { model: TurnRef; unchanged?: TaskRecord }
  */
 export const takeTurn = async (deps: LoopDeps, ref: TurnRef): Promise<StepResult> => {
   let inbox: readonly InboxItem[] = [];
+  let inboxSeq = 0;
+  /** The record the last decision was made on, and what it left in the inbox. */
+  let decidedOn: { record: TaskRecord; left: readonly InboxItem[] } | undefined;
   const drained = await decideAndCommit(
     deps,
     async () => {
-      const [record, items] = await Promise.all([
-        loadRecord(deps, ref.taskId),
-        deps.store.readInbox(ref.taskId),
-      ]);
-      inbox = items;
+      // The record first, then the inbox: every item counted in the record's inbox seq is in
+      // what the inbox read returns, so a park decided on both sees all of them (park.ts).
+      const record = await loadRecord(deps, ref.taskId);
+      inbox = await deps.store.readInbox(ref.taskId);
+      inboxSeq = record.inboxSeq;
       return record;
     },
     async (record): Promise<Decision<Drained>> => {
@@ -36,28 +40,36 @@ export const takeTurn = async (deps: LoopDeps, ref: TurnRef): Promise<StepResult
         turnsPerGeneration: deps.config.turnsPerGeneration,
         now: deps.clock.now(),
       });
+      const { change } = decision;
+      const left = inbox.filter((item) => !(change?.consumed ?? []).includes(item));
+      decidedOn = { record, left };
       if ('step' in decision) {
-        const { step, change } = decision;
+        const { step } = decision;
         if (change === undefined || writesNothing(change, record)) return { result: { step } };
         return decided(record, change, { step });
       }
-      const { change } = decision;
       if (decision.goOn === 'end_turn') {
         // Nothing for the model: the turn ends now, with what the drain folded.
-        const left = inbox.filter((item) => !change.consumed.includes(item));
-        const end = await finishTurn(deps, change, decision.ref, async () => left);
+        const end = await finishTurn(deps, decision.change, decision.ref, async () => left);
         const { result, ...commit } = endOfTurn(record, end);
         return { ...commit, result: { step: result } };
       }
-      if (writesNothing(change, record))
+      if (writesNothing(decision.change, record))
         return { result: { model: decision.ref, unchanged: record } };
-      return decided(record, change, { model: decision.ref });
+      return decided(record, decision.change, { model: decision.ref });
     }
   );
   const { result } = drained;
-  if ('step' in result) return result.step;
+  const left = decidedOn?.left ?? [];
+  if ('step' in result) {
+    const record = drained.committed?.record ?? decidedOn?.record;
+    return record === undefined
+      ? result.step
+      : withParkDecidedOn(result.step, record, { seq: inboxSeq, left });
+  }
   return respond(deps, result.model, {
     endTurn: true,
     first: drained.committed?.record ?? result.unchanged,
+    inbox: { seq: inboxSeq, left },
   });
 };

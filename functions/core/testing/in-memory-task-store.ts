@@ -74,6 +74,7 @@ const decodeRecord = (stored: StoredRecord, partition: TaskPartition | undefined
   loop: JSON.parse(stored.loop) as LoopState,
   version: stored.version,
   eventSeq: stored.eventSeq,
+  inboxSeq: partition?.lastInboxSeq ?? 0,
   ...((partition?.pushConfigs.size ?? 0) > 0 ? { pushConfigured: true as const } : {}),
 });
 
@@ -124,6 +125,7 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   async commit(commit: TaskCommit): Promise<CommitResult> {
+    if (commit.kind === 'park') return this.#park(commit);
     const taskId = commit.kind === 'guarded' ? commit.taskId : commit.record.task.id;
     const partition = this.#tasks.get(taskId);
     const stored = partition?.record;
@@ -149,6 +151,15 @@ export class InMemoryTaskStore implements TaskStore {
       if (commit.unparked && current.loop.parkToken !== null) {
         throw conflict(`task ${taskId} is parked`);
       }
+    }
+    const readInboxSeq =
+      commit.kind === 'update'
+        ? commit.base.inboxSeq
+        : commit.kind === 'guarded'
+          ? commit.inboxSeq
+          : 0;
+    if ((commit.enqueue ?? []).length > 0 && (partition?.lastInboxSeq ?? 0) !== readInboxSeq) {
+      throw conflict(`task ${taskId}: its inbox took items since it was read`);
     }
     const ids = [...(commit.enqueue ?? []).map((item) => item.id), ...(commit.seen ?? [])];
     for (const id of ids) {
@@ -205,6 +216,24 @@ export class InMemoryTaskStore implements TaskStore {
       ...(record === undefined ? {} : { record: decodeRecord(record, target) }),
       enqueued: enqueued.map((item) => item.seq),
     };
+  }
+
+  #park(commit: Extract<TaskCommit, { kind: 'park' }>): CommitResult {
+    const partition = this.#tasks.get(commit.taskId);
+    const stored = partition?.record;
+    if (stored === undefined || stored.version !== commit.version) {
+      throw conflict(`task ${commit.taskId}: stored version is not ${commit.version}`);
+    }
+    if (partition?.lastInboxSeq !== commit.inboxSeq) {
+      throw conflict(`task ${commit.taskId}: its inbox took items since the turn read it`);
+    }
+    const loop = JSON.parse(stored.loop) as LoopState;
+    partition.record = {
+      ...stored,
+      loop: encodeLoop({ ...loop, parkToken: commit.token }),
+      version: stored.version + 1,
+    };
+    return { enqueued: [] };
   }
 
   async get(taskId: string): Promise<TaskRecord | undefined> {

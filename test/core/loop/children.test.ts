@@ -117,9 +117,13 @@ describe('children', () => {
 
     const rows = (await taskEvents(harness, parent.task.id)).map(
       (task) =>
-        view({ task, loop: parent.loop, version: 0, eventSeq: 0 }).extension.sub_tasks.find(
-          (r) => r.task_id === childId
-        )?.state
+        view({
+          task,
+          loop: parent.loop,
+          version: 0,
+          eventSeq: 0,
+          inboxSeq: 0,
+        }).extension.sub_tasks.find((r) => r.task_id === childId)?.state
     );
     expect(rows.filter((state) => state !== undefined)).toEqual(
       expect.arrayContaining([STATES.WORKING, STATES.COMPLETED])

@@ -37,7 +37,11 @@ describe('re-entering the loop at an earlier state', () => {
     expect(model.requests).toHaveLength(calls);
     expect(replayed).toEqual({
       ref: { ...first, turn: 2 },
-      route: { next: 'park', subState: 'awaiting-next-message' },
+      route: {
+        next: 'park',
+        subState: 'awaiting-next-message',
+        decidedOn: { version: parked.version, inboxSeq: parked.inboxSeq },
+      },
     });
     expect(await harness.task(taskId)).toEqual(parked);
   });

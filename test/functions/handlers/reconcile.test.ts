@@ -124,6 +124,7 @@ describe('the reconciler handler', () => {
       kind: 'guarded',
       taskId,
       unparked: false,
+      inboxSeq: (await load()).inboxSeq,
       enqueue: [
         {
           kind: 'note',

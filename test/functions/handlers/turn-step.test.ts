@@ -75,12 +75,18 @@ describe('the turn-step handler', () => {
   });
 
   it('answers a turn with a { ref, route } result that parses as a route: a reply without tool calls ends the turn', async () => {
-    const { invoke, ref } = await withTask();
+    const { invoke, ref, harness, taskId } = await withTask();
 
     const finished = await step(invoke, { op: 'turn', ref });
+    const turned = (await harness.store.get(taskId))!;
     expect(finished).toEqual({
       ref: { ...ref, turn: 1 },
-      route: { next: 'park', subState: 'awaiting-next-message' },
+      route: {
+        next: 'park',
+        subState: 'awaiting-next-message',
+        // Nothing waits: the park may commit on the task as the turn left it.
+        decidedOn: { version: turned.version, inboxSeq: turned.inboxSeq },
+      },
     });
     // References only: nothing of the transcript travels between states.
     expect(JSON.stringify(finished)).not.toContain('Hello Alice.');
