@@ -20,9 +20,9 @@ import { DynamoDbEventLog } from '../../functions/adapters/dynamodb/dynamodb-eve
 import { DynamoDbPushConfigStore } from '../../functions/adapters/dynamodb/dynamodb-push-config-store.js';
 import { DynamoDbRemoteLinks } from '../../functions/adapters/dynamodb/dynamodb-remote-links.js';
 import { DynamoDbTaskStore } from '../../functions/adapters/dynamodb/dynamodb-task-store.js';
-import { decodeTaskRecord, key, taskKey } from '../../functions/adapters/dynamodb/item-codec.js';
-import { ATTR, SORT_KEY_VALUE, TABLE_DEFINITION } from '../../functions/adapters/dynamodb/table.js';
-import { InvalidTaskRecordError } from '../../functions/core/errors.js';
+import { decodeTaskRecord, taskKey } from '../../functions/adapters/dynamodb/item-codec.js';
+import { ATTR, TABLE_DEFINITION } from '../../functions/adapters/dynamodb/table.js';
+import { ConcurrencyConflictError, InvalidTaskRecordError } from '../../functions/core/errors.js';
 import {
   type DynamoDbLocal,
   localDynamoDbClientConfig,
@@ -235,7 +235,7 @@ describe('DynamoDB table and items', () => {
     expect((await rawTaskItem(taskId))?.[ATTR.pushIds]).toBeUndefined();
   });
 
-  it('reads and writes on a record stored before it kept its inbox seq and park token apart', async () => {
+  it('reads and parks a record stored before it kept its inbox count and park token apart', async () => {
     const message = (id: string) => ({
       kind: 'message' as const,
       id,
@@ -250,36 +250,43 @@ describe('DynamoDB table and items', () => {
     });
     if (created === undefined) throw new Error('created');
     const taskId = created.task.id;
-    // As an earlier build stored it: the token in the loop state, the seq on a counter item.
+    // As an earlier build stored it: no inbox count, the token in the loop state.
     const legacy = { ...(await rawTaskItem(taskId))! };
-    delete legacy[ATTR.inboxSeq];
+    delete legacy[ATTR.inboxCount];
     delete legacy[ATTR.parkToken];
     legacy[ATTR.loop] = { S: JSON.stringify({ ...created.loop, parkToken: 'old-token' }) };
     legacy[ATTR.parked] = { BOOL: true };
     await client.send(new PutItemCommand({ TableName: tableName, Item: legacy }));
-    await client.send(
-      new PutItemCommand({
-        TableName: tableName,
-        Item: { ...key(taskId, SORT_KEY_VALUE.inboxCounter), [ATTR.seq]: { N: '2' } },
-      })
-    );
 
-    const read = await store.get(taskId);
-    expect(read).toEqual({ ...created, loop: { ...created.loop, parkToken: 'old-token' } });
-    const [listed] = await store.list({ contextId: created.task.contextId });
-    expect(listed).toEqual(read);
-    // Its next enqueue follows the counter's seq and gives the record a seq of its own.
-    const claimed = { ...read!, loop: { ...read!.loop, parkToken: null } };
-    const { record: woken, enqueued } = await store.commit({
-      kind: 'update',
-      base: read!,
-      record: claimed,
-      enqueue: [message('m3')],
+    const read = (await store.get(taskId))!;
+    expect(read).toEqual({
+      ...created,
+      inboxCount: 0,
+      loop: { ...created.loop, parkToken: 'old-token' },
     });
-    expect(enqueued).toEqual([3]);
-    expect(woken?.inboxSeq).toBe(3);
-    expect((await rawTaskItem(taskId))?.[ATTR.inboxSeq]).toEqual({ N: '3' });
-    expect(await store.get(taskId)).toEqual(woken);
+    expect(await store.list({ contextId: created.task.contextId })).toEqual([read]);
+    const { record: claimed } = await store.commit({
+      kind: 'update',
+      base: read,
+      record: { ...read, loop: { ...read.loop, parkToken: null } },
+    });
+    expect(await store.get(taskId)).toEqual(claimed);
+
+    // A park decided on it (nothing counted yet) applies; once an enqueue counts, one is refused.
+    await store.commit({
+      kind: 'park',
+      taskId,
+      version: claimed!.version,
+      inboxCount: 0,
+      token: 't',
+    });
+    const parked = (await store.get(taskId))!;
+    expect(parked.loop.parkToken).toBe('t');
+    await store.commit({ kind: 'guarded', taskId, unparked: false, enqueue: [message('m3')] });
+    expect((await rawTaskItem(taskId))?.[ATTR.inboxCount]).toEqual({ N: '1' });
+    await expect(
+      store.commit({ kind: 'park', taskId, version: parked.version, inboxCount: 0, token: 'u' })
+    ).rejects.toBeInstanceOf(ConcurrencyConflictError);
     expect((await store.readInbox(taskId)).map((item) => item.seq)).toEqual([1, 2, 3]);
   });
 

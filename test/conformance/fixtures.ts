@@ -64,7 +64,7 @@ export const makeRecord = (id: string, options: TaskOptions = {}): TaskRecord =>
   loop: initialLoopState(),
   version: 1,
   eventSeq: 0,
-  inboxSeq: 0,
+  inboxCount: 0,
 });
 
 /** The record with its state and goal changed, as the core writes an update. */
@@ -92,7 +92,7 @@ export const changed = (
     loop: { ...record.loop, turn: change.turn ?? record.loop.turn },
     version: record.version,
     eventSeq: record.eventSeq,
-    inboxSeq: record.inboxSeq,
+    inboxCount: record.inboxCount,
   };
 };
 

@@ -55,12 +55,10 @@ describe('the local engine feeds the reconciler, as EventBridge does in the clou
     try {
       const { alice, taskId } = await parkedConversation(stack);
       // A message reached the inbox but its wake was lost (the waker died before SendTaskSuccess).
-      const { inboxSeq } = (await stack.runtime.loop.store.get(taskId))!;
       await stack.runtime.loop.store.commit({
         kind: 'guarded',
         taskId,
         unparked: false,
-        inboxSeq,
         enqueue: [
           {
             kind: 'message',

@@ -30,7 +30,6 @@ import {
   encodePushConfig,
   encodeTaskRecord,
   firstSeqAfter,
-  hasInboxSeq,
   historySk,
   type Item,
   inboxIdSk,
@@ -64,8 +63,8 @@ import {
   batchGetAll,
   cancellationCodes,
   getItem,
-  INBOX_SEQ_MATCHES,
   ITEM_ABSENT,
+  inboxCountMatches,
   isConditionFailed,
   NOT_PARKED,
   queryAll,
@@ -111,17 +110,12 @@ export class DynamoDbTaskStore implements TaskStore {
     const taskId = commit.kind === 'guarded' ? commit.taskId : commit.record.task.id;
     // Everything is encoded before any write: a value that would not read back refuses the
     // commit whole.
+    const recordWrite = this.#recordWrite(commit);
     const enqueue = commit.enqueue ?? [];
-    const readInboxSeq =
-      commit.kind === 'update'
-        ? commit.base.inboxSeq
-        : commit.kind === 'guarded'
-          ? commit.inboxSeq
-          : 0;
+    const firstSeq = enqueue.length === 0 ? 0 : await this.#takeInboxSeqs(taskId, enqueue.length);
     const enqueued = enqueue.map(
-      (item, index) => ({ ...item, seq: readInboxSeq + index + 1 }) as InboxItem
+      (item, index) => ({ ...item, seq: firstSeq + index }) as InboxItem
     );
-    const recordWrite = this.#recordWrite(commit, enqueued.length);
     const put = (item: Item, condition?: string): TransactWriteItem => ({
       Put: {
         TableName: this.#table,
@@ -187,7 +181,7 @@ export class DynamoDbTaskStore implements TaskStore {
   async get(taskId: string): Promise<TaskRecord | undefined> {
     if (!isStorableTaskId(taskId)) return undefined;
     const item = await getItem(this.#client, this.#table, taskKey(taskId));
-    return item === undefined ? undefined : this.#decodeRecord(item, taskId);
+    return item === undefined ? undefined : decodeTaskRecord(item, taskId);
   }
 
   async list(query: TaskQuery): Promise<TaskRecord[]> {
@@ -205,10 +199,11 @@ export class DynamoDbTaskStore implements TaskStore {
           : await this.#queryIndex(INDEX_BY_PARTICIPANT, ATTR.partPk, keyPart(participantId!));
       const taskIds = [...new Set(entries.map(taskIdOfKey))];
       const items = await batchGetAll(this.#client, this.#table, taskIds.map(taskKey));
-      records = await Promise.all(items.map((item) => this.#decodeRecord(item, taskIdOfKey(item))));
+      records = items.map((item) => decodeTaskRecord(item, taskIdOfKey(item)));
     } else {
-      const items = await this.#scanTaskRecords();
-      records = await Promise.all(items.map((item) => this.#decodeRecord(item, taskIdOfKey(item))));
+      records = (await this.#scanTaskRecords()).map((item) =>
+        decodeTaskRecord(item, taskIdOfKey(item))
+      );
     }
     return records
       .filter(
@@ -246,14 +241,15 @@ export class DynamoDbTaskStore implements TaskStore {
   }
 
   /**
-   * The record's part of a commit: its action(s) and the record as stored after it. `enqueued`
-   * items follow the inbox seq the commit read, which the record's action checks and advances.
+   * The record's part of a commit: its action(s) and the record as stored after it. A commit
+   * that enqueues adds its items to the record's inbox count.
    */
-  #recordWrite(
-    commit: Exclude<TaskCommit, { kind: 'park' }>,
-    enqueued: number
-  ): { actions: TransactWriteItem[]; record?: TaskRecord } {
+  #recordWrite(commit: Exclude<TaskCommit, { kind: 'park' }>): {
+    actions: TransactWriteItem[];
+    record?: TaskRecord;
+  } {
     const pushIds = (commit.pushConfigs ?? []).map((config) => config.id);
+    const enqueued = commit.enqueue?.length ?? 0;
     if (commit.kind === 'guarded') {
       const conditions = [TASK_OPEN, ...(commit.unparked ? [NOT_PARKED] : [])];
       const names: Record<string, string> = { '#pk': PARTITION_KEY, '#state': ATTR.state };
@@ -264,17 +260,15 @@ export class DynamoDbTaskStore implements TaskStore {
         values[':false'] = { BOOL: false };
       }
       if (enqueued > 0) {
-        conditions.push(INBOX_SEQ_MATCHES);
-        names['#inboxSeq'] = ATTR.inboxSeq;
-        values[':readInboxSeq'] = { N: String(commit.inboxSeq) };
-        values[':nextInboxSeq'] = { N: String(commit.inboxSeq + enqueued) };
-        updates.push('SET #inboxSeq = :nextInboxSeq');
+        names['#inboxCount'] = ATTR.inboxCount;
+        values[':enqueued'] = { N: String(enqueued) };
+        updates.push('#inboxCount :enqueued');
       }
       // An inline push config is named on the record (not a new version of it).
       if (pushIds.length > 0) {
         names['#pushIds'] = ATTR.pushIds;
         values[':pushIds'] = { SS: pushIds };
-        updates.push('ADD #pushIds :pushIds');
+        updates.push('#pushIds :pushIds');
       }
       const check = {
         TableName: this.#table,
@@ -284,7 +278,7 @@ export class DynamoDbTaskStore implements TaskStore {
         ExpressionAttributeValues: values,
       };
       if (updates.length === 0) return { actions: [{ ConditionCheck: check }] };
-      return { actions: [{ Update: { ...check, UpdateExpression: updates.join(' ') } }] };
+      return { actions: [{ Update: { ...check, UpdateExpression: `ADD ${updates.join(', ')}` } }] };
     }
     const taskId = commit.record.task.id;
     const eventSeq =
@@ -293,7 +287,7 @@ export class DynamoDbTaskStore implements TaskStore {
       pushIds.length > 0 || (commit.kind === 'update' && commit.base.pushConfigured === true);
     const stored = { ...commit.record, eventSeq };
     if (commit.kind === 'create') {
-      const created = encodeTaskRecord({ ...stored, inboxSeq: enqueued }, 1);
+      const created = encodeTaskRecord({ ...stored, inboxCount: enqueued }, 1);
       const participantIds = created.participantIds;
       const item: Item =
         pushIds.length === 0 ? created.item : { ...created.item, [ATTR.pushIds]: { SS: pushIds } };
@@ -342,7 +336,7 @@ export class DynamoDbTaskStore implements TaskStore {
             next,
             pushConfigured: commit.base.pushConfigured === true,
             pushIds,
-            inboxSeq: { read: commit.base.inboxSeq, enqueued },
+            enqueued,
           }),
         },
         ...membership,
@@ -352,9 +346,9 @@ export class DynamoDbTaskStore implements TaskStore {
           { ...taskKey(taskId), ...attributes.set, [ATTR.version]: { N: String(next) } },
           taskId
         ),
-        // Without items of its own, the commit leaves the inbox seq as it is: the one read, or a
-        // later one (a message to the running task), which an enqueue made on this is refused for.
-        inboxSeq: commit.base.inboxSeq + enqueued,
+        // What the record read, and this commit's items: messages to the running task may have
+        // added more, which a park decided on this count is refused for.
+        inboxCount: commit.base.inboxCount + enqueued,
         ...(pushConfigured ? { pushConfigured: true as const } : {}),
       },
     };
@@ -393,7 +387,7 @@ export class DynamoDbTaskStore implements TaskStore {
     );
   }
 
-  /** A park's one UpdateItem: the token and a new version, on the version and inbox seq read. */
+  /** A park's one UpdateItem: the token and a new version, on the version and inbox count read. */
   async #park(commit: Extract<TaskCommit, { kind: 'park' }>): Promise<CommitResult> {
     try {
       await this.#client.send(
@@ -401,19 +395,19 @@ export class DynamoDbTaskStore implements TaskStore {
           TableName: this.#table,
           Key: taskKey(commit.taskId),
           UpdateExpression: 'SET #version = :nextVersion, #parkToken = :token, #parked = :true',
-          ConditionExpression: `${VERSION_MATCHES} AND ${INBOX_SEQ_MATCHES}`,
+          ConditionExpression: `${VERSION_MATCHES} AND ${inboxCountMatches(commit.inboxCount)}`,
           ExpressionAttributeNames: {
             '#version': ATTR.version,
             '#parkToken': ATTR.parkToken,
             '#parked': ATTR.parked,
-            '#inboxSeq': ATTR.inboxSeq,
+            '#inboxCount': ATTR.inboxCount,
           },
           ExpressionAttributeValues: {
             ':expectedVersion': { N: String(commit.version) },
             ':nextVersion': { N: String(commit.version + 1) },
             ':token': { S: commit.token },
             ':true': { BOOL: true },
-            ':readInboxSeq': { N: String(commit.inboxSeq) },
+            ':inboxCount': { N: String(commit.inboxCount) },
           },
         })
       );
@@ -424,20 +418,27 @@ export class DynamoDbTaskStore implements TaskStore {
   }
 
   /**
-   * A record item as read. One stored by an earlier build has no inbox seq: its inbox counter
-   * item has it (one more read, until the record's next enqueue sets its own).
+   * `n` fresh inbox seqs: one atomic ADD on the counter, which never fails for contention. A
+   * seq whose commit is then refused is skipped for good (readers read the inbox whole).
    */
-  async #decodeRecord(item: Item, taskId: string): Promise<TaskRecord> {
-    const record = decodeTaskRecord(item, taskId);
-    if (hasInboxSeq(item)) return record;
-    const counter = await getItem(
-      this.#client,
-      this.#table,
-      key(taskId, SORT_KEY_VALUE.inboxCounter)
+  async #takeInboxSeqs(taskId: string, n: number): Promise<number> {
+    const result = await this.#client.send(
+      new UpdateItemCommand({
+        TableName: this.#table,
+        Key: key(taskId, SORT_KEY_VALUE.inboxCounter),
+        UpdateExpression: 'SET #type = :type ADD #seq :n',
+        ExpressionAttributeNames: { '#type': ATTR.type, '#seq': ATTR.seq },
+        ExpressionAttributeValues: {
+          ':type': { S: ITEM_TYPE.inboxCounter },
+          ':n': { N: String(n) },
+        },
+        ReturnValues: 'UPDATED_NEW',
+      })
     );
-    return counter === undefined
-      ? record
-      : { ...record, inboxSeq: decodeMarkerSeq(counter, 'inbox counter') };
+    const last = Number(result.Attributes?.[ATTR.seq]?.N);
+    if (!Number.isSafeInteger(last) || last < n)
+      throw new Error(`task ${taskId}: bad inbox counter`);
+    return last - n + 1;
   }
 
   /**
@@ -452,7 +453,7 @@ export class DynamoDbTaskStore implements TaskStore {
       next: number;
       pushConfigured: boolean;
       pushIds: string[];
-      inboxSeq: { read: number; enqueued: number };
+      enqueued: number;
     }
   ) {
     const names: Record<string, string> = { '#version': ATTR.version, '#pushIds': ATTR.pushIds };
@@ -475,12 +476,12 @@ export class DynamoDbTaskStore implements TaskStore {
       VERSION_MATCHES,
       read.pushConfigured ? 'attribute_exists(#pushIds)' : 'attribute_not_exists(#pushIds)',
     ];
-    if (read.inboxSeq.enqueued > 0) {
-      names['#inboxSeq'] = ATTR.inboxSeq;
-      values[':readInboxSeq'] = { N: String(read.inboxSeq.read) };
-      values[':nextInboxSeq'] = { N: String(read.inboxSeq.read + read.inboxSeq.enqueued) };
-      sets.push('#inboxSeq = :nextInboxSeq');
-      conditions.push(INBOX_SEQ_MATCHES);
+    const adds: string[] = [];
+    if (read.pushIds.length > 0) adds.push('#pushIds :pushIds');
+    if (read.enqueued > 0) {
+      names['#inboxCount'] = ATTR.inboxCount;
+      values[':enqueued'] = { N: String(read.enqueued) };
+      adds.push('#inboxCount :enqueued');
     }
     return {
       TableName: this.#table,
@@ -488,7 +489,7 @@ export class DynamoDbTaskStore implements TaskStore {
       UpdateExpression: [
         `SET ${sets.join(', ')}`,
         ...(removes.length > 0 ? [`REMOVE ${removes.join(', ')}`] : []),
-        ...(read.pushIds.length > 0 ? ['ADD #pushIds :pushIds'] : []),
+        ...(adds.length > 0 ? [`ADD ${adds.join(', ')}`] : []),
       ].join(' '),
       ConditionExpression: conditions.join(' AND '),
       ExpressionAttributeNames: names,

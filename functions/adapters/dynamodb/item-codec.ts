@@ -260,14 +260,14 @@ export const taskRecordAttributes = (record: Pick<TaskRecord, 'task' | 'loop' | 
 
 /** The whole record item, for a create. */
 export const encodeTaskRecord = (
-  record: Pick<TaskRecord, 'task' | 'loop' | 'eventSeq'> & { inboxSeq?: number },
+  record: Pick<TaskRecord, 'task' | 'loop' | 'eventSeq'> & { inboxCount?: number },
   version: number
 ) => {
   const attributes = taskRecordAttributes(record);
   const item: Item = {
     ...taskKey(record.task.id),
     ...attributes.set,
-    [ATTR.inboxSeq]: { N: String(record.inboxSeq ?? 0) },
+    [ATTR.inboxCount]: { N: String(record.inboxCount ?? 0) },
     [ATTR.version]: { N: String(version) },
   };
   return { item, participantIds: attributes.participantIds };
@@ -307,7 +307,11 @@ export const decodeTaskRecord = (image: ItemImage, taskId?: string): TaskRecord 
       image[ATTR.parkToken] === undefined ? loop : { ...loop, parkToken: decodeParkToken(image) },
     version: decodeVersion(image),
     eventSeq: decodeEventSeq(image),
-    inboxSeq: hasInboxSeq(image) ? readInt(image, ATTR.inboxSeq, 'task inbox seq', 0) : 0,
+    // A record stored by an earlier build has no count until its first enqueue adds one.
+    inboxCount:
+      image[ATTR.inboxCount] === undefined
+        ? 0
+        : readInt(image, ATTR.inboxCount, 'task inbox count', 0),
     ...(hasPushIds(image) ? { pushConfigured: true } : {}),
   };
 };
@@ -317,12 +321,6 @@ const decodeParkToken = (image: ItemImage): string | null => {
   if (value?.NULL === true) return null;
   return readString(image, ATTR.parkToken, 'park token');
 };
-
-/**
- * Whether a record item has its inbox seq: one stored by an earlier build has not (the store
- * reads its inbox counter item instead).
- */
-export const hasInboxSeq = (image: ItemImage): boolean => image[ATTR.inboxSeq] !== undefined;
 
 /** Whether a record item names a push config (DynamoDB drops a string set's last element). */
 const hasPushIds = (image: ItemImage): boolean => (image[ATTR.pushIds]?.SS?.length ?? 0) > 0;

@@ -27,11 +27,14 @@ export const TASK_OPEN =
 /** ... and no execution is parked on it, so the park sees what the commit adds. */
 export const NOT_PARKED = '#parked = :false';
 /**
- * enqueue and park: nothing was enqueued since the record was read (`#inboxSeq`, `:readInboxSeq`).
- * A record stored by an earlier build has no inbox seq until its first enqueue sets one: its
- * value was read from its inbox counter item, which nothing writes any more.
+ * park: nothing was enqueued since the turn read the record's inbox count (`#inboxCount`,
+ * `:inboxCount`). A record stored by an earlier build has no count until its first enqueue adds
+ * one: it reads as 0.
  */
-export const INBOX_SEQ_MATCHES = '(#inboxSeq = :readInboxSeq OR attribute_not_exists(#inboxSeq))';
+export const inboxCountMatches = (count: number): string =>
+  count === 0
+    ? '(attribute_not_exists(#inboxCount) OR #inboxCount = :inboxCount)'
+    : '#inboxCount = :inboxCount';
 
 // ---------------------------------------------------------------------------------------------
 // Errors

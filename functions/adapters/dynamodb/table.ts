@@ -72,10 +72,7 @@ export const KEY_PREFIX = {
 /** Sort keys of the singleton items of a task's partition. */
 export const SORT_KEY_VALUE = {
   task: 'TASK',
-  /**
-   * The inbox counter of a task stored by a build before the record kept `inbox_seq`: read for
-   * such a record only, never written.
-   */
+  /** The task's inbox seq counter: one atomic ADD takes a commit's seqs (never contended). */
   inboxCounter: 'INBOXSEQ',
 } as const;
 
@@ -110,10 +107,11 @@ export const ATTR = {
    */
   parkToken: 'park_token',
   /**
-   * Seq of the newest item taken into the task's inbox (`TaskRecord.inboxSeq`): a commit that
-   * enqueues sets it, conditioned on the value it read. Not part of the version.
+   * How many items were ever enqueued on the task (`TaskRecord.inboxCount`): every commit that
+   * enqueues ADDs its items, conditioned on nothing; a park is conditioned on it. Not part of the
+   * version.
    */
-  inboxSeq: 'inbox_seq',
+  inboxCount: 'inbox_count',
   /**
    * On the task record: the ids of the task's push configs (a string set, absent when there is
    * none). Not part of the record's version: a config's put or delete adds or takes its id, and a

@@ -136,7 +136,6 @@ export const receiveMessage = async (deps: LoopDeps, input: ReceiveInput): Promi
             kind: 'guarded',
             taskId,
             unparked: false,
-            inboxSeq: record.inboxSeq,
             audit: [audit(false, 'not a participant')],
           },
         };
@@ -233,7 +232,6 @@ export const receiveMessage = async (deps: LoopDeps, input: ReceiveInput): Promi
             // Only a message for the model needs the task unparked; a /sub-task's note does not
             // wake it, and a parked parent would otherwise refuse the commit on every retry.
             unparked: queuesText,
-            inboxSeq: record.inboxSeq,
             enqueue: change.enqueue,
             seen: change.seen,
             audit: change.audit,

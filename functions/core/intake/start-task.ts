@@ -121,7 +121,7 @@ export const startTask = async (deps: LoopDeps, input: StartTaskInput): Promise<
   try {
     const { record, enqueued } = await deps.store.commit({
       kind: 'create',
-      record: { task, loop: initialLoopState(), version: 1, eventSeq: 0, inboxSeq: 0 },
+      record: { task, loop: initialLoopState(), version: 1, eventSeq: 0, inboxCount: 0 },
       events: [{ kind: 'task', task }],
       enqueue:
         text.trim() === ''

@@ -27,16 +27,16 @@ export const hasWaitingWork = (record: TaskRecord, inbox: readonly InboxItem[]):
       ? hasUnreadWork(inbox) || turnUnfinished(record.loop)
       : inbox.length > 0));
 
-/** The inbox as a turn read it: the record's inbox seq then, and the items the turn left. */
+/** The inbox as a turn read it: the record's inbox count then, and the items the turn left. */
 export interface InboxRead {
-  seq: number;
+  count: number;
   left: readonly InboxItem[];
 }
 
 /**
  * A turn's park route, marked to be committed without a read (`decidedOn`) when nothing waits
  * on `record` (the task as the turn left it) and `inbox`. The inbox must have been read after
- * the record whose inbox seq it carries, so every item committed by then is in it.
+ * the record whose inbox count it carries, so every item counted by then is in it.
  */
 export const withParkDecidedOn = (
   step: StepResult,
@@ -48,7 +48,7 @@ export const withParkDecidedOn = (
   if (record.loop.generation !== step.ref.generation) return step;
   return {
     ...step,
-    route: { ...route, decidedOn: { version: record.version, inboxSeq: inbox.seq } },
+    route: { ...route, decidedOn: { version: record.version, inboxCount: inbox.count } },
   };
 };
 
@@ -61,7 +61,7 @@ export const withParkDecidedOn = (
  * on a token nobody will claim.
  *
  * With `decidedOn` (the turn found nothing waiting), the token is committed on that version and
- * inbox seq without a read: if the commit applies, nothing changed and nothing came since the
+ * inbox count without a read: if the commit applies, nothing changed and nothing came since the
  * turn decided, so there is nothing to look for. If it is refused, the park reads and decides.
  */
 export const park = async (

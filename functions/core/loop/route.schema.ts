@@ -27,10 +27,10 @@ export const ParkRouteSchema = z.strictObject({
   timeoutSeconds: z.int().min(1).optional(),
   /**
    * Set when the turn found nothing waiting: the task's version as the turn left it and the
-   * inbox seq the turn read. The park stores its token on exactly that, without reading the
+   * inbox count it read. The park stores its token on exactly that, without reading the
    * task again; if either has moved on, it reads and decides as it would without.
    */
-  decidedOn: z.strictObject({ version: z.int().min(1), inboxSeq: z.int().min(0) }).optional(),
+  decidedOn: z.strictObject({ version: z.int().min(1), inboxCount: z.int().min(0) }).optional(),
 });
 
 export const RouteSchema = z.discriminatedUnion('next', [

@@ -21,17 +21,17 @@ type Drained = { step: StepResult } | { model: TurnRef; unchanged?: TaskRecord }
  */
 export const takeTurn = async (deps: LoopDeps, ref: TurnRef): Promise<StepResult> => {
   let inbox: readonly InboxItem[] = [];
-  let inboxSeq = 0;
+  let inboxCount = 0;
   /** The record the last decision was made on, and what it left in the inbox. */
   let decidedOn: { record: TaskRecord; left: readonly InboxItem[] } | undefined;
   const drained = await decideAndCommit(
     deps,
     async () => {
-      // The record first, then the inbox: every item counted in the record's inbox seq is in
+      // The record first, then the inbox: every item counted in the record's inbox count is in
       // what the inbox read returns, so a park decided on both sees all of them (park.ts).
       const record = await loadRecord(deps, ref.taskId);
       inbox = await deps.store.readInbox(ref.taskId);
-      inboxSeq = record.inboxSeq;
+      inboxCount = record.inboxCount;
       return record;
     },
     async (record): Promise<Decision<Drained>> => {
@@ -65,11 +65,11 @@ export const takeTurn = async (deps: LoopDeps, ref: TurnRef): Promise<StepResult
     const record = drained.committed?.record ?? decidedOn?.record;
     return record === undefined
       ? result.step
-      : withParkDecidedOn(result.step, record, { seq: inboxSeq, left });
+      : withParkDecidedOn(result.step, record, { count: inboxCount, left });
   }
   return respond(deps, result.model, {
     endTurn: true,
     first: drained.committed?.record ?? result.unchanged,
-    inbox: { seq: inboxSeq, left },
+    inbox: { count: inboxCount, left },
   });
 };

@@ -14,11 +14,12 @@ export interface TaskRecord {
   /** Seq of the newest event of the task's log (0 before any): a commit's events follow it. */
   eventSeq: number;
   /**
-   * Seq of the newest item taken into the task's inbox (0 before any). Kept by the store, not
-   * part of the version: a message to a running task moves it without a new version. A commit
-   * that enqueues gives its items the seqs after it, and applies only while it is still so.
+   * How many items were ever enqueued on the task (0 before any). Kept by the store beside the
+   * record, not part of its version: every commit that enqueues advances it, conditioned on
+   * nothing (a message to a running task never conflicts with its turn), and a `park` applies
+   * only while it is what the turn read, so nothing came in between.
    */
-  inboxSeq: number;
+  inboxCount: number;
   /**
    * Present (true) when the task had a push config as the record was read. Kept by the store
    * beside the record, not part of its version: a config's put or delete never races a turn, but
@@ -91,26 +92,27 @@ export type TaskCommit =
        */
       taskId: string;
       unparked: boolean;
-      /** The task's `inboxSeq` as read: what `enqueue`'s items follow. */
-      inboxSeq: number;
     })
   | {
       /**
        * An execution's task token stored on the task without reading it again: the turn that ended
-       * read the task and its inbox, decided it should park, and committed at `version`. Applies
-       * only while the stored version is still `version` and the inbox seq still `inboxSeq`: then
-       * nothing has changed and nothing was enqueued since that decision. The record's version
-       * advances; nothing else is written.
+       * read the task and then its inbox, decided it should park, and committed at `version`.
+       * Applies only while the stored version is still `version` and the inbox count still
+       * `inboxCount`: then nothing has changed and nothing was enqueued since that decision. The
+       * record's version advances; nothing else is written.
        */
       kind: 'park';
       taskId: string;
       version: number;
-      inboxSeq: number;
+      inboxCount: number;
       token: string;
     };
 
 export interface CommitResult {
-  /** The stored record after a create or an update (version, eventSeq and inboxSeq advanced). */
+  /**
+   * The stored record after a create or an update (version, eventSeq and inboxCount advanced; the
+   * count may since have moved on, by messages to the running task).
+   */
   record?: TaskRecord;
   /** The inbox seqs given to `enqueue`'s items, in order. */
   enqueued: number[];
@@ -123,15 +125,16 @@ export interface CommitResult {
  *   `AlreadyExistsError` when the id exists; `update` with `ConcurrencyConflictError` when the
  *   stored version is not `base.version`; `guarded` with `ConcurrencyConflictError` when the task
  *   is missing, ended, or (with `unparked`) parked; `park` with `ConcurrencyConflictError` when
- *   the stored version or inbox seq is not the commit's; any commit with
- *   `ConcurrencyConflictError` when an enqueued item id was enqueued before, or when it enqueues
- *   and the stored inbox seq is not the one read (`base.inboxSeq`, or the guarded commit's). A
- *   record write stores `version + 1` and advances `eventSeq` by the events written; events take
- *   seqs `eventSeq + 1, ...`; enqueued items take `inboxSeq + 1, ...` and advance it.
- * - Inbox seqs are unique and increasing per task, with no gap: a commit that enqueues takes the
- *   seqs after the one it read, or is refused. The inbox is read whole (`readInbox`: every item
- *   not yet consumed, ascending), never after a cursor. Items of one sender, sent one after
- *   another, keep their order.
+ *   the stored version or inbox count is not the commit's; any commit with
+ *   `ConcurrencyConflictError` when an enqueued item id was enqueued before. A record write
+ *   stores `version + 1` and advances `eventSeq` by the events written; events take seqs
+ *   `eventSeq + 1, ...`. Every commit that enqueues advances `inboxCount` by its items, in the
+ *   same write.
+ * - Inbox seqs are unique and increasing per task in the order seqs are taken, but a seq may be
+ *   skipped (a refused commit), and items of concurrent commits may land out of seq order; an
+ *   item is never lost. So the inbox is read whole (`readInbox`: every item not yet consumed,
+ *   ascending), never after a cursor. Items of one sender, sent one after another, keep their
+ *   order.
  * - `get` MUST return `undefined`, not throw, for an unknown id.
  * - `readHistory` returns entries with `seq > afterSeq`, ascending.
  * - `inboxSeqOf` returns the seq an item id was enqueued at (consumed or not), 0 for an id only

@@ -33,6 +33,8 @@ export interface TaskPartition {
   /** Inbox item id -> the seq it was enqueued at (kept after the item is consumed). */
   inboxIds: Map<string, number>;
   lastInboxSeq: number;
+  /** How many items were ever enqueued (`TaskRecord.inboxCount`). */
+  inboxCount: number;
   audit: Map<string, string>;
   /** Event seq -> JSON text. */
   events: Map<number, string>;
@@ -74,7 +76,7 @@ const decodeRecord = (stored: StoredRecord, partition: TaskPartition | undefined
   loop: JSON.parse(stored.loop) as LoopState,
   version: stored.version,
   eventSeq: stored.eventSeq,
-  inboxSeq: partition?.lastInboxSeq ?? 0,
+  inboxCount: partition?.inboxCount ?? 0,
   ...((partition?.pushConfigs.size ?? 0) > 0 ? { pushConfigured: true as const } : {}),
 });
 
@@ -91,6 +93,7 @@ const emptyPartition = (): TaskPartition => ({
   inbox: new Map(),
   inboxIds: new Map(),
   lastInboxSeq: 0,
+  inboxCount: 0,
   audit: new Map(),
   events: new Map(),
   pushConfigs: new Map(),
@@ -152,15 +155,6 @@ export class InMemoryTaskStore implements TaskStore {
         throw conflict(`task ${taskId} is parked`);
       }
     }
-    const readInboxSeq =
-      commit.kind === 'update'
-        ? commit.base.inboxSeq
-        : commit.kind === 'guarded'
-          ? commit.inboxSeq
-          : 0;
-    if ((commit.enqueue ?? []).length > 0 && (partition?.lastInboxSeq ?? 0) !== readInboxSeq) {
-      throw conflict(`task ${taskId}: its inbox took items since it was read`);
-    }
     const ids = [...(commit.enqueue ?? []).map((item) => item.id), ...(commit.seen ?? [])];
     for (const id of ids) {
       if (partition?.inboxIds.has(id)) throw conflict(`inbox item ${id} exists`);
@@ -208,6 +202,7 @@ export class InMemoryTaskStore implements TaskStore {
       target.inbox.set(item.seq, toJsonText(item));
       target.inboxIds.set(item.id, item.seq);
       target.lastInboxSeq = item.seq;
+      target.inboxCount += 1;
     }
     for (const id of commit.seen ?? []) target.inboxIds.set(id, 0);
     for (const [key, text] of audit) target.audit.set(key, text);
@@ -224,7 +219,7 @@ export class InMemoryTaskStore implements TaskStore {
     if (stored === undefined || stored.version !== commit.version) {
       throw conflict(`task ${commit.taskId}: stored version is not ${commit.version}`);
     }
-    if (partition?.lastInboxSeq !== commit.inboxSeq) {
+    if (partition?.inboxCount !== commit.inboxCount) {
       throw conflict(`task ${commit.taskId}: its inbox took items since the turn read it`);
     }
     const loop = JSON.parse(stored.loop) as LoopState;

@@ -122,7 +122,7 @@ describe('children', () => {
           loop: parent.loop,
           version: 0,
           eventSeq: 0,
-          inboxSeq: 0,
+          inboxCount: 0,
         }).extension.sub_tasks.find((r) => r.task_id === childId)?.state
     );
     expect(rows.filter((state) => state !== undefined)).toEqual(

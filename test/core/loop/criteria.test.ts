@@ -523,7 +523,7 @@ describe('docs/a2a/ext/README.md', () => {
       loop: initialLoopState(),
       version: 1,
       eventSeq: 0,
-      inboxSeq: 0,
+      inboxCount: 0,
     };
     const { request } = assembleContext({
       record,

@@ -37,7 +37,7 @@ describe('a park decided by the turn', () => {
   it('commits the token with one write and no read when nothing came since, and a message then wakes it', async () => {
     const { deps, store, taskId, step, route, reads } = await turnEnded();
     const turned = (await store.get(taskId))!;
-    expect(route.decidedOn).toEqual({ version: turned.version, inboxSeq: turned.inboxSeq });
+    expect(route.decidedOn).toEqual({ version: turned.version, inboxCount: turned.inboxCount });
     const [recordReads, commits] = [reads.record(), store.commits.length];
 
     expect(await park(deps, step.ref, 'token-1', route.decidedOn)).toEqual({ wakeNow: false });

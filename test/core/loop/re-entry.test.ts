@@ -40,7 +40,7 @@ describe('re-entering the loop at an earlier state', () => {
       route: {
         next: 'park',
         subState: 'awaiting-next-message',
-        decidedOn: { version: parked.version, inboxSeq: parked.inboxSeq },
+        decidedOn: { version: parked.version, inboxCount: parked.inboxCount },
       },
     });
     expect(await harness.task(taskId)).toEqual(parked);

@@ -124,7 +124,6 @@ describe('the reconciler handler', () => {
       kind: 'guarded',
       taskId,
       unparked: false,
-      inboxSeq: (await load()).inboxSeq,
       enqueue: [
         {
           kind: 'note',

@@ -85,7 +85,7 @@ describe('the turn-step handler', () => {
         next: 'park',
         subState: 'awaiting-next-message',
         // Nothing waits: the park may commit on the task as the turn left it.
-        decidedOn: { version: turned.version, inboxSeq: turned.inboxSeq },
+        decidedOn: { version: turned.version, inboxCount: turned.inboxCount },
       },
     });
     // References only: nothing of the transcript travels between states.

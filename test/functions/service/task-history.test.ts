@@ -29,7 +29,7 @@ describe('the history a response carries (A2A §3.2.4)', () => {
   const setup = async (exchanges: number) => {
     const store = new InMemoryTaskStore();
     const task = makeTask('t-history');
-    const record = { task, loop: initialLoopState(), version: 1, eventSeq: 0, inboxSeq: 0 };
+    const record = { task, loop: initialLoopState(), version: 1, eventSeq: 0, inboxCount: 0 };
     await store.commit({ kind: 'create', record, history: transcript(exchanges) });
     return { store, task };
   };
