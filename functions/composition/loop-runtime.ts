@@ -9,6 +9,7 @@ import { TurnExecutions } from '../adapters/stepfunctions/turn-executions.js';
 import type { Logger } from '../adapters/system/logger.js';
 import { RandomIds } from '../adapters/system/random-ids.js';
 import { SystemClock } from '../adapters/system/system-clock.js';
+import { TranscriptCache } from '../adapters/system/transcript-cache.js';
 import { Hooks } from '../core/hooks/hooks.js';
 import { DEFAULT_LOOP_CONFIG } from '../core/loop/config.js';
 import type { LoopDeps } from '../core/loop/deps.js';
@@ -105,7 +106,8 @@ export const buildLoopRuntime = (config: RuntimeConfig, parts: LoopParts): LoopR
     logger,
   });
   loop = {
-    store: new DynamoDbTaskStore(table),
+    // A transcript read once is not read again: each turn asks only for what is new.
+    store: new TranscriptCache(new DynamoDbTaskStore(table)),
     events: new DynamoDbEventLog(table),
     model: parts.model,
     tools: registryOf(parts.tools, agents),

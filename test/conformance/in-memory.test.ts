@@ -1,3 +1,4 @@
+import { TranscriptCache } from '../../functions/adapters/system/transcript-cache.js';
 import { InMemoryEventLog } from '../../functions/core/testing/in-memory-event-log.js';
 import { InMemoryPushConfigStore } from '../../functions/core/testing/in-memory-push-config-store.js';
 import { InMemoryRemoteLinks } from '../../functions/core/testing/in-memory-remote-links.js';
@@ -11,6 +12,15 @@ describeTaskStoreContract('InMemoryTaskStore', async () => {
   const store = new InMemoryTaskStore();
   return {
     store,
+    events: new InMemoryEventLog(store),
+    pushConfigs: new InMemoryPushConfigStore(store),
+  };
+});
+// The transcript cache is a task store too: it keeps the contract over the one it reads.
+describeTaskStoreContract('TranscriptCache over InMemoryTaskStore', async () => {
+  const store = new InMemoryTaskStore();
+  return {
+    store: new TranscriptCache(store),
     events: new InMemoryEventLog(store),
     pushConfigs: new InMemoryPushConfigStore(store),
   };

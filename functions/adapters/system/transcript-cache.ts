@@ -1,0 +1,106 @@
+import type { HistoryEntry } from '../../core/loop/history.schema.js';
+import type { InboxItem } from '../../core/loop/inbox.schema.js';
+import type {
+  CommitResult,
+  TaskCommit,
+  TaskQuery,
+  TaskRecord,
+  TaskStore,
+} from '../../core/ports/task-store.js';
+
+/** How much transcript text one process keeps, over all tasks (the least recently read go first). */
+export const TRANSCRIPT_CACHE_CHARACTERS = 16 * 1024 * 1024;
+
+interface CachedTranscript {
+  /** The entries after this seq are held, each seq from `after + 1` on, none missing. */
+  after: number;
+  /** Each entry's JSON text: every read parses its own copy. */
+  entries: string[];
+  characters: number;
+}
+
+/**
+ * A task store that keeps the transcripts it has read, so a task's next read asks the store only
+ * for the entries after the last one it holds. A transcript entry is written once, by the commit
+ * that takes the transcript past its seq, and never changes, so what was read stays true: each
+ * turn reads the transcript since the last compaction for the model's context, which would
+ * otherwise cost a long conversation more on every turn. Only a run of consecutive seqs is kept
+ * (a read that overlapped a commit may miss an entry before the last it saw); the rest is read
+ * again next time. Everything else passes through.
+ */
+export class TranscriptCache implements TaskStore {
+  readonly #inner: TaskStore;
+  readonly #limit: number;
+  /** By task id, least recently read first. */
+  readonly #transcripts = new Map<string, CachedTranscript>();
+  #characters = 0;
+
+  constructor(inner: TaskStore, options: { characters?: number } = {}) {
+    this.#inner = inner;
+    this.#limit = options.characters ?? TRANSCRIPT_CACHE_CHARACTERS;
+  }
+
+  async readHistory(taskId: string, afterSeq = 0): Promise<HistoryEntry[]> {
+    if (!Number.isSafeInteger(afterSeq) || afterSeq < 0) {
+      return this.#inner.readHistory(taskId, afterSeq);
+    }
+    const cached = this.#transcripts.get(taskId);
+    // What is held serves a read from within it; any other read starts over from its own seq.
+    const base =
+      cached !== undefined &&
+      cached.after <= afterSeq &&
+      afterSeq <= cached.after + cached.entries.length
+        ? cached
+        : { after: afterSeq, entries: [] };
+    const last = base.after + base.entries.length;
+    const read = await this.#inner.readHistory(taskId, last);
+    const fresh = read.map((entry) => JSON.stringify(entry));
+    const gap = read.findIndex((entry, index) => entry.seq !== last + index + 1);
+    this.#hold(taskId, {
+      after: base.after,
+      entries: [...base.entries, ...(gap === -1 ? fresh : fresh.slice(0, gap))],
+    });
+    return [...base.entries.slice(afterSeq - base.after), ...fresh].map(
+      (text) => JSON.parse(text) as HistoryEntry
+    );
+  }
+
+  /** Keeps a task's transcript as the most recently read, within the character limit. */
+  #hold(taskId: string, transcript: Omit<CachedTranscript, 'characters'>): void {
+    this.#drop(taskId);
+    const characters = transcript.entries.reduce((sum, text) => sum + text.length, 0);
+    if (characters > this.#limit) return;
+    this.#transcripts.set(taskId, { ...transcript, characters });
+    this.#characters += characters;
+    for (const [oldest] of this.#transcripts) {
+      if (this.#characters <= this.#limit) break;
+      this.#drop(oldest);
+    }
+  }
+
+  #drop(taskId: string): void {
+    const cached = this.#transcripts.get(taskId);
+    if (cached === undefined) return;
+    this.#characters -= cached.characters;
+    this.#transcripts.delete(taskId);
+  }
+
+  commit(commit: TaskCommit): Promise<CommitResult> {
+    return this.#inner.commit(commit);
+  }
+  get(taskId: string): Promise<TaskRecord | undefined> {
+    return this.#inner.get(taskId);
+  }
+  list(query: TaskQuery): Promise<TaskRecord[]> {
+    return this.#inner.list(query);
+  }
+  readInbox(taskId: string): Promise<InboxItem[]> {
+    return this.#inner.readInbox(taskId);
+  }
+  inboxSeqOf(taskId: string, itemId: string): Promise<number | undefined> {
+    return this.#inner.inboxSeqOf(taskId, itemId);
+  }
+  getAudit<T>(taskId: string, key: string): Promise<T | undefined> {
+    return this.#inner.getAudit<T>(taskId, key);
+  }
+}
