@@ -31,6 +31,7 @@ import {
   encodeTaskRecord,
   firstSeqAfter,
   historySk,
+  inboxCounterItem,
   type Item,
   inboxIdSk,
   inboxSk,
@@ -112,7 +113,14 @@ export class DynamoDbTaskStore implements TaskStore {
     // commit whole.
     const recordWrite = this.#recordWrite(commit);
     const enqueue = commit.enqueue ?? [];
-    const firstSeq = enqueue.length === 0 ? 0 : await this.#takeInboxSeqs(taskId, enqueue.length);
+    // A new task's first items take the first seqs, and its counter is written with them: no
+    // other commit can enqueue before the task exists.
+    const firstSeq =
+      enqueue.length === 0
+        ? 0
+        : commit.kind === 'create'
+          ? 1
+          : await this.#takeInboxSeqs(taskId, enqueue.length);
     const enqueued = enqueue.map(
       (item, index) => ({ ...item, seq: firstSeq + index }) as InboxItem
     );
@@ -143,6 +151,9 @@ export class DynamoDbTaskStore implements TaskStore {
           },
         }))
       ),
+      ...(commit.kind === 'create' && enqueued.length > 0
+        ? [put(inboxCounterItem(taskId, enqueued.length))]
+        : []),
       ...enqueued.flatMap((item) => [
         ...splitData(encodeInboxItem(taskId, item)).map((stored) => put(stored)),
         put(

@@ -411,6 +411,13 @@ export const markerItem = (
 export const decodeMarkerSeq = (image: ItemImage, what: string): number =>
   readInt(image, ATTR.seq, what, 0);
 
+/** A task's inbox counter as a new task's first commit writes it: `seq`, its last seq taken. */
+export const inboxCounterItem = (taskId: string, seq: number): Item => ({
+  ...key(taskId, SORT_KEY_VALUE.inboxCounter),
+  [ATTR.type]: { S: ITEM_TYPE.inboxCounter },
+  [ATTR.seq]: { N: String(seq) },
+});
+
 /** A counter's last seq (0 when the counter item does not exist yet). */
 export const decodeCounter = (image: ItemImage | undefined, what: string): number =>
   image === undefined ? 0 : readInt(image, ATTR.seq, what, 0);

@@ -82,6 +82,8 @@ export class FileCheckpointStore implements CheckpointStore {
   readonly #historyWritten = new Map<string, number>();
   /** The last write of each execution, so its writes go in order. */
   readonly #tails = new Map<string, Promise<void>>();
+  /** The directory, made by the first checkpoint (not again by every one). */
+  #made: Promise<unknown> | undefined;
 
   constructor(directory: string) {
     this.directory = directory;
@@ -89,7 +91,11 @@ export class FileCheckpointStore implements CheckpointStore {
 
   saveCheckpoint(checkpoint: ExecutionCheckpoint): Promise<void> {
     return this.#inOrder(checkpoint.executionArn, async () => {
-      await mkdir(this.directory, { recursive: true });
+      this.#made ??= mkdir(this.directory, { recursive: true }).catch((error: unknown) => {
+        this.#made = undefined;
+        throw error;
+      });
+      await this.#made;
       const key = fileKey(checkpoint.executionArn);
       const { history, park, ...position } = checkpoint;
       const written = this.#historyWritten.get(checkpoint.executionArn) ?? 0;
