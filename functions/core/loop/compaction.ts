@@ -1,5 +1,11 @@
 import type { TaskRecord } from '../ports/task-store.js';
-import { assembleContext, estimateTokens, forModel, NEVER_COMPACT } from './context.js';
+import {
+  type AssembledContext,
+  assembleContext,
+  estimateTokens,
+  forModel,
+  NEVER_COMPACT,
+} from './context.js';
 import type { LoopDeps } from './deps.js';
 import type { HistoryEntry } from './history.schema.js';
 import { type Change, withLoop } from './records.js';
@@ -79,14 +85,18 @@ export const compactionFor = async (
   deps: LoopDeps,
   ref: TurnRef,
   record: TaskRecord,
-  history: readonly HistoryEntry[]
+  history: readonly HistoryEntry[],
+  /** The context `record` and `history` assemble to (the caller's, which it sends if no compaction). */
+  assembled: AssembledContext = assembleContext({
+    record,
+    history,
+    tools: deps.tools,
+    config: deps.config,
+  })
 ): Promise<CompactionRecord | undefined> => {
   const taskId = record.task.id;
   const { config } = deps;
-  const before = estimateTokens(
-    record,
-    assembleContext({ record, history, tools: deps.tools, config }).characters
-  );
+  const before = estimateTokens(record, assembled.characters);
   const budgetTokens = Math.floor(
     config.compactionFraction * Math.min(config.contextWindowTokens, config.turnBudgetTokens)
   );

@@ -4,7 +4,7 @@ import type { TaskRecord } from '../ports/task-store.js';
 import { isTerminalState, stateOf } from '../task/a2a-task.js';
 import { type CompactionRecord, compactionFor, withCompaction } from './compaction.js';
 import type { LoopConfig } from './config.js';
-import { assembleContext } from './context.js';
+import { type AssembledContext, assembleContext } from './context.js';
 import type { LoopDeps } from './deps.js';
 import { endOfTurn, finishTurn } from './finish.js';
 import type { HistoryEntry } from './history.schema.js';
@@ -140,19 +140,12 @@ const routeInstead = (
 
 type ModelCall = { response: ModelResponse; characters: number; record: ModelCallRecord };
 
-/** One model call on the context `record` and `history` make; nothing is written. */
+/** One model call on an assembled context; nothing is written. */
 const callModel = async (
   deps: LoopDeps,
-  record: TaskRecord,
-  history: readonly HistoryEntry[]
+  taskId: string,
+  { request, characters }: AssembledContext
 ): Promise<ModelCall> => {
-  const taskId = record.task.id;
-  const { request, characters } = assembleContext({
-    record,
-    history,
-    tools: deps.tools,
-    config: deps.config,
-  });
   const startedAt = deps.clock.now();
   const answered = await deps.model.invoke(request);
   const at = deps.clock.now();
@@ -218,10 +211,17 @@ export const respond = async (
       let change = changeOf(record);
       if (call === undefined) {
         const history = await deps.store.readHistory(taskId, record.loop.compactedThrough);
-        compaction ??= await compactionFor(deps, ref, record, history);
-        const context =
-          compaction === undefined ? record : withCompaction(change, ref, compaction).record;
-        call = await callModel(deps, context, history);
+        const assemble = (context: TaskRecord) =>
+          assembleContext({ record: context, history, tools: deps.tools, config: deps.config });
+        const assembled = assemble(record);
+        compaction ??= await compactionFor(deps, ref, record, history, assembled);
+        call = await callModel(
+          deps,
+          taskId,
+          compaction === undefined
+            ? assembled
+            : assemble(withCompaction(change, ref, compaction).record)
+        );
       }
       if (compaction !== undefined) change = withCompaction(change, ref, compaction);
       change = withModelResponse(change, next, call);

@@ -8,10 +8,19 @@ export type RegisteredTool =
   | { execution: 'intrinsic'; tool: IntrinsicTool }
   | { execution: 'external'; tool: ExternalTool };
 
+/** Each schema's JSON Schema as JSON text, converted once: every turn hands the model every tool's. */
+const converted = new WeakMap<z.ZodType, string>();
+
 /** The JSON Schema the model sees for a tool's arguments (the input side: defaults optional). */
 export const toolParameters = (schema: z.ZodType): Record<string, unknown> => {
-  const { $schema: _dialect, ...parameters } = z.toJSONSchema(schema, { io: 'input' });
-  return parameters;
+  let text = converted.get(schema);
+  if (text === undefined) {
+    const { $schema: _dialect, ...parameters } = z.toJSONSchema(schema, { io: 'input' });
+    text = JSON.stringify(parameters);
+    converted.set(schema, text);
+  }
+  // Parsed anew: whoever builds a request from it may change it.
+  return JSON.parse(text) as Record<string, unknown>;
 };
 
 /** A tool's arguments defined by a zod schema (a tool written in TypeScript). */
