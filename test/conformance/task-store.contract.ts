@@ -516,6 +516,22 @@ export const describeTaskStoreContract = (
         expect(await store.readHistory(uid('missing'))).toEqual([]);
       });
 
+      it('returns entries up to throughSeq, when given, whatever the number', async () => {
+        const one = await create(makeRecord(uid('task')), {
+          history: [1, 2, 3, 4, 5].map((seq) => assistant(seq)),
+        });
+        const seqs = async (afterSeq: number, throughSeq: number) =>
+          (await store.readHistory(one.task.id, afterSeq, throughSeq)).map((entry) => entry.seq);
+        expect(await seqs(1, 3)).toEqual([2, 3]);
+        expect(await seqs(0, 5)).toEqual([1, 2, 3, 4, 5]);
+        expect(await seqs(0, 3.5)).toEqual([1, 2, 3]);
+        expect(await seqs(0, Number.POSITIVE_INFINITY)).toEqual([1, 2, 3, 4, 5]);
+        expect(await seqs(3, 3)).toEqual([]);
+        expect(await seqs(3, 1)).toEqual([]);
+        expect(await seqs(0, -1)).toEqual([]);
+        expect(await seqs(0, Number.NaN)).toEqual([]);
+      });
+
       it('keeps every kind of entry', async () => {
         const entries: HistoryEntry[] = [
           {

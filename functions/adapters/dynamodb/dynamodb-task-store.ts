@@ -225,10 +225,15 @@ export class DynamoDbTaskStore implements TaskStore {
       .sort(byTaskId);
   }
 
-  async readHistory(taskId: string, afterSeq = 0): Promise<HistoryEntry[]> {
+  async readHistory(
+    taskId: string,
+    afterSeq = 0,
+    throughSeq: number = MAX_SEQ
+  ): Promise<HistoryEntry[]> {
     const first = firstSeqAfter(afterSeq);
-    if (first === undefined) return [];
-    const items = await this.#queryRange(taskId, historySk(first), historySk(MAX_SEQ));
+    const last = Math.min(MAX_SEQ, Math.floor(throughSeq));
+    if (first === undefined || !(last >= first)) return [];
+    const items = await this.#queryRange(taskId, historySk(first), historySk(last));
     return (await wholePayloads(this.#client, this.#table, items)).map(decodeHistoryEntry);
   }
 

@@ -24,9 +24,10 @@ interface CachedTranscript {
  * for the entries after the last one it holds. A transcript entry is written once, by the commit
  * that takes the transcript past its seq, and never changes, so what was read stays true: each
  * turn reads the transcript since the last compaction for the model's context, which would
- * otherwise cost a long conversation more on every turn. Only a run of consecutive seqs is kept
- * (a read that overlapped a commit may miss an entry before the last it saw); the rest is read
- * again next time. Everything else passes through.
+ * otherwise cost a long conversation more on every turn; a read bounded by a seq the caller knows
+ * is committed (`throughSeq`: the record's) and already held asks the store nothing. Only a run
+ * of consecutive seqs is kept (a read that overlapped a commit may miss an entry before the last
+ * it saw); the rest is read again next time. Everything else passes through.
  */
 export class TranscriptCache implements TaskStore {
   readonly #inner: TaskStore;
@@ -40,10 +41,12 @@ export class TranscriptCache implements TaskStore {
     this.#limit = options.characters ?? TRANSCRIPT_CACHE_CHARACTERS;
   }
 
-  async readHistory(taskId: string, afterSeq = 0): Promise<HistoryEntry[]> {
-    if (!Number.isSafeInteger(afterSeq) || afterSeq < 0) {
-      return this.#inner.readHistory(taskId, afterSeq);
+  async readHistory(taskId: string, afterSeq = 0, throughSeq?: number): Promise<HistoryEntry[]> {
+    const isSeq = (seq: number) => Number.isSafeInteger(seq) && seq >= 0;
+    if (!isSeq(afterSeq) || (throughSeq !== undefined && !isSeq(throughSeq))) {
+      return this.#inner.readHistory(taskId, afterSeq, throughSeq);
     }
+    if (throughSeq !== undefined && throughSeq <= afterSeq) return [];
     const cached = this.#transcripts.get(taskId);
     // What is held serves a read from within it; any other read starts over from its own seq.
     const base =
@@ -53,16 +56,22 @@ export class TranscriptCache implements TaskStore {
         ? cached
         : { after: afterSeq, entries: [] };
     const last = base.after + base.entries.length;
-    const read = await this.#inner.readHistory(taskId, last);
+    const answer = (entries: readonly string[]) =>
+      entries.map((text) => JSON.parse(text) as HistoryEntry);
+    if (throughSeq !== undefined && throughSeq <= last) {
+      // Held through the seq the caller knows to be committed: nothing to ask the store.
+      this.#transcripts.delete(taskId);
+      this.#transcripts.set(taskId, cached as CachedTranscript);
+      return answer(base.entries.slice(afterSeq - base.after, throughSeq - base.after));
+    }
+    const read = await this.#inner.readHistory(taskId, last, throughSeq);
     const fresh = read.map((entry) => JSON.stringify(entry));
     const gap = read.findIndex((entry, index) => entry.seq !== last + index + 1);
     this.#hold(taskId, {
       after: base.after,
       entries: [...base.entries, ...(gap === -1 ? fresh : fresh.slice(0, gap))],
     });
-    return [...base.entries.slice(afterSeq - base.after), ...fresh].map(
-      (text) => JSON.parse(text) as HistoryEntry
-    );
+    return answer([...base.entries.slice(afterSeq - base.after), ...fresh]);
   }
 
   /** Keeps a task's transcript as the most recently read, within the character limit. */

@@ -210,7 +210,12 @@ export const respond = async (
       }
       let change = changeOf(record);
       if (call === undefined) {
-        const history = await deps.store.readHistory(taskId, record.loop.compactedThrough);
+        // The transcript as the record knows it: a later entry's commit would refuse this one's.
+        const history = await deps.store.readHistory(
+          taskId,
+          record.loop.compactedThrough,
+          record.loop.historySeq
+        );
         const assemble = (context: TaskRecord) =>
           assembleContext({ record: context, history, tools: deps.tools, config: deps.config });
         const assembled = assemble(record);

@@ -136,7 +136,8 @@ export interface CommitResult {
  *   ascending), never after a cursor. Items of one sender, sent one after another, keep their
  *   order.
  * - `get` MUST return `undefined`, not throw, for an unknown id.
- * - `readHistory` returns entries with `seq > afterSeq`, ascending.
+ * - `readHistory` returns entries with `seq > afterSeq` (and `seq <= throughSeq`, when given),
+ *   ascending.
  * - `inboxSeqOf` returns the seq an item id was enqueued at (consumed or not), 0 for an id only
  *   `seen`, or `undefined` for an id never taken in.
  * - Implementations MUST return copies: mutating a returned value never changes the store.
@@ -145,7 +146,7 @@ export interface TaskStore {
   commit(commit: TaskCommit): Promise<CommitResult>;
   get(taskId: string): Promise<TaskRecord | undefined>;
   list(query: TaskQuery): Promise<TaskRecord[]>;
-  readHistory(taskId: string, afterSeq?: number): Promise<HistoryEntry[]>;
+  readHistory(taskId: string, afterSeq?: number, throughSeq?: number): Promise<HistoryEntry[]>;
   readInbox(taskId: string): Promise<InboxItem[]>;
   inboxSeqOf(taskId: string, itemId: string): Promise<number | undefined>;
   getAudit<T>(taskId: string, key: string): Promise<T | undefined>;

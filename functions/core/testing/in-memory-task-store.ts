@@ -253,11 +253,15 @@ export class InMemoryTaskStore implements TaskStore {
     return records.sort(byTaskId);
   }
 
-  async readHistory(taskId: string, afterSeq = 0): Promise<HistoryEntry[]> {
+  async readHistory(
+    taskId: string,
+    afterSeq = 0,
+    throughSeq = Number.POSITIVE_INFINITY
+  ): Promise<HistoryEntry[]> {
     const history = this.#tasks.get(taskId)?.history;
     if (history === undefined) return [];
     return [...history.entries()]
-      .filter(([seq]) => seq > afterSeq)
+      .filter(([seq]) => seq > afterSeq && seq <= throughSeq)
       .sort(([a], [b]) => a - b)
       .map(([, text]) => JSON.parse(text) as HistoryEntry);
   }

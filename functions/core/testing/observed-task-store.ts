@@ -56,8 +56,8 @@ export class ObservedTaskStore implements TaskStore {
   list(query: TaskQuery): Promise<TaskRecord[]> {
     return this.#inner.list(query);
   }
-  readHistory(taskId: string, afterSeq?: number): Promise<HistoryEntry[]> {
-    return this.#inner.readHistory(taskId, afterSeq);
+  readHistory(taskId: string, afterSeq?: number, throughSeq?: number): Promise<HistoryEntry[]> {
+    return this.#inner.readHistory(taskId, afterSeq, throughSeq);
   }
   readInbox(taskId: string): Promise<InboxItem[]> {
     return this.#inner.readInbox(taskId);

@@ -16,9 +16,9 @@ const recorded = () => {
   const store = new InMemoryTaskStore();
   const asked: number[] = [];
   const inner: TaskStore = Object.assign(Object.create(store) as TaskStore, {
-    readHistory: (taskId: string, afterSeq?: number) => {
+    readHistory: (taskId: string, afterSeq?: number, throughSeq?: number) => {
       asked.push(afterSeq ?? 0);
-      return store.readHistory(taskId, afterSeq);
+      return store.readHistory(taskId, afterSeq, throughSeq);
     },
   });
   return { store, inner, asked };
@@ -52,6 +52,20 @@ describe('the transcript cache', () => {
     expect(await cache.readHistory(taskId, 2)).toEqual([said(3), said(4), said(5)]);
     expect(await cache.readHistory(taskId)).toEqual([1, 2, 3, 4, 5].map((seq) => said(seq)));
     expect(asked).toEqual([0, 3, 5]);
+  });
+
+  it('asks the store nothing for a read through a seq it holds, and only past it otherwise', async () => {
+    const { store, inner, asked } = recorded();
+    const cache = new TranscriptCache(inner);
+    const taskId = await withTranscript(store, 4);
+
+    expect(await cache.readHistory(taskId, 0, 3)).toEqual([said(1), said(2), said(3)]);
+    // What a turn reads: after its compaction, through the record's seq.
+    expect(await cache.readHistory(taskId, 1, 3)).toEqual([said(2), said(3)]);
+    expect(await cache.readHistory(taskId, 1, 2)).toEqual([said(2)]);
+    expect(await cache.readHistory(taskId, 2, 4)).toEqual([said(3), said(4)]);
+    expect(await cache.readHistory(taskId, 0, 4)).toHaveLength(4);
+    expect(asked).toEqual([0, 3]);
   });
 
   it('starts over for a read before what it holds, or past its end', async () => {
