@@ -13,6 +13,7 @@ import { startTask } from '../core/intake/start-task.js';
 import type { Wake } from '../core/intake/wake.js';
 import { failTask } from '../core/loop/fail-task.js';
 import type { PushConfig } from '../core/ports/push-config-store.js';
+import type { TaskRecord } from '../core/ports/task-store.js';
 import { isTerminalState, stateName, stateOf } from '../core/task/a2a-task.js';
 import { A2aError } from './a2a-errors.js';
 import type { ServiceDeps } from './deps.js';
@@ -68,7 +69,7 @@ interface Accepted {
   /** The message's inbox seq; 0 when it queued nothing (the task has no turn to take for it). */
   inboxSeq: number;
   /** The task as taking the message left it, when known (else it is read for the answer). */
-  task?: Task | undefined;
+  record?: TaskRecord | undefined;
 }
 
 /** Runs once the message is checked, just before the task can act on it. */
@@ -105,10 +106,13 @@ export class A2aService {
     const limit = historyLimit(options.historyLength, DEFAULT_HISTORY.sendMessage);
     const accepted = await this.#accept(options);
     const { taskId, inboxSeq } = accepted;
-    const task = options.blocking
+    const record = options.blocking
       ? await this.#waitUntilSettled(taskId, inboxSeq)
-      : (accepted.task ?? (await this.#task(taskId)));
-    return withUsageTree(this.#runtime, await withHistory(store, task, limit));
+      : (accepted.record ?? (await this.#record(taskId)));
+    return withUsageTree(
+      this.#runtime,
+      await withHistory(store, record.task, limit, { throughSeq: record.loop.historySeq })
+    );
   }
 
   /**
@@ -127,7 +131,11 @@ export class A2aService {
     const { taskId, inboxSeq } = accepted;
     // The task as the accepting commit left it: read again, it may already show what the stream
     // then sends after it (a new task's first turn), out of order.
-    const snapshot = await withHistory(store, accepted.task ?? (await this.#task(taskId)), limit);
+    const snapshot = await withHistory(
+      store,
+      accepted.record?.task ?? (await this.#task(taskId)),
+      limit
+    );
     return this.#follow(taskId, snapshot, {
       replayAfter: logHead,
       endAfter: logHead,
@@ -210,7 +218,7 @@ export class A2aService {
       const taskId = record.task.id;
       await beforeTaskActs?.(taskId);
       await this.#startFirstExecution(taskId);
-      return { taskId, inboxSeq, task: record.task };
+      return { taskId, inboxSeq, record };
     }
     const taskId = message.taskId;
     const record = await visibleRecord(loop.store, taskId, sender);
@@ -227,7 +235,7 @@ export class A2aService {
     const receipt = await receiveMessage(loop, { taskId, message, sender, pushConfig, record });
     if (!receipt.accepted) throw new A2aError('TaskNotFound', 'task not found');
     await this.#wake(receipt.wake);
-    return { taskId, inboxSeq: receipt.seq, task: receipt.task };
+    return { taskId, inboxSeq: receipt.seq, record: receipt.record };
   }
 
   /**
@@ -331,18 +339,21 @@ export class A2aService {
     return existing ? this.#pushConfigs.admit(prepared) : prepared.stored;
   }
 
-  async #task(taskId: string): Promise<Task> {
+  async #record(taskId: string): Promise<TaskRecord> {
     const record = await this.#runtime.loop.store.get(taskId);
     if (record === undefined) throw new A2aError('TaskNotFound', 'task not found');
-    return record.task;
+    return record;
   }
 
-  async #waitUntilSettled(taskId: string, inboxSeq: number): Promise<Task> {
+  async #task(taskId: string): Promise<Task> {
+    return (await this.#record(taskId)).task;
+  }
+
+  async #waitUntilSettled(taskId: string, inboxSeq: number): Promise<TaskRecord> {
     const deadline = Date.now() + this.#options.blockingTimeoutMs;
     for (;;) {
-      const record = await this.#runtime.loop.store.get(taskId);
-      if (record === undefined) throw new A2aError('TaskNotFound', 'task not found');
-      if (isSettled(record, inboxSeq) || Date.now() >= deadline) return record.task;
+      const record = await this.#record(taskId);
+      if (isSettled(record, inboxSeq) || Date.now() >= deadline) return record;
       await sleep(this.#options.pollIntervalMs);
     }
   }

@@ -104,9 +104,15 @@ export const withHistory = async (
   store: TaskStore,
   task: Task,
   limit: HistoryLimit,
-  cap = MAX_HISTORY_MESSAGES
+  options: {
+    cap?: number;
+    /** The transcript's last seq as the task's record knows it (the answer's snapshot). */
+    throughSeq?: number | undefined;
+  } = {}
 ): Promise<Task> => {
+  const cap = options.cap ?? MAX_HISTORY_MESSAGES;
   if (limit === 0) return { ...task, history: [] };
-  const messages = transcriptMessages(task, await store.readHistory(task.id));
+  const entries = await store.readHistory(task.id, 0, options.throughSeq);
+  const messages = transcriptMessages(task, entries);
   return { ...task, history: messages.slice(-(limit === 'all' ? cap : Math.min(limit, cap))) };
 };

@@ -1,4 +1,4 @@
-import type { HistoryEntry } from '../../core/loop/history.schema.js';
+import { type HistoryEntry, HistoryEntrySchema } from '../../core/loop/history.schema.js';
 import type { InboxItem } from '../../core/loop/inbox.schema.js';
 import type {
   CommitResult,
@@ -25,7 +25,8 @@ interface CachedTranscript {
  * that takes the transcript past its seq, and never changes, so what was read stays true: each
  * turn reads the transcript since the last compaction for the model's context, which would
  * otherwise cost a long conversation more on every turn; a read bounded by a seq the caller knows
- * is committed (`throughSeq`: the record's) and already held asks the store nothing. Only a run
+ * is committed (`throughSeq`: the record's) and already held asks the store nothing, and the
+ * entries a commit through it writes are held at once. Only a run
  * of consecutive seqs is kept (a read that overlapped a commit may miss an entry before the last
  * it saw); the rest is read again next time. Everything else passes through.
  */
@@ -94,8 +95,37 @@ export class TranscriptCache implements TaskStore {
     this.#transcripts.delete(taskId);
   }
 
-  commit(commit: TaskCommit): Promise<CommitResult> {
-    return this.#inner.commit(commit);
+  /**
+   * A commit that went through adds its transcript entries to a transcript held up to them: they
+   * are stored now, and the operation that wrote them (the drain, the response) is often the one
+   * that reads next.
+   */
+  async commit(commit: TaskCommit): Promise<CommitResult> {
+    const result = await this.#inner.commit(commit);
+    if (commit.kind === 'create' || commit.kind === 'update') {
+      this.#append(commit.record.task.id, commit.history ?? []);
+    }
+    return result;
+  }
+
+  #append(taskId: string, entries: readonly HistoryEntry[]): void {
+    const cached = this.#transcripts.get(taskId);
+    if (cached === undefined || entries.length === 0) return;
+    // As a read gives them back: checked and stripped to the schema.
+    const parsed = entries.map((entry) => HistoryEntrySchema.safeParse(entry));
+    const sorted = parsed.flatMap((entry) => (entry.success ? [entry.data] : []));
+    sorted.sort((a, b) => a.seq - b.seq);
+    const last = cached.after + cached.entries.length;
+    if (
+      sorted.length !== entries.length ||
+      sorted.some((entry, index) => entry.seq !== last + index + 1)
+    ) {
+      return;
+    }
+    this.#hold(taskId, {
+      after: cached.after,
+      entries: [...cached.entries, ...sorted.map((entry) => JSON.stringify(entry))],
+    });
   }
   get(taskId: string): Promise<TaskRecord | undefined> {
     return this.#inner.get(taskId);

@@ -1,4 +1,4 @@
-import type { Message, Task } from '@a2a-js/sdk';
+import type { Message } from '@a2a-js/sdk';
 import { TaskClosedError } from '../errors.js';
 import type { LoopDeps } from '../loop/deps.js';
 import { withTokenClaimed } from '../loop/park-token.js';
@@ -26,10 +26,10 @@ import type { Wake } from './wake.js';
 
 export type Receipt =
   /**
-   * `seq`: the message's place in the inbox (0 when nothing was queued for the model). `task`:
+   * `seq`: the message's place in the inbox (0 when nothing was queued for the model). `record`:
    * the task as the message left it (absent after a control envelope).
    */
-  | { accepted: true; duplicate: boolean; wake: Wake; seq: number; task?: Task }
+  | { accepted: true; duplicate: boolean; wake: Wake; seq: number; record?: TaskRecord }
   | { accepted: false; reason: string };
 
 export interface ReceiveInput {
@@ -245,12 +245,12 @@ export const receiveMessage = async (deps: LoopDeps, input: ReceiveInput): Promi
   if (step.kind === 'control') return receiveControl(deps, input, step.control, step.along);
   const { receipt } = step;
   if (!receipt.accepted) return receipt;
-  const task = (committed?.record ?? seen)?.task;
+  const record = committed?.record ?? seen;
   // The message is the last item its commit enqueued.
   const seq = committed?.enqueued.at(-1);
   return {
     ...receipt,
-    ...(task === undefined ? {} : { task }),
+    ...(record === undefined ? {} : { record }),
     ...(!receipt.duplicate && (queuesText || reviewed) && seq !== undefined ? { seq } : {}),
   };
 };

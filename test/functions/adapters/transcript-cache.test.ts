@@ -15,12 +15,18 @@ const said = (seq: number, text = `entry ${seq}`): HistoryEntry => ({
 const recorded = () => {
   const store = new InMemoryTaskStore();
   const asked: number[] = [];
-  const inner: TaskStore = Object.assign(Object.create(store) as TaskStore, {
-    readHistory: (taskId: string, afterSeq?: number, throughSeq?: number) => {
+  const inner: TaskStore = {
+    commit: (commit) => store.commit(commit),
+    get: (taskId) => store.get(taskId),
+    list: (query) => store.list(query),
+    readHistory: (taskId, afterSeq, throughSeq) => {
       asked.push(afterSeq ?? 0);
       return store.readHistory(taskId, afterSeq, throughSeq);
     },
-  });
+    readInbox: (taskId) => store.readInbox(taskId),
+    inboxSeqOf: (taskId, itemId) => store.inboxSeqOf(taskId, itemId),
+    getAudit: (taskId, key) => store.getAudit(taskId, key),
+  };
   return { store, inner, asked };
 };
 
@@ -66,6 +72,29 @@ describe('the transcript cache', () => {
     expect(await cache.readHistory(taskId, 2, 4)).toEqual([said(3), said(4)]);
     expect(await cache.readHistory(taskId, 0, 4)).toHaveLength(4);
     expect(asked).toEqual([0, 3]);
+  });
+
+  it('holds what a commit through it writes after what it holds, and asks the store nothing for it', async () => {
+    const { store, inner, asked } = recorded();
+    const cache = new TranscriptCache(inner);
+    const taskId = await withTranscript(store, 2);
+    await cache.readHistory(taskId, 0, 2);
+    const record = (await store.get(taskId))!;
+
+    const { record: turned } = await cache.commit({
+      kind: 'update',
+      base: record,
+      record,
+      history: [said(4), said(3)],
+    });
+    expect(turned).toBeDefined();
+    expect(await cache.readHistory(taskId, 1, 4)).toEqual([said(2), said(3), said(4)]);
+    // A commit that does not follow what is held (another process wrote 5) holds nothing.
+    await store.commit({ kind: 'update', base: turned!, record: turned!, history: [said(5)] });
+    const later = (await store.get(taskId))!;
+    await cache.commit({ kind: 'update', base: later, record: later, history: [said(6)] });
+    expect(await cache.readHistory(taskId, 0, 6)).toHaveLength(6);
+    expect(asked).toEqual([0, 4]);
   });
 
   it('starts over for a read before what it holds, or past its end', async () => {

@@ -56,9 +56,15 @@ describe('the history a response carries (A2A §3.2.4)', () => {
   it('never carries more than the cap: "all" and a larger N both give the most recent cap messages', async () => {
     const { store, task } = await setup(3);
 
-    expect(texts(await withHistory(store, task, 'all', 2))).toEqual(['question 3', 'answer 3']);
-    expect(texts(await withHistory(store, task, 5, 2))).toEqual(['question 3', 'answer 3']);
-    expect(texts(await withHistory(store, task, 1, 2))).toEqual(['answer 3']);
+    expect(texts(await withHistory(store, task, 'all', { cap: 2 }))).toEqual([
+      'question 3',
+      'answer 3',
+    ]);
+    expect(texts(await withHistory(store, task, 5, { cap: 2 }))).toEqual([
+      'question 3',
+      'answer 3',
+    ]);
+    expect(texts(await withHistory(store, task, 1, { cap: 2 }))).toEqual(['answer 3']);
     expect(MAX_HISTORY_MESSAGES).toBe(1_000);
   });
 });
