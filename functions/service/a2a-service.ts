@@ -107,7 +107,7 @@ export class A2aService {
     const accepted = await this.#accept(options);
     const { taskId, inboxSeq } = accepted;
     const record = options.blocking
-      ? await this.#waitUntilSettled(taskId, inboxSeq)
+      ? await this.#waitUntilSettled(taskId, inboxSeq, accepted.record)
       : (accepted.record ?? (await this.#record(taskId)));
     return withUsageTree(
       this.#runtime,
@@ -349,8 +349,20 @@ export class A2aService {
     return (await this.#record(taskId)).task;
   }
 
-  async #waitUntilSettled(taskId: string, inboxSeq: number): Promise<TaskRecord> {
+  /**
+   * Polls the task until it has read message `inboxSeq` and paused, or ended. `accepted`: the task
+   * as taking the message left it, which the first poll would read again (a turn takes longer).
+   */
+  async #waitUntilSettled(
+    taskId: string,
+    inboxSeq: number,
+    accepted: TaskRecord | undefined
+  ): Promise<TaskRecord> {
     const deadline = Date.now() + this.#options.blockingTimeoutMs;
+    if (accepted !== undefined) {
+      if (isSettled(accepted, inboxSeq)) return accepted;
+      await sleep(this.#options.pollIntervalMs);
+    }
     for (;;) {
       const record = await this.#record(taskId);
       if (isSettled(record, inboxSeq) || Date.now() >= deadline) return record;

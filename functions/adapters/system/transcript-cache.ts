@@ -109,8 +109,9 @@ export class TranscriptCache implements TaskStore {
   }
 
   #append(taskId: string, entries: readonly HistoryEntry[]): void {
-    const cached = this.#transcripts.get(taskId);
-    if (cached === undefined || entries.length === 0) return;
+    if (entries.length === 0) return;
+    // A transcript's first entries are all of it so far: they start one.
+    const cached = this.#transcripts.get(taskId) ?? { after: 0, entries: [], characters: 0 };
     // As a read gives them back: checked and stripped to the schema.
     const parsed = entries.map((entry) => HistoryEntrySchema.safeParse(entry));
     const sorted = parsed.flatMap((entry) => (entry.success ? [entry.data] : []));

@@ -97,6 +97,22 @@ describe('the transcript cache', () => {
     expect(asked).toEqual([0, 4]);
   });
 
+  it("holds a new task's first entries from its commit, and nothing of a later one it does not hold", async () => {
+    const { store, inner, asked } = recorded();
+    const cache = new TranscriptCache(inner);
+    const record = makeRecord(`task-${Math.random()}`);
+    const taskId = record.task.id;
+    await cache.commit({ kind: 'create', record, history: [said(1), said(2)] });
+    expect(await cache.readHistory(taskId, 0, 2)).toEqual([said(1), said(2)]);
+    expect(asked).toEqual([]);
+
+    const other = await withTranscript(store, 3);
+    const stored = (await store.get(other))!;
+    await cache.commit({ kind: 'update', base: stored, record: stored, history: [said(4)] });
+    expect(await cache.readHistory(other, 0, 4)).toHaveLength(4);
+    expect(asked).toEqual([0]);
+  });
+
   it('starts over for a read before what it holds, or past its end', async () => {
     const { store, inner, asked } = recorded();
     const cache = new TranscriptCache(inner);
