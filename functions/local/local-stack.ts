@@ -35,6 +35,7 @@ import { startHttpShim } from './http-shim.js';
 import { localLambdaContext } from './lambda-context.js';
 import { persistentPushTokenKey } from './push-token-key.js';
 import { reviveOrphans } from './recover.js';
+import { StepSignals, taskOfStep } from './step-signals.js';
 import {
   extractStateMachines,
   FileCheckpointStore,
@@ -234,7 +235,14 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
         )
       ),
     };
-    const service = new A2aService(runtime, { blockingTimeoutMs: 25_000, pollIntervalMs: 25 });
+    // A blocking SendMessage reads the task when one of its steps returns; on a timer only as a
+    // fallback (the cloud's interval).
+    const steps = new StepSignals();
+    const service = new A2aService(runtime, {
+      blockingTimeoutMs: 25_000,
+      pollIntervalMs: 250,
+      stepped: (taskId, ms) => steps.wait(taskId, ms),
+    });
     const streamLeases = buildStreamLeases(config);
     const invoke = (id: FunctionId, event: unknown) => {
       const invocation = (handlers[id] as (event: unknown, context: unknown) => Promise<unknown>)(
@@ -243,6 +251,12 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       );
       running.add(invocation);
       void invocation.finally(() => running.delete(invocation)).catch(() => undefined);
+      if (id === 'TurnStepFunction') {
+        const taskId = taskOfStep(event);
+        if (taskId !== undefined) {
+          void invocation.finally(() => steps.stepped(taskId)).catch(() => undefined);
+        }
+      }
       return invocation;
     };
 

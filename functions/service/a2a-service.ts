@@ -59,6 +59,11 @@ export interface ServiceOptions {
   /** How long a blocking SendMessage waits for the task to settle before answering with it as is. */
   blockingTimeoutMs: number;
   pollIntervalMs: number;
+  /**
+   * Resolves when a step of the task has run, or after `ms`: a blocking SendMessage then reads
+   * the task at once instead of on its next poll. Absent: it polls (`npm start` has one).
+   */
+  stepped?: (taskId: string, ms: number) => Promise<void>;
   /** SendStreamingMessage and SubscribeToTask. @default DEFAULT_STREAM_TIMING */
   stream?: StreamTiming;
 }
@@ -359,14 +364,17 @@ export class A2aService {
     accepted: TaskRecord | undefined
   ): Promise<TaskRecord> {
     const deadline = Date.now() + this.#options.blockingTimeoutMs;
+    const { pollIntervalMs, stepped } = this.#options;
+    const pause = () =>
+      stepped === undefined ? sleep(pollIntervalMs) : stepped(taskId, pollIntervalMs);
     if (accepted !== undefined) {
       if (isSettled(accepted, inboxSeq)) return accepted;
-      await sleep(this.#options.pollIntervalMs);
+      await pause();
     }
     for (;;) {
       const record = await this.#record(taskId);
       if (isSettled(record, inboxSeq) || Date.now() >= deadline) return record;
-      await sleep(this.#options.pollIntervalMs);
+      await pause();
     }
   }
 }
