@@ -55,7 +55,7 @@ export class TranscriptCache implements TaskStore {
       cached.after <= afterSeq &&
       afterSeq <= cached.after + cached.entries.length
         ? cached
-        : { after: afterSeq, entries: [] };
+        : { after: afterSeq, entries: [], characters: 0 };
     const last = base.after + base.entries.length;
     const answer = (entries: readonly string[]) =>
       entries.map((text) => JSON.parse(text) as HistoryEntry);
@@ -68,19 +68,23 @@ export class TranscriptCache implements TaskStore {
     const read = await this.#inner.readHistory(taskId, last, throughSeq);
     const fresh = read.map((entry) => JSON.stringify(entry));
     const gap = read.findIndex((entry, index) => entry.seq !== last + index + 1);
-    this.#hold(taskId, {
-      after: base.after,
-      entries: [...base.entries, ...(gap === -1 ? fresh : fresh.slice(0, gap))],
-    });
+    this.#hold(taskId, base, gap === -1 ? fresh : fresh.slice(0, gap));
     return answer([...base.entries.slice(afterSeq - base.after), ...fresh]);
   }
 
-  /** Keeps a task's transcript as the most recently read, within the character limit. */
-  #hold(taskId: string, transcript: Omit<CachedTranscript, 'characters'>): void {
+  /**
+   * Keeps a task's transcript, `held` and then `added`, as the most recently read, within the
+   * character limit.
+   */
+  #hold(taskId: string, held: CachedTranscript, added: readonly string[]): void {
     this.#drop(taskId);
-    const characters = transcript.entries.reduce((sum, text) => sum + text.length, 0);
+    const characters = added.reduce((sum, text) => sum + text.length, held.characters);
     if (characters > this.#limit) return;
-    this.#transcripts.set(taskId, { ...transcript, characters });
+    this.#transcripts.set(taskId, {
+      after: held.after,
+      entries: [...held.entries, ...added],
+      characters,
+    });
     this.#characters += characters;
     for (const [oldest] of this.#transcripts) {
       if (this.#characters <= this.#limit) break;
@@ -123,10 +127,11 @@ export class TranscriptCache implements TaskStore {
     ) {
       return;
     }
-    this.#hold(taskId, {
-      after: cached.after,
-      entries: [...cached.entries, ...sorted.map((entry) => JSON.stringify(entry))],
-    });
+    this.#hold(
+      taskId,
+      cached,
+      sorted.map((entry) => JSON.stringify(entry))
+    );
   }
   get(taskId: string): Promise<TaskRecord | undefined> {
     return this.#inner.get(taskId);
