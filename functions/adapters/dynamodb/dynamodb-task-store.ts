@@ -270,22 +270,12 @@ export class DynamoDbTaskStore implements TaskStore {
       const conditions = [TASK_OPEN, ...(commit.unparked ? [NOT_PARKED] : [])];
       const names: Record<string, string> = { '#pk': PARTITION_KEY, '#state': ATTR.state };
       const values: Item = { ...TERMINAL_STATE_VALUES };
-      const updates: string[] = [];
       if (commit.unparked) {
         names['#parked'] = ATTR.parked;
         values[':false'] = { BOOL: false };
       }
-      if (enqueued > 0) {
-        names['#inboxCount'] = ATTR.inboxCount;
-        values[':enqueued'] = { N: String(enqueued) };
-        updates.push('#inboxCount :enqueued');
-      }
       // An inline push config is named on the record (not a new version of it).
-      if (pushIds.length > 0) {
-        names['#pushIds'] = ATTR.pushIds;
-        values[':pushIds'] = { SS: pushIds };
-        updates.push('#pushIds :pushIds');
-      }
+      const updates = recordAdds(names, values, { pushIds, enqueued });
       const check = {
         TableName: this.#table,
         Key: taskKey(commit.taskId),
@@ -487,18 +477,11 @@ export class DynamoDbTaskStore implements TaskStore {
       names[`#r${index}`] = name;
       return `#r${index}`;
     });
-    if (read.pushIds.length > 0) values[':pushIds'] = { SS: read.pushIds };
     const conditions = [
       VERSION_MATCHES,
       read.pushConfigured ? 'attribute_exists(#pushIds)' : 'attribute_not_exists(#pushIds)',
     ];
-    const adds: string[] = [];
-    if (read.pushIds.length > 0) adds.push('#pushIds :pushIds');
-    if (read.enqueued > 0) {
-      names['#inboxCount'] = ATTR.inboxCount;
-      values[':enqueued'] = { N: String(read.enqueued) };
-      adds.push('#inboxCount :enqueued');
-    }
+    const adds = recordAdds(names, values, read);
     return {
       TableName: this.#table,
       Key: taskKey(taskId),
@@ -560,6 +543,29 @@ export class DynamoDbTaskStore implements TaskStore {
     return items;
   }
 }
+
+/**
+ * The ADD clauses of a record write, binding their names and values: the ids of inline push
+ * configs, and the items enqueued (the inbox count). Neither is part of the record's version.
+ */
+const recordAdds = (
+  names: Record<string, string>,
+  values: Item,
+  writes: { pushIds: readonly string[]; enqueued: number }
+): string[] => {
+  const adds: string[] = [];
+  if (writes.pushIds.length > 0) {
+    names['#pushIds'] = ATTR.pushIds;
+    values[':pushIds'] = { SS: [...writes.pushIds] };
+    adds.push('#pushIds :pushIds');
+  }
+  if (writes.enqueued > 0) {
+    names['#inboxCount'] = ATTR.inboxCount;
+    values[':enqueued'] = { N: String(writes.enqueued) };
+    adds.push('#inboxCount :enqueued');
+  }
+  return adds;
+};
 
 const byTaskId = (a: TaskRecord, b: TaskRecord) =>
   a.task.id < b.task.id ? -1 : a.task.id > b.task.id ? 1 : 0;

@@ -87,12 +87,7 @@ export const compactionFor = async (
   record: TaskRecord,
   history: readonly HistoryEntry[],
   /** The context `record` and `history` assemble to (the caller's, which it sends if no compaction). */
-  assembled: AssembledContext = assembleContext({
-    record,
-    history,
-    tools: deps.tools,
-    config: deps.config,
-  })
+  assembled: AssembledContext
 ): Promise<CompactionRecord | undefined> => {
   const taskId = record.task.id;
   const { config } = deps;
