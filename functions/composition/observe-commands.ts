@@ -10,6 +10,8 @@ export interface DynamoDbCommandObservation {
   consumed?: { read: number; write: number };
   /** The error's name when the call failed (a refused condition still costs a write). */
   error?: string;
+  /** How long the call took as its caller waited: serializing, the round trip, parsing. */
+  ms: number;
 }
 
 const READS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem', 'TransactGetItems']);
@@ -43,13 +45,15 @@ export const observeCommands = (
       const input = ITEM_COMMANDS.has(command)
         ? { ReturnConsumedCapacity: 'TOTAL', ...(args.input as object) }
         : args.input;
+      const started = performance.now();
       try {
         const result = await next({ ...args, input });
         const consumed = unitsOf(command, result.output);
-        observe(consumed === undefined ? { command, input } : { command, input, consumed });
+        const ms = performance.now() - started;
+        observe(consumed === undefined ? { command, input, ms } : { command, input, consumed, ms });
         return result;
       } catch (error) {
-        observe({ command, input, error: (error as Error).name });
+        observe({ command, input, error: (error as Error).name, ms: performance.now() - started });
         throw error;
       }
     },

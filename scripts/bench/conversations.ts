@@ -1,6 +1,8 @@
 import { type ChildProcess, fork } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { TaskState } from '@a2a-js/sdk';
+import { ownCpuMs } from './cpu.js';
 import type { BenchFigures } from './figures.js';
 import { fixed } from './format.js';
 import { sendMessage, userMessage } from './local-client.js';
@@ -62,6 +64,42 @@ export const openConversations = async (
   };
 };
 
+type CpuReading = { nodeCpuMs: number; dynamodbCpuMs: number | null; clientsCpuMs: number };
+type CpuPerConversation = NonNullable<Figures['new_conversations']>['cpu_ms_per_conversation'];
+
+/**
+ * The CPU time one conversation cost each process, between two readings around `opened`
+ * conversations: the stack's (Node), its DynamoDB Local's, and the clients' (this process).
+ */
+export const cpuPerConversation = (
+  before: CpuReading,
+  after: CpuReading,
+  opened: number
+): CpuPerConversation => {
+  const per = (used: number) => (opened > 0 ? Math.max(0, used) / opened : 0);
+  return {
+    stack_node: per(after.nodeCpuMs - before.nodeCpuMs),
+    dynamodb_local:
+      before.dynamodbCpuMs === null || after.dynamodbCpuMs === null
+        ? null
+        : per(after.dynamodbCpuMs - before.dynamodbCpuMs),
+    clients: per(after.clientsCpuMs - before.clientsCpuMs),
+  };
+};
+
+/**
+ * The most conversations a second this machine could open at that CPU cost, every core busy with
+ * nothing else: an upper bound on the rate, whatever the number of clients.
+ */
+export const cpuCeiling = (
+  cpu: CpuPerConversation,
+  cores = availableParallelism()
+): number | null => {
+  if (cpu.dynamodb_local === null) return null;
+  const total = cpu.stack_node + cpu.dynamodb_local + cpu.clients;
+  return total > 0 ? (cores * 1000) / total : null;
+};
+
 /** Memory is read at this many parked counts, evenly spaced. */
 const CHECKPOINTS = 5;
 
@@ -80,6 +118,8 @@ interface ParkStack {
   url: string;
   /** Both processes' resident memory, after a full collection in the stack's. */
   sample: () => Promise<MemorySample>;
+  /** CPU time used so far by the stack's process and by its DynamoDB Local (null: unreadable). */
+  cpu: () => Promise<{ nodeCpuMs: number; dynamodbCpuMs: number | null }>;
   /** The executions the engine holds running (each parked conversation is one). */
   running: () => Promise<number>;
   /** Set once the process has exited: why. */
@@ -134,6 +174,12 @@ const startParkStack = async (): Promise<ParkStack> => {
       const { type: _, ...sample } = await reply;
       return sample;
     },
+    cpu: async () => {
+      const reply = next('cpu');
+      child.send({ type: 'cpu' } satisfies ParkStackRequest);
+      const { type: _, ...used } = await reply;
+      return used;
+    },
     running: async () => {
       const reply = next('count');
       child.send({ type: 'count' } satisfies ParkStackRequest);
@@ -171,7 +217,13 @@ export const measureConversations = async (
   try {
     const runningBefore = await stack.running();
     const baseline = await stack.sample();
+    const cpuBefore = { ...(await stack.cpu()), clientsCpuMs: ownCpuMs() };
     const opened = await openConversations(stack.url, options.conversations, options.clients, 0);
+    const cpu = cpuPerConversation(
+      cpuBefore,
+      { ...(await stack.cpu()), clientsCpuMs: ownCpuMs() },
+      opened.opened
+    );
     const newConversations = {
       clients: options.clients,
       conversations: opened.opened,
@@ -180,6 +232,9 @@ export const measureConversations = async (
       p50_ms: percentile(opened.latenciesMs, 50),
       p95_ms: percentile(opened.latenciesMs, 95),
       stopped: opened.stopped ?? null,
+      cpu_ms_per_conversation: cpu,
+      cores: availableParallelism(),
+      cpu_ceiling_per_s: cpuCeiling(cpu, availableParallelism()),
     };
     progress(`${opened.opened} new conversations at ${fixed(newConversations.per_s)} per second`);
 

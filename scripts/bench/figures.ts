@@ -30,6 +30,8 @@ export const ScenarioFiguresSchema = z.strictObject({
   }),
   local_ms_per_turn: figure,
   handlers_ms_per_turn: figure,
+  /** Time the turn's DynamoDB calls took, as their callers waited, summed. */
+  ddb_ms_per_turn: figure,
   inprocess_ms_per_turn: figure,
   overhead_ratio: figure,
   states_per_turn: perTurn,
@@ -138,6 +140,16 @@ export const BenchFiguresSchema = z.strictObject({
       p50_ms: figure,
       p95_ms: figure,
       stopped: z.string().nullable(),
+      /** CPU time per conversation: the stack's Node, its DynamoDB Local (null: unreadable), the clients. */
+      cpu_ms_per_conversation: z.strictObject({
+        stack_node: figure,
+        dynamodb_local: figure.nullable(),
+        clients: figure,
+      }),
+      /** The machine's cores, as Node counts them (os.availableParallelism). */
+      cores: count,
+      /** Cores × 1000 ÷ the CPU ms of one conversation: the rate with every core busy. */
+      cpu_ceiling_per_s: figure.nullable(),
     })
     .nullable(),
   parked: z

@@ -1,6 +1,9 @@
 /** How the benchmark writes its figures: aligned text for a terminal, or Markdown for the docs. */
 
 export const fixed = (value: number, digits = 1): string => value.toFixed(digits);
+/** A figure that may not have been read: a dash then. */
+export const orUnknown = (value: number | null, digits = 1): string =>
+  value === null ? '—' : fixed(value, digits);
 export const dollars = (value: number): string => `$${value.toFixed(4)}`;
 export const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 /** Decimal megabytes, as the Lambda quotas and the issue's targets count them. */

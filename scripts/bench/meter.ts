@@ -75,6 +75,8 @@ export class DynamoDbMeter {
   readUnits = 0;
   writeUnits = 0;
   failedWrites = 0;
+  /** The counted commands' durations, summed (their callers mostly wait on one at a time). */
+  ms = 0;
   commands = new Map<string, number>();
   items = new Map<string, number>();
   readonly #listeners = new Set<(observation: DynamoDbCommandObservation, at: number) => void>();
@@ -82,6 +84,7 @@ export class DynamoDbMeter {
   reset(): void {
     this.readRequests = this.writeRequests = this.readUnits = this.writeUnits = 0;
     this.failedWrites = 0;
+    this.ms = 0;
     this.commands = new Map();
     this.items = new Map();
   }
@@ -99,6 +102,7 @@ export class DynamoDbMeter {
     }
     if (!this.counting) return;
     const { command } = observation;
+    this.ms += observation.ms;
     increment(this.commands, command);
     for (const kind of kindsOf(observation.input)) increment(this.items, `${command} ${kind}`);
     const items = itemsOf(observation.input);

@@ -6,7 +6,17 @@
 import { BUNDLE_BUDGET_BYTES } from '../../cdk/lambda-bundle.js';
 import { CLOUD_FIGURES, cloudLatencyOf } from './cloud-latency.js';
 import type { BenchFigures, ScenarioFigures } from './figures.js';
-import { dollars, fixed, mb, mib, type TableStyle, table, thousands, times } from './format.js';
+import {
+  dollars,
+  fixed,
+  mb,
+  mib,
+  orUnknown,
+  type TableStyle,
+  table,
+  thousands,
+  times,
+} from './format.js';
 import { LAMBDA_MEMORY_GB, PRICES } from './prices.js';
 
 interface Section {
@@ -97,6 +107,7 @@ const scenarioSections = (figures: BenchFigures, style: TableStyle): Section[] =
             '$ / 1,000 turns',
             'local ms/turn',
             'handlers ms/turn',
+            'DynamoDB ms/turn',
             'in-process ms/turn',
             'overhead ×',
           ],
@@ -108,6 +119,7 @@ const scenarioSections = (figures: BenchFigures, style: TableStyle): Section[] =
             dollars(s.usd_per_1000_turns),
             fixed(s.local_ms_per_turn),
             fixed(s.handlers_ms_per_turn),
+            fixed(s.ddb_ms_per_turn),
             fixed(s.inprocess_ms_per_turn, 2),
             fixed(s.overhead_ratio, 0),
           ])
@@ -326,7 +338,17 @@ const loadSections = (figures: BenchFigures, style: TableStyle): Section[] => {
       body: [
         table(
           style,
-          ['conversations', 'seconds', 'per second', 'p50 ms', 'p95 ms'],
+          [
+            'conversations',
+            'seconds',
+            'per second',
+            'p50 ms',
+            'p95 ms',
+            'CPU ms each: stack (Node)',
+            'DynamoDB Local',
+            'clients',
+            'CPU-bound ceiling per second',
+          ],
           [
             [
               thousands(opened.conversations),
@@ -334,9 +356,16 @@ const loadSections = (figures: BenchFigures, style: TableStyle): Section[] => {
               fixed(opened.per_s),
               fixed(opened.p50_ms, 0),
               fixed(opened.p95_ms, 0),
+              fixed(opened.cpu_ms_per_conversation.stack_node),
+              orUnknown(opened.cpu_ms_per_conversation.dynamodb_local),
+              fixed(opened.cpu_ms_per_conversation.clients),
+              orUnknown(opened.cpu_ceiling_per_s),
             ],
           ]
         ),
+        `The ceiling is the rate with all ${opened.cores} cores busy with nothing but these three ` +
+          'processes (cores × 1,000 ÷ the CPU ms of one conversation): no number of clients ' +
+          'opens conversations faster on this machine.',
         ...(opened.stopped === null ? [] : [`Stopped early: ${opened.stopped}.`]),
       ],
     });
@@ -538,8 +567,8 @@ export const renderReadme = (figures: BenchFigures): string => {
   }
   if (opened !== null) {
     rows.push([
-      `new conversations per second (${opened.clients} clients, demo model)`,
-      fixed(opened.per_s),
+      `new conversations per second (${opened.clients} clients, demo model) / CPU-bound ceiling`,
+      `${fixed(opened.per_s)} / ${orUnknown(opened.cpu_ceiling_per_s)}`,
     ]);
   }
   if (figures.child_to_parent_ms !== null) {

@@ -95,6 +95,8 @@ export interface LocalRun {
   readUnits: number;
   writeUnits: number;
   failedWrites: number;
+  /** Time spent in DynamoDB calls, summed. */
+  ddbMs: number;
   commands: Map<string, number>;
   /** Items touched, by command and item kind (the sort key's prefix: TASK, HIST#, ONCE#, ...). */
   items: Map<string, number>;
@@ -200,6 +202,7 @@ export const runLocal = async (
     readUnits: meter.readUnits,
     writeUnits: meter.writeUnits,
     failedWrites: meter.failedWrites,
+    ddbMs: meter.ms,
     commands: meter.commands,
     items: meter.items,
   };

@@ -60,6 +60,7 @@ export const scenarioFigures = ({
     usd_per_1000_turns_by_service: { step_functions: stepFunctions, lambda, dynamodb },
     local_ms_per_turn: localMs,
     handlers_ms_per_turn: perTurn((run) => run.turnStepMs),
+    ddb_ms_per_turn: perTurn((run) => run.ddbMs),
     inprocess_ms_per_turn: inProcess,
     overhead_ratio: ratio(localMs, inProcess),
     states_per_turn: mapPerTurn(first?.statesEntered, turns),

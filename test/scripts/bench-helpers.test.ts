@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bundleAssetsOf } from '../../scripts/bench/bundle-assets.js';
 import { importMs, measureBundle } from '../../scripts/bench/bundles.js';
-import { checkpointCounts } from '../../scripts/bench/conversations.js';
+import {
+  checkpointCounts,
+  cpuCeiling,
+  cpuPerConversation,
+} from '../../scripts/bench/conversations.js';
+import { cpuMsOf, ownCpuMs } from '../../scripts/bench/cpu.js';
 import {
   BLOCK_BEGIN,
   BLOCK_END,
@@ -111,6 +116,48 @@ describe('the parked conversations’ memory checkpoints', () => {
     expect(checkpointCounts(200, 1_200, 5)).toEqual([400, 600, 800, 1_000, 1_200]);
     expect(checkpointCounts(4, 6, 5)).toEqual([5, 6]);
     expect(checkpointCounts(10, 10, 5)).toEqual([]);
+  });
+});
+
+describe('the CPU time new conversations cost', () => {
+  it('divides each process’s CPU time between two readings by the conversations opened', () => {
+    const before = { nodeCpuMs: 1_000, dynamodbCpuMs: 2_000, clientsCpuMs: 500 };
+    const after = { nodeCpuMs: 3_000, dynamodbCpuMs: 4_400, clientsCpuMs: 900 };
+    const cpu = cpuPerConversation(before, after, 100);
+    expect(cpu).toEqual({ stack_node: 20, dynamodb_local: 24, clients: 4 });
+    // 48 ms a conversation on 2 cores: at most 2,000 ms of CPU a second, 41.7 conversations.
+    expect(cpuCeiling(cpu, 2)).toBeCloseTo(2_000 / 48, 9);
+    expect(cpuCeiling(cpu, 4)).toBeCloseTo(4_000 / 48, 9);
+  });
+
+  it('has no ceiling when DynamoDB Local’s CPU could not be read, or nothing was opened', () => {
+    const before = { nodeCpuMs: 1_000, dynamodbCpuMs: null, clientsCpuMs: 500 };
+    const cpu = cpuPerConversation(before, { ...before, nodeCpuMs: 2_000 }, 10);
+    expect(cpu.dynamodb_local).toBeNull();
+    expect(cpuCeiling(cpu, 2)).toBeNull();
+    const none = cpuPerConversation(
+      { nodeCpuMs: 0, dynamodbCpuMs: 0, clientsCpuMs: 0 },
+      { nodeCpuMs: 0, dynamodbCpuMs: 0, clientsCpuMs: 0 },
+      0
+    );
+    expect(none).toEqual({ stack_node: 0, dynamodb_local: 0, clients: 0 });
+    expect(cpuCeiling(none, 2)).toBeNull();
+  });
+
+  it('reads a process’s CPU time from /proc as the process itself counts it', () => {
+    const spin = (ms: number) => {
+      const until = performance.now() + ms;
+      while (performance.now() < until);
+    };
+    const procBefore = cpuMsOf(process.pid) ?? Number.NaN;
+    const ownBefore = ownCpuMs();
+    spin(200);
+    const procUsed = (cpuMsOf(process.pid) ?? Number.NaN) - procBefore;
+    const ownUsed = ownCpuMs() - ownBefore;
+    // /proc counts in clock ticks (10 ms here), the process in microseconds.
+    expect(procUsed).toBeGreaterThan(100);
+    expect(Math.abs(procUsed - ownUsed)).toBeLessThan(50);
+    expect(cpuMsOf(2 ** 22 + 1)).toBeUndefined();
   });
 });
 

@@ -52,6 +52,11 @@ describe('npm run bench on a tiny run', () => {
     expect(named).toBeCloseTo(four?.transitions_per_turn ?? -1, 6);
     expect(scenarios?.chat.transitions_per_turn).toBeGreaterThan(0);
     expect(scenarios?.chat.ddb_writes_per_turn).toBeGreaterThan(0);
+    // The DynamoDB calls' time is part of the turn's, never more than all of it.
+    for (const scenario of [scenarios?.chat, scenarios?.one_tool, four]) {
+      expect(scenario?.ddb_ms_per_turn).toBeGreaterThan(0);
+      expect(scenario?.ddb_ms_per_turn).toBeLessThan(scenario?.local_ms_per_turn ?? 0);
+    }
     expect(figures.renewal?.threshold_turns).toBe(200);
     expect(langgraph?.rows.map((row) => row.turns)).toEqual([3, 6]);
     expect(langgraph?.rows.every((row) => row.sqlite_saver_ms_per_turn > 0)).toBe(true);
@@ -61,6 +66,10 @@ describe('npm run bench on a tiny run', () => {
       conversations: 4,
       stopped: null,
     });
+    const cpu = figures.new_conversations?.cpu_ms_per_conversation;
+    expect(cpu?.stack_node).toBeGreaterThan(0);
+    expect(cpu?.dynamodb_local).toBeGreaterThan(0);
+    expect(figures.new_conversations?.cpu_ceiling_per_s).toBeGreaterThan(0);
     expect(parked).toMatchObject({ target: 6, parked: 6, stopped: null });
     expect(parked?.dynamodb_rss_bytes).toBeGreaterThan(0);
     expect(child?.children).toBe(2);
