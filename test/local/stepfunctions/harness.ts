@@ -2,12 +2,15 @@
  * Test harness: the engine behind its HTTP facade, reached through the real SFN SDK client,
  * plus a recorder for the tokens a park handler is given.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   DescribeExecutionCommand,
   type DescribeExecutionOutput,
   SFNClient,
 } from '@aws-sdk/client-sfn';
+import { afterEach } from 'vitest';
 import type { AslMachine } from '../../../functions/local/stepfunctions/asl-walk.js';
 import {
   LocalStepFunctions,
@@ -17,6 +20,7 @@ import {
   type SfnHttpFacade,
   startSfnHttpFacade,
 } from '../../../functions/local/stepfunctions/sfn-http-facade.js';
+import type { TaskHandler } from '../../../functions/local/stepfunctions/types.js';
 
 export const loadFixture = (name: string): AslMachine =>
   JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8')) as AslMachine;
@@ -48,6 +52,38 @@ export async function startHarness(options: LocalStepFunctionsOptions = {}): Pro
     },
   };
 }
+
+/**
+ * The harnesses and temporary folders of a test file that keeps executions in files, closed and
+ * removed after each test. `storePath(under)`: a checkpoint folder inside a fresh temporary one
+ * (the last in `dirs`).
+ */
+export const fileStoreFixtures = (prefix: string) => {
+  const dirs: string[] = [];
+  const harnesses: Harness[] = [];
+  afterEach(async () => {
+    for (const h of harnesses.splice(0)) await h.close();
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  const storePath = (...under: string[]) => {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    dirs.push(dir);
+    return join(dir, ...under, 'executions');
+  };
+  return { dirs, harnesses, storePath };
+};
+
+/** turn-loop.asl.json's agent step: parks after its first turn, done after its second. */
+export const twoTurnAgentStep: TaskHandler = (input) => {
+  const turn = input as { taskId: string; turn: number; lastInput: string | null };
+  const next = turn.turn + 1;
+  return {
+    taskId: turn.taskId,
+    turn: next,
+    next: next >= 2 ? 'done' : 'park',
+    lastInput: turn.lastInput,
+  };
+};
 
 /** Polls DescribeExecution (through the SDK) until the execution has left RUNNING. */
 export async function waitForEnd(

@@ -1,5 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   DescribeExecutionCommand,
@@ -11,36 +10,21 @@ import {
   StartExecutionCommand,
   StopExecutionCommand,
 } from '@aws-sdk/client-sfn';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AslMachine } from '../../../functions/local/stepfunctions/asl-walk.js';
 import { FileCheckpointStore } from '../../../functions/local/stepfunctions/file-checkpoint-store.js';
-import type { TaskHandler } from '../../../functions/local/stepfunctions/types.js';
-import { type Harness, loadFixture, ParkRecorder, startHarness, waitForEnd } from './harness.js';
+import {
+  fileStoreFixtures,
+  type Harness,
+  loadFixture,
+  ParkRecorder,
+  startHarness,
+  twoTurnAgentStep,
+  waitForEnd,
+} from './harness.js';
 
-const dirs: string[] = [];
-const harnesses: Harness[] = [];
-
-afterEach(async () => {
-  for (const h of harnesses.splice(0)) await h.close();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-const storePath = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'hibernate-'));
-  dirs.push(dir);
-  return join(dir, 'executions');
-};
-
-const agentStep: TaskHandler = (input) => {
-  const turn = input as { taskId: string; turn: number; lastInput: string | null };
-  const next = turn.turn + 1;
-  return {
-    taskId: turn.taskId,
-    turn: next,
-    next: next >= 2 ? 'done' : 'park',
-    lastInput: turn.lastInput,
-  };
-};
+const { dirs, harnesses, storePath: inFolder } = fileStoreFixtures('hibernate-');
+const storePath = () => inFolder();
 
 /** One park that times out after a second, caught into a Pass state, or answered. */
 const shortPark: AslMachine = {
@@ -72,7 +56,7 @@ const boot = async (options: { hibernateParked?: boolean; path?: string } = {}) 
   const turn = h.engine.createStateMachine({
     name: 'turn',
     definition: loadFixture('turn-loop.asl.json'),
-    taskHandlers: { AgentStep: agentStep, ParkForInput: parks.handler },
+    taskHandlers: { AgentStep: twoTurnAgentStep, ParkForInput: parks.handler },
   });
   const short = h.engine.createStateMachine({
     name: 'short',

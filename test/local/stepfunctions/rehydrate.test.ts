@@ -1,42 +1,26 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   GetExecutionHistoryCommand,
   SendTaskSuccessCommand,
   StartExecutionCommand,
 } from '@aws-sdk/client-sfn';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FileCheckpointStore } from '../../../functions/local/stepfunctions/file-checkpoint-store.js';
 import type { TaskHandler } from '../../../functions/local/stepfunctions/types.js';
-import { type Harness, loadFixture, ParkRecorder, startHarness, waitForEnd } from './harness.js';
+import {
+  fileStoreFixtures,
+  loadFixture,
+  ParkRecorder,
+  startHarness,
+  twoTurnAgentStep,
+  waitForEnd,
+} from './harness.js';
 
-const dirs: string[] = [];
-const harnesses: Harness[] = [];
+const { harnesses, storePath: inFolder } = fileStoreFixtures('parked-');
+const storePath = () => inFolder('state');
 
-afterEach(async () => {
-  for (const h of harnesses.splice(0)) await h.close();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-const storePath = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'parked-'));
-  dirs.push(dir);
-  return join(dir, 'state', 'executions');
-};
-
-const agentStep: TaskHandler = (input) => {
-  const turn = input as { taskId: string; turn: number; lastInput: string | null };
-  const next = turn.turn + 1;
-  return {
-    taskId: turn.taskId,
-    turn: next,
-    next: next >= 2 ? 'done' : 'park',
-    lastInput: turn.lastInput,
-  };
-};
-
-const boot = async (path: string, parks: ParkRecorder, step: TaskHandler = agentStep) => {
+const boot = async (path: string, parks: ParkRecorder, step: TaskHandler = twoTurnAgentStep) => {
   const h = await startHarness({ store: new FileCheckpointStore(path) });
   harnesses.push(h);
   const { stateMachineArn } = h.engine.createStateMachine({
@@ -131,7 +115,7 @@ describe('rehydration from the file store', () => {
         entered();
         return new Promise(() => undefined);
       }
-      return agentStep(input, { executionArn: '', stateName: 'AgentStep' });
+      return twoTurnAgentStep(input, { executionArn: '', stateName: 'AgentStep' });
     };
     const parksBefore = new ParkRecorder();
     const before = await boot(path, parksBefore, stuck);
