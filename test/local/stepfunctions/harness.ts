@@ -73,17 +73,34 @@ export const fileStoreFixtures = (prefix: string) => {
   return { dirs, harnesses, storePath };
 };
 
-/** turn-loop.asl.json's agent step: parks after its first turn, done after its second. */
-export const twoTurnAgentStep: TaskHandler = (input) => {
-  const turn = input as { taskId: string; turn: number; lastInput: string | null };
-  const next = turn.turn + 1;
-  return {
-    taskId: turn.taskId,
-    turn: next,
-    next: next >= 2 ? 'done' : 'park',
-    lastInput: turn.lastInput,
+/** The input turn-loop.asl.json's agent step is given (and returns, one turn on). */
+export interface LoopTurn {
+  taskId: string;
+  turn: number;
+  lastInput: string | null;
+  executionId?: string;
+}
+
+/**
+ * turn-loop.asl.json's agent step: parks after each turn until turn `doneAt`, then done. `seen`
+ * collects the turns it was given.
+ */
+export const turnLoopAgentStep =
+  (doneAt: number, seen: LoopTurn[] = []): TaskHandler =>
+  (input) => {
+    const turn = input as LoopTurn;
+    seen.push(turn);
+    const next = turn.turn + 1;
+    return {
+      taskId: turn.taskId,
+      turn: next,
+      next: next >= doneAt ? 'done' : 'park',
+      lastInput: turn.lastInput,
+    };
   };
-};
+
+/** Parks after its first turn, done after its second. */
+export const twoTurnAgentStep = turnLoopAgentStep(2);
 
 /** Polls DescribeExecution (through the SDK) until the execution has left RUNNING. */
 export async function waitForEnd(

@@ -16,27 +16,20 @@ import {
 } from '@aws-sdk/client-sfn';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AslMachine } from '../../../functions/local/stepfunctions/asl-walk.js';
-import { type Harness, loadFixture, ParkRecorder, startHarness, waitForEnd } from './harness.js';
+import {
+  type Harness,
+  type LoopTurn,
+  loadFixture,
+  ParkRecorder,
+  startHarness,
+  turnLoopAgentStep,
+  waitForEnd,
+} from './harness.js';
 
-interface Turn {
-  taskId: string;
-  turn: number;
-  lastInput: string | null;
-  executionId?: string;
-}
+type Turn = LoopTurn;
 
 /** The agent step: two parks, then done at turn 3. */
-const agentStep = (seen: Turn[]) => async (input: unknown) => {
-  const turn = input as Turn;
-  seen.push(turn);
-  const next = turn.turn + 1;
-  return {
-    taskId: turn.taskId,
-    turn: next,
-    next: next >= 3 ? 'done' : 'park',
-    lastInput: turn.lastInput,
-  };
-};
+const agentStep = (seen: Turn[]) => turnLoopAgentStep(3, seen);
 
 const withPark = (base: AslMachine, park: Record<string, unknown>): AslMachine => {
   const copy = structuredClone(base);
