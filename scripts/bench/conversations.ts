@@ -91,10 +91,7 @@ export const cpuPerConversation = (
  * The most conversations a second this machine could open at that CPU cost, every core busy with
  * nothing else: an upper bound on the rate, whatever the number of clients.
  */
-export const cpuCeiling = (
-  cpu: CpuPerConversation,
-  cores = availableParallelism()
-): number | null => {
+export const cpuCeiling = (cpu: CpuPerConversation, cores: number): number | null => {
   if (cpu.dynamodb_local === null) return null;
   const total = cpu.stack_node + cpu.dynamodb_local + cpu.clients;
   return total > 0 ? (cores * 1000) / total : null;
@@ -224,6 +221,7 @@ export const measureConversations = async (
       { ...(await stack.cpu()), clientsCpuMs: ownCpuMs() },
       opened.opened
     );
+    const cores = availableParallelism();
     const newConversations = {
       clients: options.clients,
       conversations: opened.opened,
@@ -233,8 +231,8 @@ export const measureConversations = async (
       p95_ms: percentile(opened.latenciesMs, 95),
       stopped: opened.stopped ?? null,
       cpu_ms_per_conversation: cpu,
-      cores: availableParallelism(),
-      cpu_ceiling_per_s: cpuCeiling(cpu, availableParallelism()),
+      cores,
+      cpu_ceiling_per_s: cpuCeiling(cpu, cores),
     };
     progress(`${opened.opened} new conversations at ${fixed(newConversations.per_s)} per second`);
 

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { statFieldsOf } from './proc.js';
 
 /** Clock ticks per second of /proc's CPU times (USER_HZ), asked of the system once. */
 let ticksPerSecond: number | undefined;
@@ -17,14 +17,9 @@ const clockTicks = (): number => {
  * it cannot be read (the process is gone, or there is no /proc).
  */
 export const cpuMsOf = (pid: number): number | undefined => {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  // pid (comm) state ppid ...: utime and stime are fields 14 and 15, counted after the ')'.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = statFieldsOf(pid);
+  if (fields === undefined) return undefined;
+  // utime and stime: the stat file's fields 14 and 15.
   const ticks = Number(fields[11]) + Number(fields[12]);
   return Number.isFinite(ticks) ? (ticks * 1000) / clockTicks() : undefined;
 };

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { statFieldsOf } from './proc.js';
 
 /** Resident set size of a process (VmRSS in /proc/<pid>/status), in bytes; undefined if gone. */
 export const rssOf = (pid: number): number | undefined => {
@@ -19,10 +20,7 @@ export const dynamoDbLocalPid = (parent = process.pid): number | undefined => {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // pid (comm) state ppid ...: the command name may hold spaces, so read after its ')'.
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid !== parent) continue;
+      if (Number(statFieldsOf(entry)?.[1]) !== parent) continue;
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
       if (cmdline.includes('DynamoDBLocal.jar')) return Number(entry);
     } catch {
