@@ -6,6 +6,7 @@ import { RemoteAgentDirectory } from '../adapters/remote/remote-agent-directory.
 import { SelfAgentDirectory } from '../adapters/self-agent-directory.js';
 import { RemoteFollowExecutions } from '../adapters/stepfunctions/remote-follow-executions.js';
 import { TurnExecutions } from '../adapters/stepfunctions/turn-executions.js';
+import { pauseAfterConflict } from '../adapters/system/conflict-pause.js';
 import type { Logger } from '../adapters/system/logger.js';
 import { RandomIds } from '../adapters/system/random-ids.js';
 import { SystemClock } from '../adapters/system/system-clock.js';
@@ -116,6 +117,7 @@ export const buildLoopRuntime = (config: RuntimeConfig, parts: LoopParts): LoopR
     clock,
     ids: new RandomIds(),
     hooks: parts.hooks ?? new Hooks<HarnessHookPoints>(),
+    pauseAfterConflict,
     config: {
       ...DEFAULT_LOOP_CONFIG,
       agentId: config.TINY_HARNESS_AGENT_ID,

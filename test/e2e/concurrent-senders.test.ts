@@ -11,7 +11,8 @@ type Json = Record<string, unknown>;
 /**
  * Fifty senders write to one task at once, eight messages each, one after another (what a
  * sender does): every message is accepted, the task reads each exactly once, and each sender's
- * messages keep their order. Nothing here contends: inbox seqs come from an atomic counter.
+ * messages keep their order. Inbox seqs come from an atomic counter, so the senders contend
+ * only when the task parks or wakes under them, and then retry after a jittered pause.
  */
 describe('one task, many concurrent senders (real DynamoDB Local)', () => {
   let stack: LocalStack;

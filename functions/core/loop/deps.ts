@@ -22,4 +22,9 @@ export interface LoopDeps {
   ids: Ids;
   hooks: Hooks<HarnessHookPoints>;
   config: LoopConfig;
+  /**
+   * Waits before an operation reads and decides again after its `attempt`-th conflict, so
+   * writers that lost the same race do not all race again at once. Absent: at once.
+   */
+  pauseAfterConflict?: ((attempt: number) => Promise<void>) | undefined;
 }

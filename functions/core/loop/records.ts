@@ -150,8 +150,9 @@ const MAX_ATTEMPTS = 10;
  * One read, one decision, one commit. `load` reads what the operation needs, `decide` (pure but
  * for hooks: no store I/O) says what to write and what to answer, and the store writes it all at
  * once, conditioned on what was read. On a conflict (the task was written since it was read:
- * a child's row, a message, a cut) the operation reads and decides again; whatever it did
- * outside the store (a model call) is captured by `decide`, never repeated. A decision made on
+ * a child's row, a message, a cut) the operation reads and decides again, after the pause the
+ * deps ask for (`pauseAfterConflict`); whatever it did outside the store (a model call) is
+ * captured by `decide`, never repeated. A decision made on
  * a state that has moved on (a superseded generation, an ended task) decides to write nothing.
  */
 export const decideAndCommit = async <S, T>(
@@ -166,8 +167,9 @@ export const decideAndCommit = async <S, T>(
     try {
       committed = await deps.store.commit(decision.commit);
     } catch (error) {
-      if (error instanceof ConcurrencyConflictError && attempt < MAX_ATTEMPTS) continue;
-      throw error;
+      if (!(error instanceof ConcurrencyConflictError) || attempt >= MAX_ATTEMPTS) throw error;
+      await deps.pauseAfterConflict?.(attempt);
+      continue;
     }
     const taskId =
       'taskId' in decision.commit ? decision.commit.taskId : decision.commit.record.task.id;
