@@ -1,3 +1,5 @@
+import { exponentialDelayMs } from '../../core/exponential-delay.js';
+
 /** The longest pause before a retry, however many conflicts came before it. */
 export const MAX_CONFLICT_PAUSE_MS = 100;
 
@@ -8,7 +10,7 @@ export const MAX_CONFLICT_PAUSE_MS = 100;
  * racing again, and one that keeps losing waits longer each time. `random` is in [0, 1).
  */
 export const conflictPauseMs = (attempt: number, random: number): number =>
-  random * Math.min(MAX_CONFLICT_PAUSE_MS, 2 * 2 ** attempt);
+  random * exponentialDelayMs(attempt, 4, MAX_CONFLICT_PAUSE_MS);
 
 export const pauseAfterConflict = (attempt: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, conflictPauseMs(attempt, Math.random())));

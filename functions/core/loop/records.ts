@@ -152,8 +152,8 @@ const MAX_ATTEMPTS = 10;
  * once, conditioned on what was read. On a conflict (the task was written since it was read:
  * a child's row, a message, a cut) the operation reads and decides again, after the pause the
  * deps ask for (`pauseAfterConflict`); whatever it did outside the store (a model call) is
- * captured by `decide`, never repeated. A decision made on
- * a state that has moved on (a superseded generation, an ended task) decides to write nothing.
+ * captured by `decide`, never repeated. A decision made on a state that has moved on (a
+ * superseded generation, an ended task) decides to write nothing.
  */
 export const decideAndCommit = async <S, T>(
   deps: LoopDeps,

@@ -1,3 +1,4 @@
+import { exponentialDelayMs } from '../exponential-delay.js';
 import type { WebhookResult } from '../ports/webhook-sender.js';
 
 /**
@@ -43,7 +44,7 @@ export const verdictOf = (result: WebhookResult): Verdict => {
 
 /** The wait after failed attempt `attempt` (1-based): exponential, capped. */
 export const backoffMs = (attempt: number, policy: RetryPolicy = PUSH_RETRY_POLICY): number =>
-  Math.min(policy.maxDelayMs, policy.firstDelayMs * 2 ** (attempt - 1));
+  exponentialDelayMs(attempt, policy.firstDelayMs, policy.maxDelayMs);
 
 /** The limit of the next attempt, or `undefined` when too little time is left to start one. */
 export const attemptTimeoutMs = (
