@@ -87,16 +87,43 @@ export const redactSecrets = (text: string, extraSecrets: readonly string[] = []
   return masked;
 };
 
-/** Every string in a JSON value redacted (keys are names, not content: they stay). */
+type JsonContainer = Record<string, unknown> | unknown[];
+
+const isContainer = (value: unknown): value is JsonContainer =>
+  typeof value === 'object' && value !== null;
+
+/** A key as its own data property: `__proto__` from JSON.parse is a key like any other. */
+const put = (target: JsonContainer, key: string | number, value: unknown) =>
+  Object.defineProperty(target, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+
+/**
+ * Every string in a JSON value redacted (keys are names, not content: they stay). Copied with a
+ * stack of its own rather than by recursion: a data part nested a few thousand levels deep would
+ * otherwise overflow the call stack, and the request with it, however deep the edge lets JSON be.
+ */
 const redactJson = (value: unknown, extraSecrets: readonly string[]): unknown => {
-  if (typeof value === 'string') return redactSecrets(value, extraSecrets);
-  if (Array.isArray(value)) return value.map((item) => redactJson(item, extraSecrets));
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, redactJson(item, extraSecrets)])
-    );
+  const shallow = (item: unknown): unknown => {
+    if (typeof item === 'string') return redactSecrets(item, extraSecrets);
+    if (Array.isArray(item)) return new Array<unknown>(item.length);
+    return isContainer(item) ? {} : item;
+  };
+  const root = shallow(value);
+  const pending: Array<[source: JsonContainer, target: JsonContainer]> = [];
+  if (isContainer(value) && isContainer(root)) pending.push([value, root]);
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [source, target] = next;
+    for (const [key, item] of Object.entries(source)) {
+      const copy = shallow(item);
+      put(target, Array.isArray(target) ? Number(key) : key, copy);
+      if (isContainer(item) && isContainer(copy)) pending.push([item, copy]);
+    }
   }
-  return value;
+  return root;
 };
 
 /**

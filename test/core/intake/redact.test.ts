@@ -248,4 +248,30 @@ describe('redactMessage', () => {
     const masked = redactMessage({ ...textMessage(''), parts: [dataPart(value)] });
     expect(masked.parts[0]!.content).toEqual({ $case: 'data', value });
   });
+
+  it('masks a data part nested far deeper than the call stack goes, as a copy of the same shape', () => {
+    const depth = 100_000;
+    let value: unknown = ['AKIAIOSFODNN7EXAMPLE'];
+    for (let level = 0; level < depth; level++) value = { a: value };
+
+    const masked = redactMessage({ ...textMessage(''), parts: [dataPart(value)] });
+
+    let inner = (masked.parts[0]!.content as { value: unknown }).value;
+    for (let level = 0; level < depth; level++) inner = (inner as { a: unknown }).a;
+    expect(inner).toEqual([REDACTED]);
+  });
+
+  it('keeps a `__proto__` key of a data part as a key, not as the copy’s prototype', () => {
+    const value = JSON.parse(
+      '{"__proto__": {"polluted": "ghp_0123456789abcdefghijABCDEFGHIJ012345"}}'
+    );
+    const masked = (
+      redactMessage({ ...textMessage(''), parts: [dataPart(value)] }).parts[0]!.content as {
+        value: Record<string, unknown>;
+      }
+    ).value;
+    expect(Object.getPrototypeOf(masked)).toBe(Object.prototype);
+    expect(Object.hasOwn(masked, '__proto__')).toBe(true);
+    expect(JSON.stringify(masked)).toBe(`{"__proto__":{"polluted":"${REDACTED}"}}`);
+  });
 });
