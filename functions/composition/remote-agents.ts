@@ -39,11 +39,21 @@ export const buildRemoteAgents = (
     ),
     fetch: fetchImpl,
     timeoutMs: REMOTE_TIMEOUT_MS,
+    // The same switch as webhooks': http to loopback is for two stacks on one machine.
+    endpoints: { allowLoopback: config.TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS },
   });
 
-/** The directory as registration needs it: cards are public, so no credential is read. */
-export const registrationAgents = (agents: RemoteAgentsConfig): A2aRemoteAgents =>
+/**
+ * The directory as a deployment's registration needs it: cards are public, so no credential is
+ * read. Its function is given no TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS: endpoints are https.
+ */
+export const registrationAgents = (
+  agents: RemoteAgentsConfig,
+  env: Record<string, string | undefined> = process.env
+): A2aRemoteAgents =>
   new A2aRemoteAgents({
     agents: settingsOf(agents, () => noCredentials),
     timeoutMs: REMOTE_TIMEOUT_MS,
+    // Read alone, not with the runtime's whole schema: this function's bundle holds no more.
+    endpoints: { allowLoopback: env.TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS === 'true' },
   });

@@ -89,7 +89,10 @@ export const RuntimeConfigSchema = z.object({
   TINY_HARNESS_THROTTLE_BURST: positiveInt(30),
   /** Server-Sent Event streams one caller may hold open at once (each holds a Lambda instance). */
   TINY_HARNESS_STREAMS_PER_CALLER: positiveInt(4),
-  /** Allows http webhooks to loopback addresses: for local testing only. */
+  /**
+   * Allows http to loopback addresses, for local testing only: push webhooks, and a remote
+   * agent's endpoint at its own loopback card's origin (docs/remote-agents.md).
+   */
   TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS: z
     .enum(['true', 'false'])
     .default('false')

@@ -87,26 +87,33 @@ describe('children on another A2A agent: two local stacks', () => {
     });
     const ledgerCard = `${ledger.url}/.well-known/agent-card.json`;
     const card = (await (await fetch(ledgerCard)).json()) as Record<string, unknown>;
-    cards = await startCardServer({
-      // The same agent, its card saying it sends no push notifications.
-      '/polled.json': () => ({
-        ...card,
-        capabilities: { ...(card.capabilities as object), pushNotifications: false },
-      }),
-      // An agent that speaks A2A 0.3 only.
-      '/v03.json': () => ({
-        name: 'old-ledger',
-        description: 'an A2A 0.3 agent',
-        protocolVersion: '0.3.0',
-        url: ledger.url,
-        preferredTransport: 'JSONRPC',
-        version: '1.0.0',
-        capabilities: { streaming: false, pushNotifications: false },
-        defaultInputModes: ['text/plain'],
-        defaultOutputModes: ['text/plain'],
-        skills: [],
-      }),
-    });
+    cards = await startCardServer(
+      {
+        // The same agent, its card saying it sends no push notifications, reached through this
+        // server (an endpoint is called at its card's origin only).
+        '/polled.json': () => ({
+          ...card,
+          supportedInterfaces: (card.supportedInterfaces as Array<{ url: string }>).map(
+            (entry) => ({ ...entry, url: entry.url.replace(ledger.url, cards.url) })
+          ),
+          capabilities: { ...(card.capabilities as object), pushNotifications: false },
+        }),
+        // An agent that speaks A2A 0.3 only.
+        '/v03.json': () => ({
+          name: 'old-ledger',
+          description: 'an A2A 0.3 agent',
+          protocolVersion: '0.3.0',
+          url: ledger.url,
+          preferredTransport: 'JSONRPC',
+          version: '1.0.0',
+          capabilities: { streaming: false, pushNotifications: false },
+          defaultInputModes: ['text/plain'],
+          defaultOutputModes: ['text/plain'],
+          skills: [],
+        }),
+      },
+      { upstream: ledger.url }
+    );
     const auth = { type: 'bearer', token: { env: 'LEDGER_TOKEN' } };
     alpha = await startStack({
       model: alphaModel,
@@ -114,6 +121,8 @@ describe('children on another A2A agent: two local stacks', () => {
         TINY_HARNESS_AGENT_ID: 'alpha',
         TINY_HARNESS_LOG_LEVEL: process.env.DEBUG_LOG ?? 'error',
         TINY_HARNESS_TASK_LIFECYCLE: 'delegated',
+        // It calls ledger over http on loopback.
+        TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS: 'true',
         ...UNTHROTTLED,
         LEDGER_TOKEN: tokenFor('alpha'),
         TINY_HARNESS_REMOTE_AGENTS: JSON.stringify({
@@ -420,7 +429,7 @@ describe('children on another A2A agent: two local stacks', () => {
     const [row] = rowsOf(done);
     expect(row?.state).toBe('TASK_STATE_FAILED');
     expect(row?.reason).toMatch(
-      /^agent ledger-polled has not answered for \d+ s \(the limit is 3 s\): GetTask on ledger-polled: ECONNREFUSED/
+      /^agent ledger-polled has not answered for \d+ s \(the limit is 3 s\): GetTask on ledger-polled: it answered HTTP 502/
     );
     expect(extensionOf(done).plan?.steps[0]?.state).toBe('failed');
     const note = alphaModel

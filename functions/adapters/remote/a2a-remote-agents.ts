@@ -18,6 +18,7 @@ import type {
   RemoteAgent,
   RemoteAgents,
 } from '../../core/ports/remote-agents.js';
+import type { EndpointPolicy } from '../../core/remote/endpoint-pin.js';
 import { chooseInterface, type RemoteCard } from '../../core/remote/remote-card.js';
 import { AgentCardCache } from './agent-card-cache.js';
 import { type Credentials, describe } from './credentials.js';
@@ -46,13 +47,14 @@ interface BuiltClient {
 /**
  * The registered remote agents over the official `@a2a-js/sdk` client: each agent's card is
  * fetched and cached (AgentCardCache), the interface chosen from its `supportedInterfaces`
- * (A2A 1.0, JSON-RPC or HTTP+JSON: chooseInterface), and every request carries the agent's
- * credentials and a timeout. Failures are sorted into RemoteCallError kinds.
+ * (A2A 1.0, JSON-RPC or HTTP+JSON, at the card's own origin: chooseInterface), and every request
+ * carries the agent's credentials and a timeout. Failures are sorted into RemoteCallError kinds.
  */
 export class A2aRemoteAgents implements RemoteAgents {
   readonly #agents: ReadonlyMap<string, RemoteAgentSettings>;
   readonly #fetch: typeof fetch;
   readonly #timeoutMs: number;
+  readonly #endpoints: EndpointPolicy;
   readonly #cards: AgentCardCache;
   readonly #clients = new Map<string, BuiltClient>();
 
@@ -61,10 +63,13 @@ export class A2aRemoteAgents implements RemoteAgents {
     fetch?: typeof fetch;
     /** One request's limit (card, token endpoint, A2A call). @default 15 s */
     timeoutMs?: number;
+    /** Which endpoints a card may name beside https at its own origin. @default none */
+    endpoints?: EndpointPolicy;
   }) {
     this.#agents = new Map(options.agents.map((agent) => [agent.id, agent]));
     this.#fetch = options.fetch ?? fetch;
     this.#timeoutMs = options.timeoutMs ?? 15_000;
+    this.#endpoints = options.endpoints ?? { allowLoopback: false };
     this.#cards = new AgentCardCache({ fetch: this.#fetch, timeoutMs: this.#timeoutMs });
   }
 
@@ -190,7 +195,7 @@ export class A2aRemoteAgents implements RemoteAgents {
     const raw = await this.#cards.get(settings.cardUrl);
     const built = this.#clients.get(agent);
     if (built !== undefined && built.raw === raw) return built;
-    const choice = chooseInterface(raw);
+    const choice = chooseInterface(raw, { ...this.#endpoints, cardUrl: settings.cardUrl });
     if (!choice.ok) throw new RemoteAgentRefusedError(agent, choice.reason);
     const sdkCard = AgentCard.fromJSON(raw);
     // The SDK picks among the card's interfaces by its own rules: hand it the chosen one only.
@@ -239,7 +244,8 @@ export class A2aRemoteAgents implements RemoteAgents {
       const timeout = AbortSignal.timeout(this.#timeoutMs);
       const signal = init?.signal == null ? timeout : AbortSignal.any([timeout, init.signal]);
       try {
-        return await this.#fetch(input, { ...init, headers, signal });
+        // The credentials go to the card's origin alone: a redirect elsewhere is not followed.
+        return await this.#fetch(input, { ...init, headers, signal, redirect: 'error' });
       } catch (error) {
         throw new RemoteCallError('unreachable', describe(error), { cause: error });
       }

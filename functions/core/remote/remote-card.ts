@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { TASK_EXTENSION_URI } from '../a2a/identifiers.js';
+import { type EndpointPin, endpointRefusal } from './endpoint-pin.js';
 
 /** The bindings the harness calls a remote agent over, in no order of its own: the card's wins. */
 export const CALLABLE_BINDINGS = ['JSONRPC', 'HTTP+JSON'] as const;
@@ -56,11 +57,20 @@ export interface RemoteCard {
 
 export type CardChoice = { ok: true; card: RemoteCard } | { ok: false; reason: string };
 
-const offered = (card: z.infer<typeof CardSchema>): string[] => {
-  const offers = (card.supportedInterfaces ?? []).map(
-    (entry) =>
-      `A2A ${entry.protocolVersion || '(no version)'} over ${entry.protocolBinding} at ${entry.url}`
-  );
+type Interface = NonNullable<z.infer<typeof CardSchema>['supportedInterfaces']>[number];
+
+/** An A2A 1.0 interface over a binding the harness calls, at an http(s) URL. */
+const speaks = (entry: Interface): boolean =>
+  (CALLABLE_BINDINGS as readonly string[]).includes(entry.protocolBinding.toUpperCase()) &&
+  VERSION_1_0.test(entry.protocolVersion ?? '') &&
+  HttpUrl.safeParse(entry.url).success;
+
+/** What the card offers, each interface it speaks but may not call with why. */
+const offered = (card: z.infer<typeof CardSchema>, pin: EndpointPin): string[] => {
+  const offers = (card.supportedInterfaces ?? []).map((entry) => {
+    const refusal = speaks(entry) ? endpointRefusal(entry.url, pin) : undefined;
+    return `A2A ${entry.protocolVersion || '(no version)'} over ${entry.protocolBinding} at ${entry.url}${refusal === undefined ? '' : ` (refused: ${refusal})`}`;
+  });
   if (card.protocolVersion !== undefined || card.url !== undefined) {
     offers.push(
       `A2A ${card.protocolVersion ?? '0.3'} over ${card.preferredTransport ?? 'JSONRPC'} at ${card.url ?? '(no url)'}`,
@@ -75,23 +85,21 @@ const offered = (card: z.infer<typeof CardSchema>): string[] => {
 /**
  * The interface the harness calls a remote agent over: the first of the card's
  * `supportedInterfaces` (the agent's own order of preference, §4.4.6) that is A2A 1.0 over
- * JSON-RPC or HTTP+JSON at an http(s) URL. A card with none is refused with what it does offer,
- * so the person configuring it reads why.
+ * JSON-RPC or HTTP+JSON at the card's own origin over https (`endpointRefusal`: our credentials
+ * go nowhere else). A card with none is refused with what it does offer, and why an interface it
+ * speaks is refused, so the person configuring it reads why.
  */
-export const chooseInterface = (raw: unknown): CardChoice => {
+export const chooseInterface = (raw: unknown, pin: EndpointPin): CardChoice => {
   const parsed = CardSchema.safeParse(raw);
   if (!parsed.success) {
     return { ok: false, reason: 'its card is not an A2A agent card (not a JSON object)' };
   }
   const card = parsed.data;
   const chosen = (card.supportedInterfaces ?? []).find(
-    (entry) =>
-      (CALLABLE_BINDINGS as readonly string[]).includes(entry.protocolBinding.toUpperCase()) &&
-      VERSION_1_0.test(entry.protocolVersion ?? '') &&
-      HttpUrl.safeParse(entry.url).success
+    (entry) => speaks(entry) && endpointRefusal(entry.url, pin) === undefined
   );
   if (chosen === undefined) {
-    const offers = offered(card);
+    const offers = offered(card, pin);
     return {
       ok: false,
       reason: `its card offers ${offers.length > 0 ? offers.join('; ') : 'no interface'}; tiny-harness calls A2A 1.0 over JSONRPC or HTTP+JSON`,

@@ -75,8 +75,13 @@ const agentAnswering = (
   });
 };
 
-const agentsAt = (url: string, credentials: Credentials, timeoutMs = 2_000) =>
+/**
+ * The agents below listen on loopback over http: called as `npm start` with loopback allowed
+ * calls them, unless `allowLoopback` says otherwise.
+ */
+const agentsAt = (url: string, credentials: Credentials, timeoutMs = 2_000, allowLoopback = true) =>
   new A2aRemoteAgents({
+    endpoints: { allowLoopback },
     agents: [
       {
         id: 'ledger',
@@ -229,5 +234,30 @@ describe('calling a remote agent', () => {
     const down = agentsAt('http://127.0.0.1:9', bearerCredentials(secret('t')));
     const [registration] = await down.register();
     expect(registration?.outcome).toBe('unreachable');
+  });
+
+  it("never sends the credentials to an endpoint off the card's origin", async () => {
+    const elsewhere = await serve((_seen, response) => json(response, 200, {}));
+    const card = await serve((_seen, response) =>
+      json(response, 200, cardToJson(buildAgentCard({ baseUrl: elsewhere.url })))
+    );
+    const agents = agentsAt(card.url, bearerCredentials(secret('s3cret')));
+    const [registration] = await agents.register();
+    expect(registration).toMatchObject({ outcome: 'refused' });
+    expect(registration?.outcome === 'refused' && registration.reason).toContain(
+      `(refused: not at the card's origin (${card.url}))`
+    );
+    await expect(agents.getTask('ledger', 'r-1')).rejects.toThrow("not at the card's origin");
+    expect(elsewhere.seen).toEqual([]);
+  });
+
+  it('refuses http to loopback unless loopback is allowed', async () => {
+    const agent = await agentAnswering((_request, _seen, response) => json(response, 200, {}));
+    const strict = agentsAt(agent.url, bearerCredentials(secret('s3cret')), 2_000, false);
+    const [registration] = await strict.register();
+    expect(registration?.outcome === 'refused' && registration.reason).toContain(
+      'plain http to loopback, which only TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS=true allows'
+    );
+    expect(agent.seen.filter((seen) => seen.method === 'POST')).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildAgentCard, cardToJson } from '../../../functions/core/a2a/agent-card.js';
 import { registerRemoteAgents } from '../../../functions/handlers/register-remote-agents.js';
 import { type CardServer, startCardServer } from '../../support/card-server.js';
@@ -7,8 +7,10 @@ describe('registering the remote agents at deployment', () => {
   let cards: CardServer;
 
   beforeAll(async () => {
+    // The cards are served over http on loopback: an endpoint is called only at its card's origin.
+    vi.stubEnv('TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS', 'true');
     cards = await startCardServer({
-      '/ledger.json': () => cardToJson(buildAgentCard({ baseUrl: 'https://ledger.example.com' })),
+      '/ledger.json': () => cardToJson(buildAgentCard({ baseUrl: cards.url })),
       '/old.json': () => ({
         name: 'old',
         protocolVersion: '0.3.0',
@@ -17,6 +19,7 @@ describe('registering the remote agents at deployment', () => {
     });
   });
   afterAll(async () => {
+    vi.unstubAllEnvs();
     await cards?.close();
   });
 
