@@ -19,6 +19,19 @@ export const CALLERS_PER_ADDRESS = 10;
 
 export const THROTTLED_BODY = '{"error":"too many requests"}';
 
+/**
+ * The per-caller key is the Authorization header as WAF transforms it: whitespace runs made one
+ * space, then lower case. `Bearer abc`, `bearer  abc` and `BEARER ABC` would otherwise each get a
+ * bucket of their own, and a caller could multiply its budget by respelling its header. Merging
+ * tokens that differ only in case or spacing can only put callers in one bucket, never let a
+ * request through: the authorizer still checks the token as it was sent. (HTTP parsers drop a
+ * field value's leading and trailing whitespace, RFC 9110 §5.5, so there is nothing to trim.)
+ */
+export const CALLER_KEY: CfnWebACL.TextTransformationProperty[] = [
+  { priority: 0, type: 'COMPRESS_WHITE_SPACE' },
+  { priority: 1, type: 'LOWERCASE' },
+];
+
 export interface A2aRateLimitProps {
   readonly stage: Stage;
   /** Requests one caller (one Authorization header) may make in a minute; WAF's minimum is 10. */
@@ -70,14 +83,7 @@ export class A2aRateLimit extends Construct {
               evaluationWindowSec: RATE_WINDOW_SECONDS,
               aggregateKeyType: 'CUSTOM_KEYS',
               // Requests without the header are not counted here; PerAddress bounds them.
-              customKeys: [
-                {
-                  header: {
-                    name: 'authorization',
-                    textTransformations: [{ priority: 0, type: 'NONE' }],
-                  },
-                },
-              ],
+              customKeys: [{ header: { name: 'authorization', textTransformations: CALLER_KEY } }],
             },
           },
         },

@@ -627,7 +627,7 @@ describe('A2A per-caller rate limits (WAF)', () => {
     Statement: { RateBasedStatement: Record<string, unknown> };
   }>;
 
-  it('counts each caller’s requests by its Authorization header, 120 a minute by default, and answers 429 with Retry-After past it', () => {
+  it('counts each caller’s requests by its Authorization header, whitespace and case folded, 120 a minute by default, and answers 429 with Retry-After past it', () => {
     expect(webAcl?.Properties).toMatchObject({ Scope: 'REGIONAL', DefaultAction: { Allow: {} } });
     const perCaller = rules.find((rule) => rule.Name === 'PerCaller');
     expect(perCaller?.Statement.RateBasedStatement).toEqual({
@@ -636,7 +636,14 @@ describe('A2A per-caller rate limits (WAF)', () => {
       AggregateKeyType: 'CUSTOM_KEYS',
       CustomKeys: [
         {
-          Header: { Name: 'authorization', TextTransformations: [{ Priority: 0, Type: 'NONE' }] },
+          // `Bearer abc`, `bearer  abc` and `BEARER ABC` share one bucket.
+          Header: {
+            Name: 'authorization',
+            TextTransformations: [
+              { Priority: 0, Type: 'COMPRESS_WHITE_SPACE' },
+              { Priority: 1, Type: 'LOWERCASE' },
+            ],
+          },
         },
       ],
     });
