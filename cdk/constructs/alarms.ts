@@ -6,7 +6,7 @@
  * topic. A dashboard shows turns, model tokens and cost per hour from the turn step's embedded
  * metrics (functions/adapters/system/turn-metrics.ts).
  */
-import { Duration } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import {
   Alarm,
@@ -20,7 +20,7 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -81,10 +81,27 @@ export class HarnessAlarms extends Construct {
       description: 'tiny-harness alarm topic encryption',
       enableKeyRotation: true,
     });
-    key.grant(
-      new ServicePrincipal('cloudwatch.amazonaws.com'),
-      'kms:Decrypt',
-      'kms:GenerateDataKey*'
+    // Only for this account's alarms: without the source conditions, CloudWatch acting for any
+    // account's alarm could use the key (the confused deputy).
+    const stack = Stack.of(this);
+    key.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'AlarmsOfThisAccountPublish',
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnLike: {
+            'aws:SourceArn': stack.formatArn({
+              service: 'cloudwatch',
+              resource: 'alarm',
+              resourceName: '*',
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          },
+        },
+      })
     );
     this.topic = new Topic(this, 'Topic', { masterKey: key, enforceSSL: true });
     this.#action = new SnsAction(this.topic);
