@@ -47,6 +47,7 @@ export const DEFAULT_CONTEXT = {
   taskLifecycle: 'conversation',
   remoteAgents: '',
   mcpServers: '',
+  userPoolDeletionProtection: true,
 } as const;
 
 export type ContextKey = keyof typeof DEFAULT_CONTEXT;
@@ -166,6 +167,14 @@ const HarnessConfigSchema = z.object({
   mcpServers: cloudJsonConfig(
     (text) => cloudMcpServersProblems(parseMcpServers(text)),
     'not an MCP servers list'
+  ),
+  /**
+   * Whether the user pool refuses DeleteUserPool. On unless a dev stack turns it off: the pool
+   * holds every caller's identity, and is retained when the stack is deleted either way.
+   */
+  userPoolDeletionProtection: z.union(
+    [z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')],
+    'true or false'
   ),
   agentSkills: z.string().superRefine((text, context) => {
     if (text.trim() === '') return;

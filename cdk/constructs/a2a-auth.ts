@@ -31,7 +31,7 @@ export const ACCESS_TOKEN_VALIDITY = Duration.hours(1);
 export interface A2aAuthProps {
   /** The deployment's stage: part of the hosted domain's prefix. */
   readonly stage: string;
-  /** Refuse to delete the user pool (production). @default false */
+  /** Refuse to delete the user pool (CDK context `userPoolDeletionProtection`). @default true */
   readonly deletionProtection?: boolean;
 }
 
@@ -70,7 +70,7 @@ export class A2aAuth extends Construct {
       // Threat protection (compromised credentials, adaptive authentication) needs the Plus plan.
       featurePlan: FeaturePlan.PLUS,
       standardThreatProtectionMode: StandardThreatProtectionMode.FULL_FUNCTION,
-      deletionProtection: props.deletionProtection ?? false,
+      deletionProtection: props.deletionProtection ?? true,
     });
 
     const a2aScope = new ResourceServerScope({

@@ -279,7 +279,7 @@ export class HarnessStack extends Stack {
 
     this.auth = new A2aAuth(this, CONSTRUCT_IDS.auth, {
       stage: config.stage,
-      deletionProtection: config.stage === 'prod',
+      deletionProtection: config.userPoolDeletionProtection,
     });
     this.api = new A2aApi(this, CONSTRUCT_IDS.api, {
       handler: this.a2aFunction,

@@ -6,7 +6,8 @@ import { A2A_SCOPE } from '../../functions/core/a2a/security.js';
 import { flatten, logicalIdAt, resourceAt, synthHarness, TEST_STAGE } from './support/synth.js';
 
 const { template } = synthHarness();
-const prod = synthHarness({ stage: 'prod' }).template;
+/** A dev stack whose pool may be deleted. */
+const unprotected = synthHarness({ userPoolDeletionProtection: 'false' }).template;
 const poolId = logicalIdAt(template, 'A2aAuth/UserPool');
 const authorizerId = logicalIdAt(template, 'A2aAuth/Authorizer');
 const domainId = logicalIdAt(template, 'A2aAuth/UserPool/Domain');
@@ -106,11 +107,15 @@ describe('the user pool', () => {
     template.hasResource('AWS::Cognito::UserPool', { DeletionPolicy: 'Retain' });
   });
 
-  it('is protected from deletion in prod only', () => {
+  it('is protected from deletion unless the context key turns it off, in any stage', () => {
     expect(resourceAt(template, 'A2aAuth/UserPool').Properties).toMatchObject({
+      DeletionProtection: 'ACTIVE',
+    });
+    unprotected.hasResourceProperties('AWS::Cognito::UserPool', {
       DeletionProtection: 'INACTIVE',
     });
-    prod.hasResourceProperties('AWS::Cognito::UserPool', { DeletionProtection: 'ACTIVE' });
+    // Retained either way: turning it off only lets someone delete the pool by hand.
+    unprotected.hasResource('AWS::Cognito::UserPool', { DeletionPolicy: 'Retain' });
   });
 
   it('defines the A2A scope on the tiny-harness resource server', () => {

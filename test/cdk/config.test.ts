@@ -182,6 +182,11 @@ describe('synthesis refuses a bad configuration with one line naming what to set
       /^invalid CDK context: mcpServers: not an MCP servers list: /,
     ],
     [
+      'a deletion protection that is not a boolean',
+      { userPoolDeletionProtection: 'off' },
+      /^invalid CDK context: userPoolDeletionProtection: true or false$/,
+    ],
+    [
       'a remote agents directory that does not parse',
       { remoteAgents: '{"Ledger Agent": {"card": "x"}}' },
       /^invalid CDK context: remoteAgents: not a remote agents directory: /,
