@@ -2,6 +2,10 @@
  * Runs AWS's DynamoDB Local (the real engine: streams, transactions, TTL) as a child process, for
  * `npm start` and the integration tests. The jar is fetched by `npm run setup` into
  * `.local/dynamodb/` (see scripts/setup.mjs); it is never committed.
+ *
+ * It runs through a launcher (dynamodb-loopback.ts) that binds it to 127.0.0.1 only, refuses a
+ * Host other than its own (DNS rebinding) and serves only the path of a secret made for the run:
+ * the endpoint it answers at is `http://127.0.0.1:<port>/<secret>`, which no one else knows.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -13,6 +17,13 @@ import {
   type DynamoDBClientConfig,
   ListTablesCommand,
 } from '@aws-sdk/client-dynamodb';
+import {
+  compiledLauncher,
+  LAUNCHER_CLASS,
+  launcherClassPath,
+  newDynamoDbSecret,
+  SECRET_VARIABLE,
+} from './dynamodb-loopback.js';
 
 export interface DynamoDbLocalOptions {
   /** TCP port; 0 (the default) picks a free one. */
@@ -26,7 +37,7 @@ export interface DynamoDbLocalOptions {
 }
 
 export interface DynamoDbLocal {
-  /** `http://127.0.0.1:<port>` */
+  /** `http://127.0.0.1:<port>/<secret>`: the SDK clients' endpoint (the secret is the path). */
   endpoint: string;
   port: number;
   /** The JVM's process id (a restart after a crash finds it by this). */
@@ -79,6 +90,11 @@ const freePort = (): Promise<number> =>
     });
   });
 
+const javaMissing = () =>
+  new Error(
+    'java was not found on PATH: install Java 17 to run DynamoDB Local (e.g. `apt-get install openjdk-17-jre-headless`).'
+  );
+
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 // Children still running when this process exits are killed: `exit` covers normal ends,
@@ -115,7 +131,16 @@ interface Launch {
 
 const BIND_FAILURE = /Failed to bind|BindException|Address already in use/;
 
-const launch = (emulatorDir: string, port: number, dataDir: string | undefined): Launch => {
+interface LaunchOptions {
+  emulatorDir: string;
+  /** The compiled launcher's folder (dynamodb-loopback.ts). */
+  launcherDir: string;
+  port: number;
+  dataDir: string | undefined;
+  secret: string;
+}
+
+const launch = ({ emulatorDir, launcherDir, port, dataDir, secret }: LaunchOptions): Launch => {
   const args = [
     '-Djava.library.path=./DynamoDBLocal_lib',
     '-XX:TieredStopAtLevel=1',
@@ -126,8 +151,9 @@ const launch = (emulatorDir: string, port: number, dataDir: string | undefined):
     '-XX:+UseSerialGC',
     '-Xms16m',
     '-Xmx256m',
-    '-jar',
-    JAR,
+    '-cp',
+    launcherClassPath(JAR, launcherDir),
+    LAUNCHER_CLASS,
     ...(dataDir === undefined ? ['-inMemory'] : ['-dbPath', resolve(dataDir)]),
     // One database whatever the client's region and access key (they partition tables otherwise).
     '-sharedDb',
@@ -135,7 +161,11 @@ const launch = (emulatorDir: string, port: number, dataDir: string | undefined):
     '-port',
     String(port),
   ];
-  const child = spawn('java', args, { cwd: emulatorDir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('java', args, {
+    cwd: emulatorDir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, [SECRET_VARIABLE]: secret },
+  });
   const lines: string[] = [];
   let bindFailed = false;
   const keep = (chunk: Buffer) => {
@@ -217,13 +247,18 @@ export const startDynamoDbLocal = async (
     );
   }
   installExitHooks();
+  const launcherDir = await compiledLauncher(emulatorDir, JAR).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw javaMissing();
+    throw error;
+  });
   const timeoutMs = options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
   const fixedPort = options.port !== undefined && options.port !== 0;
 
   for (let attempt = 1; ; attempt++) {
     const port = fixedPort ? (options.port as number) : await freePort();
-    const endpoint = `http://127.0.0.1:${port}`;
-    const launched = launch(emulatorDir, port, options.dataDir);
+    const secret = newDynamoDbSecret();
+    const endpoint = `http://127.0.0.1:${port}/${secret}`;
+    const launched = launch({ emulatorDir, launcherDir, port, dataDir: options.dataDir, secret });
     const outcome = await waitReady(endpoint, launched, timeoutMs);
     if (outcome === 'ready') {
       let stopping: Promise<void> | undefined;
@@ -235,11 +270,7 @@ export const startDynamoDbLocal = async (
       };
     }
     const spawnError = launched.spawnError();
-    if (spawnError && (spawnError as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new Error(
-        'java was not found on PATH: install Java 17 to run DynamoDB Local (e.g. `apt-get install openjdk-17-jre-headless`).'
-      );
-    }
+    if (spawnError && (spawnError as NodeJS.ErrnoException).code === 'ENOENT') throw javaMissing();
     await stopChild(launched);
     const tail = launched.stderrTail();
     // A port picked by us may have been taken between the probe and the JVM's bind: try another.
