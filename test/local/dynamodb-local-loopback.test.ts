@@ -4,7 +4,6 @@
  * DNS-rebinding page, or another user of this machine without the secret reads and writes
  * nothing.
  */
-import { request } from 'node:http';
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
@@ -14,6 +13,7 @@ import {
   localDynamoDbClientConfig,
   startDynamoDbLocal,
 } from '../../functions/local/dynamodb-local.js';
+import { rawRequest } from './raw-http.js';
 
 /** Whether a TCP connection to address:port is accepted (within 2 s). */
 const accepts = (address: string, port: number): Promise<boolean> =>
@@ -35,43 +35,26 @@ const nonLoopbackIpv4 = (): string[] =>
     .filter((entry) => entry.family === 'IPv4' && !entry.internal)
     .map((entry) => entry.address);
 
-/**
- * A raw request to DynamoDB Local, with the Host and path the test says (fetch would not send
- * the Host given).
- */
+/** A request to DynamoDB Local with the Host and path the test says. */
 const call = (
   local: DynamoDbLocal,
   path: string,
   target: string,
   body: unknown,
   host = `127.0.0.1:${local.port}`
-): Promise<{ status: number; body: string }> =>
-  new Promise((done, fail) => {
-    const sent = request(
-      {
-        host: '127.0.0.1',
-        port: local.port,
-        path,
-        method: 'POST',
-        headers: {
-          Host: host,
-          'Content-Type': 'application/x-amz-json-1.0',
-          'X-Amz-Target': `DynamoDB_20120810.${target}`,
-          // DynamoDB Local wants a signature's shape, never checks it.
-          Authorization:
-            'AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
-        },
-      },
-      (response) => {
-        let text = '';
-        response.on('data', (chunk: Buffer) => {
-          text += chunk.toString('utf8');
-        });
-        response.on('end', () => done({ status: response.statusCode ?? 0, body: text }));
-      }
-    );
-    sent.on('error', fail);
-    sent.end(JSON.stringify(body));
+) =>
+  rawRequest(local.port, {
+    path,
+    method: 'POST',
+    headers: {
+      Host: host,
+      'Content-Type': 'application/x-amz-json-1.0',
+      'X-Amz-Target': `DynamoDB_20120810.${target}`,
+      // DynamoDB Local wants a signature's shape, never checks it.
+      Authorization:
+        'AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
+    },
+    body: JSON.stringify(body),
   });
 
 const TABLE = {

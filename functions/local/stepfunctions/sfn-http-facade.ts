@@ -4,10 +4,18 @@
  * with only an `endpoint` override. Errors go out as the service sends them, a 400 whose body
  * has `__type: "<namespace>#<Name>"`; the SDK keeps the part after `#` and throws its typed
  * exception of that name. Timestamps are epoch seconds, as the service returns them.
+ *
+ * Anyone who can reach it can stop executions and answer parked tasks' tokens, so it listens on
+ * loopback, answers only to its loopback Host (a DNS-rebinding page is refused with 421,
+ * loopback-host.ts), and only at a path holding a secret made for this run: its endpoint is
+ * `http://127.0.0.1:<port>/<secret>`, which the SDK clients it is handed to call as they would
+ * any endpoint with a path, and which another user of this machine, who can reach the port,
+ * cannot guess (403).
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { refuseForeignHost } from '../loopback-host.js';
 import type { LocalStepFunctions } from './engine.js';
 import { isSfnServiceError } from './sfn-errors.js';
 import { OperationError, runOperation } from './sfn-operations.js';
@@ -19,8 +27,10 @@ export interface SfnHttpFacadeOptions {
 }
 
 export interface SfnHttpFacade {
-  /** `http://<host>:<port>`, for `new SFNClient({ endpoint })`. */
+  /** `http://<host>:<port>/<secret>`, for `new SFNClient({ endpoint })`. */
   endpoint: string;
+  /** The port it listens on (the banner says where it is, never its secret). */
+  port: number;
   close(): Promise<void>;
 }
 
@@ -98,12 +108,29 @@ const send = (response: ServerResponse, status: number, body: unknown): void => 
   response.end(text);
 };
 
+/** Whether the request's path is the secret's (`/<secret>`, or `/<secret>/` as the SDK sends it). */
+const carriesSecret = (request: IncomingMessage, secret: string): boolean => {
+  const path = (request.url ?? '').split('?', 1)[0] ?? '';
+  const given = Buffer.from(path.replace(/\/$/, ''));
+  const expected = Buffer.from(`/${secret}`);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+};
+
 const handle = async (
   engine: LocalStepFunctions,
+  secret: string,
   request: IncomingMessage,
   response: ServerResponse
 ) => {
+  if (refuseForeignHost(request, response)) return;
   try {
+    if (!carriesSecret(request, secret)) {
+      throw new WireError(
+        403,
+        `${CORAL_NAMESPACE}#AccessDeniedException`,
+        "This endpoint is the local stack's own: use the endpoint it was started with"
+      );
+    }
     const target = request.headers['x-amz-target'];
     if (
       request.method !== 'POST' ||
@@ -129,7 +156,10 @@ export async function startSfnHttpFacade(
   options: SfnHttpFacadeOptions = {}
 ): Promise<SfnHttpFacade> {
   const host = options.host ?? '127.0.0.1';
-  const server = createServer((request, response) => void handle(engine, request, response));
+  const secret = randomBytes(24).toString('base64url');
+  const server = createServer(
+    (request, response) => void handle(engine, secret, request, response)
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {
@@ -139,7 +169,8 @@ export async function startSfnHttpFacade(
   });
   const { port } = server.address() as AddressInfo;
   return {
-    endpoint: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    endpoint: `http://${host.includes(':') ? `[${host}]` : host}:${port}/${secret}`,
+    port,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));

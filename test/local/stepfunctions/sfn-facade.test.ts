@@ -16,6 +16,7 @@ import {
 } from '@aws-sdk/client-sfn';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AslMachine } from '../../../functions/local/stepfunctions/asl-walk.js';
+import { rawRequest } from '../raw-http.js';
 import {
   type Harness,
   type LoopTurn,
@@ -506,5 +507,79 @@ describe('Retry on a custom error name, then Catch', () => {
       errorMessage: 'attempt 3 failed',
     });
     expect(calls()).toBe(3);
+  });
+});
+
+describe("the facade is the local stack's own", () => {
+  const parked = async () => {
+    const parks = new ParkRecorder();
+    const { stateMachineArn } = h.engine.createStateMachine({
+      name: 'guarded',
+      definition: loadFixture('turn-loop.asl.json'),
+      taskHandlers: { AgentStep: agentStep([]), ParkForInput: parks.handler },
+    });
+    const { executionArn } = await h.client.send(
+      new StartExecutionCommand({
+        stateMachineArn,
+        input: JSON.stringify({ taskId: 't-g', turn: 0, lastInput: null }),
+      })
+    );
+    await parks.next();
+    return executionArn as string;
+  };
+
+  const stop = (path: string, host: string, executionArn: string) =>
+    rawRequest(h.facade.port, {
+      path,
+      method: 'POST',
+      headers: {
+        Host: host,
+        'Content-Type': 'application/x-amz-json-1.0',
+        'X-Amz-Target': 'AWSStepFunctions.StopExecution',
+      },
+      body: JSON.stringify({ executionArn }),
+    });
+
+  const status = async (executionArn: string) =>
+    (await h.client.send(new DescribeExecutionCommand({ executionArn }))).status;
+
+  it('listens on loopback, at a path holding a secret of this run', () => {
+    const endpoint = new URL(h.facade.endpoint);
+    expect(endpoint.host).toBe(`127.0.0.1:${h.facade.port}`);
+    expect(endpoint.pathname).toMatch(/^\/[A-Za-z0-9_-]{32}$/);
+  });
+
+  it('refuses a foreign Host with 421 (a DNS-rebinding page), even with the secret: nothing is stopped', async () => {
+    const executionArn = await parked();
+    const secretPath = new URL(h.facade.endpoint).pathname;
+    for (const host of [
+      `evil.example:${h.facade.port}`,
+      `127.0.0.1:${h.facade.port + 1}`,
+      'localhost',
+    ]) {
+      const refused = await stop(secretPath, host, executionArn);
+      expect(refused.status, host).toBe(421);
+    }
+    expect(await status(executionArn)).toBe('RUNNING');
+  });
+
+  it('refuses a request without the secret with 403: nothing is stopped', async () => {
+    const executionArn = await parked();
+    for (const path of ['/', '/guess/', `${new URL(h.facade.endpoint).pathname}x`]) {
+      const refused = await stop(path, `127.0.0.1:${h.facade.port}`, executionArn);
+      expect(refused.status, path).toBe(403);
+      expect(JSON.parse(refused.body)).toMatchObject({
+        __type: 'com.amazon.coral.service#AccessDeniedException',
+      });
+    }
+    expect(await status(executionArn)).toBe('RUNNING');
+    // What was refused above is served with the endpoint's own Host and path.
+    const served = await stop(
+      new URL(h.facade.endpoint).pathname,
+      `localhost:${h.facade.port}`,
+      executionArn
+    );
+    expect(served.status).toBe(200);
+    expect(await status(executionArn)).toBe('ABORTED');
   });
 });
