@@ -47,7 +47,7 @@ export class AuditArchive extends Construct {
         [AUDIT_RETENTION_ENV]: String(props.retentionDays),
       },
     });
-    this.function.bindTable({ table: props.table, access: 'readWrite' });
+    this.function.bindTable({ table: props.table, access: 'archive' });
     this.function.addEnvironment(ENV.stateMachineArn, props.arns.stateMachineArn);
     this.function.addToRolePolicy(
       new PolicyStatement({

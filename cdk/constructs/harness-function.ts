@@ -90,6 +90,30 @@ export const mcpDefine = (connects: boolean): Record<string, string> => ({
   'globalThis.tinyHarnessBundledMcp': String(connects),
 });
 
+/** Reading a task: its record (GetItem), its pieces (BatchGetItem), its rows and the indexes (Query). */
+const TABLE_READS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
+
+/** The DynamoDB actions a function may take on the table, by what it does with it. */
+export const TABLE_ACCESS = {
+  read: TABLE_READS,
+  /**
+   * Read and commit: a commit is one transaction of puts, updates, deletes (the inbox items it
+   * folds) and condition checks, each authorized as its own action; a record is also put or
+   * updated alone, and a push config deleted.
+   */
+  commit: [
+    ...TABLE_READS,
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:DeleteItem',
+    'dynamodb:ConditionCheckItem',
+  ],
+  /** The archive: finds a closed execution's task (Query) and writes its history (PutItem). */
+  archive: ['dynamodb:Query', 'dynamodb:PutItem'],
+} as const;
+
+export type TableAccess = keyof typeof TABLE_ACCESS;
+
 export interface HarnessFunctionProps {
   /** Absolute path of the handler module (see `handlerEntry`); it must export `handler`. */
   readonly entry: string;
@@ -169,11 +193,14 @@ export class HarnessFunction extends NodejsFunction {
     );
   }
 
-  /** Names the table in the environment and grants exactly the access asked for. */
-  bindTable(options: { table: ITableV2; access: 'read' | 'readWrite' }): void {
+  /**
+   * Names the table in the environment and grants the item actions of `access` on it and its
+   * indexes, and no other: not Scan, BatchWriteItem or DescribeTable, which the grant helpers
+   * add and no function sends (test/cdk/iam-calls.test.ts holds each role to its calls).
+   */
+  bindTable(options: { table: ITableV2; access: TableAccess }): void {
     this.addEnvironment(ENV.table, options.table.tableName);
-    if (options.access === 'read') options.table.grantReadData(this);
-    else options.table.grantReadWriteData(this);
+    options.table.grant(this, ...TABLE_ACCESS[options.access]);
     if (this.role) {
       acknowledge(
         this.role,

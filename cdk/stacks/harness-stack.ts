@@ -161,7 +161,7 @@ export class HarnessStack extends Stack {
     });
 
     for (const fn of [this.turnStepFunction, this.streamFunction, this.a2aFunction]) {
-      fn.bindTable({ table: this.table, access: 'readWrite' });
+      fn.bindTable({ table: this.table, access: 'commit' });
     }
     // Delivery reads the task and its configs, and writes nothing.
     this.pushFunction.bindTable({ table: this.table, access: 'read' });
@@ -227,7 +227,7 @@ export class HarnessStack extends Stack {
       environment,
     });
     for (const fn of [this.remoteFollowFunction, this.remotePushFunction]) {
-      fn.bindTable({ table: this.table, access: 'readWrite' });
+      fn.bindTable({ table: this.table, access: 'commit' });
       // Delivering a child's news wakes its parent (and revives one whose execution is gone).
       fn.bindTurnMachine({ arns, access: 'manage' });
     }
@@ -256,7 +256,7 @@ export class HarnessStack extends Stack {
       timeout: Duration.minutes(1),
       environment,
     });
-    this.reconcileFunction.bindTable({ table: this.table, access: 'readWrite' });
+    this.reconcileFunction.bindTable({ table: this.table, access: 'commit' });
     this.reconcileFunction.bindTurnMachine({ arns, access: 'drive' });
     this.reconciler = new ExecutionReconciler(this, CONSTRUCT_IDS.reconciler, {
       handler: this.reconcileFunction,

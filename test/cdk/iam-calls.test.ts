@@ -1,8 +1,9 @@
 /**
- * No principal lacks a permission its handler's code calls. Each handler is bundled as `cdk synth`
- * bundles it (cdk/lambda-bundle.ts); the AWS SDK commands its code can send (constructed in
- * its own sources, and left in the bundle by tree-shaking) are held against a table of the calls
- * each handler makes, and the table against the synthesized policy of the handler's role.
+ * No principal lacks a permission its handler's code calls, and none holds a table action its
+ * code does not send. Each handler is bundled as `cdk synth` bundles it (cdk/lambda-bundle.ts);
+ * the AWS SDK commands its code can send (constructed in its own sources, and left in the bundle
+ * by tree-shaking) are held against a table of the calls each handler makes, and the table
+ * against the synthesized policy of the handler's role, both ways for DynamoDB.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -206,6 +207,13 @@ const commandsInBundle = async (entry: string): Promise<Set<string>> => {
   return commands;
 };
 
+/**
+ * The table's stream is read by the event source mapping with the function's role (the stream
+ * and push consumers): actions no bundle sends, on the stream alone.
+ */
+const readsTheStream = (statement: { resources: string[] }): boolean =>
+  statement.resources.every((resource) => resource.endsWith('.StreamArn>'));
+
 const LEDGER_SECRET = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:ledger-token-AbCdEf';
 
 // Every secret permission in play: the model's (Bedrock, a key secret and its KMS key) and a
@@ -255,6 +263,18 @@ describe('every call a handler makes is allowed to its role', () => {
     const needed = [...new Set(calls.flatMap((command) => ACTIONS_OF_COMMAND[command] ?? []))];
     expect(needed.filter((action) => !allowed.has(action))).toEqual([]);
   });
+
+  it.each(Object.entries(CALLS))(
+    '%s: its role holds no table action its calls do not send',
+    (id, { calls }) => {
+      const needed = new Set(calls.flatMap((command) => ACTIONS_OF_COMMAND[command] ?? []));
+      const held = statementsOfRole(template, logicalIdAt(template, `${id}Role`))
+        .filter((statement) => statement.effect === 'Allow' && !readsTheStream(statement))
+        .flatMap((statement) => statement.actions)
+        .filter((action) => action.startsWith('dynamodb:'));
+      expect(held.filter((action) => !needed.has(action))).toEqual([]);
+    }
+  );
 
   it('the functions that never call the model are not allowed to', () => {
     const others = Object.keys(CALLS).filter((id) => id !== 'TurnStepFunction');
