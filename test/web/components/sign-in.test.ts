@@ -30,7 +30,7 @@ const jwt = (claims: Record<string, unknown>) =>
 /** A browser tab at `href` and a token endpoint answering `answers` in turn. */
 const tab = (href: string, answers: Array<{ status: number; body: unknown }> = []) => {
   const storage = new Map<string, string>();
-  const calls: Array<{ url: string; form: URLSearchParams }> = [];
+  const calls: Array<{ url: string; form: URLSearchParams; headers: Headers; at: string }> = [];
   const state = { href, assigned: '', replaced: '', now: 1_000_000 };
   const env: BrowserEnv = {
     storage: {
@@ -58,7 +58,13 @@ const tab = (href: string, answers: Array<{ status: number; body: unknown }> = [
       },
     },
     fetch: async (input, init) => {
-      calls.push({ url: String(input), form: new URLSearchParams(String(init?.body)) });
+      calls.push({
+        url: String(input),
+        form: new URLSearchParams(String(init?.body)),
+        headers: new Headers(init?.headers),
+        // Where the page was when it asked: a request after it left would never be sent.
+        at: state.assigned,
+      });
       const answer = answers.shift() ?? { status: 500, body: {} };
       return new Response(JSON.stringify(answer.body), { status: answer.status });
     },
@@ -66,6 +72,22 @@ const tab = (href: string, answers: Array<{ status: number; body: unknown }> = [
     now: () => state.now,
   };
   return { env, storage, calls, state };
+};
+
+const LOGOUT = `${SETTINGS.domain}/logout?client_id=web-client&logout_uri=https%3A%2F%2Fweb.example%2F`;
+
+/** Tokens of a tab signed in an hour ago. */
+const signedIn = (now: number) => ({
+  access_token: 'access-1',
+  refresh_token: 'refresh-1',
+  expires_at: now + 3_600_000,
+});
+
+/** Until the page has left (sign-out navigates once the revocation is settled). */
+const left = async (state: { assigned: string }) => {
+  for (let tries = 0; state.assigned === '' && tries < 100; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 };
 
 describe('signing in with the hosted UI', () => {
@@ -157,10 +179,48 @@ describe('signing in with the hosted UI', () => {
     );
     session?.signOut();
     expect(storage.has('tiny-harness.cognito.tokens')).toBe(false);
-    expect(state.assigned).toBe(
-      `${SETTINGS.domain}/logout?client_id=web-client&logout_uri=https%3A%2F%2Fweb.example%2F`
-    );
     await expect(session?.accessToken()).rejects.toThrow('signed out');
+    await left(state);
+    expect(state.assigned).toBe(LOGOUT);
+  });
+
+  it('signs out by revoking the refresh token with the client id alone, then leaving for the hosted UI', async () => {
+    const { env, storage, calls, state } = tab('https://web.example/', [{ status: 200, body: {} }]);
+    storage.set('tiny-harness.cognito.tokens', JSON.stringify(signedIn(state.now)));
+    cognitoSession(SETTINGS, env)?.signOut();
+    expect(storage.has('tiny-harness.cognito.tokens')).toBe(false);
+    await left(state);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.url).toBe(`${SETTINGS.domain}/oauth2/revoke`);
+    expect(Object.fromEntries(calls[0]?.form ?? [])).toEqual({
+      token: 'refresh-1',
+      client_id: 'web-client',
+    });
+    // A public client: no secret, so no Authorization; a form POST, so no CORS preflight.
+    expect(calls[0]?.headers.get('authorization')).toBeNull();
+    expect(calls[0]?.headers.get('content-type')).toBe('application/x-www-form-urlencoded');
+    expect(calls[0]?.at).toBe('');
+    expect(state.assigned).toBe(LOGOUT);
+  });
+
+  it('signs out all the same when the revocation fails, and revokes nothing without a refresh token', async () => {
+    const failing = tab('https://web.example/');
+    failing.env.fetch = async () => {
+      throw new TypeError('Failed to fetch');
+    };
+    failing.storage.set('tiny-harness.cognito.tokens', JSON.stringify(signedIn(failing.state.now)));
+    cognitoSession(SETTINGS, failing.env)?.signOut();
+    await left(failing.state);
+    expect(failing.state.assigned).toBe(LOGOUT);
+
+    const bare = tab('https://web.example/');
+    bare.storage.set(
+      'tiny-harness.cognito.tokens',
+      JSON.stringify({ ...signedIn(bare.state.now), refresh_token: null })
+    );
+    cognitoSession(SETTINGS, bare.env)?.signOut();
+    expect(bare.state.assigned).toBe(LOGOUT);
+    expect(bare.calls).toEqual([]);
   });
 
   it('names the participant by the configured claim, else username, else sub', () => {

@@ -33,6 +33,8 @@ interface Pending {
 }
 
 const TOKENS_KEY = 'tiny-harness.cognito.tokens';
+/** Sign-out waits this long at most for the revocation before it leaves for the hosted UI. */
+const REVOKE_TIMEOUT_MS = 3_000;
 const PENDING_KEY = 'tiny-harness.cognito.pending';
 /** Refresh this long before the token expires, so no call goes out with an expiring one. */
 const EARLY_MS = 60_000;
@@ -109,6 +111,30 @@ const tokenRequest = async (
     refresh_token: body.refresh_token ?? form.refresh_token ?? null,
     expires_at: env.now() + (body.expires_in ?? 3600) * 1000,
   };
+};
+
+/**
+ * Revokes a refresh token (RFC 7009, Cognito's /oauth2/revoke): it, and every access token it
+ * issued, can no longer be refreshed or used with Cognito. The page's client is public, so the
+ * client id alone identifies it. A form POST with no other header needs no CORS preflight, so
+ * the request reaches Cognito even where the page may not read the answer: a failure is not the
+ * user's to handle, sign-out goes on.
+ */
+const revokeRefreshToken = async (
+  settings: CognitoSettings,
+  env: BrowserEnv,
+  token: string
+): Promise<void> => {
+  try {
+    await env.fetch(`${settings.domain}/oauth2/revoke`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token, client_id: settings.client_id }),
+      signal: AbortSignal.timeout(REVOKE_TIMEOUT_MS),
+    });
+  } catch {
+    // Offline, timed out, or an answer CORS hides: the token still expires on its own.
+  }
 };
 
 /**
@@ -189,13 +215,17 @@ export const cognitoSession = (settings: CognitoSettings, env: BrowserEnv): Sess
       return tokens.access_token;
     },
     signOut: () => {
+      const refresh = tokens?.refresh_token ?? null;
       tokens = undefined;
       env.storage.removeItem(TOKENS_KEY);
       const query = new URLSearchParams({
         client_id: settings.client_id,
         logout_uri: redirectUriOf(env),
       });
-      env.location.assign(`${settings.domain}/logout?${query}`);
+      const leave = () => env.location.assign(`${settings.domain}/logout?${query}`);
+      // Revoked before the page leaves: a navigation would cancel the request.
+      if (refresh === null) leave();
+      else void revokeRefreshToken(settings, env, refresh).then(leave);
     },
   };
 };

@@ -6,7 +6,10 @@ export interface Session {
   kind: 'token' | 'cognito';
   /** A valid access token (refreshed when needed). */
   accessToken(): Promise<string>;
-  /** Leave: forget the token (and, with Cognito, sign out of the hosted UI). */
+  /**
+   * Leave: forget the token (and, with Cognito, revoke the refresh token, then sign out of the
+   * hosted UI). The page goes away when it is done.
+   */
   signOut(): void;
 }
 
