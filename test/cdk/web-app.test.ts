@@ -209,6 +209,10 @@ describe("the page's sign-in: the hosted UI's web client", () => {
     expect((client.LogoutURLs as unknown[]).map(flatten)).toEqual([`${ORIGIN}/`]);
   });
 
+  it('lets the page revoke its refresh token at sign-out (web/src/auth/cognito.ts)', () => {
+    expect(client.EnableTokenRevocation).toBe(true);
+  });
+
   it("is what the deployed config.json names, with the API's URL", () => {
     expect(stack.resolve(stack.web.config)).toMatchObject({
       api_url: a2aEnvironment().Variables[ENV.baseUrl],
