@@ -13,6 +13,11 @@ export interface SecretsAt {
   /** The values of the environment secrets the configuration names, by variable. */
   environment: ReadonlyMap<string, string>;
   region: string;
+  /**
+   * Told each secret read from Secrets Manager, as it is read: it joins the secrets the logs and
+   * intake mask (`rememberSecret`). The environment's are there from the start.
+   */
+  remember?: (secret: string) => void;
 }
 
 /** A secret read when first needed: from the environment, or from Secrets Manager. */
@@ -24,7 +29,11 @@ export const secretReader = (source: SecretSource, at: SecretsAt): SecretReader 
       return value;
     };
   }
-  return () => readSecretString(source.secretArn, at.region);
+  return async () => {
+    const value = await readSecretString(source.secretArn, at.region);
+    at.remember?.(value);
+    return value;
+  };
 };
 
 /** The credentials a configured `auth` sends (secrets and tokens are never logged). */

@@ -5,7 +5,7 @@ import { McpToolRunner } from '../adapters/mcp/mcp-tool-runner.js';
 import type { Logger } from '../adapters/system/logger.js';
 import { credentialsOf, type SecretsAt } from './credentials.js';
 import type { McpServerConfig } from './mcp-servers-config.js';
-import { ConfigurationError, type RuntimeConfig } from './runtime-config.js';
+import { ConfigurationError, type RuntimeConfig, rememberSecret } from './runtime-config.js';
 
 /** One request to an MCP server's token endpoint at most this long. */
 const TOKEN_TIMEOUT_MS = 15_000;
@@ -61,7 +61,11 @@ export const connectMcpTools = async (
 ): Promise<McpToolRunner | undefined> => {
   const servers = Object.entries(config.TINY_HARNESS_MCP_SERVERS);
   if (servers.length === 0) return undefined;
-  const at: SecretsAt = { environment: config.mcpServerSecrets, region: config.AWS_REGION };
+  const at: SecretsAt = {
+    environment: config.mcpServerSecrets,
+    region: config.AWS_REGION,
+    remember: (secret) => rememberSecret(config, secret),
+  };
   return McpToolRunner.connect(
     servers.map(([name, server]) => {
       const open = transportsOf(name, server, at, options);

@@ -4,7 +4,7 @@ import { LazyModel } from '../adapters/model/lazy-model.js';
 import type { ProviderModelOptions } from '../adapters/model/provider-options.js';
 import { loadModelScript } from '../adapters/model/script-file.js';
 import type { Model } from '../core/ports/model.js';
-import { ConfigurationError, type RuntimeConfig } from './runtime-config.js';
+import { ConfigurationError, type RuntimeConfig, rememberSecret } from './runtime-config.js';
 
 declare global {
   /**
@@ -36,6 +36,8 @@ const keyedModel = (
             secret,
             config.AWS_REGION
           );
+    // Masked from here on: a provider's error or a log line may echo the key.
+    if (secret !== undefined && apiKey !== undefined) rememberSecret(config, apiKey);
     return make({
       model: config.TINY_HARNESS_MODEL,
       baseUrl: config.TINY_HARNESS_MODEL_BASE_URL,
