@@ -44,14 +44,13 @@ export class SelfAgentDirectory implements AgentDirectory {
     if (request.agent !== null) throw new Error(`no remote agent ${request.agent} is registered`);
     const deps = this.#deps();
     const { message } = request;
-    const parentId = message.referenceTaskIds[0];
-    if (parentId === undefined) throw new Error('a child brief must reference its parent task');
-    const taskId = childTaskId(parentId, message.messageId);
+    const taskId = childTaskId(request.parentTaskId, message.messageId);
     const sender = message.metadata?.participant_id;
     const { record } = await startTask(deps, {
       message,
       sender: typeof sender === 'string' ? sender : deps.config.agentId,
       settings: request.inherited,
+      relations: { parentTaskId: request.parentTaskId, participants: request.participants },
       taskId,
     });
     await this.#executions.start({

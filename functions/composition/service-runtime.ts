@@ -1,6 +1,7 @@
 import { DynamoDbPushConfigStore } from '../adapters/dynamodb/dynamodb-push-config-store.js';
 import type { SecretSealer } from '../core/ports/secret-sealer.js';
 import type { ServiceDeps } from '../service/deps.js';
+import { refuseAgentAsCaller } from '../service/identity.js';
 import { dynamoDbClientOf } from './aws-clients.js';
 import { buildLoopRuntime, type LoopParts, type LoopRuntime } from './loop-runtime.js';
 import { configuredSecrets, type RuntimeConfig } from './runtime-config.js';
@@ -13,6 +14,7 @@ export const buildServiceRuntime = (
   config: RuntimeConfig,
   parts: LoopParts & { sealer?: SecretSealer | undefined }
 ): ServiceRuntime => {
+  refuseAgentAsCaller(config.TINY_HARNESS_BEARER_TOKENS, config.TINY_HARNESS_AGENT_ID);
   const dynamodb = parts.dynamodb ?? dynamoDbClientOf(config);
   return {
     ...buildLoopRuntime(config, { ...parts, dynamodb }),

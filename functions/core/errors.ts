@@ -16,6 +16,8 @@ export const ERROR_CODES = [
   'approval.not_allowed',
   'approval.not_pending',
   'channel.not_a_member',
+  'participant.role_required',
+  'participant.refused',
   'envelope.invalid',
   'envelope.refused',
   'envelope.server_controlled',
@@ -147,6 +149,22 @@ export class ApprovalNotAllowedError extends HarnessError {
 export class ApprovalNotPendingError extends HarnessError {
   override readonly name = 'ApprovalNotPendingError';
   readonly code = 'approval.not_pending';
+}
+
+/** A participant whose role does not allow what they asked for (docs/identity.md's table). */
+export class RoleRequiredError extends HarnessError {
+  override readonly name = 'RoleRequiredError';
+  readonly code = 'participant.role_required';
+}
+
+/**
+ * A participants list the server will not take from a client: someone other than the creator
+ * named in a role beyond watcher, an assignee other than this agent, an id given twice, the
+ * agent's own id in a person's place, or more than the cap.
+ */
+export class ParticipantsRefusedError extends HarnessError {
+  override readonly name = 'ParticipantsRefusedError';
+  readonly code = 'participant.refused';
 }
 
 export class NotAParticipantError extends HarnessError {

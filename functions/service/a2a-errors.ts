@@ -138,6 +138,8 @@ export const A2A_ERROR_FOR_CODE: Record<ErrorCode, A2aErrorName> = {
   'approval.not_allowed': 'InvalidParams',
   'approval.not_pending': 'InvalidParams',
   'channel.not_a_member': 'TaskNotFound',
+  'participant.role_required': 'InvalidParams',
+  'participant.refused': 'InvalidParams',
   'envelope.invalid': 'InvalidParams',
   'envelope.refused': 'InvalidParams',
   'envelope.server_controlled': 'InvalidParams',

@@ -20,6 +20,11 @@ export interface IdentitySettings {
    * claim the user cannot write (never a user-writable custom attribute): it is an identity.
    */
   participantClaim?: string | undefined;
+  /**
+   * The agent's own participant id. It is never a caller: the agent is every task's assignee,
+   * so a caller with its id would be on every task and act as the agent.
+   */
+  agentId: string;
 }
 
 export const DEFAULT_PARTICIPANT_CLAIM = 'cognito:username';
@@ -111,6 +116,17 @@ export const resolveCaller = (
   event: APIGatewayProxyEvent,
   settings: IdentitySettings
 ): CallerResult => {
+  const resolved = resolveIdentity(event, settings);
+  if (resolved.ok && resolved.participantId === settings.agentId) {
+    return refuse("the agent's own id is never a caller", 'invalid_token');
+  }
+  return resolved;
+};
+
+const resolveIdentity = (
+  event: APIGatewayProxyEvent,
+  settings: IdentitySettings
+): CallerResult => {
   if (settings.mode === 'cognito') {
     // The authorizer refuses requests without a valid token before the Lambda runs; no claims
     // here means a method without it, which must not become an anonymous caller.
@@ -169,6 +185,18 @@ export const checkAssertedParticipant = (
   const asserted = message.metadata?.participant_id;
   if (asserted === undefined || asserted === callerId) return { ok: true };
   return { ok: false, error: new ImpersonationError() };
+};
+
+/**
+ * Refuses, at start, a token that would make the agent a caller (see `IdentitySettings.agentId`).
+ * The message names the entry's participant, never the token.
+ */
+export const refuseAgentAsCaller = (tokens: ReadonlyMap<string, string>, agentId: string): void => {
+  if ([...tokens.values()].includes(agentId)) {
+    throw new Error(
+      `TINY_HARNESS_BEARER_TOKENS maps a token to ${agentId}, the agent's own id (TINY_HARNESS_AGENT_ID): the agent is never a caller`
+    );
+  }
 };
 
 /**

@@ -89,8 +89,7 @@ export class RemoteAgentDirectory implements AgentDirectory {
 
   async createChild(request: ChildRequest): Promise<ChildCreated> {
     if (request.agent === null) return this.#self.createChild(request);
-    const parentId = request.message.referenceTaskIds[0];
-    if (parentId === undefined) throw new Error('a child brief must reference its parent task');
+    const parentId = request.parentTaskId;
     const agent = request.agent;
     const { messageId } = request.message;
     const linkId = linkIdOf(parentId, messageId);
@@ -126,7 +125,12 @@ export class RemoteAgentDirectory implements AgentDirectory {
       }
       outcome =
         link.phase === 'creating'
-          ? await this.#sent(link, remoteBrief(request.message, card), push, known !== undefined)
+          ? await this.#sent(
+              link,
+              remoteBrief(request.message, card, parentId),
+              push,
+              known !== undefined
+            )
           : link;
     } catch (error) {
       if (!(error instanceof RemoteCallError || error instanceof RemoteAgentRefusedError)) {

@@ -1,6 +1,7 @@
 import { TaskNotFoundError } from '../errors.js';
 import type { ModelPrices } from '../loop/usage.js';
 import { readExtension, stateName, stateOf } from '../task/a2a-task.js';
+import { namesParent } from '../task/links.js';
 import type { AuditSources } from './sources.js';
 import type { ExecutionHistoryOfGeneration } from './task-entries.js';
 import { buildTimeline, type TaskPart } from './timeline.js';
@@ -42,8 +43,10 @@ export const readTimeline = async (
     if (seen.has(taskId) || depth > MAX_DEPTH) return;
     seen.add(taskId);
     const record = taskId === root.task.id ? root : await sources.task(taskId);
-    if (record === undefined) {
-      gaps.push(`sub-task ${taskId} is not in the store`);
+    // One answer whether the child is missing or does not name this parent back: a row that
+    // reaches an unrelated task tells nothing of it, not even that it exists.
+    if (record === undefined || (parentId !== null && !namesParent(record.task, parentId))) {
+      gaps.push(`sub-task ${taskId} is not in the store as a child of ${parentId}`);
       return;
     }
     const extension = readExtension(record.task);

@@ -45,6 +45,7 @@ export const childChangeFromRecords = (
     childLifecycle: lifecycleOf(extension),
     participantTask: !agentIsAssignee(extension, agentId),
     remoteTurn: false,
+    linkedByHarness: after.loop.parentTaskId === parent.task_id,
     summary: statusText(after),
     criteria,
     changeKey: `v${after.version}`,

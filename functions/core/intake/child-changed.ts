@@ -1,4 +1,5 @@
 import { TaskState } from '@a2a-js/sdk';
+import { TaskNotFoundError } from '../errors.js';
 import type { LoopDeps } from '../loop/deps.js';
 import { withTokenClaimed } from '../loop/park-token.js';
 import {
@@ -41,6 +42,13 @@ export interface ChildChange {
   participantTask: boolean;
   /** A remote agent replied: one turn of a remote child. */
   remoteTurn: boolean;
+  /**
+   * The harness made this child for this parent (its own record of the link says so: the child's
+   * loop state, a remote child's link). A parent with no row for the child takes the change only
+   * then: the row can lag the child's first change, but a link the harness did not make is never
+   * followed.
+   */
+  linkedByHarness: boolean;
   /** The child's status text or last reply. */
   summary: string;
   /**
@@ -122,6 +130,7 @@ export const withChildChange = (
   if (change.order <= applied) return undefined;
   const extension = readExtension(record.task);
   const existing = extension.sub_tasks.find((candidate) => candidate.task_id === change.childId);
+  if (existing === undefined && !change.linkedByHarness) return undefined;
   const reason = reasonOf(change);
   const row: SubTaskRow = {
     task_id: change.childId,
@@ -188,20 +197,29 @@ export const withChildChange = (
  * its row (and its state on linked plan steps) and emits its
  * updated Task; news also becomes a note and wakes the parent (its token claimed in the same
  * commit; a parent that is not parked takes the note at its next drain). Safe to receive twice.
+ * A parent that is not in the store hears nothing: there is no one to tell, and a stream record
+ * naming one must not fail its batch.
  */
 export const recordChildChange = async (deps: LoopDeps, change: ChildChange): Promise<Wake> => {
-  const { result } = await decideOnRecord<Wake>(deps, change.parentId, (record) => {
-    const decision = withChildChange(record, change);
-    if (decision === undefined) return { result: { action: 'none' } };
-    const { parkToken, generation } = record.loop;
-    const news = decision.change.enqueue.length > 0;
-    const wake: Wake =
-      decision.wake === 'claim' && parkToken !== null
-        ? { action: 'resume', token: parkToken, taskId: change.parentId, generation }
-        : news
-          ? { action: 'ensure-running', taskId: change.parentId, generation }
-          : { action: 'none' };
-    return decided(record, decision.change, wake);
-  });
-  return result;
+  try {
+    const { result } = await decideOnRecord<Wake>(deps, change.parentId, (record) => {
+      const decision = withChildChange(record, change);
+      if (decision === undefined) return { result: { action: 'none' } };
+      const { parkToken, generation } = record.loop;
+      const news = decision.change.enqueue.length > 0;
+      const wake: Wake =
+        decision.wake === 'claim' && parkToken !== null
+          ? { action: 'resume', token: parkToken, taskId: change.parentId, generation }
+          : news
+            ? { action: 'ensure-running', taskId: change.parentId, generation }
+            : { action: 'none' };
+      return decided(record, decision.change, wake);
+    });
+    return result;
+  } catch (error) {
+    if (error instanceof TaskNotFoundError && error.taskId === change.parentId) {
+      return { action: 'none' };
+    }
+    throw error;
+  }
 };

@@ -1,5 +1,5 @@
 import { TaskState } from '@a2a-js/sdk';
-import { NotAParticipantError, TaskClosedError, TaskNotFoundError } from '../errors.js';
+import { RoleRequiredError, TaskClosedError, TaskNotFoundError } from '../errors.js';
 import { unresolvedSubTasks } from '../loop/completion.js';
 import type { LoopDeps } from '../loop/deps.js';
 import { agentMessage, statusText } from '../loop/messages.js';
@@ -14,7 +14,10 @@ import {
 } from '../loop/records.js';
 import type { CommitWrites, TaskRecord } from '../ports/task-store.js';
 import { isTerminalState, readExtension, stateOf } from '../task/a2a-task.js';
-import type { SubTaskRow } from '../task/extension.schema.js';
+import { criterionLabel, unmetCriteria } from '../task/criteria.js';
+import type { SubTaskRow, TaskExtension } from '../task/extension.schema.js';
+import { namesParent } from '../task/links.js';
+import { mayDo, requirePermission } from '../task/permissions.js';
 import { withTurnCut } from './cut-turn.js';
 import type { Wake } from './wake.js';
 
@@ -28,9 +31,18 @@ export const withAlong = (change: Change, along: AlongWith | undefined): Change 
   seen: [...change.seen, ...(along?.seen ?? [])],
 });
 
-const requireParticipant = (record: TaskRecord, participantId: string) => {
-  if (!readExtension(record.task).participants.some((p) => p.id === participantId)) {
-    throw new NotAParticipantError(`${participantId} is not a participant of ${record.task.id}`);
+/**
+ * A participant may complete the task if their role allows it, and, while acceptance criteria are
+ * unmet, only if it also allows accepting them as they are: the request is refused at once rather
+ * than parked on a verdict it cannot get.
+ */
+const requireCompletionRight = (extension: TaskExtension, participantId: string): void => {
+  const participant = requirePermission(extension, participantId, 'complete');
+  const unmet = unmetCriteria(extension);
+  if (unmet.length > 0 && !mayDo(participant.role, 'accept_unmet_criteria')) {
+    throw new RoleRequiredError(
+      `${unmet.length} acceptance criterion(s) unmet (${unmet.map(criterionLabel).join(', ')}): only a reporter or an admin may accept them by completing the task`
+    );
   }
 };
 
@@ -44,7 +56,7 @@ export const requestCompletion = async (
   options: { taskId: string; participantId: string; reason: string | null; along?: AlongWith }
 ): Promise<Wake> => {
   const { result } = await decideOnRecord<Wake>(deps, options.taskId, (record) => {
-    requireParticipant(record, options.participantId);
+    requireCompletionRight(readExtension(record.task), options.participantId);
     if (isTerminalState(stateOf(record.task))) throw new TaskClosedError(options.taskId);
     const requested = withAlong(
       withLoop(changeOf(record), (loop) => ({
@@ -111,16 +123,27 @@ const withCanceled = (change: Change, reason: string | undefined, now: string): 
   );
 };
 
+/**
+ * Who asks for a cancel: a participant (whose role must allow it), the cascade from a parent
+ * (which reaches only a child naming that parent back), or the harness itself.
+ */
+type CancelRequester = { participantId: string } | { parentId: string } | { harness: true };
+
 /** Cancels one task (one commit) and cascades to its unresolved children, each its own commit. */
 const cancelOne = async (
   deps: LoopDeps,
   taskId: string,
-  options: { requestedBy: string | null; reason: string | undefined; along?: AlongWith }
+  options: { by: CancelRequester; reason: string | undefined; along?: AlongWith }
 ): Promise<CancelOutcome> => {
+  const { by } = options;
   const { result: canceled } = await decideOnRecord<
     { record: TaskRecord; token: string | null } | undefined
   >(deps, taskId, (record) => {
-    if (options.requestedBy !== null) requireParticipant(record, options.requestedBy);
+    if ('participantId' in by) {
+      requirePermission(readExtension(record.task), by.participantId, 'cancel');
+    } else if ('parentId' in by && !namesParent(record.task, by.parentId)) {
+      return { result: undefined };
+    }
     const state = stateOf(record.task);
     if (state === TaskState.TASK_STATE_CANCELED) return { result: undefined };
     if (isTerminalState(state)) throw new TaskClosedError(taskId);
@@ -142,7 +165,7 @@ const cancelOne = async (
     }
     try {
       const cascaded = await cancelOne(deps, row.task_id, {
-        requestedBy: null,
+        by: { parentId: taskId },
         reason: `parent ${taskId} was canceled`,
       });
       outcome.canceled.push(...cascaded.canceled);
@@ -170,7 +193,7 @@ export const cancelTask = async (
   }
 ): Promise<CancelOutcome> => {
   return cancelOne(deps, options.taskId, {
-    requestedBy: options.requestedBy,
+    by: options.requestedBy === null ? { harness: true } : { participantId: options.requestedBy },
     reason: options.reason,
     ...(options.along === undefined ? {} : { along: options.along }),
   });

@@ -17,9 +17,10 @@ import type { TaskRecord } from '../ports/task-store.js';
 import { isTerminalState, readExtension, stateOf, withExtension } from '../task/a2a-task.js';
 import { applyTaskEnvelope, findEnvelope, messageText, parseControl } from '../task/envelope.js';
 import type { ControlPayload } from '../task/envelope.schema.js';
+import { requirePermission } from '../task/permissions.js';
 import { withApprovalAnswer } from './approval.js';
 import { type AlongWith, cancelTask, requestCompletion, withAlong } from './control.js';
-import { withCriterionRejection } from './review.js';
+import { withCriteriaChangeForReview, withCriterionRejection } from './review.js';
 import { AUDIT_TEXT_LIMIT, intakeAudit } from './start-task.js';
 import { openSubTask, parseSubTaskCommand, withSubTaskOpened } from './sub-task-command.js';
 import type { Wake } from './wake.js';
@@ -192,8 +193,21 @@ export const receiveMessage = async (deps: LoopDeps, input: ReceiveInput): Promi
             ),
           }))
         );
+        if (!queuesText) {
+          const reviewed = withCriteriaChangeForReview(change, record, {
+            sender,
+            messageId: message.messageId,
+          });
+          if (reviewed !== undefined) {
+            return decided(record, withAlong(reviewed.change, along), {
+              kind: 'receipt',
+              receipt: { accepted: true, duplicate: false, seq: 0, wake: reviewed.wake },
+            });
+          }
+        }
       }
       if (subTask !== undefined) {
+        requirePermission(readExtension(record.task), sender, 'open_sub_task');
         created ??= await openSubTask(deps, {
           parent: record,
           sender,

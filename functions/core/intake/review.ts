@@ -1,12 +1,10 @@
 import { CriterionNotMetError, ReviewerRequiredError, UnknownCriterionError } from '../errors.js';
 import { type Change, withLoop, withRecord, withTaskEvent } from '../loop/records.js';
-import { readExtension, withExtension } from '../task/a2a-task.js';
+import type { TaskRecord } from '../ports/task-store.js';
+import { readExtension, subStateOf, withExtension } from '../task/a2a-task.js';
 import { criterionLabel, resolveCriterion, withCriterionRejected } from '../task/criteria.js';
-import type { Role } from '../task/extension.schema.js';
+import { mayDo } from '../task/permissions.js';
 import { type Wake, wakingTheTask } from './wake.js';
-
-/** Who may review a task's criteria: the people who asked for it, and its admins. */
-export const REVIEWER_ROLES: readonly Role[] = ['reporter', 'admin'];
 
 export interface Rejection {
   /** The participant rejecting: must be a reporter or an admin of the task. */
@@ -33,7 +31,7 @@ export const withCriterionRejection = (
   const { record } = change;
   const extension = readExtension(record.task);
   const reviewer = extension.participants.find((p) => p.id === rejection.reviewer);
-  if (reviewer === undefined || !REVIEWER_ROLES.includes(reviewer.role)) {
+  if (reviewer === undefined || !mayDo(reviewer.role, 'review_criteria')) {
     throw new ReviewerRequiredError(
       `only a reporter or an admin may reject an acceptance criterion; ${rejection.reviewer} is ${reviewer === undefined ? 'not a participant' : `a ${reviewer.role}`}`
     );
@@ -84,4 +82,39 @@ export const withCriterionRejection = (
     ],
   };
   return wakingTheTask(noted);
+};
+
+/**
+ * A task envelope that changes the acceptance criteria of a task parked for their review
+ * (`awaiting-review`) is the reviewer's answer, as any accepted message is: the agent is told
+ * what changed in a harness note, and the task resumes to read it. Undefined when the task is not
+ * waiting for a review or its criteria did not change.
+ */
+export const withCriteriaChangeForReview = (
+  change: Change,
+  base: TaskRecord,
+  options: { sender: string; messageId: string }
+): { change: Change; wake: Wake } | undefined => {
+  if (subStateOf(base.task) !== 'awaiting-review') return undefined;
+  const before = readExtension(base.task);
+  const after = readExtension(change.record.task);
+  if (JSON.stringify(before.acceptance_criteria) === JSON.stringify(after.acceptance_criteria)) {
+    return undefined;
+  }
+  const listed = after.acceptance_criteria
+    .map((criterion) => `${criterionLabel(criterion)}: ${criterion.met ? 'met' : 'unmet'}`)
+    .join('\n');
+  return wakingTheTask({
+    ...withLoop(change, (loop) => ({ ...loop, criteriaReminders: 0 })),
+    enqueue: [
+      ...change.enqueue,
+      {
+        kind: 'harness_note',
+        id: `criteria:${options.messageId}`,
+        topic: 'criteria_changed',
+        criteria: after.acceptance_criteria.map((criterion) => criterion.id),
+        text: `${options.sender} changed the acceptance criteria while reviewing them; they are now:\n${listed || '(none)'}`,
+      },
+    ],
+  });
 };

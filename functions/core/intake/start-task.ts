@@ -10,8 +10,10 @@ import type { AuditRecord, TaskRecord } from '../ports/task-store.js';
 import {
   extensionFromEnvelope,
   extensionFromText,
+  extensionOfChild,
   findEnvelope,
   messageText,
+  type ServerRelations,
 } from '../task/envelope.js';
 import type { Lifecycle, TaskExtension } from '../task/extension.schema.js';
 
@@ -24,6 +26,11 @@ export interface StartTaskInput {
    * never a client. A client's task starts as a conversation with the deployment's model.
    */
   settings?: InheritedSettings | undefined;
+  /**
+   * The relations of a child the harness itself creates on this harness (spawn_subtask,
+   * create_task_for_participant, /sub-task): its parent and participants, never a client's.
+   */
+  relations?: ServerRelations | undefined;
   /** A task id reserved by the caller (a child's creation is idempotent on it). */
   taskId?: string | undefined;
   /** The sender's push-notification config for the new task (SendMessage's inline config). */
@@ -45,9 +52,9 @@ export interface IntakeAudit {
 export const AUDIT_TEXT_LIMIT = 2_000;
 
 /**
- * A task another agent delegated to us (its envelope links the parent task it came from) is
- * worked to its end, whatever a client's task would be: the agent that sent it follows it and
- * waits for its result.
+ * A task another agent delegated to us (its envelope says `delegated_from`, recorded as a parent
+ * on that agent) is worked to its end, whatever a client's task would be: the agent that sent it
+ * follows it and waits for its result.
  */
 const lifecycleOfNew = (extension: TaskExtension, clientLifecycle: Lifecycle): Lifecycle =>
   extension.parent_tasks.length > 0 ? 'delegated' : clientLifecycle;
@@ -64,6 +71,27 @@ const withSettings = (
   if (settings?.model !== undefined) next.model = settings.model;
   if (settings?.reasoning_effort !== undefined) next.reasoning_effort = settings.reasoning_effort;
   return next;
+};
+
+/**
+ * The extension of a new task as its first message describes it: a child's with the relations
+ * the harness made, a client's with what a client may ask for.
+ */
+const describedExtension = (deps: LoopDeps, input: StartTaskInput): TaskExtension => {
+  const { message, sender, relations } = input;
+  const envelope = findEnvelope(message);
+  if (envelope !== undefined && envelope.kind !== 'task') {
+    throw new InvalidEnvelopeError(`a ${envelope.kind} envelope needs an existing task`);
+  }
+  if (relations !== undefined) {
+    if (envelope === undefined)
+      throw new InvalidEnvelopeError('a child brief needs a task envelope');
+    return extensionOfChild(envelope.payload, relations);
+  }
+  const settings = { sender, agentId: deps.config.agentId };
+  return envelope === undefined
+    ? extensionFromText(messageText(message), settings)
+    : extensionFromEnvelope(envelope.payload, settings);
 };
 
 /** The audit row of a message intake decided on. */
@@ -92,19 +120,12 @@ export interface Started {
 
 export const startTask = async (deps: LoopDeps, input: StartTaskInput): Promise<Started> => {
   const { message, sender } = input;
-  const envelope = findEnvelope(message);
-  if (envelope !== undefined && envelope.kind !== 'task') {
-    throw new InvalidEnvelopeError(`a ${envelope.kind} envelope needs an existing task`);
-  }
-  const text = messageText(message);
-  const settings = { sender, agentId: deps.config.agentId };
   const extension = withSettings(
-    envelope === undefined
-      ? extensionFromText(text, settings)
-      : extensionFromEnvelope(envelope.payload, settings),
+    describedExtension(deps, input),
     input.settings,
     deps.config.clientTaskLifecycle ?? 'conversation'
   );
+  const text = messageText(message);
   const taskId = input.taskId ?? deps.ids.next('task');
   const contextId = message.contextId || deps.ids.next('ctx');
   const now = deps.clock.now();
@@ -121,7 +142,16 @@ export const startTask = async (deps: LoopDeps, input: StartTaskInput): Promise<
   try {
     const { record, enqueued } = await deps.store.commit({
       kind: 'create',
-      record: { task, loop: initialLoopState(), version: 1, eventSeq: 0, inboxCount: 0 },
+      record: {
+        task,
+        loop: {
+          ...initialLoopState(),
+          parentTaskId: input.relations?.parentTaskId ?? null,
+        },
+        version: 1,
+        eventSeq: 0,
+        inboxCount: 0,
+      },
       events: [{ kind: 'task', task }],
       enqueue:
         text.trim() === ''

@@ -48,11 +48,6 @@ export const openSubTask = (
   const payload: TaskExtensionInput = {
     name: description.split('\n', 1)[0]?.slice(0, NAME_LENGTH) ?? description,
     goal: description,
-    participants: [
-      { id: sender, kind: 'human', role: 'reporter' },
-      { id: agentId, kind: 'agent', role: 'assignee' },
-    ],
-    parent_tasks: [{ task_id: parent.task.id, agent: null }],
   };
   const brief: Message = {
     messageId: `${parent.task.id}:sub-task:${options.messageId}`,
@@ -67,6 +62,11 @@ export const openSubTask = (
   return deps.agents.createChild({
     agent: null,
     message: brief,
+    parentTaskId: parent.task.id,
+    participants: [
+      { id: sender, kind: 'human', role: 'reporter', display_name: '' },
+      { id: agentId, kind: 'agent', role: 'assignee', display_name: '' },
+    ],
     inherited: {
       lifecycle: 'conversation',
       model: extension.model,

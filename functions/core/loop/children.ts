@@ -21,8 +21,9 @@ const participantTaskParticipants = (
 
 /**
  * The brief that creates a child: an A2A message whose text is the goal and whose task envelope
- * carries the child's extension. The child's server-controlled settings (lifecycle, and on this
- * harness the parent's model and reasoning effort) travel beside it, never inside the envelope.
+ * describes the work. The child's relations (its parent, its participants) and server-controlled
+ * settings (lifecycle, and on this harness the parent's model and reasoning effort) travel beside
+ * it, never inside the envelope.
  * The message id is deterministic, so a retried creation is deduplicated by the child's agent.
  */
 export const childBrief = (options: {
@@ -44,13 +45,6 @@ export const childBrief = (options: {
     name: command.name,
     goal: command.goal,
     acceptance_criteria: command.acceptanceCriteria.map((text) => ({ text })),
-    participants,
-    parent_tasks: [
-      {
-        task_id: parent.task.id,
-        agent: onSelf ? null : { kind: 'agent', id: agentId, version: null },
-      },
-    ],
   };
   const criteria = command.acceptanceCriteria.map((text) => `- ${text}`).join('\n');
   const message: Message = {
@@ -77,6 +71,8 @@ export const childBrief = (options: {
   return {
     agent: command.kind === 'spawn_subtask' ? command.agent : null,
     message,
+    parentTaskId: parent.task.id,
+    participants,
     inherited: onSelf
       ? {
           lifecycle: 'delegated',

@@ -1,7 +1,8 @@
 import type { TaskRecord } from '../ports/task-store.js';
 import { isTerminalState, readExtension, stateFromName } from '../task/a2a-task.js';
 import { criterionLabel, unmetCriteria } from '../task/criteria.js';
-import type { AcceptanceCriterion, SubTaskRow } from '../task/extension.schema.js';
+import type { AcceptanceCriterion, SubTaskRow, TaskExtension } from '../task/extension.schema.js';
+import { mayDo, participantOf } from '../task/permissions.js';
 import type { LoopDeps } from './deps.js';
 import type { CompletionVerdict } from './hook-points.js';
 
@@ -11,22 +12,22 @@ export const unresolvedSubTasks = (record: TaskRecord) =>
 
 /**
  * The built-in body of decide_completion (priority 1000): wait while a sub-task is unresolved;
- * then, when the agent would complete the task by itself (no participant asked), refuse while an
- * acceptance criterion is unmet. A participant's completion accepts unmet criteria as they are.
+ * then refuse while an acceptance criterion is unmet, unless the participant asking may accept
+ * it as it is (a reporter or an admin: docs/identity.md).
  */
 export const builtInCompletion = (context: {
   unresolved: readonly SubTaskRow[];
   unmet: readonly AcceptanceCriterion[];
-  requestedBy: string | null;
+  acceptsUnmet: boolean;
 }): CompletionVerdict => {
-  const { unresolved, unmet, requestedBy } = context;
+  const { unresolved, unmet, acceptsUnmet } = context;
   if (unresolved.length > 0) {
     return {
       decision: 'wait',
       reason: `${unresolved.length} sub-task(s) unresolved: ${unresolved.map((row) => row.task_id).join(', ')}`,
     };
   }
-  if (requestedBy === null && unmet.length > 0) {
+  if (!acceptsUnmet && unmet.length > 0) {
     return {
       decision: 'unmet',
       reason: `${unmet.length} acceptance criterion(s) unmet: ${unmet.map(criterionLabel).join(', ')}`,
@@ -34,6 +35,13 @@ export const builtInCompletion = (context: {
     };
   }
   return { decision: 'complete' };
+};
+
+/** Whether the participant asking may accept unmet criteria; the agent by itself never may. */
+const mayAcceptUnmet = (extension: TaskExtension, requestedBy: string | null): boolean => {
+  if (requestedBy === null) return false;
+  const participant = participantOf(extension, requestedBy);
+  return participant !== undefined && mayDo(participant.role, 'accept_unmet_criteria');
 };
 
 /**
@@ -53,6 +61,7 @@ export const decideCompletion = (
       unresolved: unresolvedSubTasks(record),
       unmet: unmetCriteria(readExtension(record.task)),
       requestedBy,
+      acceptsUnmet: mayAcceptUnmet(readExtension(record.task), requestedBy),
       result,
     },
     builtInCompletion

@@ -84,6 +84,15 @@ export const finishTurn = async (
     }
     if (verdict.decision === 'fail') return end(TaskState.TASK_STATE_FAILED, verdict.reason, true);
     const cleared = withLoop(change, (loop) => ({ ...loop, completionRequest: null }));
+    if (verdict.decision === 'unmet') {
+      // Someone who may not accept unmet criteria asked (a participant task's assignee by
+      // answering): the task waits for a reporter or an admin to accept or review them.
+      const text = `${request.requestedBy} answered, but ${verdict.reason}: only a reporter or an admin may accept them, by completing the task`;
+      return {
+        change: parkedForInput(cleared, ref, 'awaiting-review', text, now),
+        route: { ref, route: { next: 'park', subState: 'awaiting-review' } },
+      };
+    }
     return parked(`completion refused: ${verdict.reason}`, cleared);
   }
 

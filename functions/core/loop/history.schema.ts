@@ -5,7 +5,11 @@ import * as z from 'zod';
  * reviewer's rejection of one. The harness's own words (and a reviewer's reason), never framed as
  * untrusted.
  */
-export const HarnessNoteTopicSchema = z.enum(['criteria_unmet', 'criterion_rejected']);
+export const HarnessNoteTopicSchema = z.enum([
+  'criteria_unmet',
+  'criterion_rejected',
+  'criteria_changed',
+]);
 export type HarnessNoteTopic = z.infer<typeof HarnessNoteTopicSchema>;
 
 /**

@@ -40,9 +40,14 @@ export interface HarnessHookPoints extends HookPointTypes {
     context: {
       taskId: string;
       unresolved: SubTaskRow[];
-      /** The acceptance criteria not met (a participant's completion accepts them as they are). */
+      /**
+       * The acceptance criteria not met (a reporter's or an admin's completion accepts them as
+       * they are).
+       */
       unmet: AcceptanceCriterion[];
       requestedBy: string | null;
+      /** Whether the participant asking may accept unmet criteria (a reporter or an admin). */
+      acceptsUnmet: boolean;
       result: string;
     };
     result: CompletionVerdict;

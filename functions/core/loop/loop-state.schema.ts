@@ -105,6 +105,13 @@ export const LoopStateSchema = z.strictObject({
   completionRequest: CompletionRequestSchema.nullable(),
   /** The task token of the parked execution; claimed (cleared) by whoever wakes it. */
   parkToken: z.string().nullable(),
+  /**
+   * The parent on this harness the harness created this task for (null for any other task): the
+   * server's own record of the link, which no envelope writes. A parent takes news of a child it
+   * has no row for yet (the child's first change can overtake the row's commit) only from a child
+   * whose record says the harness made it for that parent.
+   */
+  parentTaskId: z.string().nullable().default(null),
 });
 export type LoopState = z.infer<typeof LoopStateSchema>;
 
@@ -135,4 +142,5 @@ export const initialLoopState = (): LoopState => ({
   criteriaReminders: 0,
   completionRequest: null,
   parkToken: null,
+  parentTaskId: null,
 });

@@ -4,6 +4,7 @@ import { USAGE_METADATA_KEY } from '../a2a/identifiers.js';
 import type { ModelUsage } from '../ports/model.js';
 import type { TaskStore } from '../ports/task-store.js';
 import { readExtension } from '../task/a2a-task.js';
+import { namesParent } from '../task/links.js';
 
 /** A model's prices in USD per million tokens (cached input is the provider's discounted rate). */
 export const ModelPriceSchema = z.strictObject({
@@ -141,7 +142,9 @@ export const usageTree = async (
       continue;
     }
     const child = await store.get(row.task_id);
-    if (child !== undefined) children.push(await usageTree(store, child.task, remoteUsageOf));
+    if (child !== undefined && namesParent(child.task, taskId)) {
+      children.push(await usageTree(store, child.task, remoteUsageOf));
+    }
   }
   return {
     taskId,

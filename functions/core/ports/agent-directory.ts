@@ -1,5 +1,10 @@
 import type { Message, TaskState } from '@a2a-js/sdk';
-import type { Lifecycle, ReasoningEffort, SubState } from '../task/extension.schema.js';
+import type {
+  Lifecycle,
+  Participant,
+  ReasoningEffort,
+  SubState,
+} from '../task/extension.schema.js';
 
 export interface RegisteredAgent {
   id: string;
@@ -20,9 +25,16 @@ export interface InheritedSettings {
 export interface ChildRequest {
   /** A registered remote agent id, or null for this harness. */
   agent: string | null;
-  /** The brief: the first message of the child task. */
+  /**
+   * The brief: the first message of the child task. Its task envelope describes the work (name,
+   * goal, criteria) and names no relation: those are the harness's own (below).
+   */
   message: Message;
   inherited: InheritedSettings;
+  /** The task the child is created for. */
+  parentTaskId: string;
+  /** Who takes part in a child on this harness; a remote agent never receives them. */
+  participants: readonly Participant[];
 }
 
 export interface ChildCreated {

@@ -11,12 +11,16 @@ const isObject = (value: unknown): value is JsonObject =>
  * A brief as a remote agent receives it. Nothing of this harness's own bookkeeping travels: no
  * context id (the agent's contexts are its own), no referenced task ids (ours mean nothing
  * there), no asserted participant id (the agent knows us by our credentials). The task envelope
- * goes only to an agent whose card speaks the task extension, and without the parent's
- * participants (people the agent does not know): it names us as the parent's agent, and the
- * agent adds us as reporter and itself as assignee. An agent that does not speak it reads the
- * text: the goal and the acceptance criteria.
+ * goes only to an agent whose card speaks the task extension, with `delegated_from` naming the
+ * parent (the agent records it as a parent on our side and works the task to its end); it adds
+ * us as reporter and itself as assignee. An agent that does not speak it reads the text: the goal
+ * and the acceptance criteria.
  */
-export const remoteBrief = (brief: Message, card: Pick<RemoteCard, 'taskExtension'>): Message => ({
+export const remoteBrief = (
+  brief: Message,
+  card: Pick<RemoteCard, 'taskExtension'>,
+  parentTaskId: string
+): Message => ({
   ...brief,
   contextId: '',
   taskId: '',
@@ -28,7 +32,7 @@ export const remoteBrief = (brief: Message, card: Pick<RemoteCard, 'taskExtensio
     if (!card.taskExtension || !isObject(content.value)) return [];
     const envelope = content.value;
     const payload = isObject(envelope.payload) ? envelope.payload : {};
-    const { participants: _people, ...rest } = payload;
-    return [{ ...part, content: { $case: 'data', value: { ...envelope, payload: rest } } }];
+    const delegated = { ...payload, delegated_from: { task_id: parentTaskId } };
+    return [{ ...part, content: { $case: 'data', value: { ...envelope, payload: delegated } } }];
   }),
 });

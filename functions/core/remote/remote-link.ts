@@ -232,6 +232,8 @@ export const undeliveredChange = (link: RemoteLink): ChildChange | undefined => 
     childLifecycle: 'delegated',
     participantTask: false,
     remoteTurn: link.turn,
+    // The link is the harness's own record of a child it created for this parent.
+    linkedByHarness: true,
     summary: link.summary,
     changeKey: `remote:${link.seq}`,
     order: link.seq,

@@ -78,8 +78,3 @@ export const ControlPayloadSchema = z
     'A participant completes or cancels the task, a reviewer rejects a criterion, or an approver answers tool calls waiting for approval.'
   );
 export type ControlPayload = z.infer<typeof ControlPayloadSchema>;
-
-/** Fields any participant may change through a task envelope on an existing task. */
-export const OPEN_FIELDS = ['name', 'description', 'acceptance_criteria'] as const;
-/** Fields only an admin may change through a task envelope. */
-export const ADMIN_FIELDS = ['participants'] as const;

@@ -10,19 +10,22 @@ import {
 } from '../errors.js';
 import { criteriaFromEnvelope } from './criteria.js';
 import {
-  ADMIN_FIELDS,
   type ControlPayload,
   ControlPayloadSchema,
   type EventEnvelope,
   EventEnvelopeSchema,
-  OPEN_FIELDS,
 } from './envelope.schema.js';
 import {
   type AcceptanceCriterion,
+  type Participant,
   SERVER_CONTROLLED_FIELDS,
+  SERVER_OWNED_RELATIONS,
   type TaskExtension,
   TaskExtensionSchema,
+  type TaskRef,
 } from './extension.schema.js';
+import { newTaskParticipants, requireDistinctIds, requireWithinCap } from './new-participants.js';
+import { type Permission, participantOf, requirePermission } from './permissions.js';
 
 /** The message part that carries a task envelope (a brief for a child task). */
 export const taskEnvelopePart = (payload: unknown): Part => ({
@@ -62,11 +65,14 @@ export const messageText = (message: Message): string =>
     .join('\n');
 
 /**
- * Refuses, whole, a payload that names a server-controlled field — from anyone, admins included.
- * Runs before anything else so nothing in such an envelope is ever applied.
+ * Refuses, whole, a payload that names a server-controlled field or a relation the server owns —
+ * from anyone, admins included. Runs before anything else so nothing in such an envelope is ever
+ * applied.
  */
 const refuseServerControlled = (payload: Record<string, unknown>): void => {
-  const keys = SERVER_CONTROLLED_FIELDS.filter((key) => Object.hasOwn(payload, key));
+  const keys = [...SERVER_CONTROLLED_FIELDS, ...SERVER_OWNED_RELATIONS].filter((key) =>
+    Object.hasOwn(payload, key)
+  );
   if (keys.length > 0) throw new ServerControlledFieldError(keys);
 };
 
@@ -106,33 +112,84 @@ const withCriteriaMerged = (
       }
     : payload;
 
+/**
+ * `delegated_from` on a new task: the client says the task is delegated to us from a task of its
+ * own (another tiny-harness does, for its remote children). The server records it as a parent on
+ * the caller's agent, so the link can only name a task of the caller's, never one on this harness,
+ * and nothing here follows it; the task is worked to its end, as delegated work is.
+ */
+const DelegatedFromSchema = z
+  .strictObject({ task_id: z.string().min(1).max(256) })
+  .describe("The client's own task this one is delegated from.");
+
 export interface NewTaskSettings {
-  /** The participant creating the task (asserted by the request), if any. */
-  sender: string | null;
+  /** The participant creating the task (the authenticated caller). */
+  sender: string;
   agentId: string;
 }
 
+const parentOnCallersAgent = (value: unknown, sender: string): TaskRef[] => {
+  if (value === undefined) return [];
+  const parsed = DelegatedFromSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new InvalidEnvelopeError(`invalid delegated_from: ${describeIssues(parsed.error)}`, {
+      cause: parsed.error,
+    });
+  }
+  return [{ task_id: parsed.data.task_id, agent: { kind: 'agent', id: sender, version: null } }];
+};
+
 /**
- * The extension of a task created by a task envelope. The sender joins as reporter when the
- * payload does not name them (else they could not reach their own task), and the agent joins as
- * assignee when no one is.
+ * The extension of a task a client creates with a task envelope. Relations and server-controlled
+ * fields are refused; the participants follow `newTaskParticipants` (the creator, this agent as
+ * assignee, others as watchers).
  */
 export const extensionFromEnvelope = (
   payload: Record<string, unknown>,
   settings: NewTaskSettings
 ): TaskExtension => {
   refuseServerControlled(payload);
+  const { delegated_from: delegatedFrom, ...fields } = payload;
   // A new task's criteria start unmet: none may arrive met.
+  const extension = parseExtension(withCriteriaMerged(fields, []));
+  return {
+    ...extension,
+    participants: newTaskParticipants(extension.participants, settings),
+    parent_tasks: parentOnCallersAgent(delegatedFrom, settings.sender),
+  };
+};
+
+/**
+ * What the harness itself decides of a task it creates (never a client): who takes part, and the
+ * parent on this harness it is linked to (null for a task that has none: the harness's own tests
+ * start tasks with a cast of participants this way).
+ */
+export interface ServerRelations {
+  parentTaskId: string | null;
+  participants: readonly Participant[];
+}
+
+/**
+ * The extension of a task the harness creates (a child on this harness): what its brief's
+ * envelope describes (name, goal, criteria), with the participants and the parent link the
+ * harness made.
+ */
+export const extensionOfChild = (
+  payload: Record<string, unknown>,
+  relations: ServerRelations
+): TaskExtension => {
+  refuseServerControlled(payload);
+  if (Object.hasOwn(payload, 'participants')) throw new EnvelopeRefusedError(['participants']);
   const extension = parseExtension(withCriteriaMerged(payload, []));
-  const participants = [...extension.participants];
-  const { sender, agentId } = settings;
-  if (sender !== null && !participants.some((participant) => participant.id === sender)) {
-    participants.unshift({ id: sender, kind: 'human', role: 'reporter', display_name: '' });
-  }
-  if (!participants.some((participant) => participant.role === 'assignee')) {
-    participants.push({ id: agentId, kind: 'agent', role: 'assignee', display_name: '' });
-  }
-  return { ...extension, participants };
+  const participants = [...relations.participants];
+  requireDistinctIds(participants);
+  requireWithinCap(participants.length);
+  return {
+    ...extension,
+    participants,
+    parent_tasks:
+      relations.parentTaskId === null ? [] : [{ task_id: relations.parentTaskId, agent: null }],
+  };
 };
 
 const DEFAULT_NAME_LENGTH = 60;
@@ -154,10 +211,9 @@ const truncate = (text: string, length: number, ellipsis = '…'): string => {
 /** The extension of a task created by a plain text message. */
 export const extensionFromText = (text: string, settings: NewTaskSettings): TaskExtension => {
   const firstLine = text.split('\n', 1)[0]?.trim() ?? '';
-  const participants: TaskExtension['participants'] = [];
-  if (settings.sender !== null) {
-    participants.push({ id: settings.sender, kind: 'human', role: 'reporter', display_name: '' });
-  }
+  const participants: TaskExtension['participants'] = [
+    { id: settings.sender, kind: 'human', role: 'reporter', display_name: '' },
+  ];
   participants.push({ id: settings.agentId, kind: 'agent', role: 'assignee', display_name: '' });
   return TaskExtensionSchema.parse({
     name: truncate(firstLine, DEFAULT_NAME_LENGTH, '') || 'task',
@@ -166,33 +222,52 @@ export const extensionFromText = (text: string, settings: NewTaskSettings): Task
   });
 };
 
+/** Which permission each field a participant may change needs (permissions.ts). */
+const FIELD_PERMISSIONS: Record<string, Permission> = {
+  name: 'edit_details',
+  description: 'edit_details',
+  acceptance_criteria: 'edit_criteria',
+  participants: 'edit_participants',
+};
+
 /**
- * Applies a task envelope to an existing task. Open fields are anyone's on the task;
- * `participants` is an admin's; every other key is refused, named. Acceptance criteria keep their
- * met state (only meet_criterion and a review change it: criteria.ts). All checks run before the
- * merge, and the merged extension must parse, so an envelope is applied whole or not at all.
+ * Applies a task envelope to an existing task. Each key needs its role (permissions.ts: the name
+ * and description are the assignee's, reporter's and admin's; the criteria the reporter's and
+ * admin's; the participants an admin's); every other key is refused, named. Acceptance criteria
+ * keep their met state (only meet_criterion and a review change it: criteria.ts). All checks run
+ * before the merge, and the merged extension must parse, so an envelope is applied whole or not
+ * at all.
  */
 export const applyTaskEnvelope = (
   current: TaskExtension,
   payload: Record<string, unknown>,
-  actor: string | null
+  actor: string
 ): TaskExtension => {
   refuseServerControlled(payload);
-  const participant = current.participants.find((candidate) => candidate.id === actor);
-  if (participant === undefined) {
+  if (participantOf(current, actor) === undefined) {
     throw new NotAParticipantError('only a participant may change the task');
   }
-  const allowed: readonly string[] = [...OPEN_FIELDS, ...ADMIN_FIELDS];
-  const refused = Object.keys(payload).filter((key) => !allowed.includes(key));
+  const refused = Object.keys(payload).filter((key) => !Object.hasOwn(FIELD_PERMISSIONS, key));
   if (refused.length > 0) throw new EnvelopeRefusedError(refused);
-  const touchesAdminFields = ADMIN_FIELDS.some((key) => Object.hasOwn(payload, key));
-  if (touchesAdminFields && participant.role !== 'admin') {
-    throw new AdminRequiredError('admin required to change participants');
+  for (const key of Object.keys(payload)) {
+    const permission = FIELD_PERMISSIONS[key];
+    if (permission === 'edit_participants') {
+      if (participantOf(current, actor)?.role !== 'admin') {
+        throw new AdminRequiredError('admin required to change participants');
+      }
+    } else if (permission !== undefined) {
+      requirePermission(current, actor, permission);
+    }
   }
-  return parseExtension({
+  const next = parseExtension({
     ...current,
     ...withCriteriaMerged(payload, current.acceptance_criteria),
   });
+  if (Object.hasOwn(payload, 'participants')) {
+    requireDistinctIds(next.participants);
+    requireWithinCap(next.participants.length);
+  }
+  return next;
 };
 
 export const parseControl = (envelope: EventEnvelope): ControlPayload => {

@@ -247,6 +247,19 @@ export type ReasoningEffort = z.infer<typeof ReasoningEffortSchema>;
 /** Fields no participant may set, admins included; an envelope carrying one is refused whole. */
 export const SERVER_CONTROLLED_FIELDS = ['lifecycle', 'model', 'reasoning_effort'] as const;
 
+/**
+ * The relations the server alone makes: a parent link and a sub-task row exist because the
+ * harness created the child (`spawn_subtask`, `create_task_for_participant`, `/sub-task`, a
+ * remote child), and the plan is the agent's (`create_plan`). An envelope naming one is refused
+ * whole, like the server-controlled fields, on a new task and an existing one alike: a client that
+ * could write them could name a task it is not on (cancel it through the cascade, read it through
+ * the timeline, write into it as its child).
+ */
+export const SERVER_OWNED_RELATIONS = ['parent_tasks', 'sub_tasks', 'plan'] as const;
+
+/** The most participants a task may have: each is an index entry written with the task. */
+export const MAX_PARTICIPANTS = 50;
+
 export const TaskExtensionSchema = z
   .strictObject({
     name: z.string().min(1),

@@ -1,4 +1,6 @@
 import type { Message } from '@a2a-js/sdk';
+import * as z from 'zod';
+import { EVENT_MEDIA_TYPE } from '../a2a/identifiers.js';
 import { Hooks } from '../hooks/hooks.js';
 import { childChangeFromRecords } from '../intake/child-change-from-records.js';
 import { type ChildChange, recordChildChange } from '../intake/child-changed.js';
@@ -15,6 +17,8 @@ import type { Model } from '../ports/model.js';
 import type { TaskRecord } from '../ports/task-store.js';
 import type { ToolRunner } from '../ports/tool-runner.js';
 import { stateOf, subStateOf } from '../task/a2a-task.js';
+import { findEnvelope, type ServerRelations } from '../task/envelope.js';
+import { ParticipantSchema } from '../task/extension.schema.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { FixedClock } from './fixed-clock.js';
 import { InMemoryAgentDirectory } from './in-memory-agent-directory.js';
@@ -38,6 +42,42 @@ export interface InProcessHarnessOptions {
  * played by a store listener. What the state machine and DynamoDB stream do in the cloud, this
  * does with plain loops, so scenario tests exercise the same core end to end.
  */
+/**
+ * A test's first message may name a whole cast (a reporter, an admin, a human assignee), which a
+ * client may not: the harness starts such a task on the server's own path, as the harness would
+ * create it, with the participants as relations the server made and the rest of the envelope as
+ * the brief. The sender joins as reporter and the agent as assignee when the cast leaves them
+ * out, as a client's task would have them.
+ */
+export const castOf = (
+  message: Message,
+  sender: string,
+  agentId: string
+): { message: Message; relations?: ServerRelations } => {
+  const envelope = findEnvelope(message);
+  const named = envelope?.kind === 'task' ? envelope.payload.participants : undefined;
+  if (envelope === undefined || !Array.isArray(named)) return { message };
+  const participants = z.array(ParticipantSchema).parse(named);
+  if (!participants.some(({ id }) => id === sender)) {
+    participants.unshift({ id: sender, kind: 'human', role: 'reporter', display_name: '' });
+  }
+  if (!participants.some(({ role }) => role === 'assignee')) {
+    participants.push({ id: agentId, kind: 'agent', role: 'assignee', display_name: '' });
+  }
+  const { participants: _cast, ...payload } = envelope.payload;
+  return {
+    message: {
+      ...message,
+      parts: message.parts.map((part) =>
+        part.content?.$case === 'data' && part.mediaType === EVENT_MEDIA_TYPE
+          ? { ...part, content: { $case: 'data', value: { ...envelope, payload } } }
+          : part
+      ),
+    },
+    relations: { parentTaskId: null, participants },
+  };
+};
+
 export class InProcessHarness {
   readonly deps: LoopDeps;
   readonly store: ObservedTaskStore;
@@ -75,6 +115,7 @@ export class InProcessHarness {
         message: request.message,
         sender: typeof sender === 'string' ? sender : config.agentId,
         settings: request.inherited,
+        relations: { parentTaskId: request.parentTaskId, participants: request.participants },
       });
       this.#runnable.push(record.task.id);
       return {
@@ -94,7 +135,11 @@ export class InProcessHarness {
    * server's own path (a deployment's per-task model), never a client's.
    */
   async start(message: Message, sender: string, settings?: InheritedSettings): Promise<TaskRecord> {
-    const { record } = await startTask(this.deps, { message, sender, settings });
+    const { record } = await startTask(this.deps, {
+      ...castOf(message, sender, this.deps.config.agentId),
+      sender,
+      settings,
+    });
     this.#runnable.push(record.task.id);
     await this.settle();
     return this.task(record.task.id);

@@ -12,6 +12,7 @@ import { park } from '../../../functions/core/loop/park.js';
 import { renew } from '../../../functions/core/loop/renew.js';
 import { takeTurn } from '../../../functions/core/loop/take-turn.js';
 import type { ToolApproval } from '../../../functions/core/ports/tool-runner.js';
+import { castOf } from '../../../functions/core/testing/in-process-harness.js';
 import { StaticToolRunner } from '../../../functions/core/testing/static-tool-runner.js';
 import { zodArguments } from '../../../functions/core/tools/registry.js';
 import { ALICE, BOB, harnessWith, STATES, view } from '../../support/harness.js';
@@ -250,7 +251,10 @@ describe('a call that needs approval', () => {
       approval({ timeoutSeconds: 30 })
     );
     const { deps } = harness;
-    const { record } = await startTask(deps, { message: brief(), sender: ALICE });
+    const { record } = await startTask(deps, {
+      ...castOf(brief(), ALICE, deps.config.agentId),
+      sender: ALICE,
+    });
     const taskId = record.task.id;
     let step = await takeTurn(deps, { taskId, generation: 1, turn: 0 });
     if (step.route.next !== 'execute_tools') throw new Error('expected a call');
@@ -353,7 +357,10 @@ describe('approval: one read, one decision, one commit per step', () => {
       return { result, reads: reads() - before, commits: store.commits.length - commits };
     };
     const one = { reads: 1, commits: 1 };
-    const { record } = await startTask(deps, { message: brief(), sender: ALICE });
+    const { record } = await startTask(deps, {
+      ...castOf(brief(), ALICE, deps.config.agentId),
+      sender: ALICE,
+    });
     const taskId = record.task.id;
     const called = await takeTurn(deps, { taskId, generation: 1, turn: 0 });
     if (called.route.next !== 'execute_tools') throw new Error('expected a call');

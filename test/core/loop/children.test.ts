@@ -24,6 +24,7 @@ const remoteChange = (
   childLifecycle: 'delegated',
   participantTask: false,
   remoteTurn: false,
+  linkedByHarness: true,
   changeKey: 'remote:1',
   order: 1,
   ...change,
@@ -157,6 +158,7 @@ describe('children', () => {
           childLifecycle: 'delegated',
           participantTask: false,
           remoteTurn: false,
+          linkedByHarness: true,
           summary: 'the answer is 42',
           changeKey: 'remote-1',
           order: 1,
@@ -347,6 +349,7 @@ describe('children', () => {
       childLifecycle: 'delegated',
       participantTask: false,
       remoteTurn: false,
+      linkedByHarness: true,
       summary: 'no data',
       changeKey: 'r1',
       order: 1,
@@ -372,6 +375,7 @@ describe('children', () => {
       childLifecycle: 'delegated' as const,
       participantTask: false,
       remoteTurn: false,
+      linkedByHarness: true,
       summary: 'ok',
       changeKey: 'same',
       order: 1,
@@ -436,6 +440,7 @@ describe('children', () => {
       childLifecycle: 'delegated' as const,
       participantTask: false,
       remoteTurn: false,
+      linkedByHarness: true,
       summary: '',
     };
     await recordChildChange(harness.deps, {
@@ -539,17 +544,20 @@ describe('children', () => {
     );
   });
 
-  it('works a task another agent delegated (its envelope links the parent there) to its end, whatever a client task would be', async () => {
+  it('works a task another agent delegated (delegated_from: the parent on its side) to its end, whatever a client task would be', async () => {
     const { harness } = harnessWith([{ text: 'Done as asked.' }]);
     const delegated = await harness.start(
       envelopeMessage('task', {
         name: 'Books',
         goal: 'Balance the books',
-        parent_tasks: [{ task_id: 'p-1', agent: { kind: 'agent', id: 'alpha', version: null } }],
+        delegated_from: { task_id: 'p-1' },
       }),
       'alpha'
     );
     expect(view(delegated).extension.lifecycle).toBe('delegated');
+    expect(view(delegated).extension.parent_tasks).toEqual([
+      { task_id: 'p-1', agent: { kind: 'agent', id: 'alpha', version: null } },
+    ]);
     expect(view(delegated).state).toBe(STATES.COMPLETED);
   });
 });

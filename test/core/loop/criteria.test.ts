@@ -6,6 +6,7 @@ import { TASK_METADATA_KEY } from '../../../functions/core/a2a/identifiers.js';
 import {
   EnvelopeRefusedError,
   ReviewerRequiredError,
+  RoleRequiredError,
   UnknownCriterionError,
 } from '../../../functions/core/errors.js';
 import { BUILT_IN_PRIORITY } from '../../../functions/core/hooks/hooks.js';
@@ -415,7 +416,7 @@ describe('criteria elsewhere', () => {
     );
   });
 
-  it("a participant task completed by its assignee's answer records the assignee's acceptance", async () => {
+  it("a participant task's answer with its criteria unmet waits for its reporter, whose completion accepts them", async () => {
     const { harness } = harnessWith([
       {
         toolCalls: [
@@ -440,9 +441,19 @@ describe('criteria elsewhere', () => {
 
     await harness.send(childId, textMessage('approved'), BOB);
 
+    // The assignee answered, but may not accept the criteria: the reporter is asked to.
+    const answered = view(await harness.task(childId));
+    expect(answered.state).toBe(STATES.INPUT_REQUIRED);
+    expect(answered.subState).toBe('awaiting-review');
+    expect(answered.statusText).toContain('only a reporter or an admin may accept');
+    await expect(
+      harness.send(childId, envelopeMessage('control', { action: 'complete' }), BOB)
+    ).rejects.toBeInstanceOf(RoleRequiredError);
+
+    await harness.send(childId, envelopeMessage('control', { action: 'complete' }), ALICE);
     const child = view(await harness.task(childId));
     expect(child.state).toBe(STATES.COMPLETED);
-    expect(child.extension.acceptance_criteria[0]).toMatchObject({ met: true, met_by: BOB });
+    expect(child.extension.acceptance_criteria[0]).toMatchObject({ met: true, met_by: ALICE });
   });
 
   it('a task envelope keeps the met state of the criteria it keeps, and refuses to change it', async () => {
@@ -450,6 +461,14 @@ describe('criteria elsewhere', () => {
     const task = await harness.start(brief(), ALICE);
     const current = view(await harness.task(task.task.id)).extension.acceptance_criteria;
 
+    // A watcher may not change them at all.
+    await expect(
+      harness.send(
+        task.task.id,
+        envelopeMessage('task', { acceptance_criteria: [{ text: 'Nothing' }] }),
+        BOB
+      )
+    ).rejects.toBeInstanceOf(RoleRequiredError);
     // Echoing the criteria as read, reworded by text, plus a new one: state kept, ids stable.
     await harness.send(
       task.task.id,
@@ -460,7 +479,7 @@ describe('criteria elsewhere', () => {
           { text: 'Mentions the new logo' },
         ],
       }),
-      BOB
+      ALICE
     );
     const edited = view(await harness.task(task.task.id)).extension.acceptance_criteria;
     expect(edited.map((c) => [c.id, c.met])).toEqual([

@@ -8,6 +8,7 @@ import { textMessage } from '../../support/messages.js';
 const briefFor = async () => {
   const { harness } = harnessWith([{ text: 'Parked.' }]);
   const parent = await harness.start(textMessage('go'), ALICE);
+  parentId = parent.task.id;
   return childBrief({
     parent,
     command: {
@@ -23,10 +24,12 @@ const briefFor = async () => {
   }).message;
 };
 
+let parentId = '';
+
 describe('a brief as a remote agent receives it', () => {
   it("keeps the text and the message id, and none of this harness's own ids", async () => {
     const brief = await briefFor();
-    const sent = remoteBrief(brief, { taskExtension: true });
+    const sent = remoteBrief(brief, { taskExtension: true }, parentId);
     expect(sent).toMatchObject({
       messageId: brief.messageId,
       contextId: '',
@@ -38,9 +41,9 @@ describe('a brief as a remote agent receives it', () => {
     expect(brief.referenceTaskIds).toHaveLength(1);
   });
 
-  it("sends the task envelope without the parent's people to an agent that speaks the extension", async () => {
+  it("sends the task envelope, without the parent's people, naming the parent as delegated_from to an agent that speaks the extension", async () => {
     const brief = await briefFor();
-    const envelope = remoteBrief(brief, { taskExtension: true }).parts[1];
+    const envelope = remoteBrief(brief, { taskExtension: true }, parentId).parts[1];
     expect(envelope?.mediaType).toBe(EVENT_MEDIA_TYPE);
     const value = envelope?.content?.$case === 'data' ? envelope.content.value : undefined;
     expect(value).toEqual({
@@ -49,18 +52,13 @@ describe('a brief as a remote agent receives it', () => {
         name: 'Books',
         goal: 'Balance the books',
         acceptance_criteria: [{ text: 'no difference' }],
-        parent_tasks: [
-          {
-            task_id: brief.referenceTaskIds[0],
-            agent: { kind: 'agent', id: 'alpha', version: null },
-          },
-        ],
+        delegated_from: { task_id: parentId },
       },
     });
   });
 
   it('sends the text alone to an agent that does not', async () => {
-    const sent = remoteBrief(await briefFor(), { taskExtension: false });
+    const sent = remoteBrief(await briefFor(), { taskExtension: false }, parentId);
     expect(sent.parts).toHaveLength(1);
     expect(sent.parts[0]?.content).toEqual({
       $case: 'text',

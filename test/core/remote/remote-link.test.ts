@@ -63,6 +63,7 @@ describe("a remote child's link", () => {
       childLifecycle: 'delegated',
       participantTask: false,
       remoteTurn: false,
+      linkedByHarness: true,
       summary: '',
       changeKey: 'remote:1',
       order: 1,

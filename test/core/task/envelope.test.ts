@@ -6,6 +6,8 @@ import {
   EnvelopeRefusedError,
   InvalidEnvelopeError,
   NotAParticipantError,
+  ParticipantsRefusedError,
+  RoleRequiredError,
   ServerControlledFieldError,
 } from '../../../functions/core/errors.js';
 import {
@@ -17,6 +19,7 @@ import {
   parseControl,
 } from '../../../functions/core/task/envelope.js';
 import {
+  MAX_PARTICIPANTS,
   type TaskExtension,
   TaskExtensionSchema,
 } from '../../../functions/core/task/extension.schema.js';
@@ -154,12 +157,6 @@ describe('extensionFromText', () => {
     ]);
   });
 
-  it('has only the agent when no sender is asserted', () => {
-    expect(extensionFromText('hi', { sender: null, agentId: AGENT }).participants).toEqual([
-      { id: AGENT, kind: 'agent', role: 'assignee', display_name: '' },
-    ]);
-  });
-
   it('fills every other field with its default and sets no server-controlled field', () => {
     const extension = extensionFromText('hi', settings);
     expect(extension).toMatchObject({
@@ -202,18 +199,19 @@ describe('extensionFromEnvelope', () => {
     }
   );
 
-  it('adds the sender as reporter, first, when the payload does not name them', () => {
+  it('adds the sender as reporter, first, and the agent as assignee, when the payload names neither', () => {
     const extension = extensionFromEnvelope(
-      { name: 'n', goal: 'g', participants: [{ id: 'dave', kind: 'human', role: 'assignee' }] },
+      { name: 'n', goal: 'g', participants: [{ id: 'dave', kind: 'human', role: 'watcher' }] },
       settings
     );
     expect(extension.participants).toEqual([
       { id: 'alice', kind: 'human', role: 'reporter', display_name: '' },
-      { id: 'dave', kind: 'human', role: 'assignee', display_name: '' },
+      { id: 'dave', kind: 'human', role: 'watcher', display_name: '' },
+      { id: AGENT, kind: 'agent', role: 'assignee', display_name: '' },
     ]);
   });
 
-  it('keeps the role the payload gives the sender', () => {
+  it('keeps the reporter or admin role the payload gives the sender', () => {
     const extension = extensionFromEnvelope(
       { name: 'n', goal: 'g', participants: [{ id: 'alice', kind: 'human', role: 'admin' }] },
       settings
@@ -224,25 +222,78 @@ describe('extensionFromEnvelope', () => {
     ]);
   });
 
-  it('adds the agent as assignee only when no one is assigned', () => {
-    const unassigned = extensionFromEnvelope({ name: 'n', goal: 'g' }, settings);
-    expect(unassigned.participants.map(({ id, role }) => [id, role])).toEqual([
-      ['alice', 'reporter'],
-      [AGENT, 'assignee'],
-    ]);
-    const assigned = extensionFromEnvelope(
-      { name: 'n', goal: 'g', participants: [{ id: 'dave', kind: 'human', role: 'assignee' }] },
-      settings
+  it.each([
+    ['someone else as assignee', [{ id: 'dave', kind: 'human', role: 'assignee' }]],
+    ['someone else as admin', [{ id: 'dave', kind: 'human', role: 'admin' }]],
+    ['someone else as reporter', [{ id: 'dave', kind: 'human', role: 'reporter' }]],
+    ['the sender as assignee', [{ id: 'alice', kind: 'human', role: 'assignee' }]],
+    ['the agent as a watcher', [{ id: AGENT, kind: 'agent', role: 'watcher' }]],
+    ['the agent as a person', [{ id: AGENT, kind: 'human', role: 'assignee' }]],
+    [
+      'one id twice',
+      [
+        { id: 'dave', kind: 'human', role: 'watcher' },
+        { id: 'dave', kind: 'human', role: 'watcher' },
+      ],
+    ],
+  ])('refuses a new task naming %s', (_case, participants) => {
+    const error = thrown(() =>
+      extensionFromEnvelope({ name: 'n', goal: 'g', participants }, settings)
     );
-    expect(assigned.participants.some((participant) => participant.id === AGENT)).toBe(false);
+    expect(error).toBeInstanceOf(ParticipantsRefusedError);
+    expect(error).toMatchObject({ code: 'participant.refused' });
+    expect((error as Error).message).toMatch(/^participants\[\d\] \(/);
   });
 
-  it('adds no reporter when no sender is asserted', () => {
-    const extension = extensionFromEnvelope(
-      { name: 'n', goal: 'g' },
-      { sender: null, agentId: AGENT }
+  it('refuses a new task with more participants than the cap', () => {
+    const participants = Array.from({ length: MAX_PARTICIPANTS - 1 }, (_, index) => ({
+      id: `watcher-${index}`,
+      kind: 'human',
+      role: 'watcher',
+    }));
+    // The sender and the agent join: one over the cap.
+    const error = thrown(() =>
+      extensionFromEnvelope({ name: 'n', goal: 'g', participants }, settings)
     );
-    expect(extension.participants.map(({ id }) => id)).toEqual([AGENT]);
+    expect(error).toBeInstanceOf(ParticipantsRefusedError);
+    expect((error as Error).message).toBe(
+      `a task has at most ${MAX_PARTICIPANTS} participants; this would have ${MAX_PARTICIPANTS + 1}`
+    );
+    const fits = extensionFromEnvelope(
+      { name: 'n', goal: 'g', participants: participants.slice(1) },
+      settings
+    );
+    expect(fits.participants).toHaveLength(MAX_PARTICIPANTS);
+  });
+
+  it.each([
+    ['parent_tasks', [{ task_id: 'the-owners-task' }]],
+    ['sub_tasks', [{ task_id: 'the-owners-task', agent: null, state: 'TASK_STATE_WORKING' }]],
+    ['plan', { steps: [] }],
+  ])('refuses a new task that sets the server-owned relation %s', (key, value) => {
+    const error = thrown(() =>
+      extensionFromEnvelope({ name: 'n', goal: 'g', [key]: value }, settings)
+    );
+    expect(error).toBeInstanceOf(ServerControlledFieldError);
+    expect(error).toMatchObject({ code: 'envelope.server_controlled', keys: [key] });
+    expect((error as Error).message).toBe(
+      `server-controlled fields cannot be set by a participant: ${key}`
+    );
+  });
+
+  it("records delegated_from as a parent on the caller's own agent, never on this harness", () => {
+    const extension = extensionFromEnvelope(
+      { name: 'n', goal: 'g', delegated_from: { task_id: 'their-task' } },
+      settings
+    );
+    expect(extension.parent_tasks).toEqual([
+      { task_id: 'their-task', agent: { kind: 'agent', id: 'alice', version: null } },
+    ]);
+    for (const delegated_from of ['their-task', { task_id: '' }, { task_id: 'x', agent: null }]) {
+      expect(() =>
+        extensionFromEnvelope({ name: 'n', goal: 'g', delegated_from }, settings)
+      ).toThrow(InvalidEnvelopeError);
+    }
   });
 
   it('does not mutate the payload', () => {
@@ -256,7 +307,7 @@ describe('extensionFromEnvelope', () => {
 });
 
 describe('applyTaskEnvelope', () => {
-  it('lets any participant change the open fields', () => {
+  it('lets a reporter change the name, description and criteria', () => {
     const current = currentTask();
     const changed = applyTaskEnvelope(
       current,
@@ -265,7 +316,7 @@ describe('applyTaskEnvelope', () => {
         description: 'new description',
         acceptance_criteria: [{ text: 'Has a summary' }],
       },
-      'carol'
+      'alice'
     );
     expect(changed).toEqual({
       ...current,
@@ -311,20 +362,67 @@ describe('applyTaskEnvelope', () => {
     });
   });
 
+  it('refuses a watcher any change, and an assignee the criteria, applying nothing', () => {
+    const current = currentTask();
+    const before = structuredClone(current);
+    for (const payload of [{ name: 'Renamed' }, { acceptance_criteria: [] }]) {
+      const error = thrown(() => applyTaskEnvelope(current, payload, 'carol'));
+      expect(error).toBeInstanceOf(RoleRequiredError);
+      expect(error).toMatchObject({ code: 'participant.role_required' });
+      expect((error as Error).message).toMatch(/^carol is a watcher: only /);
+    }
+    const assigned = TaskExtensionSchema.parse({
+      ...current,
+      participants: [...current.participants, { id: 'dave', kind: 'human', role: 'assignee' }],
+    });
+    expect(applyTaskEnvelope(assigned, { name: 'Renamed' }, 'dave').name).toBe('Renamed');
+    expect(() =>
+      applyTaskEnvelope(assigned, { name: 'Renamed', acceptance_criteria: [] }, 'dave')
+    ).toThrow(RoleRequiredError);
+    expect(current).toEqual(before);
+  });
+
   it('refuses every other key, naming them, even from an admin', () => {
     const error = thrown(() =>
-      applyTaskEnvelope(
-        currentTask(),
-        { name: 'Renamed', plan: null, goal: 'Other goal', sub_tasks: [] },
-        'bob'
-      )
+      applyTaskEnvelope(currentTask(), { name: 'Renamed', goal: 'Other goal', type: 'x' }, 'bob')
     );
     expect(error).toBeInstanceOf(EnvelopeRefusedError);
     expect(error).toMatchObject({
       code: 'envelope.refused',
-      keys: ['plan', 'goal', 'sub_tasks'],
-      message: 'task envelope cannot change plan, goal, sub_tasks',
+      keys: ['goal', 'type'],
+      message: 'task envelope cannot change goal, type',
     });
+  });
+
+  it.each([
+    ['parent_tasks', [{ task_id: 'someone-elses-task' }]],
+    ['sub_tasks', [{ task_id: 'someone-elses-task', state: 'TASK_STATE_WORKING' }]],
+    ['plan', null],
+  ])('refuses the server-owned relation %s whole, even from an admin', (key, value) => {
+    const current = currentTask();
+    const error = thrown(() =>
+      applyTaskEnvelope(current, { name: 'Renamed', [key]: value }, 'bob')
+    );
+    expect(error).toBeInstanceOf(ServerControlledFieldError);
+    expect(error).toMatchObject({ code: 'envelope.server_controlled', keys: [key] });
+  });
+
+  it('refuses an admin a participants list naming one id twice or past the cap', () => {
+    const twice = [
+      { id: 'bob', kind: 'human', role: 'admin' },
+      { id: 'bob', kind: 'human', role: 'watcher' },
+    ];
+    expect(() => applyTaskEnvelope(currentTask(), { participants: twice }, 'bob')).toThrow(
+      ParticipantsRefusedError
+    );
+    const many = Array.from({ length: MAX_PARTICIPANTS + 1 }, (_, index) => ({
+      id: index === 0 ? 'bob' : `p${index}`,
+      kind: 'human',
+      role: index === 0 ? 'admin' : 'watcher',
+    }));
+    const error = thrown(() => applyTaskEnvelope(currentTask(), { participants: many }, 'bob'));
+    expect(error).toBeInstanceOf(ParticipantsRefusedError);
+    expect((error as Error).message).toContain(`at most ${MAX_PARTICIPANTS}`);
   });
 
   describe('server-controlled fields are refused whole', () => {
@@ -377,7 +475,7 @@ describe('applyTaskEnvelope', () => {
   });
 
   it('refuses anyone who is not on the task', () => {
-    for (const actor of ['mallory', null]) {
+    for (const actor of ['mallory', '']) {
       const error = thrown(() => applyTaskEnvelope(currentTask(), { name: 'Renamed' }, actor));
       expect(error).toBeInstanceOf(NotAParticipantError);
       expect(error).toMatchObject({ code: 'channel.not_a_member' });
@@ -387,7 +485,7 @@ describe('applyTaskEnvelope', () => {
   it('refuses a change whose merged result is not a valid extension', () => {
     const current = currentTask();
     const error = thrown(() =>
-      applyTaskEnvelope(current, { name: '', description: 'fine' }, 'carol')
+      applyTaskEnvelope(current, { name: '', description: 'fine' }, 'alice')
     );
     expect(error).toBeInstanceOf(InvalidEnvelopeError);
     expect(error).toMatchObject({ code: 'envelope.invalid' });

@@ -21,6 +21,7 @@ const withAuthorization = (value: string, name = 'Authorization') =>
 const tokens: IdentitySettings = {
   mode: 'tokens',
   tokens: parseBearerTokens('tokA-0123456789=alice,tokB-0123456789=bob'),
+  agentId: 'tiny-harness',
 };
 
 describe('resolveCaller, tokens mode (local)', () => {
@@ -87,7 +88,7 @@ describe('resolveCaller, tokens mode (local)', () => {
   });
 
   it('refuses every token when none is configured', () => {
-    const none: IdentitySettings = { mode: 'tokens', tokens: new Map() };
+    const none: IdentitySettings = { mode: 'tokens', tokens: new Map(), agentId: 'tiny-harness' };
     expect(resolveCaller(withAuthorization('Bearer anything-at-all'), none).ok).toBe(false);
   });
 
@@ -113,7 +114,11 @@ describe('tokensEqual (constant time)', () => {
 });
 
 describe('resolveCaller, cognito mode (cloud)', () => {
-  const cognito: IdentitySettings = { mode: 'cognito', tokens: new Map() };
+  const cognito: IdentitySettings = {
+    mode: 'cognito',
+    tokens: new Map(),
+    agentId: 'tiny-harness',
+  };
   const withClaims = (claims: Record<string, unknown> | undefined) =>
     eventWith({
       requestContext: {
