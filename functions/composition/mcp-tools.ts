@@ -5,7 +5,8 @@ import { McpToolRunner } from '../adapters/mcp/mcp-tool-runner.js';
 import type { Logger } from '../adapters/system/logger.js';
 import { credentialsOf, type SecretsAt } from './credentials.js';
 import type { McpServerConfig } from './mcp-servers-config.js';
-import { ConfigurationError, type RuntimeConfig, rememberSecret } from './runtime-config.js';
+import { ConfigurationError, type RuntimeConfig } from './runtime-config.js';
+import { rememberSecret } from './secret-list.js';
 
 /** One request to an MCP server's token endpoint at most this long. */
 const TOKEN_TIMEOUT_MS = 15_000;

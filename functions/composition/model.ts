@@ -4,7 +4,8 @@ import { LazyModel } from '../adapters/model/lazy-model.js';
 import type { ProviderModelOptions } from '../adapters/model/provider-options.js';
 import { loadModelScript } from '../adapters/model/script-file.js';
 import type { Model } from '../core/ports/model.js';
-import { ConfigurationError, type RuntimeConfig, rememberSecret } from './runtime-config.js';
+import { ConfigurationError, type RuntimeConfig } from './runtime-config.js';
+import { rememberSecret } from './secret-list.js';
 
 declare global {
   /**

@@ -2,7 +2,8 @@ import { A2aRemoteAgents, type RemoteAgentSettings } from '../adapters/remote/a2
 import { type Credentials, noCredentials } from '../adapters/remote/credentials.js';
 import { credentialsOf } from './credentials.js';
 import type { RemoteAgentAuth, RemoteAgentsConfig } from './remote-agents-config.js';
-import { type RuntimeConfig, rememberSecret } from './runtime-config.js';
+import type { RuntimeConfig } from './runtime-config.js';
+import { rememberSecret } from './secret-list.js';
 
 /** One request to a remote agent (its card, its token endpoint, an A2A call) at most this long. */
 const REMOTE_TIMEOUT_MS = 15_000;

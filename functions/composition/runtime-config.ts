@@ -10,6 +10,7 @@ import {
   oneLineIssues,
 } from './model-config.js';
 import { environmentSecrets, parseRemoteAgents } from './remote-agents-config.js';
+import { secretListOf } from './secret-list.js';
 
 /** How an access token names the participant unless TINY_HARNESS_PARTICIPANT_CLAIM says otherwise. */
 export const DEFAULT_PARTICIPANT_CLAIM = 'cognito:username';
@@ -189,35 +190,19 @@ export const readRuntimeConfig = (
   return { ...parsed.data, remoteAgentSecrets: secrets.values, mcpServerSecrets: mcp.values };
 };
 
-/** Each configuration's list of secrets: one array, which the secrets read later join. */
-const secretLists = new WeakMap<RuntimeConfig, string[]>();
-
 /**
- * The configured secrets no log line, stored message or echoed text may carry. The same array
- * for a configuration every time, and it grows: the logger and the service hold it, so a secret
- * read from Secrets Manager after they were built (`rememberSecret`) is masked from then on.
+ * The configured secrets no log line, stored message or echoed text may carry. The same list for
+ * a configuration every time, and it grows: a secret read from Secrets Manager after start joins
+ * it as it is read (`rememberSecret`, secret-list.ts).
  */
-export const configuredSecrets = (config: RuntimeConfig): readonly string[] => {
-  let secrets = secretLists.get(config);
-  if (secrets === undefined) {
-    secrets = [
+export const configuredSecrets = (config: RuntimeConfig): readonly string[] =>
+  secretListOf(config, () =>
+    [
       ...config.TINY_HARNESS_BEARER_TOKENS.keys(),
       config.OPENAI_API_KEY,
       config.ANTHROPIC_API_KEY,
       config.TINY_HARNESS_PUSH_TOKEN_KEY,
       ...config.remoteAgentSecrets.values(),
       ...config.mcpServerSecrets.values(),
-    ].filter((secret): secret is string => secret !== undefined);
-    secretLists.set(config, secrets);
-  }
-  return secrets;
-};
-
-/**
- * Adds a secret read after start (a model's key, a remote agent's or an MCP server's token or
- * client secret, from Secrets Manager) to the configuration's secrets, before anyone uses it.
- */
-export const rememberSecret = (config: RuntimeConfig, secret: string): void => {
-  const secrets = configuredSecrets(config) as string[];
-  if (!secrets.includes(secret)) secrets.push(secret);
-};
+    ].filter((secret): secret is string => secret !== undefined)
+  );

@@ -13,8 +13,8 @@ import { buildRemoteAgents } from '../../../functions/composition/remote-agents.
 import {
   configuredSecrets,
   readRuntimeConfig,
-  rememberSecret,
 } from '../../../functions/composition/runtime-config.js';
+import { rememberSecret } from '../../../functions/composition/secret-list.js';
 import { buildAgentCard, cardToJson } from '../../../functions/core/a2a/agent-card.js';
 import { REDACTED, redactSecrets } from '../../../functions/core/intake/redact.js';
 
@@ -128,5 +128,12 @@ describe('secrets read from Secrets Manager are masked from the moment they are 
     rememberSecret(config, 'remembered-secret-1');
     expect(configuredSecrets(config).filter((s) => s === 'remembered-secret-1')).toHaveLength(1);
     expect(configuredSecrets(other)).not.toContain('remembered-secret-1');
+    // Read before anyone asked for the list: the configured ones join it all the same.
+    const early = readRuntimeConfig({
+      ...BASE,
+      TINY_HARNESS_BEARER_TOKENS: 'configured-token-1=alice',
+    });
+    rememberSecret(early, 'remembered-secret-2');
+    expect(configuredSecrets(early)).toEqual(['configured-token-1', 'remembered-secret-2']);
   });
 });
