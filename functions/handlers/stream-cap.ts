@@ -7,8 +7,9 @@ import type { Logger } from '../adapters/system/logger.js';
 import { errorFields } from '../adapters/system/logger.js';
 import type { RuntimeConfig } from '../composition/runtime-config.js';
 import { resolveCaller } from '../service/identity.js';
-import { type A2aHttpResult, bodyOf, JSON_CONTENT_TYPE } from './a2a/http.js';
+import { type A2aHttpResult, bodyOf } from './a2a/http.js';
 import { matchRoute } from './a2a/rest.js';
+import { isJsonRpcRequest, tooManyRequests } from './too-many-requests.js';
 
 /** The A2A operations whose answer is a Server-Sent Event stream (each holds an instance). */
 export const STREAMING_OPERATIONS: ReadonlySet<string> = new Set([
@@ -21,7 +22,7 @@ export const RETRY_AFTER_SECONDS = 30;
 
 /** The streaming operation a request names, read from the JSON-RPC method or the REST route. */
 export const streamingOperationOf = (event: APIGatewayProxyEvent): string | undefined => {
-  if (event.httpMethod === 'POST' && (event.path === '/' || event.path === '')) {
+  if (isJsonRpcRequest(event.httpMethod, event.path)) {
     try {
       const { method } = JSON.parse(bodyOf(event)) as { method?: unknown };
       return typeof method === 'string' && STREAMING_OPERATIONS.has(method) ? method : undefined;
@@ -33,13 +34,16 @@ export const streamingOperationOf = (event: APIGatewayProxyEvent): string | unde
   return operation !== undefined && STREAMING_OPERATIONS.has(operation) ? operation : undefined;
 };
 
-const tooManyStreams = (limit: number): A2aHttpResult => ({
-  statusCode: 429,
-  headers: { 'Content-Type': JSON_CONTENT_TYPE, 'Retry-After': String(RETRY_AFTER_SECONDS) },
-  body: JSON.stringify({
-    error: `too many open streams: at most ${limit} per caller; close one, or retry later`,
-  }),
-});
+const tooManyStreams = (event: APIGatewayProxyEvent, limit: number): A2aHttpResult =>
+  tooManyRequests(
+    { method: event.httpMethod, path: event.path, body: bodyOf(event) },
+    {
+      reason: 'TOO_MANY_STREAMS',
+      message: `too many open streams: at most ${limit} per caller; close one, or retry later`,
+      retryAfterSeconds: RETRY_AFTER_SECONDS,
+      metadata: { limit: String(limit) },
+    }
+  );
 
 interface Lease {
   caller: string;
@@ -52,8 +56,8 @@ const LEASE = 'tinyHarnessStreamLease';
  * A cap on the streams one caller holds open at once (TINY_HARNESS_STREAMS_PER_CALLER): a stream
  * takes a lease before anything of the request is read or applied, and gives it back when its
  * response body closes (or at once when no stream was answered). One more is answered 429 with
- * Retry-After. Requests that do not stream, and unauthenticated ones (the handler refuses those),
- * pass through untouched.
+ * Retry-After, in the binding's error shape (too-many-requests.ts). Requests that do not
+ * stream, and unauthenticated ones (the handler refuses those), pass through untouched.
  */
 export const capStreamsPerCaller = (
   runtime: () => { config: RuntimeConfig; logger: Logger },
@@ -79,13 +83,14 @@ export const capStreamsPerCaller = (
         mode: config.TINY_HARNESS_AUTH_MODE,
         tokens: config.TINY_HARNESS_BEARER_TOKENS,
         participantClaim: config.TINY_HARNESS_PARTICIPANT_CLAIM,
+        agentId: config.TINY_HARNESS_AGENT_ID,
       });
       if (!resolved.ok) return undefined;
       const limit = config.TINY_HARNESS_STREAMS_PER_CALLER;
       const lease = { caller: resolved.participantId, leaseId: randomUUID() };
       if (!(await leases().acquire(lease.caller, lease.leaseId, limit))) {
         logger.info('stream refused: too many open', { caller: lease.caller, operation, limit });
-        return tooManyStreams(limit);
+        return tooManyStreams(request.event, limit);
       }
       (request.internal as Record<string, unknown>)[LEASE] = lease;
       return undefined;

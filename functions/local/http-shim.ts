@@ -2,9 +2,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { isJsonRpcRequest, tooManyRequests } from '../handlers/too-many-requests.js';
 import { MAX_REQUEST_BYTES } from '../service/body-limit.js';
 import { bearerTokenOf } from '../service/identity.js';
 import { localLambdaContext } from './lambda-context.js';
+import { refuseForeignHost } from './loopback-host.js';
 import { createThrottle, DEFAULT_THROTTLE, type ThrottleOptions } from './throttle.js';
 import type { WebSite } from './web-site.js';
 
@@ -109,6 +111,36 @@ export const toProxyEvent = (
   };
 };
 
+/**
+ * The 429 of a client past its bucket, in the error shape of the binding it called. Only a
+ * JSON-RPC answer needs the body (its id), read within the usual limit.
+ */
+const throttled = async (
+  request: IncomingMessage,
+  retryAfterSeconds: number,
+  { ratePerMinute, burst }: ThrottleOptions,
+  maxBodyBytes: number
+): Promise<APIGatewayProxyResult> => {
+  const method = request.method ?? 'GET';
+  const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+  const body =
+    isJsonRpcRequest(method, path) && (declaredLength(request) ?? 0) <= maxBodyBytes
+      ? await readBody(request, maxBodyBytes).then(
+          (bytes) => bytes.toString('utf8'),
+          () => ''
+        )
+      : '';
+  return tooManyRequests(
+    { method, path, body },
+    {
+      reason: 'RATE_LIMITED',
+      message: `too many requests from this client: at most ${ratePerMinute} a minute, in bursts of ${burst}; retry after ${retryAfterSeconds} s`,
+      retryAfterSeconds,
+      metadata: { ratePerMinute: String(ratePerMinute), burst: String(burst) },
+    }
+  );
+};
+
 export interface HttpShimOptions {
   handler: ApiHandler;
   port: number;
@@ -121,33 +153,43 @@ export interface HttpShimOptions {
   throttle?: ThrottleOptions | false;
   /** The web renderer's page, served beside the API (in the cloud, CloudFront serves it). */
   site?: WebSite | undefined;
+  /**
+   * Hosts answered besides this server's loopback address (`host[:port]`): the host of
+   * TINY_HARNESS_BASE_URL, when remote agents reach us through a tunnel that keeps its own name.
+   */
+  allowedHosts?: readonly string[] | undefined;
 }
 
 /**
  * The local API Gateway: an HTTP server on loopback that turns each request into the REST API's
  * proxy event for the same A2A Lambda handler the cloud runs. Like API Gateway it refuses before
- * the handler: too many requests from one client (429), too large a body (413).
+ * the handler: too many requests from one client (429, in the binding's error shape), too large
+ * a body (413). Before anything, a Host that is not its loopback address is refused (421: a
+ * DNS-rebinding page, loopback-host.ts).
  */
 export const startHttpShim = async (
   options: HttpShimOptions
 ): Promise<{ server: Server; url: string; close(): Promise<void> }> => {
   const host = options.host ?? '127.0.0.1';
   const maxBodyBytes = options.maxBodyBytes ?? MAX_REQUEST_BYTES;
-  const throttle =
-    options.throttle === false ? undefined : createThrottle(options.throttle ?? DEFAULT_THROTTLE);
+  const limits = options.throttle === false ? undefined : (options.throttle ?? DEFAULT_THROTTLE);
+  const throttle = limits === undefined ? undefined : createThrottle(limits);
   const tooLargeBody = { error: 'request body too large', limit: maxBodyBytes };
   // Close the connection: a client still uploading should stop, not fill a kept-alive socket.
   const tooLarge = (response: ServerResponse) =>
     sendJson(response, 413, tooLargeBody, { Connection: 'close' });
 
   const server = createServer(async (request, response) => {
+    if (refuseForeignHost(request, response, options.allowedHosts)) return;
     if (options.site?.handles(request)) {
       return options.site.serve(request, response, (server.address() as AddressInfo).port);
     }
     const decision = throttle?.take(clientKeyOf(request)) ?? { allowed: true };
-    if (!decision.allowed) {
-      const retryAfter = String(decision.retryAfterSeconds);
-      return sendJson(response, 429, { error: 'too many requests' }, { 'Retry-After': retryAfter });
+    if (!decision.allowed && limits !== undefined) {
+      const refusal = await throttled(request, decision.retryAfterSeconds, limits, maxBodyBytes);
+      response.writeHead(refusal.statusCode, refusal.headers as Record<string, string>);
+      response.end(refusal.body);
+      return;
     }
     // A declared length says enough: nothing is read.
     if ((declaredLength(request) ?? 0) > maxBodyBytes) return tooLarge(response);

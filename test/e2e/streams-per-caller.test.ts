@@ -77,8 +77,12 @@ describe('a cap on the streams one caller holds open', () => {
       const third = await subscribe(stack.url, task.id, 'alice');
       expect(third.status).toBe(429);
       expect(third.headers['retry-after']).toBe('30');
-      expect(JSON.parse(await third.text())).toEqual({
-        error: 'too many open streams: at most 2 per caller; close one, or retry later',
+      expect(JSON.parse(await third.text())).toMatchObject({
+        error: {
+          code: 429,
+          status: 'RESOURCE_EXHAUSTED',
+          message: 'too many open streams: at most 2 per caller; close one, or retry later',
+        },
       });
       // Calls that do not stream are not capped.
       expect((await alice.getTask({ tenant: '', id: task.id })).id).toBe(task.id);

@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
+import { TOO_MANY_REQUESTS_CODE } from '../../functions/handlers/too-many-requests.js';
 import { type ApiHandler, startHttpShim } from '../../functions/local/http-shim.js';
 import { createThrottle } from '../../functions/local/throttle.js';
 import { MAX_REQUEST_BYTES } from '../../functions/service/body-limit.js';
@@ -141,13 +142,70 @@ describe('the local endpoint throttles each client', () => {
     const refused = await post(shim.url, Buffer.from('{}'), alice);
     expect(refused.status).toBe(429);
     expect(refused.headers['retry-after']).toBe('1');
-    expect(JSON.parse(refused.body)).toEqual({ error: 'too many requests' });
+    expect(JSON.parse(refused.body).error.code).toBe(TOO_MANY_REQUESTS_CODE);
     expect(events).toHaveLength(3);
 
     time.advance(1_000);
     expect((await post(shim.url, Buffer.from('{}'), alice)).status).toBe(200);
     expect((await post(shim.url, Buffer.from('{}'), alice)).status).toBe(429);
     expect(events).toHaveLength(4);
+  });
+
+  it("answers a JSON-RPC request's 429 as a JSON-RPC error with the request's id", async () => {
+    const { handler } = stubHandler();
+    const shim = await start({ handler, throttle: { ratePerMinute: 60, burst: 1 } });
+    const call = Buffer.from('{"jsonrpc":"2.0","id":7,"method":"GetTask","params":{"id":"t-1"}}');
+    expect((await post(shim.url, call)).status).toBe(200);
+    const refused = await post(shim.url, call);
+    expect(refused.status).toBe(429);
+    expect(refused.headers['content-type']).toBe('application/json');
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(JSON.parse(refused.body)).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: {
+        code: -32000,
+        message:
+          'too many requests from this client: at most 60 a minute, in bursts of 1; retry after 1 s',
+        data: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: 'RATE_LIMITED',
+            domain: 'tiny-harness',
+            metadata: { ratePerMinute: '60', burst: '1' },
+          },
+          { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '1s' },
+        ],
+      },
+    });
+  });
+
+  it("answers an HTTP+JSON request's 429 as a google.rpc.Status, RESOURCE_EXHAUSTED", async () => {
+    const { handler } = stubHandler();
+    const shim = await start({ handler, throttle: { ratePerMinute: 60, burst: 1 } });
+    const send = `${shim.url}/message:send`;
+    expect((await post(send, Buffer.from('{}'))).status).toBe(200);
+    const refused = await post(send, Buffer.from('{}'));
+    expect(refused.status).toBe(429);
+    expect(refused.headers['content-type']).toBe('application/a2a+json');
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(JSON.parse(refused.body)).toEqual({
+      error: {
+        code: 429,
+        status: 'RESOURCE_EXHAUSTED',
+        message:
+          'too many requests from this client: at most 60 a minute, in bursts of 1; retry after 1 s',
+        details: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: 'RATE_LIMITED',
+            domain: 'tiny-harness',
+            metadata: { ratePerMinute: '60', burst: '1' },
+          },
+          { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '1s' },
+        ],
+      },
+    });
   });
 
   it('keeps one bucket per bearer token, and one per address for requests without one', async () => {
