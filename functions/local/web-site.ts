@@ -1,7 +1,9 @@
 /**
  * The web renderer under `npm start`: the built page (web/dist) at `/`, and `/config.json`, which
  * tells the page where the A2A endpoint is and hands it a bearer token. Same origin as the A2A
- * endpoint, so the page needs no CORS. Every other request is the A2A endpoint's.
+ * endpoint, so the page needs no CORS. Every other request is the A2A endpoint's, and so is `/`
+ * for a client that does not ask for HTML: an A2A client asking the HTTP+JSON binding for a route
+ * it does not have gets the binding's 404, not a page it cannot read.
  *
  * The token goes only to a page on loopback: a request whose Host is not this server's loopback
  * address (a DNS-rebinding page), or that a browser marks as cross-site, is refused.
@@ -11,7 +13,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { WebConfig } from '../core/a2a/web-config.schema.js';
+import { A2A_CONTENT_TYPE } from '../handlers/a2a/http.js';
+import { noRoute } from '../handlers/a2a/rest.js';
 import { webHeaders } from '../view/security-headers.js';
+import { isLoopbackHost } from './loopback-host.js';
 
 export interface WebSiteOptions {
   /** The built page (web/dist). */
@@ -31,15 +36,25 @@ const TYPES: Record<string, string> = {
   '.ico': 'image/x-icon',
 };
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+/** The page itself: served to a client that asks for HTML, as a browser's navigation does. */
+const isDocumentPath = (path: string) => path === '/' || path === '/index.html';
 
-/** The page's own paths; everything else is an A2A route. */
-const isPagePath = (path: string) =>
-  path === '/' ||
-  path === '/index.html' ||
-  path === '/config.json' ||
-  path === '/favicon.svg' ||
-  path.startsWith('/assets/');
+/** What the page loads: served to whoever asks (a script or a fetch sends no HTML Accept). */
+const isResourcePath = (path: string) =>
+  path === '/config.json' || path === '/favicon.svg' || path.startsWith('/assets/');
+
+const asksForHtml = (request: Pick<IncomingMessage, 'headers'>) =>
+  /\btext\/html\b|\bapplication\/xhtml\+xml\b/i.test(request.headers.accept ?? '');
+
+/** A file of the page that is not there: the HTTP+JSON binding's 404, as for any unknown route. */
+const notFound = (request: IncomingMessage, response: ServerResponse, headers: object) => {
+  const reply = noRoute(
+    request.method ?? 'GET',
+    new URL(request.url ?? '/', 'http://localhost').pathname
+  );
+  response.writeHead(reply.status, { 'Content-Type': A2A_CONTENT_TYPE, ...headers });
+  response.end(JSON.stringify(reply.body));
+};
 
 const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>tiny-harness</title></head>
 <body><main><h1>tiny-harness</h1><p>The web page is not built: run <code>npm run web:build</code> (npm start and npm test build it for you), then reload.</p></main></body></html>`;
@@ -51,8 +66,7 @@ export const localConfigFor = (
   identity: WebSiteOptions['identity']
 ): { config: WebConfig } | { refused: string } => {
   const host = request.headers.host ?? '';
-  const match = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(host);
-  if (match === null || !LOOPBACK_HOSTS.has(match[1] ?? '') || Number(match[2]) !== port) {
+  if (!isLoopbackHost(host, port)) {
     return {
       refused: `the configuration is served to pages on this machine's loopback address only (Host: ${host || 'none'})`,
     };
@@ -77,7 +91,7 @@ export const webSite = (options: WebSiteOptions) => {
     handles: (request: IncomingMessage): boolean => {
       if (request.method !== 'GET' && request.method !== 'HEAD') return false;
       const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-      return isPagePath(path);
+      return isResourcePath(path) || (isDocumentPath(path) && asksForHtml(request));
     },
     serve: (request: IncomingMessage, response: ServerResponse, port: number): void => {
       const path = new URL(request.url ?? '/', 'http://localhost').pathname;
@@ -97,7 +111,7 @@ export const webSite = (options: WebSiteOptions) => {
       const file = normalize(join(root, path === '/' ? 'index.html' : path));
       const inside = file.startsWith(`${root}${sep}`);
       if (!inside || !existsSync(file) || !statSync(file).isFile()) {
-        if (path === '/' || path === '/index.html') {
+        if (isDocumentPath(path)) {
           response.writeHead(200, {
             'Content-Type': TYPES['.html']!,
             'Cache-Control': 'no-cache',
@@ -106,8 +120,7 @@ export const webSite = (options: WebSiteOptions) => {
           response.end(NOT_BUILT);
           return;
         }
-        response.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', ...headers });
-        response.end('not found');
+        notFound(request, response, headers);
         return;
       }
       response.writeHead(200, {

@@ -151,7 +151,7 @@ describe('npm start (functions/local/start.ts)', () => {
 
     // The web page, as the banner says: at /, acting with the same token.
     expect(banner).toMatch(new RegExp(`web page\\s+${url}/\\s+\\(in a browser, as "you"\\)`));
-    const page = await fetch(`${url}/`);
+    const page = await fetch(`${url}/`, { headers: { Accept: 'text/html' } });
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(await page.text()).toMatch(
       /<script type="module" crossorigin src="\/assets\/index-[\w-]+\.js">/

@@ -1,40 +1,22 @@
 /**
  * The web renderer under npm start (functions/local/web-site.ts), through the HTTP shim: the page
  * and its files with their security headers, and the configuration with the bearer token, given
- * to a loopback page only.
+ * to a loopback page only; the page to a browser, and `/` to the A2A endpoint for an API client.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpShim } from '../../functions/local/http-shim.js';
-import { webSite } from '../../functions/local/web-site.js';
+import { localConfigFor, webSite } from '../../functions/local/web-site.js';
+import { rawRequest } from './raw-http.js';
 
-/** A raw request, so the Host and Sec-Fetch-Site headers are exactly what the test says. */
-const get = (
-  port: number,
-  path: string,
-  headers: Record<string, string> = {},
-  method = 'GET'
-): Promise<{
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}> =>
-  new Promise((done, fail) => {
-    const req = request({ host: '127.0.0.1', port, path, method, headers }, (response) => {
-      let body = '';
-      response.on('data', (chunk: Buffer) => {
-        body += chunk.toString();
-      });
-      response.on('end', () =>
-        done({ status: response.statusCode ?? 0, headers: response.headers, body })
-      );
-    });
-    req.on('error', fail);
-    req.end();
-  });
+/** A request with exactly the headers given (the Host and Sec-Fetch-Site checks are tried). */
+const get = (port: number, path: string, headers: Record<string, string> = {}, method = 'GET') =>
+  rawRequest(port, { path, method, headers });
+
+/** What a browser's navigation asks for. */
+const HTML = { Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
 
 describe('the web page under npm start', () => {
   const dist = mkdtempSync(join(tmpdir(), 'tiny-harness-web-'));
@@ -65,7 +47,7 @@ describe('the web page under npm start', () => {
   });
 
   it('serves the page at / with a strict CSP and the other security headers', async () => {
-    const page = await get(port, '/', { Host: `127.0.0.1:${port}` });
+    const page = await get(port, '/', { Host: `127.0.0.1:${port}`, ...HTML });
     expect(page.status).toBe(200);
     expect(page.body).toBe('<!doctype html><title>page</title>');
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
@@ -82,7 +64,7 @@ describe('the web page under npm start', () => {
     const script = await get(port, '/assets/index-abc.js');
     expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(script.headers['cache-control']).toBe('public, max-age=31536000, immutable');
-    const head = await get(port, '/index.html', {}, 'HEAD');
+    const head = await get(port, '/index.html', HTML, 'HEAD');
     expect([head.status, head.body]).toEqual([200, '']);
   });
 
@@ -102,18 +84,26 @@ describe('the web page under npm start', () => {
   });
 
   it('refuses the token to another host name (DNS rebinding), another port, or another site', async () => {
-    for (const headers of [
-      { Host: `evil.example:${port}` },
-      { Host: `127.0.0.1:${port + 1}` },
-      { Host: '127.0.0.1' },
-      { Host: `127.0.0.1:${port}`, 'Sec-Fetch-Site': 'cross-site' },
-      { Host: `127.0.0.1:${port}`, 'Sec-Fetch-Site': 'same-site' },
-    ] as Array<Record<string, string>>) {
+    // Another Host is not served at all (the shim's Host check, 421); another site is refused the
+    // configuration (403).
+    for (const [headers, status] of [
+      [{ Host: `evil.example:${port}` }, 421],
+      [{ Host: `127.0.0.1:${port + 1}` }, 421],
+      [{ Host: '127.0.0.1' }, 421],
+      [{ Host: `127.0.0.1:${port}`, 'Sec-Fetch-Site': 'cross-site' }, 403],
+      [{ Host: `127.0.0.1:${port}`, 'Sec-Fetch-Site': 'same-site' }, 403],
+    ] as Array<[Record<string, string>, number]>) {
       const refused = await get(port, '/config.json', headers);
-      expect(refused.status, JSON.stringify(headers)).toBe(403);
+      expect(refused.status, JSON.stringify(headers)).toBe(status);
       expect(refused.body).not.toContain('tok-1');
-      expect(JSON.parse(refused.body).error).toMatch(/loopback|other sites/);
     }
+  });
+
+  it('refuses the token to a page on another host even where the Host check would let it through', () => {
+    const identity = { token: 'tok-1', participant: 'you' };
+    expect(localConfigFor({ headers: { host: `evil.example:${port}` } }, port, identity)).toEqual({
+      refused: expect.stringMatching(/loopback/),
+    });
   });
 
   it('serves nothing outside the built page, and leaves every other path to the A2A endpoint', async () => {
@@ -127,12 +117,34 @@ describe('the web page under npm start', () => {
       expect((await get(port, path)).body).not.toContain('not served');
     }
     expect((await get(port, '/assets/..%2F..%2Fsecret.txt')).status).toBe(404);
-    expect((await get(port, '/assets/missing.js')).status).toBe(404);
+    // A file of the page that is not there is an unknown route, answered in the HTTP+JSON
+    // binding's shape.
+    const missing = await get(port, '/assets/missing.js');
+    expect(missing.status).toBe(404);
+    expect(missing.headers['content-type']).toBe('application/a2a+json');
+    expect(JSON.parse(missing.body)).toEqual({
+      error: {
+        code: 404,
+        status: 'NOT_FOUND',
+        message: 'no A2A operation at GET /assets/missing.js',
+        details: [],
+      },
+    });
     apiCalls.length = 0;
     await get(port, '/tasks/t-1');
     await get(port, '/', {}, 'POST');
     await get(port, '/.well-known/agent-card.json');
     expect(apiCalls).toEqual(['GET /tasks/t-1', 'POST /', 'GET /.well-known/agent-card.json']);
+  });
+
+  it('leaves / to the A2A endpoint for a client that does not ask for HTML', async () => {
+    apiCalls.length = 0;
+    for (const accept of ['application/json', 'application/a2a+json', '*/*', undefined]) {
+      const answer = await get(port, '/', accept === undefined ? {} : { Accept: accept });
+      expect(answer.body, String(accept)).not.toContain('<title>page</title>');
+    }
+    await get(port, '/index.html', { Accept: 'application/json' });
+    expect(apiCalls).toEqual(['GET /', 'GET /', 'GET /', 'GET /', 'GET /index.html']);
   });
 
   it('says how to build the page when it is not built', async () => {
@@ -144,7 +156,7 @@ describe('the web page under npm start', () => {
       throttle: false,
     });
     try {
-      const page = await get(Number(new URL(bare.url).port), '/');
+      const page = await get(Number(new URL(bare.url).port), '/', HTML);
       expect(page.status).toBe(200);
       expect(page.body).toContain('npm run web:build');
     } finally {
