@@ -19,7 +19,19 @@ export interface BannerFacts {
   tools?: string | undefined;
   /** The participant the web page acts as (the first token's when they are configured). */
   webParticipant: string | null;
+  /** The ports of the stack's own endpoints on 127.0.0.1 (LocalStack.internalPorts). */
+  internalPorts?: { dynamodb: number; stepFunctions: number } | undefined;
 }
+
+/**
+ * Where each endpoint listens and who may call it: everything on 127.0.0.1 and answering only to
+ * its own Host; the stack's own endpoints at a secret path besides, never printed.
+ */
+const boundLines = (url: string, ports: NonNullable<BannerFacts['internalPorts']>): string[] => [
+  '  bound to       127.0.0.1 only, answering only to Host 127.0.0.1, localhost or [::1]:',
+  `                 :${new URL(url).port} the A2A endpoint and the web page`,
+  `                 :${ports.dynamodb} DynamoDB Local, :${ports.stepFunctions} Step Functions (the stack's own, at a path only this run knows)`,
+];
 
 const headers = (token: string) =>
   `-H 'Content-Type: application/json' -H 'A2A-Version: 1.0' -H 'Authorization: Bearer ${token}'`;
@@ -44,6 +56,7 @@ export const banner = (facts: BannerFacts): string => {
     `  tasks          ${facts.lifecycle === 'delegated' ? 'delegated: worked to their end and completed' : 'conversations: each parks for your next message'}`,
     `  state machine  ${facts.stateMachineArn}`,
     `  data           ${facts.data}`,
+    ...(facts.internalPorts === undefined ? [] : boundLines(facts.url, facts.internalPorts)),
     `  caller         ${facts.token === undefined ? 'tokens from TINY_HARNESS_BEARER_TOKENS' : `bearer token ${facts.token} (participant "you")`}`,
     `  endpoint file  ${facts.endpointFile} (the URL and token, for npx tiny-harness)`,
     ...(facts.remoteAgents ?? []).map(

@@ -77,6 +77,11 @@ export interface LocalStack {
   stateMachineArn: string;
   /** The follow state machine of children on remote agents. */
   followStateMachineArn: string;
+  /**
+   * The ports of the stack's own endpoints (on 127.0.0.1, each at its run's secret path, which
+   * only the handlers' clients are given): for the banner.
+   */
+  internalPorts: { dynamodb: number; stepFunctions: number };
   close(): Promise<void>;
 }
 
@@ -337,6 +342,11 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
           ] as never as (e: unknown, c: unknown) => Promise<never>
         )(event, context),
       port: options.port,
+      // Remote agents may push through a tunnel that keeps its own host name.
+      allowedHosts:
+        config.TINY_HARNESS_BASE_URL === undefined
+          ? []
+          : [new URL(config.TINY_HARNESS_BASE_URL).host],
       throttle: {
         ratePerMinute: config.TINY_HARNESS_THROTTLE_PER_MINUTE,
         burst: config.TINY_HARNESS_THROTTLE_BURST,
@@ -358,6 +368,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       pollers,
       stateMachineArn,
       followStateMachineArn,
+      internalPorts: { dynamodb: dynamo.port, stepFunctions: facade.port },
       close,
     };
   } catch (error) {

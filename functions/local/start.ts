@@ -121,6 +121,7 @@ const main = async () => {
       token: generatedToken,
       endpointFile,
       remoteAgents,
+      internalPorts: stack.internalPorts,
       tools: sample ? SAMPLE_TOOLS_LINE : mcpToolsLine(stack.runtime.config),
       webParticipant:
         generatedToken === undefined

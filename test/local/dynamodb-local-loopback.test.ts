@@ -6,7 +6,12 @@
  */
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  DynamoDBClient,
+  ListTablesCommand,
+} from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type DynamoDbLocal,
@@ -62,7 +67,7 @@ const TABLE = {
   KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
   AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
   BillingMode: 'PAY_PER_REQUEST',
-} as const;
+} satisfies CreateTableCommandInput;
 
 describe('DynamoDB Local under npm start', () => {
   let local: DynamoDbLocal;

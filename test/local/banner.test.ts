@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { banner } from '../../functions/local/banner.js';
+
+const facts = {
+  url: 'http://127.0.0.1:8080',
+  seconds: 4.2,
+  model: 'demo',
+  lifecycle: 'conversation',
+  stateMachineArn: 'arn:aws:states:us-east-1:000000000000:stateMachine:turns',
+  data: '.tiny-harness',
+  token: 'local-abc',
+  endpointFile: '.tiny-harness/endpoint.json',
+  webParticipant: 'you',
+};
+
+describe('the npm start banner', () => {
+  it('says what listens where and who may call it, never the secret paths', () => {
+    const text = banner({ ...facts, internalPorts: { dynamodb: 41234, stepFunctions: 41235 } });
+    expect(text).toContain(
+      [
+        '  bound to       127.0.0.1 only, answering only to Host 127.0.0.1, localhost or [::1]:',
+        '                 :8080 the A2A endpoint and the web page',
+        "                 :41234 DynamoDB Local, :41235 Step Functions (the stack's own, at a path only this run knows)",
+      ].join('\n')
+    );
+    expect(text).not.toMatch(/:4123[45]\//);
+  });
+});
