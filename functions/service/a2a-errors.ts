@@ -46,6 +46,13 @@ export const A2A_ERRORS = {
   MethodNotFound: { code: -32601, http: 404, status: 'NOT_FOUND', reason: null },
   InvalidParams: { code: -32602, http: 400, status: 'INVALID_ARGUMENT', reason: 'INVALID_PARAMS' },
   InternalError: { code: -32603, http: 500, status: 'INTERNAL', reason: null },
+  /**
+   * Ours (A2A has no error for it): a write that kept losing the race for a busy task (dozens of
+   * senders at one parked task) gave up, with nothing written. Retrying the same request is safe
+   * (a message id already taken in is a duplicate) and, a moment later, succeeds. The code is
+   * from JSON-RPC's range for implementation-defined server errors.
+   */
+  Busy: { code: -32099, http: 503, status: 'UNAVAILABLE', reason: null },
 } as const satisfies Record<
   string,
   { code: number; http: number; status: string; reason: string | null }
@@ -153,7 +160,7 @@ export const A2A_ERROR_FOR_CODE: Record<ErrorCode, A2aErrorName> = {
   'task.closed': 'UnsupportedOperation',
   'task.invalid': 'InternalError',
   'task.turn_limit': 'InternalError',
-  'store.conflict': 'InternalError',
+  'store.conflict': 'Busy',
   'store.exists': 'InternalError',
   'model.script_exhausted': 'InternalError',
   'model.failed': 'InternalError',
@@ -174,6 +181,9 @@ export const toA2aError = (error: unknown): A2aError => {
   if (error instanceof A2aError) return error;
   if (isHarnessError(error)) {
     const kind = A2A_ERROR_FOR_CODE[error.code];
+    if (kind === 'Busy') {
+      return new A2aError(kind, 'the task is busy with other writers: nothing was written; retry');
+    }
     if (kind !== 'InternalError') return new A2aError(kind, error.message);
   }
   return internalError(error);

@@ -123,10 +123,7 @@ export const resolveCaller = (
   return resolved;
 };
 
-const resolveIdentity = (
-  event: APIGatewayProxyEvent,
-  settings: IdentitySettings
-): CallerResult => {
+const resolveIdentity = (event: APIGatewayProxyEvent, settings: IdentitySettings): CallerResult => {
   if (settings.mode === 'cognito') {
     // The authorizer refuses requests without a valid token before the Lambda runs; no claims
     // here means a method without it, which must not become an anonymous caller.

@@ -6,6 +6,7 @@
  */
 import { type Task, TaskState } from '@a2a-js/sdk';
 import { STATUS_METADATA_KEY } from '../a2a/identifiers.js';
+import { maskedArgumentsText } from '../loop/approvals.js';
 import type { CompactionRecord } from '../loop/compaction.js';
 import type { ModelCallRecord } from '../loop/invoke-model.js';
 import { costOf, type ModelPrices } from '../loop/usage.js';
@@ -471,17 +472,19 @@ const executionEntries = (
       const tool: Actor = { kind: 'tool', id: name };
       if (invocation === undefined) continue;
       const { verdict, code } = verdictOf(invocation);
+      // The approval entries show the arguments masked; the call's own entry must not undo that.
+      const args = maskedArgumentsText(call?.arguments ?? '');
       drafts.push({
         at: run.scheduledAt,
         kind: 'tool_call',
         actor: tool,
-        summary: `${name}(${oneLine(call?.arguments ?? '', 50)}) ${verdict === 'ok' ? '→' : `✗ ${code ?? verdict}:`} ${oneLine(invocation.text, 60)}`,
+        summary: `${name}(${oneLine(args, 50)}) ${verdict === 'ok' ? '→' : `✗ ${code ?? verdict}:`} ${oneLine(invocation.text, 60)}`,
         details: {
           turn: ref.turn,
           generation,
           call_id: run.callId,
           name,
-          arguments: bounded(call?.arguments ?? ''),
+          arguments: bounded(args),
           verdict,
           code,
           // A result cut for the transcript is read whole from its record (`source`).

@@ -74,6 +74,21 @@ const masked = (value: unknown, schema: Schema): unknown => {
 export const maskedArguments = (args: unknown, parameters: Record<string, unknown>): string =>
   JSON.stringify(masked(args, parameters));
 
+/**
+ * A call's arguments as the model wrote them (JSON text), masked as `maskedArguments` masks them
+ * when the tool's schema is not at hand (the audit timeline's reading): credentials by name and
+ * by shape. Text that is not JSON is masked by shape alone.
+ */
+export const maskedArgumentsText = (text: string): string => {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return redactSecrets(text);
+  }
+  return maskedArguments(parsed, {});
+};
+
 /** The call recorded as waiting for approval, with its audit record (pure). */
 export const withApprovalRequested = (
   change: Change,

@@ -144,7 +144,12 @@ export const decided = <T>(base: TaskRecord, change: Change, result: T): Decisio
   stateChanges: change.stateChanges,
 });
 
-const MAX_ATTEMPTS = 10;
+/**
+ * How many times an operation decides before it gives up a lost race: with the pause between
+ * attempts (up to 100 ms each once a few are lost), about two seconds of trying, which fifty
+ * senders racing for one parked task never exhaust. Giving up writes nothing and is retryable.
+ */
+const MAX_ATTEMPTS = 40;
 
 /**
  * One read, one decision, one commit. `load` reads what the operation needs, `decide` (pure but

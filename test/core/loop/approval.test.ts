@@ -6,7 +6,7 @@ import {
 } from '../../../functions/core/errors.js';
 import { receiveMessage } from '../../../functions/core/intake/receive-message.js';
 import { startTask } from '../../../functions/core/intake/start-task.js';
-import { maskedArguments } from '../../../functions/core/loop/approvals.js';
+import { maskedArguments, maskedArgumentsText } from '../../../functions/core/loop/approvals.js';
 import { executeTool } from '../../../functions/core/loop/execute-tool.js';
 import { park } from '../../../functions/core/loop/park.js';
 import { renew } from '../../../functions/core/loop/renew.js';
@@ -421,5 +421,13 @@ describe('masking arguments for approvers', () => {
       login: { code: '[redacted]', user: 'ann' },
       note: 'key [redacted]',
     });
+  });
+
+  it('masks a call as the model wrote it (the timeline has no schema): by name and by shape', () => {
+    const token = `ghp_${'a'.repeat(36)}`;
+    expect(
+      JSON.parse(maskedArgumentsText(JSON.stringify({ api_token: 'x', body: `use ${token}` })))
+    ).toEqual({ api_token: '[redacted]', body: 'use [redacted]' });
+    expect(maskedArgumentsText(`not json ${token}`)).toBe('not json [redacted]');
   });
 });

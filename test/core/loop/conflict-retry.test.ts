@@ -55,11 +55,11 @@ describe('an operation that lost a race reads and decides again after a pause', 
     expect(pauses).toEqual([]);
   });
 
-  it('gives up with the conflict after ten attempts, pausing between them', async () => {
+  it('gives up with the conflict after forty attempts, pausing between them', async () => {
     const { run, pauses, decisions } = depsWith(Number.POSITIVE_INFINITY);
     await expect(run()).rejects.toBeInstanceOf(ConcurrencyConflictError);
-    expect(decisions()).toBe(10);
-    expect(pauses).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(decisions()).toBe(40);
+    expect(pauses).toEqual(Array.from({ length: 39 }, (_, index) => index + 1));
   });
 
   it('does not pause or retry on any other failure', async () => {

@@ -7,6 +7,7 @@ import {
   ImpersonationError,
   isPublicRoute,
   parseBearerTokens,
+  refuseAgentAsCaller,
   resolveCaller,
   tokensEqual,
   unauthorizedResponse,
@@ -127,6 +128,12 @@ describe('resolveCaller, cognito mode (cloud)', () => {
       } as unknown as APIGatewayProxyEvent['requestContext'],
     });
 
+  it("refuses a caller whose verified claim is the agent's own id: the agent is never a caller", () => {
+    const result = resolveCaller(withClaims({ username: 'tiny-harness' }), cognito);
+    expect(result).toMatchObject({ ok: false, status: 401 });
+    expect(result.ok === false && result.reason).toBe("the agent's own id is never a caller");
+  });
+
   it('takes cognito:username by default (an ID token)', () => {
     expect(
       resolveCaller(
@@ -213,6 +220,28 @@ describe('checkAssertedParticipant', () => {
       expect(A2A_ERRORS[result.error.kind]).toMatchObject({ code: -32602, http: 400 });
       expect(result.error.message).not.toContain('bob');
     }
+  });
+});
+
+describe("the agent's own id is never a caller", () => {
+  it('refuses, at start, a token mapped to it, naming the id and never the token', () => {
+    const mapped = parseBearerTokens('tokA-0123456789=alice,tokZ-0123456789=tiny-harness');
+    expect(() => refuseAgentAsCaller(mapped, 'tiny-harness')).toThrow(
+      "TINY_HARNESS_BEARER_TOKENS maps a token to tiny-harness, the agent's own id (TINY_HARNESS_AGENT_ID): the agent is never a caller"
+    );
+    expect(() => refuseAgentAsCaller(mapped, 'another-agent')).not.toThrow();
+  });
+
+  it('refuses such a token at resolution too, should one reach it', () => {
+    const settings: IdentitySettings = {
+      mode: 'tokens',
+      tokens: parseBearerTokens('tokZ-0123456789=tiny-harness'),
+      agentId: 'tiny-harness',
+    };
+    expect(resolveCaller(withAuthorization('Bearer tokZ-0123456789'), settings)).toMatchObject({
+      ok: false,
+      status: 401,
+    });
   });
 });
 
