@@ -7,8 +7,9 @@ export const PROFILES = {
   /**
    * The agent the A2A conformance kit expects (docs/a2a/conformance.md): the conformance model,
    * client tasks worked to their end (completed, or parked with a question), a local throttle
-   * loose enough for the kit's bursts of requests, and webhooks on loopback (where the kit's
-   * receiver listens).
+   * loose enough for the kit's bursts of requests, a stream cap it does not reach (it calls as
+   * one caller, and holds more than the default four streams at once), and webhooks on loopback
+   * (where the kit's receiver listens).
    */
   conformance: {
     TINY_HARNESS_MODEL_PROVIDER: 'conformance',
@@ -16,6 +17,7 @@ export const PROFILES = {
     TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS: 'true',
     TINY_HARNESS_THROTTLE_PER_MINUTE: '6000',
     TINY_HARNESS_THROTTLE_BURST: '1000',
+    TINY_HARNESS_STREAMS_PER_CALLER: '1000',
   },
 } as const satisfies Record<string, Record<string, string>>;
 

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readRuntimeConfig } from '../../functions/composition/runtime-config.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
 import { PROFILES, profileOf, withProfile } from '../../functions/local/profiles.js';
 import { startKitProxy } from '../../scripts/kit-proxy.js';
-import { bearerTokensFor, tokenFor } from '../support/identity.js';
+import { authorizationFor, bearerTokensFor, tokenFor } from '../support/identity.js';
 import { startStack } from '../support/local-stack.js';
 import { readSse } from '../support/sse.js';
 import { type A2aClient, type EventView, rawClient, rest, sdkClient } from './a2a-clients.js';
@@ -33,6 +34,46 @@ describe('the conformance profile', () => {
   });
   afterAll(async () => {
     await stack?.close();
+  });
+
+  it('raises the stream cap above the default, which the kit outruns', () => {
+    const defaults = readRuntimeConfig({
+      TINY_HARNESS_TABLE: 't',
+      TINY_HARNESS_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:000000000000:stateMachine:t',
+    });
+    expect(stack.runtime.config.TINY_HARNESS_STREAMS_PER_CALLER).toBe(1000);
+    expect(defaults.TINY_HARNESS_STREAMS_PER_CALLER).toBe(4);
+  });
+
+  it('lets one caller hold more streams at once than the default allows', async () => {
+    const headers = { ...authorizationFor('tck-raw'), 'A2A-Version': '1.0' };
+    const send = async (messageId: string, taskId?: string) =>
+      (await (
+        await fetch(`${stack.url}/message:send`, {
+          method: 'POST',
+          headers: { ...headers, 'Content-Type': 'application/json' },
+          body: JSON.stringify({
+            message: { messageId, taskId, role: 'ROLE_USER', parts: [{ text: 'hi' }] },
+          }),
+        })
+      ).json()) as { task: { id: string; status: { state: string } } };
+    const asking = await send('tck-input-required-cap');
+    expect(asking.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+
+    // A subscription to a task waiting for input stays open until the task moves on.
+    const streams = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        fetch(`${stack.url}/tasks/${asking.task.id}:subscribe`, {
+          headers: { ...headers, Accept: 'text/event-stream' },
+        })
+      )
+    );
+    const answered = await send('tck-complete-task-cap', asking.task.id);
+    const read = await Promise.all(streams.map((stream) => stream.text()));
+
+    expect(streams.map((stream) => stream.status)).toEqual(Array(8).fill(200));
+    expect(answered.task.status.state).toBe('TASK_STATE_COMPLETED');
+    for (const text of read) expect(text).toContain('TASK_STATE_COMPLETED');
   });
 
   describe.each(CLIENTS)('through $label', ({ kind, binding }) => {
