@@ -27,6 +27,7 @@ import {
   streamingLambdaHandler,
 } from './a2a/response-streaming.js';
 import { dispatchRest, matchRoute, noRoute, type RestReply, restFailure } from './a2a/rest.js';
+import { queryOf } from './a2a/rest-request.js';
 import { lastEventIdOf } from './a2a/sse.js';
 import {
   answerAuditJsonRpc,
@@ -129,21 +130,22 @@ const restCall = async (call: Call): Promise<Answer> => {
     return { binding, reply: noRoute(event.httpMethod, event.path), activated: [] };
   }
   let admitted: Admitted;
+  let query: Record<string, string | undefined>;
   try {
     admitted = admit(event, card);
+    query = queryOf(event);
   } catch (error) {
     return { binding, reply: restFailure(toA2aError(error)), activated: [] };
   }
   const { activated, lastEventId } = admitted;
   if (timelineOf !== undefined || matched === undefined) {
-    const query = event.queryStringParameters ?? {};
     const reply = await answerAuditRest(timelineOf ?? '', query, caller, call.audit());
     return { binding, reply, activated };
   }
   const request = {
     method: event.httpMethod,
     path: event.path,
-    query: event.queryStringParameters ?? {},
+    query,
     body,
     contentType: header(event, 'content-type'),
     caller,
@@ -164,6 +166,7 @@ const identityOf = ({ config }: ServiceRuntime): IdentitySettings => ({
   mode: config.TINY_HARNESS_AUTH_MODE,
   tokens: config.TINY_HARNESS_BEARER_TOKENS,
   participantClaim: config.TINY_HARNESS_PARTICIPANT_CLAIM,
+  agentId: config.TINY_HARNESS_AGENT_ID,
 });
 
 /**

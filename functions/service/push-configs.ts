@@ -37,6 +37,12 @@ const CREDENTIALS = /^[\x20-\x7e]*$/;
 
 const invalid = (message: string) => new A2aError('InvalidParams', message);
 
+/** A refused request field, named in the message and as a BadRequest field violation. */
+const invalidField = (field: string, description: string) =>
+  new A2aError('InvalidParams', `invalid params: ${field} ${description}`, {
+    violations: [{ field, description }],
+  });
+
 /**
  * Config ids are their owner's (§13.1: one participant learns nothing of another's configs), so
  * two participants may both name a config `hook` on one task: the store keys each by owner and
@@ -60,9 +66,14 @@ const toWire = (config: PushConfig): TaskPushNotificationConfig => ({
   authentication: config.authentication ?? undefined,
 });
 
+const isConfigId = (id: string) => id.length <= PUSH_CONFIG_LIMITS.idLength && CONFIG_ID.test(id);
+
 const checkConfigId = (id: string): string => {
-  if (id.length > PUSH_CONFIG_LIMITS.idLength || !CONFIG_ID.test(id)) {
-    throw invalid(`a push config id is 1 to ${PUSH_CONFIG_LIMITS.idLength} of A-Z a-z 0-9 . _ ~ -`);
+  if (!isConfigId(id)) {
+    throw invalidField(
+      'id',
+      `is not a push config id: 1 to ${PUSH_CONFIG_LIMITS.idLength} of A-Z a-z 0-9 . _ ~ -`
+    );
   }
   return id;
 };
@@ -90,7 +101,19 @@ const checkAuthentication = (
 };
 
 const encodeToken = (id: string) => Buffer.from(id, 'utf8').toString('base64url');
-const decodeToken = (token: string) => Buffer.from(token, 'base64url').toString('utf8');
+
+/**
+ * The config id a page token names. Base64url decodes anything (it skips what is not its
+ * alphabet), so a token is this server's only when it is the encoding of a config id: anything
+ * else is refused, not read as some other place in the list.
+ */
+const decodeToken = (token: string): string => {
+  const id = Buffer.from(token, 'base64url').toString('utf8');
+  if (encodeToken(id) !== token || !isConfigId(id)) {
+    throw invalidField('pageToken', 'is not a token this server issued');
+  }
+  return id;
+};
 
 /**
  * A config checked and sealed for one task, not stored yet (`PushConfigs.prepare`): what
@@ -218,6 +241,7 @@ export class PushConfigs {
     configId: string,
     participantId: string
   ): Promise<TaskPushNotificationConfig> {
+    checkConfigId(configId);
     await visibleRecord(this.#runtime.loop.store, taskId, participantId);
     const config = await this.#find(taskId, configId, participantId);
     // §5.4 has no error of its own for a missing config: the SDK and we answer TaskNotFound.
@@ -230,12 +254,12 @@ export class PushConfigs {
     request: ListTaskPushNotificationConfigsRequest,
     participantId: string
   ): Promise<ListTaskPushNotificationConfigsResponse> {
-    await visibleRecord(this.#runtime.loop.store, request.taskId, participantId);
     const { pageSize, pageToken } = request;
     if (!Number.isSafeInteger(pageSize) || pageSize < 0) {
       throw invalid('pageSize must be a non-negative integer');
     }
     const after = pageToken === '' ? undefined : decodeToken(pageToken);
+    await visibleRecord(this.#runtime.loop.store, request.taskId, participantId);
     const owned = await this.#owned(request.taskId, participantId);
     const rest = after === undefined ? owned : owned.filter((config) => clientIdOf(config) > after);
     const page = pageSize === 0 ? rest : rest.slice(0, pageSize);
@@ -253,6 +277,8 @@ export class PushConfigs {
   /** Idempotent (§3.1.10): deleting a config that is not there (for the caller) succeeds. */
   async delete(taskId: string, configId: string, participantId: string): Promise<void> {
     const { loop, pushConfigs } = this.#runtime;
+    // An id no config can have is a malformed request, not a config that is already gone.
+    checkConfigId(configId);
     await visibleRecord(loop.store, taskId, participantId);
     const config = await this.#find(taskId, configId, participantId);
     if (config !== undefined) await pushConfigs.delete(taskId, config.id);

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { A2A_ERRORS, A2aError, errorDetails, toA2aError } from '../../service/a2a-errors.js';
 import type { A2aService } from '../../service/a2a-service.js';
 import { checkBodyMediaType } from './http.js';
+import { checkJsonDepth } from './json-depth.js';
 import { REQUESTS } from './request-params.js';
 import { isBlocking, sendOptionsOf } from './send-request.js';
 import { Streamed, sseFrames } from './sse.js';
@@ -181,6 +182,7 @@ export const dispatchJsonRpc = async (
     };
   }
   try {
+    checkJsonDepth(request.data.params, 'params');
     const result = await method(request.data.params, call, service);
     if (result instanceof Streamed) {
       const stream = sseFrames(

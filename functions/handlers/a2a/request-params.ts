@@ -106,6 +106,13 @@ const ROLE = z.union([z.literal('ROLE_USER'), z.literal(1)], {
   error: 'must be ROLE_USER: a client sends its own messages (ROLE_AGENT is the agent)',
 });
 
+/**
+ * The most parts a message may hold. The agent reads text parts and one envelope
+ * (message-content.ts): a hundred is more than any client splits a message into, and a bound
+ * keeps a 1 MiB body from becoming a hundred thousand transcript fragments.
+ */
+export const MAX_MESSAGE_PARTS = 100;
+
 const MessageSchema = proto({
   messageId: id,
   contextId: someId.optional(),
@@ -113,7 +120,8 @@ const MessageSchema = proto({
   role: ROLE,
   parts: z
     .array(PartSchema, { error: 'must be an array of parts' })
-    .min(1, { error: 'must hold at least one part' }),
+    .min(1, { error: 'must hold at least one part' })
+    .max(MAX_MESSAGE_PARTS, { error: `must hold at most ${MAX_MESSAGE_PARTS} parts` }),
   metadata: struct.optional(),
   extensions: strings.optional(),
   referenceTaskIds: z.array(someId, { error: 'must be an array of strings' }).optional(),
@@ -165,7 +173,8 @@ const StatusFilter = z.preprocess((value) => {
   if (value === 'UNRECOGNIZED' || value === 'TASK_STATE_UNSPECIFIED' || value === 0) {
     return undefined;
   }
-  if (typeof value === 'number' && Number.isInteger(value)) return TASK_STATES[value - 1];
+  // A number past the last state names none: it is refused, not read as "no filter".
+  if (typeof value === 'number' && Number.isInteger(value)) return TASK_STATES[value - 1] ?? value;
   return value;
 }, z.enum(TASK_STATES, { error: `must be a task state (${TASK_STATES.join(', ')})` }).optional());
 

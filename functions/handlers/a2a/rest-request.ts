@@ -1,5 +1,6 @@
 import { A2A_ERRORS, A2aError, errorDetails } from '../../service/a2a-errors.js';
 import { checkBodyMediaType } from './http.js';
+import { checkJsonDepth } from './json-depth.js';
 
 /** One HTTP+JSON request, as the entry point read it from the proxy event. */
 export interface RestRequest {
@@ -60,6 +61,7 @@ export const jsonBody = (request: RestRequest): Record<string, unknown> => {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw invalid('the body must be a JSON object');
   }
+  checkJsonDepth(parsed, 'body');
   return parsed as Record<string, unknown>;
 };
 
@@ -69,20 +71,45 @@ const TRANSPORT_PARAMETERS = new Set(['A2A-Version']);
 const BOOLEAN_PARAMETERS = new Set(['includeArtifacts', 'include_artifacts']);
 
 /**
- * The query string as request fields (§5.3: a GET's fields are its query parameters): an empty
- * value is an absent field, booleans are read from their text; numbers stay text, which the
- * request's schema reads as ProtoJSON does.
+ * The query string as request fields (§5.3: a GET's fields are its query parameters): booleans
+ * are read from `true`/`false`, numbers stay text, which the request's schema reads as ProtoJSON
+ * does. Every value is kept, the empty one too: an empty string field is the field's default,
+ * while an empty number, boolean, enum or timestamp does not parse as one and is refused, never
+ * read as absent.
  */
 export const queryFields = (query: RestRequest['query']): Record<string, unknown> => {
   const fields: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(query)) {
-    if (value === undefined || value === '' || TRANSPORT_PARAMETERS.has(name)) continue;
+    if (value === undefined || TRANSPORT_PARAMETERS.has(name)) continue;
     fields[name] =
       BOOLEAN_PARAMETERS.has(name) && (value === 'true' || value === 'false')
         ? value === 'true'
         : value;
   }
   return fields;
+};
+
+/**
+ * The query parameters of a proxy event, one value each. API Gateway keeps only the last of a
+ * repeated parameter in `queryStringParameters`; which one the client meant is not ours to
+ * guess, so a parameter given twice is refused.
+ */
+export const queryOf = (event: {
+  queryStringParameters: Record<string, string | undefined> | null;
+  multiValueQueryStringParameters: Record<string, string[] | undefined> | null;
+}): Record<string, string | undefined> => {
+  const repeated = Object.entries(event.multiValueQueryStringParameters ?? {})
+    .filter(([, values]) => (values?.length ?? 0) > 1)
+    .map(([name]) => name);
+  if (repeated.length > 0) {
+    const description = 'is given more than once';
+    throw new A2aError(
+      'InvalidParams',
+      `invalid params: ${repeated.map((name) => `${name} ${description}`).join('; ')}`,
+      { violations: repeated.map((field) => ({ field, description })) }
+    );
+  }
+  return event.queryStringParameters ?? {};
 };
 
 /**

@@ -2,14 +2,19 @@ import type { Message, SendMessageRequest } from '@a2a-js/sdk';
 import { INPUT_MODES } from '../../core/a2a/agent-card.js';
 import { A2aError } from '../../service/a2a-errors.js';
 import type { SendOptions } from '../../service/a2a-service.js';
+import { checkKeptContent } from './message-content.js';
 
 /**
  * A decoded `SendMessageRequest` as the service takes it: the same for SendMessage and
- * SendStreamingMessage, on either binding. A request without a message is malformed.
+ * SendStreamingMessage, on either binding. A request without a message is malformed, and one
+ * carrying what the agent would not keep is refused (message-content.ts).
  */
 export const sendOptionsOf = (request: SendMessageRequest, sender: string): SendOptions => {
   if (request.message === undefined) throw new A2aError('InvalidParams', 'message is required');
+  // A media type the agent does not read is ContentTypeNotSupported (§3.1.1) before a part kind
+  // it does not keep is InvalidParams.
   checkMediaTypes(request.message);
+  checkKeptContent({ ...request, message: request.message });
   return {
     message: request.message,
     sender,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ALICE } from '../../support/harness.js';
+import { authorizationFor } from '../../support/identity.js';
 import { textMessage } from '../../support/messages.js';
 import { a2aSetup, type Outcome } from './a2a-calls.js';
 
@@ -57,6 +58,8 @@ describe('JSON-RPC params checked against the request message', () => {
     ['SubscribeToTask', { id: 3 }, 'id'],
     ['ListTasks', { pageSize: 'ten' }, 'pageSize'],
     ['ListTasks', { status: 'TASK_STATE_SLEEPING' }, 'status'],
+    ['ListTasks', { status: 99 }, 'status'],
+    ['ListTasks', { status: -1 }, 'status'],
     ['ListTasks', { includeArtifacts: 'yes' }, 'includeArtifacts'],
     ['ListTasks', { statusTimestampAfter: '2024' }, 'statusTimestampAfter'],
     ['CreateTaskPushNotificationConfig', { url: 'https://hooks.example.com' }, 'taskId'],
@@ -68,6 +71,10 @@ describe('JSON-RPC params checked against the request message', () => {
       'authentication.scheme',
     ],
     ['GetTaskPushNotificationConfig', { taskId: 't' }, 'id'],
+    ['GetTaskPushNotificationConfig', { taskId: 't', id: 'not an id!' }, 'id'],
+    ['DeleteTaskPushNotificationConfig', { taskId: 't', id: 'a/b' }, 'id'],
+    ['ListTaskPushNotificationConfigs', { taskId: 't', pageToken: 'garbage!' }, 'pageToken'],
+    ['ListTaskPushNotificationConfigs', { taskId: 't', pageToken: 'bm90IGFuIGlkIQ' }, 'pageToken'],
     ['DeleteTaskPushNotificationConfig', { id: 'c' }, 'taskId'],
     ['ListTaskPushNotificationConfigs', { taskId: 't', pageSize: 'x' }, 'pageSize'],
     ['GetExtendedAgentCard', { tenant: 7 }, 'tenant'],
@@ -178,6 +185,14 @@ describe('HTTP+JSON requests checked against the request message', () => {
     ['POST', '/tasks/t-1:cancel', { metadata: 'x' }, undefined, 'metadata'],
     ['POST', '/tasks/t-1/pushNotificationConfigs', { url: '' }, undefined, 'url'],
     ['GET', '/tasks/t-1/pushNotificationConfigs', undefined, { pageSize: 'many' }, 'pageSize'],
+    // A parameter that does not parse as its type is refused, the empty one included.
+    ['GET', '/tasks/t-1', undefined, { historyLength: '' }, 'historyLength'],
+    ['GET', '/tasks', undefined, { includeArtifacts: '' }, 'includeArtifacts'],
+    ['GET', '/tasks', undefined, { includeArtifacts: '1' }, 'includeArtifacts'],
+    ['GET', '/tasks', undefined, { pageSize: '' }, 'pageSize'],
+    ['GET', '/tasks', undefined, { status: '' }, 'status'],
+    ['GET', '/tasks', undefined, { status: '99' }, 'status'],
+    ['GET', '/tasks/t-1/pushNotificationConfigs', undefined, { pageSize: '' }, 'pageSize'],
   ])('%s %s %j %j is refused with 400, naming %s', async (method, path, body, query, field) => {
     const { rest, harness } = a2aSetup();
     const before = await harness.store.list({ participantId: ALICE });
@@ -191,6 +206,21 @@ describe('HTTP+JSON requests checked against the request message', () => {
     expect(outcome.error?.message).toContain(field);
     expect(fieldsOf(outcome)).toContain(field);
     expect(await harness.store.list({ participantId: ALICE })).toEqual(before);
+  });
+
+  it('refuses a query parameter given twice, naming it, rather than picking one', async () => {
+    const { rawCall } = a2aSetup();
+    const response = await rawCall({
+      httpMethod: 'GET',
+      path: '/tasks',
+      headers: { 'A2A-Version': '1.0', ...authorizationFor(ALICE) },
+      queryStringParameters: { pageSize: '5' },
+      multiValueQueryStringParameters: { pageSize: ['1', '5'] },
+    });
+    expect(response.statusCode).toBe(400);
+    const { error } = JSON.parse(response.body as string) as Required<Pick<Outcome, 'error'>>;
+    expect(error.message).toContain('pageSize is given more than once');
+    expect(fieldsOf({ status: 400, headers: {}, raw: '', error })).toEqual(['pageSize']);
   });
 
   it('refuses a body that names another task than the path', async () => {
