@@ -117,9 +117,11 @@ const withCanceled = (change: Change, reason: string | undefined, now: string): 
           contextId: task.contextId,
           text: statusText(reason),
         });
+  // The parked execution's token is taken (its taker resumes it to end), and kept as claimed, so
+  // a crash before that resume leaves it for recovery (park-token.ts).
   return withLoop(
     withStatusChange(change, { state: TaskState.TASK_STATE_CANCELED, message }, now),
-    (next) => ({ ...next, parkToken: null })
+    (next) => ({ ...next, parkToken: null, claimedToken: next.parkToken ?? next.claimedToken })
   );
 };
 

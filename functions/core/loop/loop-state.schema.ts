@@ -106,6 +106,12 @@ export const LoopStateSchema = z.strictObject({
   /** The task token of the parked execution; claimed (cleared) by whoever wakes it. */
   parkToken: z.string().nullable(),
   /**
+   * The last token a waker claimed, kept after the claim: a waker that died between committing
+   * its claim and sending the task success (a crash) leaves it here, and recovery sends it again.
+   * A token whose execution moved on answers nobody, so a stale one is harmless.
+   */
+  claimedToken: z.string().nullable().default(null),
+  /**
    * The parent on this harness the harness created this task for (null for any other task): the
    * server's own record of the link, which no envelope writes. A parent takes news of a child it
    * has no row for yet (the child's first change can overtake the row's commit) only from a child
@@ -142,5 +148,6 @@ export const initialLoopState = (): LoopState => ({
   criteriaReminders: 0,
   completionRequest: null,
   parkToken: null,
+  claimedToken: null,
   parentTaskId: null,
 });
