@@ -64,7 +64,7 @@ export interface SendOptions {
   /** Extension URIs for the request's `A2A-Extensions` header. */
   extensions?: string[];
   /** A task envelope (docs/a2a/ext): a data part of the event media type, next to the text. */
-  envelope?: { kind: 'task'; payload: Record<string, unknown> };
+  envelope?: { kind: 'task' | 'control'; payload: Record<string, unknown> };
   /** `configuration.taskPushNotificationConfig`: a webhook for the task, stored with the message. */
   pushConfig?: { url: string; token: string };
   /** `configuration.historyLength`: how much history the answer carries. */
