@@ -47,7 +47,11 @@ const asksForHtml = (request: Pick<IncomingMessage, 'headers'>) =>
   /\btext\/html\b|\bapplication\/xhtml\+xml\b/i.test(request.headers.accept ?? '');
 
 /** A file of the page that is not there: the HTTP+JSON binding's 404, as for any unknown route. */
-const notFound = (request: IncomingMessage, response: ServerResponse, headers: object) => {
+const notFound = (
+  request: IncomingMessage,
+  response: ServerResponse,
+  headers: Record<string, string>
+) => {
   const reply = noRoute(
     request.method ?? 'GET',
     new URL(request.url ?? '/', 'http://localhost').pathname
