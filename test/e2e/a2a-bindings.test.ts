@@ -330,7 +330,7 @@ describe('the A2A bindings end to end', () => {
             goal: 'talk together',
             participants: [
               { id: `paul-${tag}`, kind: 'human', role: 'admin' },
-              { id: `quinn-${tag}`, kind: 'human', role: 'reporter' },
+              { id: `quinn-${tag}`, kind: 'human', role: 'watcher' },
             ],
           },
         },

@@ -1,4 +1,5 @@
 import { type Message, TaskState } from '@a2a-js/sdk';
+import type { Client } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditOf } from '../../functions/composition/audit.js';
 import { STATUS_METADATA_KEY } from '../../functions/core/a2a/identifiers.js';
@@ -7,7 +8,7 @@ import { ScriptedModel } from '../../functions/core/testing/scripted-model.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
 import { asTask, clientFor, eventually, startStack } from '../support/local-stack.js';
 import { serveNotesOverHttp } from '../support/mcp-notes-stateless-http.js';
-import { envelopeMessage } from '../support/messages.js';
+import { envelopeMessage, textMessage } from '../support/messages.js';
 
 let sent = 0;
 const send = (message: Message, taskId = '') => ({
@@ -17,21 +18,42 @@ const send = (message: Message, taskId = '') => ({
   metadata: undefined,
 });
 
-/** Alice asks (reporter), Bob watches, Carol administers. */
-const brief = (text: string) =>
-  envelopeMessage(
-    'task',
-    {
-      name: text,
-      goal: text,
-      participants: [
-        { id: 'alice', kind: 'human', role: 'reporter' },
-        { id: 'bob', kind: 'human', role: 'watcher' },
-        { id: 'carol', kind: 'human', role: 'admin' },
-      ],
-    },
-    { text }
+/**
+ * Alice asks (reporter), Bob watches, Carol administers, built as a client must build it: a new
+ * task names others only as watchers, so Alice opens it as its admin (no text: it parks without a
+ * model call), hands the roles out with a task envelope, and then asks.
+ */
+const castTask = async (alice: Client, text: string) => {
+  const opened = asTask(
+    await alice.sendMessage(
+      send(
+        envelopeMessage('task', {
+          name: text,
+          goal: text,
+          participants: [
+            { id: 'alice', kind: 'human', role: 'admin' },
+            { id: 'bob', kind: 'human', role: 'watcher' },
+            { id: 'carol', kind: 'human', role: 'watcher' },
+          ],
+        })
+      )
+    )
   );
+  await alice.sendMessage(
+    send(
+      envelopeMessage('task', {
+        participants: [
+          { id: 'alice', kind: 'human', role: 'reporter' },
+          { id: 'bob', kind: 'human', role: 'watcher' },
+          { id: 'carol', kind: 'human', role: 'admin' },
+          { id: 'tiny-harness', kind: 'agent', role: 'assignee' },
+        ],
+      }),
+      opened.id
+    )
+  );
+  return asTask(await alice.sendMessage(send(textMessage(text), opened.id)));
+};
 
 const control = (payload: object) => envelopeMessage('control', payload);
 
@@ -103,7 +125,7 @@ describe('approval of an MCP call through the local stack', () => {
       ['alice', 'bob', 'carol'].map((participant) => clientFor(stack, participant))
     );
 
-    const parked = asTask(await alice!.sendMessage(send(brief('delete the shopping note'))));
+    const parked = await castTask(alice!, 'delete the shopping note');
 
     expect(parked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     expect(parked.metadata?.[STATUS_METADATA_KEY]).toEqual({ sub_state: 'awaiting-approval' });
@@ -166,7 +188,7 @@ describe('approval of an MCP call through the local stack', () => {
     );
     const alice = await clientFor(stack, 'alice');
     const before = deletions().length;
-    const parked = asTask(await alice.sendMessage(send(brief('delete the todo note'))));
+    const parked = await castTask(alice, 'delete the todo note');
     expect(statusText(parked)).toContain('(approvers: reporter, admin)');
 
     await alice.sendMessage(
@@ -187,7 +209,7 @@ describe('approval of an MCP call through the local stack', () => {
     );
     const alice = await clientFor(stack, 'alice');
     const before = deletions().length;
-    const parked = asTask(await alice.sendMessage(send(brief('delete the old note'))));
+    const parked = await castTask(alice, 'delete the old note');
     expect(parked.metadata?.[STATUS_METADATA_KEY]).toEqual({ sub_state: 'awaiting-approval' });
 
     await settledAfterTheCall(parked.id);
