@@ -348,6 +348,11 @@ describe('the mapping of core errors to A2A errors', () => {
     // An internal error's own message may name tables or hosts: the client gets only an id.
     if (mapped.kind === 'InternalError') {
       expect(mapped.message).toBe(`internal error (correlation id ${mapped.correlationId})`);
+    } else if (mapped.kind === 'Busy') {
+      // A lost race says what happened and what to do, never which table it lost on.
+      expect(mapped.message).toBe(
+        'the task is busy with other writers: nothing was written; retry'
+      );
     } else {
       expect(mapped.message).toBe(`failure ${code}`);
     }
