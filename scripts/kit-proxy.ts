@@ -4,6 +4,7 @@ import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { refuseForeignHost } from '../functions/local/loopback-host.js';
 
 /**
  * A loopback proxy for clients that cannot send our headers, such as the A2A conformance kit
@@ -61,6 +62,8 @@ export const startKitProxy = async (options: KitProxyOptions): Promise<KitProxy>
   const targetBase = options.target.replace(/\/$/, '');
   let proxyBase = '';
   const server: Server = createServer(async (incoming, outgoing) => {
+    // It adds a bearer token to whatever reaches it: a rebinding page must not be the kit.
+    if (refuseForeignHost(incoming, outgoing)) return;
     try {
       const body = await readAll(incoming);
       const headers: Record<string, string | string[]> = {};
