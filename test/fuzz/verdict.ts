@@ -25,8 +25,11 @@ export type Verdict =
   | { kind: 'coerced'; field: string }
   | { kind: 'wrong-refusal'; field: string; got: string };
 
-/** Statuses answered before either binding reads the request (identity, size, throttles). */
-const BEFORE_BINDING = new Set([401, 413, 429]);
+/**
+ * Statuses answered before either binding reads the request: identity, size and throttles, and
+ * the HTTP server's own refusal of a URL or headers too long to read (414, 431).
+ */
+const BEFORE_BINDING = new Set([401, 413, 414, 429, 431]);
 
 type Json = Record<string, unknown>;
 
