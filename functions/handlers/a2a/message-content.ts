@@ -30,7 +30,7 @@ const partViolations = (part: Part, at: string): FieldViolation[] => {
   } else if (kind === 'data' && !isEnvelope(part)) {
     violations.push({
       field: at,
-      description: `is a data part of media type ${JSON.stringify(part.mediaType)}: this agent keeps only ${KEPT_PARTS}`,
+      description: `is a data part ${part.mediaType === '' ? 'with no media type' : `of media type ${part.mediaType}`}: this agent keeps only ${KEPT_PARTS}`,
     });
   }
   if (part.metadata !== undefined && Object.keys(part.metadata).length > 0) {
