@@ -66,7 +66,7 @@ const main = async () => {
     }
     process.stdout.write(`\n${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   }
-  const failed = ['internal', 'shape', 'coerced', 'wrong-refusal'].some(
+  const failed = ['internal', 'shape', 'coerced', 'wrong-refusal', 'stored'].some(
     (outcome) => (report.outcomes[outcome] ?? 0) > 0
   );
   process.exitCode = failed ? 1 : 0;

@@ -19,6 +19,7 @@ describe('the A2A handler under fuzzed requests', () => {
     expect(report.outcomes.shape ?? 0, summary).toBe(0);
     expect(report.outcomes.coerced ?? 0, summary).toBe(0);
     expect(report.outcomes['wrong-refusal'] ?? 0, summary).toBe(0);
+    expect(report.outcomes.stored ?? 0, summary).toBe(0);
     expect(report.errorLogLines, summary).toBe(0);
     // The fuzzer reaches far enough: wrong types of every kind, and accepted requests too.
     expect(report.wrongTyped).toBeGreaterThan(500);

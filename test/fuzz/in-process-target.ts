@@ -81,6 +81,21 @@ export const inProcessTarget = (): FuzzTarget => {
       }
       return { status: response.statusCode, headers, body: response.body, streamed: false };
     },
+    footprint: async (world) => {
+      const records = await runtime.loop.store.list({ participantId: 'alice' });
+      const sum = (of: (record: (typeof records)[number]) => number) =>
+        records.reduce((total, record) => total + of(record), 0);
+      const configs = await Promise.all(
+        [...world.openTasks, ...world.cancelable].map((id) => runtime.pushConfigs.list(id))
+      );
+      return [
+        records.length,
+        sum((record) => record.version),
+        sum((record) => record.eventSeq),
+        sum((record) => record.inboxCount),
+        configs.reduce((total, list) => total + list.length, 0),
+      ].join('/');
+    },
     errorLogs: () => logs().filter((line) => line.level === 'error'),
     close: async () => undefined,
   };

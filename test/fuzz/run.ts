@@ -35,6 +35,16 @@ export interface FuzzOptions {
   onProgress?: (done: number, report: FuzzReport) => void;
 }
 
+/** The operations that may write, whose refusals must leave the store as it was. */
+const WRITES: ReadonlySet<string> = new Set([
+  'SendMessage',
+  'SendStreamingMessage',
+  'CancelTask',
+  'CreateTaskPushNotificationConfig',
+  'DeleteTaskPushNotificationConfig',
+  'envelope',
+]);
+
 /** Requests are drawn in batches, each from its own seed, so a large run never holds them all. */
 const BATCH = 250;
 
@@ -65,6 +75,11 @@ export const runFuzz = async (target: FuzzTarget, options: FuzzOptions): Promise
     errorLogLines: 0,
   };
   const logsBefore = target.errorLogs?.().length ?? 0;
+  /** What the store holds, read around the requests that could write it. */
+  const footprintOf = async (request: FuzzRequest) =>
+    target.footprint !== undefined && WRITES.has(request.operation)
+      ? target.footprint(world)
+      : undefined;
   for (let batch = 0; report.requests < options.requests; batch++) {
     const numRuns = Math.min(BATCH, options.requests - report.requests);
     for (const request of fc.sample(arbitrary, { seed: options.seed + batch, numRuns })) {
@@ -72,9 +87,16 @@ export const runFuzz = async (target: FuzzTarget, options: FuzzOptions): Promise
       let status = 0;
       let body = '';
       try {
+        const before = await footprintOf(request);
         const answer = await target.send(request);
         ({ status, body } = answer);
         verdict = verdictOf(request, answer);
+        const after = await footprintOf(request);
+        // A stream that started had its request accepted, whatever its last frame says.
+        const refused = verdict.kind === 'ok' && verdict.outcome !== 'success' && !answer.streamed;
+        if (refused && after !== before) {
+          verdict = { kind: 'stored', why: 'a refused request changed what is stored' };
+        }
       } catch (error) {
         verdict = { kind: 'internal', why: `the handler threw: ${(error as Error).message}` };
       }
@@ -110,6 +132,7 @@ export const describeReport = (report: FuzzReport): string => {
     `  success ${count('success')}, refused ${count('refused')}, answered before the binding ${count('before-binding')}`,
     `  internal errors ${count('internal')}, answers in no binding's shape ${count('shape')}`,
     `  wrong-typed fields coerced ${count('coerced')}, refused with another error ${count('wrong-refusal')}`,
+    `  refusals that changed what is stored ${count('stored')}`,
     `  error-level log lines ${report.errorLogLines}`,
   ];
   const failures = Object.entries(report.failuresBy).sort(([, a], [, b]) => b - a);

@@ -23,7 +23,8 @@ export type Verdict =
   | { kind: 'internal'; why: string }
   | { kind: 'shape'; why: string }
   | { kind: 'coerced'; field: string }
-  | { kind: 'wrong-refusal'; field: string; got: string };
+  | { kind: 'wrong-refusal'; field: string; got: string }
+  | { kind: 'stored'; why: string };
 
 /**
  * Statuses answered before either binding reads the request: identity, size and throttles, and
