@@ -11,6 +11,7 @@ import type { LoopState } from '../../functions/core/loop/loop-state.schema.js';
 import type { EventLog } from '../../functions/core/ports/event-log.js';
 import type { PushConfig, PushConfigStore } from '../../functions/core/ports/push-config-store.js';
 import type { CommitWrites, TaskRecord, TaskStore } from '../../functions/core/ports/task-store.js';
+import { MAX_PARTICIPANTS } from '../../functions/core/task/extension.schema.js';
 import { changed, goalOf, makeRecord, uid } from './fixtures.js';
 
 export interface TaskStoreFixture {
@@ -479,6 +480,16 @@ export const describeTaskStoreContract = (
         const updated = await update(created, changed(created, { participants: [erin] }));
         expect(await store.list({ participantId: dave })).toEqual([]);
         expect(await store.list({ participantId: erin })).toEqual([updated]);
+      });
+
+      it('takes a whole cast of the most participants a task may have, replaced by another, in one commit', async () => {
+        const cast = (name: string) =>
+          Array.from({ length: MAX_PARTICIPANTS }, (_, index) => uid(`${name}${index}`));
+        const [first, second] = [cast('p'), cast('q')];
+        const created = await create(makeRecord(uid('task'), { participants: first }));
+        const updated = await update(created, changed(created, { participants: second }));
+        expect(await store.list({ participantId: first[0] })).toEqual([]);
+        expect(await store.list({ participantId: second.at(-1) })).toEqual([updated]);
       });
 
       it('lists the current version of each task', async () => {

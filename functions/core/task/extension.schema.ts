@@ -257,8 +257,12 @@ export const SERVER_CONTROLLED_FIELDS = ['lifecycle', 'model', 'reasoning_effort
  */
 export const SERVER_OWNED_RELATIONS = ['parent_tasks', 'sub_tasks', 'plan'] as const;
 
-/** The most participants a task may have: each is an index entry written with the task. */
-export const MAX_PARTICIPANTS = 50;
+/**
+ * The most participants a task may have. Each is an index item written in the task's commit, and a
+ * commit is one transaction of at most 100 items: an admin replacing a whole cast by another
+ * deletes 40 and puts 40, which leaves room for the record, its event and its audit row.
+ */
+export const MAX_PARTICIPANTS = 40;
 
 export const TaskExtensionSchema = z
   .strictObject({
