@@ -27,10 +27,12 @@ export type Verdict =
   | { kind: 'stored'; why: string };
 
 /**
- * Statuses answered before either binding reads the request: identity, size and throttles, and
- * the HTTP server's own refusal of a URL or headers too long to read (414, 431).
+ * Statuses answered before either binding reads the request: identity, size, and the HTTP
+ * server's own refusal of a URL or headers too long to read (414, 431). A 429 (throttle, stream
+ * cap) and a 503 (Busy: a task too contended to write, retryable) are in the binding's shape and
+ * judged as any answer.
  */
-const BEFORE_BINDING = new Set([401, 413, 414, 429, 431]);
+const BEFORE_BINDING = new Set([401, 413, 414, 431]);
 
 type Json = Record<string, unknown>;
 
@@ -73,7 +75,7 @@ const restRefusal = (body: unknown, status: number): Refusal | string => {
   }
   const reason = (error.details[0] as Json | undefined)?.reason;
   return {
-    internal: status >= 500 || error.status === 'INTERNAL',
+    internal: status === 500 || error.status === 'INTERNAL',
     invalidParams: status === 400 && reason === 'INVALID_PARAMS',
     name: `${status} ${String(reason ?? error.status)}`,
   };
@@ -106,7 +108,7 @@ const judge = (request: FuzzRequest, refusal: Refusal | string | undefined): Ver
 };
 
 export const verdictOf = (request: FuzzRequest, answer: Answer): Verdict => {
-  if (answer.status >= 500) return { kind: 'internal', why: `HTTP ${answer.status}` };
+  if (answer.status === 500) return { kind: 'internal', why: 'HTTP 500' };
   if (BEFORE_BINDING.has(answer.status)) return { kind: 'ok', outcome: 'before-binding' };
   if (answer.streamed) {
     const frames = streamVerdicts(request, answer.body);
@@ -115,7 +117,9 @@ export const verdictOf = (request: FuzzRequest, answer: Answer): Verdict => {
   }
   const body = answer.body === '' ? undefined : parse(answer.body);
   if (request.binding === 'JSON-RPC' && request.path === '/' && request.method === 'POST') {
-    if (answer.status !== 200 || !isObject(body) || body.jsonrpc !== '2.0' || !('id' in body)) {
+    // A JSON-RPC error travels with 200, but a 429 keeps its status (Retry-After means it).
+    const status = answer.status === 200 || answer.status === 429;
+    if (!status || !isObject(body) || body.jsonrpc !== '2.0' || !('id' in body)) {
       return {
         kind: 'shape',
         why: `a JSON-RPC answer that is not a response (HTTP ${answer.status})`,
