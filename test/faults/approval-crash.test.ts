@@ -1,35 +1,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Message, Task } from '@a2a-js/sdk';
-import { type Client, ClientFactory, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import type { Task } from '@a2a-js/sdk';
 import { afterAll, describe, expect, it } from 'vitest';
 import { STATUS_METADATA_KEY } from '../../functions/core/a2a/identifiers.js';
 import { serveNotesOverHttp } from '../support/mcp-notes-stateless-http.js';
 import { envelopeMessage, textMessage } from '../support/messages.js';
+import { clientAt, sendRequest } from './stack-client.js';
 import { freePort, type StackProcess, startStackProcess } from './stack-process.js';
 
 const TOKEN = 'approval-crash-token';
-
-const clientAt = (url: string): Promise<Client> =>
-  new ClientFactory({
-    transports: [
-      new JsonRpcTransportFactory({
-        fetchImpl: (input, init) => {
-          const headers = new Headers(init?.headers);
-          headers.set('Authorization', `Bearer ${TOKEN}`);
-          return fetch(input, { ...init, headers });
-        },
-      }),
-    ],
-  }).createFromUrl(url);
-
-const send = (message: Message, taskId = '') => ({
-  tenant: '',
-  message: { ...message, taskId },
-  configuration: undefined,
-  metadata: undefined,
-});
 
 const statusText = (task: Task) =>
   (task.status?.message?.parts ?? [])
@@ -73,20 +53,20 @@ describe('a crash between an approval and the approved call’s result', () => {
         },
       });
     stack = await start();
-    const alice = await clientAt(stack.url);
+    const alice = await clientAt(stack.url, TOKEN);
 
-    const parked = (await alice.sendMessage(send(textMessage('delete note n1')))) as Task;
+    const parked = (await alice.sendMessage(sendRequest(textMessage('delete note n1')))) as Task;
     expect(parked.metadata?.[STATUS_METADATA_KEY]).toEqual({ sub_state: 'awaiting-approval' });
     // The approval's answer waits on the held call; the crash ends it.
     void alice
-      .sendMessage(send(envelopeMessage('control', { action: 'approve' }), parked.id))
+      .sendMessage(sendRequest(envelopeMessage('control', { action: 'approve' }), parked.id))
       .catch(() => undefined);
     await notes.arrived;
     await stack.crash();
     notes.release();
 
     stack = await start();
-    const again = await clientAt(stack.url);
+    const again = await clientAt(stack.url, TOKEN);
     const deadline = Date.now() + 60_000;
     let task: Task;
     for (;;) {

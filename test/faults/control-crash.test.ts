@@ -1,33 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Message, type Task, TaskState } from '@a2a-js/sdk';
-import { type Client, ClientFactory, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import { type Task, TaskState } from '@a2a-js/sdk';
 import { afterAll, describe, expect, it } from 'vitest';
 import { envelopeMessage, textMessage } from '../support/messages.js';
+import { clientAt, sendRequest } from './stack-client.js';
 import { freePort, type StackProcess, startStackProcess } from './stack-process.js';
 
 const TOKEN = 'control-crash-token';
-
-const clientAt = (url: string): Promise<Client> =>
-  new ClientFactory({
-    transports: [
-      new JsonRpcTransportFactory({
-        fetchImpl: (input, init) => {
-          const headers = new Headers(init?.headers);
-          headers.set('Authorization', `Bearer ${TOKEN}`);
-          return fetch(input, { ...init, headers });
-        },
-      }),
-    ],
-  }).createFromUrl(url);
-
-const send = (message: Message, taskId = '') => ({
-  tenant: '',
-  message: { ...message, taskId },
-  configuration: undefined,
-  metadata: undefined,
-});
 
 /**
  * kill -9 of `npm start` a few milliseconds after a participant's `complete` (or `cancel`) left
@@ -63,19 +43,19 @@ describe('a crash just after a participant ends a parked conversation', () => {
           },
         });
       stack = await start();
-      const alice = await clientAt(stack.url);
-      const parked = (await alice.sendMessage(send(textMessage('hello')))) as Task;
+      const alice = await clientAt(stack.url, TOKEN);
+      const parked = (await alice.sendMessage(sendRequest(textMessage('hello')))) as Task;
       expect(parked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
 
       const control = envelopeMessage('control', { action });
-      void alice.sendMessage(send(control, parked.id)).catch(() => undefined);
+      void alice.sendMessage(sendRequest(control, parked.id)).catch(() => undefined);
       await new Promise((resolve) => setTimeout(resolve, killAfterMs));
       await stack.crash();
 
       stack = await start();
-      const again = await clientAt(stack.url);
+      const again = await clientAt(stack.url, TOKEN);
       // The same message again: taken in now if the crash came first, a duplicate if not.
-      await again.sendMessage(send(control, parked.id)).catch((error: Error) => {
+      await again.sendMessage(sendRequest(control, parked.id)).catch((error: Error) => {
         // Only an ended task may refuse it (the first one took effect).
         expect(error.message).toMatch(/closed|TaskNotCancelable|not cancelable/i);
       });
