@@ -11,7 +11,9 @@ import { executeTool } from '../../../functions/core/loop/execute-tool.js';
 import { park } from '../../../functions/core/loop/park.js';
 import { renew } from '../../../functions/core/loop/renew.js';
 import { takeTurn } from '../../../functions/core/loop/take-turn.js';
+import { usageTree } from '../../../functions/core/loop/usage.js';
 import type { ToolApproval } from '../../../functions/core/ports/tool-runner.js';
+import { notificationBody } from '../../../functions/core/push/notification.js';
 import { castOf } from '../../../functions/core/testing/in-process-harness.js';
 import { StaticToolRunner } from '../../../functions/core/testing/static-tool-runner.js';
 import { zodArguments } from '../../../functions/core/tools/registry.js';
@@ -127,6 +129,24 @@ describe('a call that needs approval', () => {
       arguments: '{"id":"a","api_token":"[redacted]"}',
       approvers: ['admin'],
     });
+  });
+
+  it("a secret in a call's arguments reaches no push payload and no usage tree, before or after the approval", async () => {
+    const token = `ghp_${'s'.repeat(36)}`;
+    const { harness } = setUp([
+      { toolCalls: [call('delete_note', { id: `a ${token}`, api_token: token })] },
+      { text: 'Deleted.' },
+    ]);
+    const task = await harness.start(brief(), ALICE);
+    await harness.send(task.task.id, approve(), CAROL);
+
+    const events = await harness.events.read(task.task.id);
+    expect(events.length).toBeGreaterThan(3);
+    const payloads = events.map((logged) => notificationBody(logged.event)).join('\n');
+    expect(payloads).toContain('delete_note');
+    expect(payloads).not.toContain(token);
+    const after = await harness.task(task.task.id);
+    expect(JSON.stringify(await usageTree(harness.store, after.task))).not.toContain(token);
   });
 
   it('approved by an admin runs exactly once, then the calls behind it, and the turn goes on', async () => {
