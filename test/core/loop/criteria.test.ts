@@ -165,6 +165,30 @@ describe('acceptance criteria on a delegated task', () => {
     expect(await harnessNotes(harness, task.task.id)).toEqual([]);
   });
 
+  it('resumes a task waiting for review when its reporter changes the criteria with an envelope alone', async () => {
+    const { harness, model, start } = delegated(
+      [meet('c1', 'listed'), { text: 'Done.' }, { text: 'Done: only the list was asked for.' }],
+      { criteriaReminders: 0 }
+    );
+    const task = await start();
+    expect(view(await harness.task(task.task.id)).subState).toBe('awaiting-review');
+    const [kept] = view(await harness.task(task.task.id)).extension.acceptance_criteria;
+
+    // No text: only the criteria change, dropping the unmet one.
+    await harness.send(
+      task.task.id,
+      envelopeMessage('task', { acceptance_criteria: [kept] }),
+      ALICE
+    );
+
+    const done = view(await harness.task(task.task.id));
+    expect(done.state).toBe(STATES.COMPLETED);
+    expect(model.requests).toHaveLength(3);
+    const notes = await harnessNotes(harness, task.task.id);
+    expect(notes.at(-1)).toMatchObject({ topic: 'criteria_changed', criteria: ['c1'] });
+    expect(notes.at(-1)?.text).toContain(`${ALICE} changed the acceptance criteria`);
+  });
+
   it('records a reporter completing it with criteria unmet as her acceptance', async () => {
     const { harness, start } = delegated([meet('c1', 'listed'), { text: 'Done.' }], {
       criteriaReminders: 0,
