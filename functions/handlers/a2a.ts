@@ -37,6 +37,7 @@ import {
 } from './a2a-audit.js';
 import { withBrowserOrigin } from './browser-origin.js';
 import { capStreamsPerCaller } from './stream-cap.js';
+import { isJsonRpcRequest } from './too-many-requests.js';
 
 export { AGENT_CARD_PATH };
 
@@ -68,8 +69,7 @@ const admit = (event: APIGatewayProxyEvent, card: AgentCard): Admitted => {
 };
 
 /** JSON-RPC is `POST /`; everything else at the base URL is the HTTP+JSON binding (§5.3). */
-const isJsonRpc = (event: APIGatewayProxyEvent) =>
-  event.httpMethod === 'POST' && (event.path === '/' || event.path === '');
+const isJsonRpc = (event: APIGatewayProxyEvent) => isJsonRpcRequest(event.httpMethod, event.path);
 
 /** One A2A request as the entry point read it, for whichever binding serves it. */
 interface Call {
