@@ -8,6 +8,7 @@ import { Stack } from 'aws-cdk-lib';
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { tooManyRequests } from '../../functions/handlers/too-many-requests.js';
 
 /** WAF's fixed windows; a minute matches the local shim's "requests a minute". */
 export const RATE_WINDOW_SECONDS = 60;
@@ -17,7 +18,63 @@ export const RATE_WINDOW_SECONDS = 60;
  */
 export const CALLERS_PER_ADDRESS = 10;
 
-export const THROTTLED_BODY = '{"error":"too many requests"}';
+/** The label the rate rules put on a request past its limit; the answering rules match it. */
+export const THROTTLED_LABEL = 'tiny-harness-throttled';
+
+const THROTTLED_MESSAGE = `too many requests from this caller or address: at most the limit a minute; retry after ${RATE_WINDOW_SECONDS} s`;
+
+/**
+ * WAF's 429 bodies, one per binding, as the local endpoint answers its throttle
+ * (functions/handlers/too-many-requests.ts): a JSON-RPC error for a JSON-RPC request (its id is
+ * not known to a static body: null, as JSON-RPC has it for an unread id) and a google.rpc.Status
+ * for HTTP+JSON, both with the same ErrorInfo and RetryInfo.
+ */
+export const THROTTLED_BODIES = Object.fromEntries(
+  (
+    [
+      ['throttledJsonRpc', { method: 'POST', path: '/' }],
+      ['throttledRest', { method: 'GET', path: '/tasks' }],
+    ] as const
+  ).map(([key, request]) => {
+    const answer = tooManyRequests(request, {
+      reason: 'RATE_LIMITED',
+      message: THROTTLED_MESSAGE,
+      retryAfterSeconds: RATE_WINDOW_SECONDS,
+    });
+    return [key, answer.body];
+  })
+) as Record<'throttledJsonRpc' | 'throttledRest', string>;
+
+/**
+ * A JSON-RPC request is a POST whose body names `"jsonrpc"`; WAF reads the body, not the path,
+ * because the path it sees depends on the stage and any custom domain in front.
+ */
+const JSON_RPC_REQUEST: CfnWebACL.StatementProperty = {
+  andStatement: {
+    statements: [
+      {
+        byteMatchStatement: {
+          fieldToMatch: { method: {} },
+          positionalConstraint: 'EXACTLY',
+          searchString: 'POST',
+          textTransformations: [{ priority: 0, type: 'NONE' }],
+        },
+      },
+      {
+        byteMatchStatement: {
+          fieldToMatch: { body: { oversizeHandling: 'CONTINUE' } },
+          positionalConstraint: 'CONTAINS',
+          searchString: '"jsonrpc"',
+          textTransformations: [{ priority: 0, type: 'COMPRESS_WHITE_SPACE' }],
+        },
+      },
+    ],
+  },
+};
+
+const THROTTLED: CfnWebACL.StatementProperty = {
+  labelMatchStatement: { scope: 'LABEL', key: THROTTLED_LABEL },
+};
 
 /**
  * The per-caller key is the Authorization header as WAF transforms it: whitespace runs made one
@@ -44,14 +101,22 @@ const visibility = (metricName: string): CfnWebACL.VisibilityConfigProperty => (
   sampledRequestsEnabled: true,
 });
 
-/** Blocked requests get 429 with Retry-After, as the local shim answers. */
+/** Blocked requests get 429 with Retry-After, in their binding's shape, as the local shim answers. */
 const throttled = (
+  bodyKey: keyof typeof THROTTLED_BODIES,
   responseHeaders: CfnWebACL.CustomHTTPHeaderProperty[]
 ): CfnWebACL.RuleActionProperty => ({
   block: {
-    customResponse: { responseCode: 429, customResponseBodyKey: 'throttled', responseHeaders },
+    customResponse: { responseCode: 429, customResponseBodyKey: bodyKey, responseHeaders },
   },
 });
+
+/**
+ * A rate rule counts and labels the requests past its limit; the answering rules below block
+ * them, each in its binding's shape (a rate rule has one action, so one body).
+ */
+const counted: CfnWebACL.RuleActionProperty = { count: {} };
+const labelled: CfnWebACL.LabelProperty[] = [{ name: THROTTLED_LABEL }];
 
 export class A2aRateLimit extends Construct {
   readonly webAcl: CfnWebACL;
@@ -68,14 +133,18 @@ export class A2aRateLimit extends Construct {
       description: 'tiny-harness: per-caller rate limits on the A2A API',
       defaultAction: { allow: {} },
       visibilityConfig: visibility(`${prefix}A2a`),
-      customResponseBodies: {
-        throttled: { contentType: 'APPLICATION_JSON', content: THROTTLED_BODY },
-      },
+      customResponseBodies: Object.fromEntries(
+        Object.entries(THROTTLED_BODIES).map(([key, body]) => [
+          key,
+          { contentType: 'APPLICATION_JSON', content: body },
+        ])
+      ),
       rules: [
         {
           name: 'PerCaller',
           priority: 0,
-          action: throttled(this.#headers),
+          action: counted,
+          ruleLabels: labelled,
           visibilityConfig: visibility(`${prefix}PerCaller`),
           statement: {
             rateBasedStatement: {
@@ -90,7 +159,8 @@ export class A2aRateLimit extends Construct {
         {
           name: 'PerAddress',
           priority: 1,
-          action: throttled(this.#headers),
+          action: counted,
+          ruleLabels: labelled,
           visibilityConfig: visibility(`${prefix}PerAddress`),
           statement: {
             rateBasedStatement: {
@@ -99,6 +169,20 @@ export class A2aRateLimit extends Construct {
               aggregateKeyType: 'IP',
             },
           },
+        },
+        {
+          name: 'ThrottledJsonRpc',
+          priority: 2,
+          action: throttled('throttledJsonRpc', this.#headers),
+          visibilityConfig: visibility(`${prefix}ThrottledJsonRpc`),
+          statement: { andStatement: { statements: [THROTTLED, JSON_RPC_REQUEST] } },
+        },
+        {
+          name: 'Throttled',
+          priority: 3,
+          action: throttled('throttledRest', this.#headers),
+          visibilityConfig: visibility(`${prefix}Throttled`),
+          statement: THROTTLED,
         },
       ],
     });

@@ -3,6 +3,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../cdk/app.js';
 import { DEFAULT_CONTEXT } from '../../cdk/config.js';
+import { THROTTLED_LABEL } from '../../cdk/constructs/a2a-rate-limit.js';
 import { ENV } from '../../cdk/constructs/environment.js';
 import {
   ATTR,
@@ -623,13 +624,20 @@ describe('A2A per-caller rate limits (WAF)', () => {
   const [webAcl] = Object.values(template.findResources('AWS::WAFv2::WebACL'));
   const rules = (webAcl?.Properties.Rules ?? []) as Array<{
     Name: string;
-    Action: { Block: { CustomResponse: Record<string, unknown> } };
-    Statement: { RateBasedStatement: Record<string, unknown> };
+    Priority: number;
+    Action: { Count?: object; Block?: { CustomResponse: Record<string, unknown> } };
+    RuleLabels?: Array<{ Name: string }>;
+    Statement: Record<string, unknown> & { RateBasedStatement?: Record<string, unknown> };
   }>;
+  const named = (name: string) => rules.find((rule) => rule.Name === name);
+  const bodies = webAcl?.Properties.CustomResponseBodies as Record<
+    string,
+    { ContentType: string; Content: string }
+  >;
 
-  it('counts each caller’s requests by its Authorization header, whitespace and case folded, 120 a minute by default, and answers 429 with Retry-After past it', () => {
+  it('counts each caller’s requests by its Authorization header, whitespace and case folded, 120 a minute by default, and labels those past it', () => {
     expect(webAcl?.Properties).toMatchObject({ Scope: 'REGIONAL', DefaultAction: { Allow: {} } });
-    const perCaller = rules.find((rule) => rule.Name === 'PerCaller');
+    const perCaller = named('PerCaller');
     expect(perCaller?.Statement.RateBasedStatement).toEqual({
       Limit: DEFAULT_CONTEXT.callerRequestsPerMinute,
       EvaluationWindowSec: 60,
@@ -647,18 +655,60 @@ describe('A2A per-caller rate limits (WAF)', () => {
         },
       ],
     });
-    expect(perCaller?.Action.Block.CustomResponse).toMatchObject({
-      ResponseCode: 429,
-      CustomResponseBodyKey: 'throttled',
+    expect(perCaller?.Action).toEqual({ Count: {} });
+    expect(perCaller?.RuleLabels).toEqual([{ Name: THROTTLED_LABEL }]);
+  });
+
+  it('answers a labelled request 429 with Retry-After, in its binding’s error shape: JSON-RPC first, HTTP+JSON for the rest', () => {
+    expect(rules.map((rule) => [rule.Priority, rule.Name])).toEqual([
+      [0, 'PerCaller'],
+      [1, 'PerAddress'],
+      [2, 'ThrottledJsonRpc'],
+      [3, 'Throttled'],
+    ]);
+    const label = { LabelMatchStatement: { Scope: 'LABEL', Key: THROTTLED_LABEL } };
+    expect(named('Throttled')?.Statement).toEqual(label);
+    const jsonRpcStatement = named('ThrottledJsonRpc')?.Statement as
+      | { AndStatement: { Statements: unknown[] } }
+      | undefined;
+    const [labelled, request] = jsonRpcStatement?.AndStatement.Statements ?? [];
+    expect(labelled).toEqual(label);
+    // A JSON-RPC request is a POST whose body names "jsonrpc" (whatever path the stage adds).
+    expect(request).toMatchObject({
+      AndStatement: {
+        Statements: [
+          { ByteMatchStatement: { FieldToMatch: { Method: {} }, SearchString: 'POST' } },
+          {
+            ByteMatchStatement: {
+              FieldToMatch: { Body: { OversizeHandling: 'CONTINUE' } },
+              PositionalConstraint: 'CONTAINS',
+              SearchString: '"jsonrpc"',
+            },
+          },
+        ],
+      },
     });
-    // The web renderer's origin follows it (test/cdk/web-app.test.ts).
-    const headers = perCaller?.Action.Block.CustomResponse.ResponseHeaders as unknown[];
-    expect(headers[0]).toEqual({
-      Name: 'Retry-After',
-      Value: '60',
-    });
-    expect(webAcl?.Properties.CustomResponseBodies.throttled).toMatchObject({
-      ContentType: 'APPLICATION_JSON',
+    for (const [name, key] of [
+      ['ThrottledJsonRpc', 'throttledJsonRpc'],
+      ['Throttled', 'throttledRest'],
+    ] as const) {
+      const response = named(name)?.Action.Block?.CustomResponse;
+      expect(response).toMatchObject({ ResponseCode: 429, CustomResponseBodyKey: key });
+      // The web renderer's origin follows it (test/cdk/web-app.test.ts).
+      expect((response?.ResponseHeaders as unknown[] | undefined)?.[0]).toEqual({
+        Name: 'Retry-After',
+        Value: '60',
+      });
+      expect(bodies[key]?.ContentType).toBe('APPLICATION_JSON');
+    }
+    const rpc = JSON.parse(bodies.throttledJsonRpc?.Content ?? '{}');
+    expect(rpc).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000 } });
+    expect(rpc.error.data[0]).toMatchObject({ reason: 'RATE_LIMITED', domain: 'tiny-harness' });
+    const rest = JSON.parse(bodies.throttledRest?.Content ?? '{}');
+    expect(rest.error).toMatchObject({ code: 429, status: 'RESOURCE_EXHAUSTED' });
+    expect(rest.error.details[1]).toEqual({
+      '@type': 'type.googleapis.com/google.rpc.RetryInfo',
+      retryDelay: '60s',
     });
   });
 
