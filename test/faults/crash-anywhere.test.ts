@@ -86,13 +86,18 @@ describe(`crash anywhere (seed ${SEED}: ${CRASHES} crash(es) per phase, ${TASKS}
     });
   };
 
-  /** Retries a call through crashes: the stack may be down (or coming back) when it is made. */
+  /**
+   * Retries a call through crashes: the stack may be down (or coming back) when it is made. A
+   * restart takes DynamoDB Local's and the synthesis's start-up, which a loaded machine (the rest
+   * of `npm test` beside it) can stretch well past twenty seconds.
+   */
   const call = async <T>(what: () => Promise<T>): Promise<T> => {
-    for (let attempt = 1; ; attempt++) {
+    const deadline = Date.now() + 90_000;
+    for (;;) {
       try {
         return await what();
       } catch (error) {
-        if (attempt >= 200) throw error;
+        if (Date.now() > deadline) throw error;
         await sleep(100);
       }
     }
