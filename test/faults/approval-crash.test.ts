@@ -6,8 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { STATUS_METADATA_KEY } from '../../functions/core/a2a/identifiers.js';
 import { serveNotesOverHttp } from '../support/mcp-notes-stateless-http.js';
 import { envelopeMessage, textMessage } from '../support/messages.js';
-import { clientAt, sendRequest } from './stack-client.js';
-import { freePort, type StackProcess, startStackProcess } from './stack-process.js';
+import { clientAt, sendRequest, startDemoStack } from './stack-client.js';
+import { freePort, type StackProcess } from './stack-process.js';
 
 const TOKEN = 'approval-crash-token';
 
@@ -40,13 +40,11 @@ describe('a crash between an approval and the approved call’s result', () => {
     notes.notes.set('n1', 'buy milk');
     const port = await freePort();
     const start = () =>
-      startStackProcess({
+      startDemoStack({
         dataDir,
         port,
+        token: TOKEN,
         env: {
-          TINY_HARNESS_BEARER_TOKENS: `${TOKEN}=alice`,
-          TINY_HARNESS_MODEL_PROVIDER: 'demo',
-          TINY_HARNESS_LOG_LEVEL: 'warn',
           TINY_HARNESS_MCP_SERVERS: JSON.stringify({
             notes: { url: notes?.url, tools: ['list_notes', 'delete_note'] },
           }),

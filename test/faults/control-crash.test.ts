@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { type Task, TaskState } from '@a2a-js/sdk';
 import { afterAll, describe, expect, it } from 'vitest';
 import { envelopeMessage, textMessage } from '../support/messages.js';
-import { clientAt, sendRequest } from './stack-client.js';
-import { freePort, type StackProcess, startStackProcess } from './stack-process.js';
+import { clientAt, sendRequest, startDemoStack } from './stack-client.js';
+import { freePort, type StackProcess } from './stack-process.js';
 
 const TOKEN = 'control-crash-token';
 
@@ -32,16 +32,7 @@ describe('a crash just after a participant ends a parked conversation', () => {
     '%s: the task ends after the restart',
     async (action, ended, killAfterMs) => {
       const port = await freePort();
-      const start = () =>
-        startStackProcess({
-          dataDir,
-          port,
-          env: {
-            TINY_HARNESS_BEARER_TOKENS: `${TOKEN}=alice`,
-            TINY_HARNESS_MODEL_PROVIDER: 'demo',
-            TINY_HARNESS_LOG_LEVEL: 'warn',
-          },
-        });
+      const start = () => startDemoStack({ dataDir, port, token: TOKEN });
       stack = await start();
       const alice = await clientAt(stack.url, TOKEN);
       const parked = (await alice.sendMessage(sendRequest(textMessage('hello')))) as Task;

@@ -1,5 +1,6 @@
 import type { Message } from '@a2a-js/sdk';
 import { type Client, ClientFactory, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import { startStackProcess } from './stack-process.js';
 
 /** The real SDK client over JSON-RPC, for a stack the fault suites run, with one bearer token. */
 export const clientAt = (url: string, token: string): Promise<Client> =>
@@ -22,3 +23,24 @@ export const sendRequest = (message: Message, taskId = '') => ({
   configuration: undefined,
   metadata: undefined,
 });
+
+/**
+ * `npm start` on the built-in demo model, for one caller (`alice`, with `token`), quiet but for
+ * warnings: what the crash suites kill and start again on the same data directory.
+ */
+export const startDemoStack = (options: {
+  dataDir: string;
+  port: number;
+  token: string;
+  env?: Record<string, string>;
+}) =>
+  startStackProcess({
+    dataDir: options.dataDir,
+    port: options.port,
+    env: {
+      TINY_HARNESS_BEARER_TOKENS: `${options.token}=alice`,
+      TINY_HARNESS_MODEL_PROVIDER: 'demo',
+      TINY_HARNESS_LOG_LEVEL: 'warn',
+      ...options.env,
+    },
+  });
