@@ -6,7 +6,7 @@ import { followWake } from '../service/follow-wake.js';
 
 /**
  * After a restart (and the engine's rehydration of its checkpoints): a wake the crash cut short
- * is sent again (a task whose token a waker claimed, a completion, a cancel or an approval with
+ * is sent again (a task whose token a waker claimed, a message, a completion or an approval with
  * it, but whose task success never left: `lostWakeOf`), and every task that has not ended but
  * whose execution is not running is revived in a new generation. That covers what a crash can
  * leave without a checkpoint: a task created just before its first execution started, or parked
@@ -17,13 +17,13 @@ export const reviveOrphans = async (runtime: Runtime): Promise<string[]> => {
   const revived: string[] = [];
   for (const record of await loop.store.list({})) {
     const { generation } = record.loop;
+    if (isTerminalState(stateOf(record.task))) continue;
     const lost = lostWakeOf(record);
     if (lost !== undefined && (await executions.resume(lost.token))) {
       runtime.logger.info('a wake lost in the crash sent again', { taskId: record.task.id });
       revived.push(record.task.id);
       continue;
     }
-    if (isTerminalState(stateOf(record.task))) continue;
     if (await executions.isRunning(record.task.id, generation)) continue;
     const wake = await reviveTask(loop, record.task.id, generation, { parkedExecutionGone: true });
     if (wake.action === 'none') continue;

@@ -17,7 +17,7 @@ import { isTerminalState, readExtension, stateOf } from '../task/a2a-task.js';
 import { criterionLabel, unmetCriteria } from '../task/criteria.js';
 import type { SubTaskRow, TaskExtension } from '../task/extension.schema.js';
 import { namesParent } from '../task/links.js';
-import { mayDo, requirePermission } from '../task/permissions.js';
+import { mayDo, requirePermission, whoMay } from '../task/permissions.js';
 import { withTurnCut } from './cut-turn.js';
 import type { Wake } from './wake.js';
 
@@ -41,7 +41,7 @@ const requireCompletionRight = (extension: TaskExtension, participantId: string)
   const unmet = unmetCriteria(extension);
   if (unmet.length > 0 && !mayDo(participant.role, 'accept_unmet_criteria')) {
     throw new RoleRequiredError(
-      `${unmet.length} acceptance criterion(s) unmet (${unmet.map(criterionLabel).join(', ')}): only a reporter or an admin may accept them by completing the task`
+      `${unmet.length} acceptance criterion(s) unmet (${unmet.map(criterionLabel).join(', ')}): only ${whoMay('accept_unmet_criteria')} may accept them by completing the task`
     );
   }
 };
@@ -117,11 +117,9 @@ const withCanceled = (change: Change, reason: string | undefined, now: string): 
           contextId: task.contextId,
           text: statusText(reason),
         });
-  // The parked execution's token is taken (its taker resumes it to end), and kept as claimed, so
-  // a crash before that resume leaves it for recovery (park-token.ts).
   return withLoop(
     withStatusChange(change, { state: TaskState.TASK_STATE_CANCELED, message }, now),
-    (next) => ({ ...next, parkToken: null, claimedToken: next.parkToken ?? next.claimedToken })
+    (next) => ({ ...next, parkToken: null })
   );
 };
 

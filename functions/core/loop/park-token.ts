@@ -5,8 +5,9 @@ import { type Change, withLoop } from './records.js';
  * Claims the parked execution's task token, if there is one: the change clears it, and the
  * commit is conditioned on the task as read, so of several wakers (a message, a child's news, a
  * completion request, the park state itself) exactly one gets the token and sends the task
- * success. The claimed token stays on the record (`claimedToken`), so a waker that dies before it
- * sends the success loses no wake: recovery sends it (`lostWakeOf`).
+ * success. The claimed token stays on the record (`claimedToken`) until the resumed execution's
+ * first write (`withClaimSpent`), so a waker that dies before it sends the success loses no wake:
+ * recovery sends it (`lostWakeOf`).
  */
 export const withTokenClaimed = (change: Change): { change: Change; token: string | null } => {
   const token = change.record.loop.parkToken;
@@ -16,6 +17,15 @@ export const withTokenClaimed = (change: Change): { change: Change; token: strin
     token,
   };
 };
+
+/**
+ * The claim its execution was woken by has done its work: the resumed execution's first write
+ * drops the claimed token, so it is not carried (and paid for) by every write of the record after.
+ */
+export const withClaimSpent = (change: Change): Change =>
+  change.record.loop.claimedToken === null
+    ? change
+    : withLoop(change, (loop) => ({ ...loop, claimedToken: null }));
 
 /**
  * After a crash: the wake a task may have lost. A task that is not parked (no token on its

@@ -1,15 +1,26 @@
 import type { TaskRecord } from '../ports/task-store.js';
 import type { LoopDeps } from './deps.js';
-import { decideDrain } from './drain.js';
+import { type DrainDecision, decideDrain } from './drain.js';
 import { endOfTurn, finishTurn } from './finish.js';
 import type { InboxItem } from './inbox.schema.js';
 import { respond } from './invoke-model.js';
 import { withParkDecidedOn } from './park.js';
+import { withClaimSpent } from './park-token.js';
 import { type Decision, decideAndCommit, decided, loadRecord, writesNothing } from './records.js';
 import type { StepResult, TurnRef } from './route.schema.js';
 
 /** Where the drain leaves the turn: the route it took, or the model's part with this record. */
 type Drained = { step: StepResult } | { model: TurnRef; unchanged?: TaskRecord };
+
+/**
+ * A turn is the first step of an execution woken from its park: when its drain writes the record,
+ * the claim that woke it is spent with it (park-token.ts). A drain that writes nothing writes
+ * nothing for this either.
+ */
+const withWakeSpent = (decision: DrainDecision, record: TaskRecord): DrainDecision =>
+  decision.change === undefined || writesNothing(decision.change, record)
+    ? decision
+    : { ...decision, change: withClaimSpent(decision.change) };
 
 /**
  * One turn in one state: the inbox folded into the transcript (committed before the model runs,
@@ -35,11 +46,14 @@ export const takeTurn = async (deps: LoopDeps, ref: TurnRef): Promise<StepResult
       return record;
     },
     async (record): Promise<Decision<Drained>> => {
-      const decision = decideDrain(record, inbox, ref, {
-        agentId: deps.config.agentId,
-        turnsPerGeneration: deps.config.turnsPerGeneration,
-        now: deps.clock.now(),
-      });
+      const decision = withWakeSpent(
+        decideDrain(record, inbox, ref, {
+          agentId: deps.config.agentId,
+          turnsPerGeneration: deps.config.turnsPerGeneration,
+          now: deps.clock.now(),
+        }),
+        record
+      );
       const { change } = decision;
       const left = inbox.filter((item) => !(change?.consumed ?? []).includes(item));
       decidedOn = { record, left };

@@ -33,4 +33,21 @@ describe('a claimed token survives its claim', () => {
     const parkedAgain = { ...claimed, loop: { ...claimed.loop, parkToken: 'token-2' } };
     expect(lostWakeOf(parkedAgain)).toBeUndefined();
   });
+
+  it("is spent by the resumed execution's first write, so no later write carries it", async () => {
+    const { harness } = harnessWith([{ text: 'Parked.' }, { text: 'Read it.' }]);
+    const parked = await harness.start(textMessage('hi'), ALICE);
+    const before = harness.store.commits.length;
+
+    await harness.send(parked.task.id, textMessage('and this'), ALICE);
+
+    const written = harness.store.commits
+      .slice(before)
+      .flatMap(({ result }) => (result.record === undefined ? [] : [result.record.loop]));
+    // The message's commit claims the token and keeps it; the turn it woke drops it.
+    expect(written[0]).toMatchObject({ parkToken: null });
+    expect(written[0]?.claimedToken).not.toBeNull();
+    expect(written.slice(1).every((loop) => loop.claimedToken === null)).toBe(true);
+    expect((await harness.task(parked.task.id)).loop.claimedToken).toBeNull();
+  });
 });
