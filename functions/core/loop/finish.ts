@@ -1,6 +1,7 @@
 import { TaskState } from '@a2a-js/sdk';
 import type { TaskRecord } from '../ports/task-store.js';
 import { isTerminalState, lifecycleOf, readExtension, stateOf } from '../task/a2a-task.js';
+import { whoMay } from '../task/permissions.js';
 import { agentIsAssignee } from './assignee.js';
 import { decideCompletion } from './completion.js';
 import { withCriteriaAccepted, withUnmetCriteria } from './criteria-review.js';
@@ -87,7 +88,7 @@ export const finishTurn = async (
     if (verdict.decision === 'unmet') {
       // Someone who may not accept unmet criteria asked (a participant task's assignee by
       // answering): the task waits for a reporter or an admin to accept or review them.
-      const text = `${request.requestedBy} answered, but ${verdict.reason}: only a reporter or an admin may accept them, by completing the task`;
+      const text = `${request.requestedBy} answered, but ${verdict.reason}: only ${whoMay('accept_unmet_criteria')} may accept them, by completing the task`;
       return {
         change: parkedForInput(cleared, ref, 'awaiting-review', text, now),
         route: { ref, route: { next: 'park', subState: 'awaiting-review' } },

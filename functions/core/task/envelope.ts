@@ -213,8 +213,8 @@ export const extensionFromText = (text: string, settings: NewTaskSettings): Task
   const firstLine = text.split('\n', 1)[0]?.trim() ?? '';
   const participants: TaskExtension['participants'] = [
     { id: settings.sender, kind: 'human', role: 'reporter', display_name: '' },
+    { id: settings.agentId, kind: 'agent', role: 'assignee', display_name: '' },
   ];
-  participants.push({ id: settings.agentId, kind: 'agent', role: 'assignee', display_name: '' });
   return TaskExtensionSchema.parse({
     name: truncate(firstLine, DEFAULT_NAME_LENGTH, '') || 'task',
     goal: truncate(text.trim(), DEFAULT_GOAL_LENGTH) || 'task',

@@ -55,6 +55,9 @@ const rolesText = (roles: readonly Role[]): string => {
     : `${named.slice(0, -1).join(', ')} or ${named.at(-1)}`;
 };
 
+/** Who may, in words (`a reporter or an admin`), for a refusal or a status text to name. */
+export const whoMay = (permission: Permission): string => rolesText(PERMISSIONS[permission]);
+
 export const mayDo = (role: Role, permission: Permission): boolean =>
   (PERMISSIONS[permission] as readonly Role[]).includes(role);
 
@@ -74,7 +77,7 @@ export const requirePermission = (
   }
   if (!mayDo(participant.role, permission)) {
     throw new RoleRequiredError(
-      `${participantId} is ${article(participant.role)} ${participant.role}: only ${rolesText(PERMISSIONS[permission])} may ${DESCRIPTIONS[permission]}`
+      `${participantId} is ${article(participant.role)} ${participant.role}: only ${whoMay(permission)} may ${DESCRIPTIONS[permission]}`
     );
   }
   return participant;
