@@ -14,6 +14,8 @@ import { type Timeline, TimelineSchema } from '../core/audit/timeline.schema.js'
 import { DEFAULT_DATA_DIR, endpointPath, readEndpoint } from '../local/endpoint-file.js';
 import type { TaskSource } from '../view/follow.js';
 import { AgentError, fetchTimeline } from '../view/timeline.js';
+import { agentFetch } from './agent-fetch.js';
+import { CliError } from './cli-error.js';
 import { taskView } from './task-view.js';
 
 export interface ConnectionOptions {
@@ -27,32 +29,40 @@ export interface Connection {
   token: string | undefined;
   /** Where the URL came from, for error messages. */
   from: string;
+  /** Where the token came from, for error messages. */
+  tokenFrom: string;
 }
 
-/** A failure the user can act on: printed as it is, without a stack. */
-export class CliError extends Error {
-  override readonly name = 'CliError';
-}
+export { CliError };
 
 export const resolveConnection = (
   options: ConnectionOptions,
   env: NodeJS.ProcessEnv = process.env
 ): Connection => {
   const token = options.token ?? (env.TINY_HARNESS_TOKEN || undefined);
+  const tokenFrom = options.token !== undefined ? '--token' : 'TINY_HARNESS_TOKEN';
   const url = options.url ?? (env.TINY_HARNESS_URL || undefined);
-  if (url !== undefined) return { url: url.replace(/\/+$/, ''), token, from: 'the command line' };
+  if (url !== undefined) {
+    return {
+      url: url.replace(/\/+$/, ''),
+      token,
+      from: options.url !== undefined ? '--url' : 'TINY_HARNESS_URL',
+      tokenFrom,
+    };
+  }
   const dataDir = options.dataDir ?? env.TINY_HARNESS_DATA_DIR ?? DEFAULT_DATA_DIR;
   const endpoint = readEndpoint(dataDir);
   if (endpoint === undefined) {
     throw new CliError(
-      `no agent to talk to: ${endpointPath(dataDir)} does not exist.\n` +
-        'Start one with `npm start` (in another terminal), or name one with --url (and --token).'
+      `no agent to talk to: ${endpointPath(dataDir)} does not exist: ` +
+        'start one with `npm start` (in another terminal), or name one with --url (and --token)'
     );
   }
   return {
     url: endpoint.url,
     token: token ?? endpoint.token ?? undefined,
     from: endpointPath(dataDir),
+    tokenFrom: token === undefined ? endpointPath(dataDir) : tokenFrom,
   };
 };
 
@@ -64,17 +74,8 @@ export interface Agent extends TaskSource {
   timeline(taskId: string, subTasks: boolean): Promise<Timeline>;
 }
 
-const authorizedFetch =
-  (token: string | undefined): typeof fetch =>
-  (input, init) => {
-    if (token === undefined) return fetch(input, init);
-    const headers = new Headers(init?.headers);
-    headers.set('Authorization', `Bearer ${token}`);
-    return fetch(input, { ...init, headers });
-  };
-
 export const connect = async (connection: Connection): Promise<Agent> => {
-  const fetchImpl = authorizedFetch(connection.token);
+  const fetchImpl = agentFetch(connection);
   let client: Client;
   try {
     client = await new ClientFactory({
@@ -84,9 +85,10 @@ export const connect = async (connection: Connection): Promise<Agent> => {
       ],
     }).createFromUrl(connection.url);
   } catch (error) {
+    if (error instanceof CliError) throw error;
     throw new CliError(
-      `cannot reach the agent at ${connection.url} (from ${connection.from}): ${(error as Error).message}\n` +
-        'Is `npm start` running? Or pass --url.'
+      `cannot reach the agent at ${connection.url} (from ${connection.from}): ${(error as Error).message}: ` +
+        'is `npm start` running? Or pass --url'
     );
   }
   const card = await client.getAgentCard();
@@ -110,5 +112,5 @@ export const connect = async (connection: Connection): Promise<Agent> => {
 export const describeError = (error: unknown): string => {
   if (error instanceof CliError || error instanceof AgentError) return error.message;
   const message = (error as Error).message ?? String(error);
-  return message.replace(/^[A-Za-z]+Error:\s*/, '');
+  return message.replace(/^[A-Za-z]+Error:\s*/, '').replace(/\s*\n\s*/g, ' ');
 };

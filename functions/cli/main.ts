@@ -7,6 +7,7 @@
  *   tiny-harness audit ID             the auditor's timeline
  *   tiny-harness send ID TEXT         one message
  */
+import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { auditTask } from './commands/audit.js';
 import { chat } from './commands/chat.js';
@@ -15,6 +16,14 @@ import { listTasks, STATE_FILTERS } from './commands/tasks.js';
 import { watchTask } from './commands/watch.js';
 import { type Agent, connect, describeError, resolveConnection } from './connection.js';
 import { type Output, outputFor } from './output.js';
+import { resolveTaskId } from './task-id.js';
+
+/** The package's version, as `npm ci` installed it. */
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  }
+).version;
 
 interface GlobalOptions {
   url?: string;
@@ -31,6 +40,7 @@ const positive = (value: string) => {
 export const program = (output: Output = outputFor()): Command => {
   const cli = new Command('tiny-harness')
     .description('Talk to a tiny-harness (or any A2A 1.0) agent from a terminal.')
+    .version(VERSION, '--version', 'the version of tiny-harness')
     .option(
       '--url <url>',
       "the agent's A2A URL (default: the one `npm start` wrote; env TINY_HARNESS_URL)"
@@ -54,13 +64,23 @@ export const program = (output: Output = outputFor()): Command => {
     const options = cli.opts<GlobalOptions>();
     return connect(resolveConnection(options));
   };
+  /** The agent, and the task `id` names (a whole id, or its first characters). */
+  const agentAndTask = async (id: string) => {
+    const connected = await agent();
+    return { agent: connected, id: await resolveTaskId(connected, id) };
+  };
 
   cli
     .command('chat')
     .description('a conversation: replies, questions, the Task and Plan panes, slash commands')
     .option('--task <id>', 'continue this task instead of starting a new one')
     .action(async (options: { task?: string }) => {
-      process.exitCode = await chat(await agent(), output, { taskId: options.task });
+      if (options.task === undefined) {
+        process.exitCode = await chat(await agent(), output, {});
+        return;
+      }
+      const { agent: connected, id } = await agentAndTask(options.task);
+      process.exitCode = await chat(connected, output, { taskId: id });
     });
 
   cli
@@ -86,7 +106,8 @@ export const program = (output: Output = outputFor()): Command => {
       const stop = () => controller.abort();
       process.once('SIGINT', stop);
       try {
-        await watchTask(await agent(), output, id, {
+        const found = await agentAndTask(id);
+        await watchTask(found.agent, output, found.id, {
           json: options.json,
           signal: controller.signal,
         });
@@ -102,7 +123,8 @@ export const program = (output: Output = outputFor()): Command => {
     .option('--json', 'the timeline as JSON (docs/a2a/audit.md)', false)
     .option('--no-sub-tasks', 'this task only')
     .action(async (id: string, options: { json: boolean; subTasks: boolean }) => {
-      await auditTask(await agent(), output, id, options);
+      const found = await agentAndTask(id);
+      await auditTask(found.agent, output, found.id, options);
     });
 
   cli
@@ -112,7 +134,8 @@ export const program = (output: Output = outputFor()): Command => {
     .argument('<text...>', 'the message')
     .option('--json', 'the task as JSON', false)
     .action(async (id: string, text: string[], options: { json: boolean }) => {
-      await sendToTask(await agent(), output, id, text.join(' '), options);
+      const found = await agentAndTask(id);
+      await sendToTask(found.agent, output, found.id, text.join(' '), options);
     });
 
   return cli;

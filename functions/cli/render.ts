@@ -6,6 +6,7 @@
  */
 import type { Timeline, TimelineEntry } from '../core/audit/timeline.schema.js';
 import {
+  approvalRequestOf,
   ROW_MARK,
   rowLabel,
   STEP_MARK,
@@ -25,6 +26,23 @@ export const stateText = (c: Colors, state: string, subState: string | null) => 
   if (tone === 'failed') return c.red(label);
   if (state === 'TASK_STATE_INPUT_REQUIRED') return c.yellow(label);
   return c.cyan(label);
+};
+
+/**
+ * An approval request as the chat shows it: the calls that wait, and until when. The line that
+ * tells an A2A client which control envelope to send is left out: `/approve` and `/reject` send it.
+ */
+export const approvalPrompt = (
+  statusText: string
+): { calls: string; until: string | undefined } => {
+  const text = approvalRequestOf(statusText);
+  return {
+    calls: text
+      .split('\n')
+      .filter((line) => !line.startsWith('Answer with a control envelope'))
+      .join('\n'),
+    until: /unanswered by (\S+), a call is rejected/.exec(text)?.[1],
+  };
 };
 
 export const renderPlan = (view: TaskView, c: Colors): string => {

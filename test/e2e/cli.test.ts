@@ -90,7 +90,7 @@ describe('tiny-harness, not on a terminal', () => {
       new RegExp(`^${taskId}  input-required \\(awaiting-next-message\\)`, 'm')
     );
     expect(plain.stdout).not.toMatch(ANSI);
-    const none = await runCli(['tasks', '--state', 'completed'], cliEnv(stack, 'carol'));
+    const none = await runCli(['tasks'], cliEnv(stack, 'carol'));
     expect(none.stdout).toContain('no tasks yet');
   });
 
@@ -246,7 +246,11 @@ describe('tiny-harness, not on a terminal', () => {
     expect(ran.stdout).toMatch(
       /agent asks for approval › Approval needed before this tool call can run:\n- \S+: notes__delete_note \{"id":"draft"\} \(approvers: reporter, admin\)/
     );
-    expect(ran.stdout).toContain('(/approve [reason] or /reject [reason]: for every call waiting)');
+    // The friendly commands, not the control envelope an A2A client would send.
+    expect(ran.stdout).toMatch(
+      /\(\/approve \[reason\] or \/reject \[reason\]: for every call waiting; unanswered by \S+, a call is rejected\)/
+    );
+    expect(ran.stdout).not.toContain('control envelope');
     expect(ran.stdout).toContain('agent › The draft note is gone.');
     expect(notes.calls).toEqual([{ tool: 'delete_note', args: { id: 'draft' } }]);
   });
@@ -265,8 +269,71 @@ describe('tiny-harness, not on a terminal', () => {
     const missing = await runCli(['audit', 'no-such-task'], env);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/not found/);
+    // A chat with a task that is not there says so once, on stderr, even with its input done.
+    const nope = await runCli(['chat', '--task', 'nope'], env);
+    expect(nope.code).toBe(1);
+    expect(nope.stderr).toBe(
+      'tiny-harness: task not found: none of your tasks has an id that starts with nope\n'
+    );
     const stranger = await runCli(['watch', taskId], cliEnv(stack, 'mallory'));
     expect(stranger.code).toBe(1);
     expect(stranger.stderr).toMatch(/not found/);
+  });
+
+  it('names a refused token as a 401 and says what to do, in one line on stderr, exit 1', async () => {
+    const wrong = { ...env, TINY_HARNESS_TOKEN: 'wrong' };
+    for (const args of [['tasks'], ['chat'], ['audit', taskId]]) {
+      const ran = await runCli(args, wrong, { input: 'hello\n' });
+      expect(ran.code, args.join(' ')).toBe(1);
+      expect(ran.stderr.split('\n')).toEqual([
+        `tiny-harness: 401 Unauthorized: the agent at ${stack.url} refused the bearer token from TINY_HARNESS_TOKEN: pass the right one with --token (or TINY_HARNESS_TOKEN), or leave both out to use the one \`npm start\` wrote`,
+        '',
+      ]);
+    }
+  });
+
+  it('takes the first characters of an id when they name one task, and says when they do not', async () => {
+    const short = taskId.slice(0, 8);
+    const audit = await runCli(['audit', short, '--no-sub-tasks'], env);
+    expect(audit.code, audit.stderr).toBe(0);
+    expect(audit.stdout).toContain(`Timeline · ${taskId}`);
+    const unknown = await runCli(['watch', 'ffffffff'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe(
+      'tiny-harness: task not found: none of your tasks has an id that starts with ffffffff\n'
+    );
+    // Ids are hex: among 17 tasks, two share their first character.
+    const you = await clientFor(stack, 'you');
+    const ids = async () =>
+      (await stack.runtime.loop.store.list({ participantId: 'you' })).map(
+        (record) => record.task.id
+      );
+    const sharedFirst = (all: string[]) =>
+      [...'0123456789abcdef'].find((first) => all.filter((id) => id.startsWith(first)).length > 1);
+    while (sharedFirst(await ids()) === undefined) {
+      model.push({ text: 'Noted.' });
+      await you.sendMessage(send(say('one more task')));
+    }
+    const shared = sharedFirst(await ids()) as string;
+    const ambiguous = await runCli(['send', shared, 'hello'], env);
+    expect(ambiguous.code).toBe(1);
+    expect(ambiguous.stderr).toMatch(
+      new RegExp(
+        `^tiny-harness: ${shared} is ambiguous: \\d+ of your tasks start with it .*: type more of the id\\n$`
+      )
+    );
+  });
+
+  it('says when a filter matches nothing, and prints its version', async () => {
+    const none = await runCli(['tasks', '--state', 'rejected'], env);
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stdout).toBe(
+      'no tasks in state rejected (`npx tiny-harness tasks` lists them all)\n'
+    );
+    const version = await runCli(['--version'], env);
+    expect(version.code).toBe(0);
+    expect(version.stdout).toBe(
+      `${(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version}\n`
+    );
   });
 });

@@ -7,12 +7,13 @@
 import { clearLine, createInterface, cursorTo } from 'node:readline';
 import { type Message, Role } from '@a2a-js/sdk';
 import { followTask, viewsOf } from '../../view/follow.js';
-import { approvalRequestOf, isAwaitingApproval, questionOf } from '../../view/labels.js';
+import { isAwaitingApproval, questionOf } from '../../view/labels.js';
 import { controlTo, messageText, subTaskTo, textTo } from '../../view/messages.js';
 import { isTerminal, type TaskView } from '../../view/task-view.js';
-import { type Agent, describeError } from '../connection.js';
+import { type Agent, CliError, describeError } from '../connection.js';
 import type { Output } from '../output.js';
 import {
+  approvalPrompt,
   criteriaText,
   renderPlan,
   renderTask,
@@ -177,8 +178,13 @@ export const chat = (
       }
       answers = [];
       if (isAwaitingApproval(next)) {
-        print(`${c.yellow('agent asks for approval ›')} ${approvalRequestOf(next.status_text)}`);
-        print(c.dim('  (/approve [reason] or /reject [reason]: for every call waiting)'));
+        const { calls, until } = approvalPrompt(next.status_text);
+        print(`${c.yellow('agent asks for approval ›')} ${calls}`);
+        print(
+          c.dim(
+            `  (/approve [reason] or /reject [reason]: for every call waiting${until === undefined ? '' : `; unanswered by ${until}, a call is rejected`})`
+          )
+        );
         return;
       }
       if (next.state === 'TASK_STATE_INPUT_REQUIRED' && next.sub_state === 'awaiting-review') {
@@ -220,7 +226,8 @@ export const chat = (
             }
           }
         } catch (error) {
-          if (!controller.signal.aborted) print(c.red(describeError(error)));
+          if (error instanceof CliError) fail(error);
+          else if (!controller.signal.aborted) print(c.red(describeError(error)));
         }
       })();
     };
@@ -243,6 +250,22 @@ export const chat = (
         rl.close();
         leave();
       }
+    };
+
+    /**
+     * A failure the conversation cannot go on from (the agent refuses the token, the task is not
+     * there): one line on stderr, and the chat ends with 1, as every command's error does.
+     */
+    const fail = (error: unknown) => {
+      if (done) return;
+      done = true;
+      idle?.abort();
+      turn?.abort();
+      stopSpinner();
+      closing = true;
+      rl.close();
+      output.err.write(`tiny-harness: ${describeError(error)}\n`);
+      finish(1);
     };
 
     /** After a control envelope: its outcome comes after the answer; wait for it (bounded). */
@@ -299,6 +322,8 @@ export const chat = (
               `stopped waiting for this turn; the task goes on${taskId === undefined ? '' : ' (/cancel cancels it)'}`
             )
           );
+        } else if (error instanceof CliError) {
+          fail(error);
         } else {
           stopSpinner();
           print(c.red(describeError(error)));
@@ -406,11 +431,16 @@ export const chat = (
           );
         }
       } catch (error) {
-        print(c.red(describeError(error)));
+        if (error instanceof CliError) fail(error);
+        else print(c.red(describeError(error)));
       }
     };
 
+    // Lines and the end of the input wait for the task to be read (`--task`): a piped chat whose
+    // input ends at once still says that the task is not there.
+    let ready: Promise<void> = Promise.resolve();
     const drain = async () => {
+      await ready;
       while (queue.length > 0) {
         const line = queue.shift() as string;
         await handle(line);
@@ -436,10 +466,10 @@ export const chat = (
     });
     rl.on('close', () => {
       closing = true;
-      if (draining === undefined && !busy) leave();
+      if (draining === undefined && !busy) void ready.then(leave);
     });
 
-    void (async () => {
+    ready = (async () => {
       print(
         `${c.bold('tiny-harness chat')} · ${agent.card.name} at ${agent.connection.url}\n${c.dim('type a message; /help lists the commands')}`
       );
@@ -456,10 +486,7 @@ export const chat = (
           show(taskView(task));
           followWhileIdle();
         } catch (error) {
-          print(c.red(describeError(error)));
-          rl.close();
-          done = true;
-          finish(1);
+          fail(error);
           return;
         }
       }

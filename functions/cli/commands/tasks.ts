@@ -6,6 +6,17 @@ import { taskView } from '../task-view.js';
 
 export { STATE_FILTERS };
 
+/** Why the list is empty: no task at all, or none that the filters let through. */
+const nothingListed = (options: { state?: string; context?: string }): string => {
+  const filters = [
+    ...(options.state === undefined ? [] : [`in state ${options.state}`]),
+    ...(options.context === undefined ? [] : [`in context ${options.context}`]),
+  ];
+  return filters.length === 0
+    ? 'no tasks yet: `npx tiny-harness chat` starts one'
+    : `no tasks ${filters.join(' and ')} (\`npx tiny-harness tasks\` lists them all)`;
+};
+
 /** `tiny-harness tasks`: the caller's tasks, newest first, filtered by state or context. */
 export const listTasks = async (
   agent: Agent,
@@ -18,7 +29,7 @@ export const listTasks = async (
     return;
   }
   if (views.length === 0) {
-    output.line('no tasks yet: `npx tiny-harness chat` starts one');
+    output.line(nothingListed(options));
     return;
   }
   for (const view of views) output.line(renderTaskRow(view, output.c));
