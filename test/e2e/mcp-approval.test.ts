@@ -1,11 +1,12 @@
 import { type Message, TaskState } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditOf } from '../../functions/composition/audit.js';
 import { STATUS_METADATA_KEY } from '../../functions/core/a2a/identifiers.js';
-import { readTimeline } from '../../functions/core/audit/read-timeline.js';
+import { AUDIT_JSON_RPC_METHOD } from '../../functions/core/audit/identifiers.js';
+import type { Timeline } from '../../functions/core/audit/timeline.schema.js';
 import { ScriptedModel } from '../../functions/core/testing/scripted-model.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
+import { authorizationFor } from '../support/identity.js';
 import { asTask, clientFor, eventually, startStack } from '../support/local-stack.js';
 import { serveNotesOverHttp } from '../support/mcp-notes-stateless-http.js';
 import { envelopeMessage, textMessage } from '../support/messages.js';
@@ -106,6 +107,29 @@ describe('approval of an MCP call through the local stack', () => {
     const status = task.metadata?.[STATUS_METADATA_KEY] as { sub_state?: string } | undefined;
     return { state: task.status?.state, subState: status?.sub_state ?? null };
   };
+  /** The audit extension's timeline, as a participant reads it over A2A (JSON-RPC). */
+  const timelineOf = async (taskId: string): Promise<Timeline> => {
+    const answer = await fetch(stack.url, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'A2A-Version': '1.0',
+        ...authorizationFor('alice'),
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: AUDIT_JSON_RPC_METHOD,
+        params: { id: taskId },
+      }),
+    });
+    return ((await answer.json()) as { result: Timeline }).result;
+  };
+  /** The tool calls and approvals of a timeline, in order: kind, who, summary. */
+  const approvalStory = (timeline: Timeline) =>
+    timeline.entries
+      .filter((entry) => entry.kind === 'tool_call' || entry.kind.startsWith('approval_'))
+      .map((entry) => [entry.kind, entry.actor, entry.summary]);
   // Polled on the store: over A2A, 20 polls a second would meet the per-caller throttle.
   const settledAfterTheCall = (taskId: string) =>
     eventually(async () => {
@@ -158,12 +182,9 @@ describe('approval of an MCP call through the local stack', () => {
     ]);
     expect(model.requests).toHaveLength(calls + 1);
 
-    const timeline = await readTimeline(auditOf(stack.runtime).sources, {
-      taskId: parked.id,
-      participantId: 'alice',
-    });
-    const approvals = timeline.entries.filter((entry) => entry.kind.startsWith('approval_'));
-    expect(approvals.map((entry) => [entry.kind, entry.actor, entry.summary])).toEqual([
+    // The call once, when it ran: after the approval, not when the approval was asked for.
+    const timeline = await timelineOf(parked.id);
+    expect(approvalStory(timeline)).toEqual([
       [
         'approval_requested',
         { kind: 'tool', id: 'strict__delete_note' },
@@ -176,9 +197,15 @@ describe('approval of an MCP call through the local stack', () => {
         { kind: 'participant', id: 'carol' },
         'approved: strict__delete_note({"id":"shop"}): it is stale',
       ],
+      [
+        'tool_call',
+        { kind: 'tool', id: 'strict__delete_note' },
+        'strict__delete_note({"id":"shop"}) → no note shop: nothing deleted',
+      ],
     ]);
-    const kinds = timeline.entries.map((entry) => entry.kind);
-    expect(kinds.indexOf('approval_granted')).toBeLessThan(kinds.lastIndexOf('tool_call'));
+    expect(new Set(timeline.entries.map((entry) => entry.source.ref)).size).toBe(
+      timeline.entries.length
+    );
   });
 
   it('rejected by a reporter (a configured approver): never runs, and the model reads tool.rejected', async () => {
@@ -200,6 +227,55 @@ describe('approval of an MCP call through the local stack', () => {
     expect(await toolResults(parked.id)).toEqual([
       '[tool.rejected] notes__delete_note did not run: alice rejected it: I still need it',
     ]);
+    expect(approvalStory(await timelineOf(parked.id))).toEqual([
+      ['approval_requested', { kind: 'tool', id: 'notes__delete_note' }, expect.any(String)],
+      [
+        'approval_rejected',
+        { kind: 'participant', id: 'alice' },
+        'rejected: notes__delete_note({"id":"todo"}): I still need it',
+      ],
+      [
+        'tool_call',
+        { kind: 'tool', id: 'notes__delete_note' },
+        'notes__delete_note({"id":"todo"}) never ran: rejected by alice: I still need it',
+      ],
+    ]);
+  });
+
+  it('approving one of two waiting calls leaves the status listing only the other', async () => {
+    model.push(
+      {
+        toolCalls: [
+          { name: 'notes__delete_note', arguments: { id: 'first' } },
+          { name: 'notes__delete_note', arguments: { id: 'second' } },
+        ],
+      },
+      { text: 'Done.' }
+    );
+    const alice = await clientFor(stack, 'alice');
+    const parked = await castTask(alice, 'delete two notes');
+    const listed = [...statusText(parked).matchAll(/^- (\S+): notes__delete_note/gm)].map(
+      (match) => match[1] as string
+    );
+    expect(listed).toHaveLength(2);
+
+    await alice.sendMessage(send(control({ action: 'approve', calls: [listed[0]] }), parked.id));
+
+    const after = await alice.getTask({ tenant: '', id: parked.id });
+    expect(after.metadata?.[STATUS_METADATA_KEY]).toEqual({ sub_state: 'awaiting-approval' });
+    expect(statusText(after)).toMatch(
+      new RegExp(
+        `^Approval needed before this tool call can run:\\n- ${listed[1]}: notes__delete_note \\{"id":"second"\\} `
+      )
+    );
+    expect(statusText(after)).not.toContain(listed[0]);
+    await alice.sendMessage(send(control({ action: 'reject', calls: [listed[1]] }), parked.id));
+    await settledAfterTheCall(parked.id);
+    const calls = (await timelineOf(parked.id)).entries.filter((e) => e.kind === 'tool_call');
+    expect(calls.map((entry) => entry.summary)).toEqual([
+      expect.stringMatching(/^notes__delete_note\(\{"id":"first"\}\) [→✗]/),
+      'notes__delete_note({"id":"second"}) never ran: rejected by alice',
+    ]);
   });
 
   it('times out to a rejection when nobody answers: the wait ends at the deadline', async () => {
@@ -218,9 +294,22 @@ describe('approval of an MCP call through the local stack', () => {
     expect(await toolResults(parked.id)).toEqual([
       '[tool.rejected] quick__delete_note did not run: no approver answered within 2 s',
     ]);
-    const timeline = await readTimeline(auditOf(stack.runtime).sources, {
-      taskId: parked.id,
-      participantId: 'alice',
+    const timeline = await timelineOf(parked.id);
+    // Settled by the next generation, the call still carries its own name and arguments.
+    expect(approvalStory(timeline).slice(1)).toEqual([
+      [
+        'approval_expired',
+        { kind: 'timeout', id: null },
+        'approval expired: quick__delete_note({"id":"old"}): no approver answered within 2 s',
+      ],
+      [
+        'tool_call',
+        { kind: 'tool', id: 'quick__delete_note' },
+        'quick__delete_note({"id":"old"}) never ran: expired by the deadline: no approver answered within 2 s',
+      ],
+    ]);
+    expect(timeline.entries.find((entry) => entry.kind === 'tool_call')?.details).toMatchObject({
+      generation: 2,
     });
     expect(timeline.entries.find((entry) => entry.kind === 'approval_expired')).toMatchObject({
       actor: { kind: 'timeout', id: null },

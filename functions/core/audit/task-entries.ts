@@ -6,18 +6,23 @@
  */
 import { type Task, TaskState } from '@a2a-js/sdk';
 import { STATUS_METADATA_KEY } from '../a2a/identifiers.js';
-import { maskedArgumentsText } from '../loop/approvals.js';
 import type { CompactionRecord } from '../loop/compaction.js';
 import type { ModelCallRecord } from '../loop/invoke-model.js';
 import { costOf, type ModelPrices } from '../loop/usage.js';
 import type { LoggedEvent } from '../ports/event-log.js';
-import type { ModelResponse } from '../ports/model.js';
 import { readExtension, stateName } from '../task/a2a-task.js';
 import type { TaskExtension } from '../task/extension.schema.js';
 import type { Command } from '../tools/commands.js';
 import type { Invocation } from '../tools/invoker.js';
 import { type HistoryEventLike, readExecution, type StepRun } from './execution-history.js';
 import { type Actor, bounded, type TimelineEntry } from './timeline.schema.js';
+import {
+  type ApprovalAuditRow,
+  callFacts,
+  neverRanText,
+  stepsThatRan,
+  toolRecordKey,
+} from './tool-calls.js';
 
 export interface ExecutionHistoryOfGeneration {
   /** The execution's name (`<task id>-g<generation>`). */
@@ -373,6 +378,7 @@ const executionEntries = (
   }
   const compacted = new Set<string>();
   const responded = new Set<string>();
+  const ranBy = stepsThatRan(facts.runs, generation, input.records);
   const retried = (run: StepRun) =>
     facts.runs.some(
       (other) =>
@@ -461,37 +467,37 @@ const executionEntries = (
       }
       continue;
     }
-    if (run.op === 'execute_tool' && run.outcome === 'succeeded' && run.callId !== undefined) {
-      const key = `tool:${generation}:${ref.turn}:${run.callId}`;
+    if (run.op === 'execute_tool' && run.callId !== undefined) {
+      const key = toolRecordKey(generation, ref.turn, run.callId);
       const invocation = input.records.get(key) as Invocation | undefined;
-      const response = input.records.get(`response:${generation}:${ref.turn}`) as
-        | ModelResponse
-        | undefined;
-      const call = response?.toolCalls.find((candidate) => candidate.id === run.callId);
-      const name = call?.name ?? 'unknown tool';
-      const tool: Actor = { kind: 'tool', id: name };
-      if (invocation === undefined) continue;
+      // One entry per call, from the step that ran it (not the one that asked for approval).
+      if (invocation === undefined || ranBy.get(key) !== run) continue;
+      const call = callFacts(input.records, generation, ref.turn, run.callId);
+      const tool: Actor = { kind: 'tool', id: call.name };
       const { verdict, code } = verdictOf(invocation);
-      // The approval entries show the arguments masked; the call's own entry must not undo that.
-      const args = maskedArgumentsText(call?.arguments ?? '');
+      const outcome =
+        call.neverRan !== null
+          ? neverRanText(call.neverRan)
+          : `${verdict === 'ok' ? '→' : `✗ ${code ?? verdict}:`} ${oneLine(invocation.text, 60)}`;
       drafts.push({
         at: run.scheduledAt,
         kind: 'tool_call',
         actor: tool,
-        summary: `${name}(${oneLine(args, 50)}) ${verdict === 'ok' ? '→' : `✗ ${code ?? verdict}:`} ${oneLine(invocation.text, 60)}`,
+        summary: `${call.name}(${oneLine(call.arguments, 50)}) ${call.neverRan === null ? outcome : oneLine(outcome, 90)}`,
         details: {
           turn: ref.turn,
           generation,
           call_id: run.callId,
-          name,
-          arguments: bounded(args),
+          name: call.name,
+          arguments: bounded(call.arguments),
           verdict,
           code,
+          ran: call.neverRan === null,
           // A result cut for the transcript is read whole from its record (`source`).
           result: bounded(
             invocation.kind === 'output' ? (invocation.whole ?? invocation.text) : invocation.text
           ),
-          latency_ms: ms(run.scheduledAt, run.endedAt),
+          latency_ms: call.neverRan === null ? ms(run.scheduledAt, run.endedAt) : null,
         },
         source: { kind: 'record', ref: key },
       });
@@ -553,19 +559,6 @@ const executionEntries = (
   }
   return drafts;
 };
-
-/** What the loop and intake recorded of an approval (`approval:<turn>:<call>:requested|decided`). */
-interface ApprovalAuditRow {
-  call_id: string;
-  tool: string;
-  arguments: string;
-  approvers?: string[];
-  deadline?: string;
-  verdict?: 'approved' | 'rejected' | 'expired';
-  by?: string | null;
-  reason?: string | null;
-  at: string;
-}
 
 const APPROVAL_KIND = {
   approved: 'approval_granted',

@@ -1,9 +1,12 @@
+import { TaskState } from '@a2a-js/sdk';
 import { REDACTED, redactSecrets } from '../intake/redact.js';
 import type { ModelToolCall } from '../ports/model.js';
 import type { ToolApproval } from '../ports/tool-runner.js';
+import { stateOf, subStateOf } from '../task/a2a-task.js';
 import { errorResultText } from '../tools/tool.js';
 import type { ApprovalDecision, LoopState, PendingApproval } from './loop-state.schema.js';
-import { type Change, withLoop } from './records.js';
+import { agentMessage } from './messages.js';
+import { type Change, withLoop, withStatusChange } from './records.js';
 
 /**
  * A participant's approval before a call that can do harm (pure). A call whose tool needs one is
@@ -134,6 +137,39 @@ export const withApprovalRequested = (
   };
 };
 
+/**
+ * A task parked for approval whose status lists calls answered since: it lists only those still
+ * waiting, so a client that approves what the status names is never told they are not pending.
+ */
+const withWaitingRelisted = (change: Change, now: string): Change => {
+  const { task, loop } = change.record;
+  const message = task.status?.message;
+  const waiting = awaitingApproval(loop);
+  if (
+    message === undefined ||
+    waiting.length === 0 ||
+    stateOf(task) !== TaskState.TASK_STATE_INPUT_REQUIRED ||
+    subStateOf(task) !== 'awaiting-approval'
+  ) {
+    return change;
+  }
+  const relisted = agentMessage({
+    messageId: message.messageId,
+    taskId: task.id,
+    contextId: task.contextId,
+    text: approvalStatusText(waiting),
+  });
+  return withStatusChange(
+    change,
+    {
+      state: TaskState.TASK_STATE_INPUT_REQUIRED,
+      subState: 'awaiting-approval',
+      message: relisted,
+    },
+    now
+  );
+};
+
 /** Each named call's answer recorded, with an audit record per call (pure). */
 export const withApprovalsDecided = (
   change: Change,
@@ -149,7 +185,7 @@ export const withApprovalsDecided = (
     ),
   }));
   return {
-    ...next,
+    ...withWaitingRelisted(next, decision.at),
     audit: [
       ...next.audit,
       ...decided.map((approval) => ({
