@@ -1,12 +1,8 @@
+import type { ModelRequest } from '../ports/model.js';
 import type { TaskRecord } from '../ports/task-store.js';
-import {
-  type AssembledContext,
-  assembleContext,
-  estimateTokens,
-  forModel,
-  NEVER_COMPACT,
-} from './context.js';
-import type { LoopDeps } from './deps.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import type { LoopConfig } from './config.js';
+import { assembleContext, estimateTokens, forModel } from './context.js';
 import type { HistoryEntry } from './history.schema.js';
 import { type Change, withLoop } from './records.js';
 import type { TurnRef } from './route.schema.js';
@@ -76,66 +72,53 @@ export const withCompaction = (
   audit: [...change.audit, { key: compactionKey(ref), value: compaction }],
 });
 
-/**
- * The compaction the next request needs, if it would be over budget. Each point is a hook
- * (`compaction.trigger`, `.keep`, `.summarise`) whose built-in body a plugin can replace. Writes
- * nothing: the caller commits it with `withCompaction`.
- */
-export const compactionFor = async (
-  deps: LoopDeps,
-  ref: TurnRef,
-  record: TaskRecord,
-  history: readonly HistoryEntry[],
-  /** The context `record` and `history` assemble to (the caller's, which it sends if no compaction). */
-  assembled: AssembledContext
-): Promise<CompactionRecord | undefined> => {
-  const taskId = record.task.id;
-  const { config } = deps;
-  const before = estimateTokens(record, assembled.characters);
-  const budgetTokens = Math.floor(
+/** The token budget past which a request is compacted. */
+export const compactionBudget = (
+  config: Pick<LoopConfig, 'compactionFraction' | 'contextWindowTokens' | 'turnBudgetTokens'>
+): number =>
+  Math.floor(
     config.compactionFraction * Math.min(config.contextWindowTokens, config.turnBudgetTokens)
   );
-  const live = history.filter((entry) => entry.seq > record.loop.compactedThrough);
-  const over = await deps.hooks.run(
-    'compaction.trigger',
-    { taskId, estimatedTokens: before, budgetTokens },
-    (context) => context.estimatedTokens > context.budgetTokens
-  );
-  if (!over || live.length === 0) return undefined;
 
-  const keptSections = await deps.hooks.run(
-    'compaction.keep',
-    { taskId, sections: [...NEVER_COMPACT] },
-    (context) => context.sections
-  );
-  const { summary, removedThrough } = await deps.hooks.run(
-    'compaction.summarise',
-    { taskId, previousSummary: record.loop.summary, entries: live },
-    async (context) => {
-      const removed = oldestHalf(context.entries);
-      const previous = context.previousSummary
-        ? `Previous summary:\n${context.previousSummary}\n\n`
-        : '';
-      const response = await deps.model.invoke({
-        instructions: SUMMARY_INSTRUCTIONS,
-        input: [
-          {
-            type: 'message',
-            role: 'user',
-            text: `${previous}Entries:\n${renderForSummary(removed)}`,
-          },
-        ],
-        tools: [],
-        cacheKey: `${taskId}:compaction`,
-        maxOutputTokens: config.maxOutputTokens,
-      });
-      return {
-        summary: response.text,
-        removedThrough: removed.at(-1)?.seq ?? context.entries[0]?.seq ?? 0,
-      };
-    }
-  );
+/** The transcript entries not yet represented by the summary. */
+export const liveEntries = (record: TaskRecord, history: readonly HistoryEntry[]): HistoryEntry[] =>
+  history.filter((entry) => entry.seq > record.loop.compactedThrough);
 
+/** The model request that summarises `removed` (folding in the previous summary). */
+export const summaryRequest = (
+  taskId: string,
+  previousSummary: string | null,
+  removed: readonly HistoryEntry[],
+  maxOutputTokens: number
+): ModelRequest => {
+  const previous = previousSummary ? `Previous summary:\n${previousSummary}\n\n` : '';
+  return {
+    instructions: SUMMARY_INSTRUCTIONS,
+    input: [
+      { type: 'message', role: 'user', text: `${previous}Entries:\n${renderForSummary(removed)}` },
+    ],
+    tools: [],
+    cacheKey: `${taskId}:compaction`,
+    maxOutputTokens,
+  };
+};
+
+/**
+ * What a compaction leaves, from what its hooks decided: the summary, the entries it replaces and
+ * the sections kept, with the estimate before and after for the auditor.
+ */
+export const compactionRecordOf = (options: {
+  ref: TurnRef;
+  record: TaskRecord;
+  history: readonly HistoryEntry[];
+  tokensBefore: number;
+  decided: { summary: string; removedThrough: number; keptSections: string[] };
+  tools: ToolRegistry;
+  config: LoopConfig;
+  now: string;
+}): CompactionRecord => {
+  const { ref, record, history, tokensBefore, decided, tools, config } = options;
+  const { summary, removedThrough, keptSections } = decided;
   const compacted: TaskRecord = {
     ...record,
     loop: {
@@ -148,17 +131,19 @@ export const compactionFor = async (
   };
   const after = estimateTokens(
     compacted,
-    assembleContext({ record: compacted, history, tools: deps.tools, config }).characters
+    assembleContext({ record: compacted, history, tools, config }).characters
   );
   return {
-    task_id: taskId,
+    task_id: record.task.id,
     turn: ref.turn,
-    removed_seqs: live.filter((entry) => entry.seq <= removedThrough).map((entry) => entry.seq),
+    removed_seqs: liveEntries(record, history)
+      .filter((entry) => entry.seq <= removedThrough)
+      .map((entry) => entry.seq),
     removed_through: removedThrough,
     summary,
     kept_sections: keptSections,
-    tokens_before: before,
+    tokens_before: tokensBefore,
     tokens_after: after,
-    at: deps.clock.now(),
+    at: options.now,
   };
 };

@@ -3,8 +3,7 @@ import { isTerminalState, readExtension, stateFromName } from '../task/a2a-task.
 import { criterionLabel, unmetCriteria } from '../task/criteria.js';
 import type { AcceptanceCriterion, SubTaskRow, TaskExtension } from '../task/extension.schema.js';
 import { mayDo, participantOf } from '../task/permissions.js';
-import type { LoopDeps } from './deps.js';
-import type { CompletionVerdict } from './hook-points.js';
+import type { CompletionVerdict, HarnessHookPoints } from './hook-points.js';
 
 /** The sub-tasks that have not reached a terminal state. */
 export const unresolvedSubTasks = (record: TaskRecord) =>
@@ -45,24 +44,19 @@ const mayAcceptUnmet = (extension: TaskExtension, requestedBy: string | null): b
 };
 
 /**
- * decide_completion: the `task.complete` operation. A lower-priority executor can complete
- * anyway (overriding the sub-task or the criteria rule) or fail the task.
+ * What decide_completion (the `task.complete` hooks) decides on, for `record` asked by
+ * `requestedBy` (null: the agent by itself). A lower-priority executor can complete anyway
+ * (overriding the sub-task or the criteria rule) or fail the task.
  */
-export const decideCompletion = (
-  deps: LoopDeps,
+export const completionContext = (
   record: TaskRecord,
   requestedBy: string | null,
   result: string
-): Promise<CompletionVerdict> =>
-  deps.hooks.run(
-    'task.complete',
-    {
-      taskId: record.task.id,
-      unresolved: unresolvedSubTasks(record),
-      unmet: unmetCriteria(readExtension(record.task)),
-      requestedBy,
-      acceptsUnmet: mayAcceptUnmet(readExtension(record.task), requestedBy),
-      result,
-    },
-    builtInCompletion
-  );
+): HarnessHookPoints['task.complete']['context'] => ({
+  taskId: record.task.id,
+  unresolved: unresolvedSubTasks(record),
+  unmet: unmetCriteria(readExtension(record.task)),
+  requestedBy,
+  acceptsUnmet: mayAcceptUnmet(readExtension(record.task), requestedBy),
+  result,
+});

@@ -1,11 +1,19 @@
-import { HookAbortError } from '../errors.js';
-import type { ChildCreated } from '../ports/agent-directory.js';
+import type { ChildCreated, ChildRequest } from '../ports/agent-directory.js';
 import type { ModelToolCall } from '../ports/model.js';
 import type { TaskRecord } from '../ports/task-store.js';
 import { isTerminalState, readExtension, stateOf, withExtension } from '../task/a2a-task.js';
-import { type Invocation, invokeTool, parseArguments } from '../tools/invoker.js';
-import { argumentsOf } from '../tools/registry.js';
-import { errorResultText } from '../tools/tool.js';
+import { type Invocation, parseArguments } from '../tools/invoker.js';
+import { argumentsOf, type ToolRegistry } from '../tools/registry.js';
+import { errorResultText, type IntrinsicContext } from '../tools/tool.js';
+import { runOperation } from '../unit-of-work/interpreter.js';
+import {
+  answer,
+  checkpoint,
+  commitThen,
+  type Facts,
+  need,
+  type Outcome,
+} from '../unit-of-work/operation.js';
 import { applyCommand } from './apply-command.js';
 import {
   approvalOf,
@@ -16,23 +24,8 @@ import {
 } from './approvals.js';
 import { childBrief } from './children.js';
 import type { LoopDeps } from './deps.js';
-import {
-  type Change,
-  changeOf,
-  type Decision,
-  decideAndCommit,
-  decided,
-  loadRecord,
-  withLoop,
-  withTaskEvent,
-} from './records.js';
+import { type Change, changeOf, withLoop, withTaskEvent } from './records.js';
 import type { ToolCallRef, TurnRef } from './route.schema.js';
-
-const aborted = (error: HookAbortError): Invocation => ({
-  kind: 'error',
-  code: 'hook.abort',
-  text: errorResultText('hook.abort', error.message),
-});
 
 export const toolKey = (ref: TurnRef, callId: string) =>
   `tool:${ref.generation}:${ref.turn}:${callId}`;
@@ -97,53 +90,9 @@ export const withToolResult = (
   return extensionChanged ? withTaskEvent(next) : next;
 };
 
-/** The validating invoker inside the `tool.invoked` hooks; an attached plan through `plan.created`. */
-const invoke = async (
-  deps: LoopDeps,
-  record: TaskRecord,
-  call: ModelToolCall
-): Promise<Invocation> => {
-  const taskId = record.task.id;
-  let invocation: Invocation;
-  try {
-    invocation = await deps.hooks.run('tool.invoked', { taskId, call }, (context) =>
-      invokeTool(context.call, {
-        registry: deps.tools,
-        runner: deps.runner,
-        taskId,
-        context: {
-          extension: readExtension(record.task),
-          actor: record.loop.actor,
-          agentIds: deps.agents.agents().map((agent) => agent.id),
-          askedThisTurn: record.loop.pendingQuestion !== null,
-          agentId: deps.config.agentId,
-          artifactIds: record.task.artifacts.map((artifact) => artifact.artifactId),
-          now: deps.clock.now(),
-        },
-      })
-    );
-  } catch (error) {
-    if (error instanceof HookAbortError) return aborted(error);
-    throw error;
-  }
-  if (invocation.kind !== 'command' || invocation.command.kind !== 'attach_plan') return invocation;
-  const { command } = invocation;
-  try {
-    const plan = await deps.hooks.run(
-      'plan.created',
-      { taskId, plan: command.plan },
-      (c) => c.plan
-    );
-    return { ...invocation, command: { ...command, plan } };
-  } catch (error) {
-    if (!(error instanceof HookAbortError)) throw error;
-    return aborted(error);
-  }
-};
-
 /** A call to a tool that may run only once: not idempotent, and with effects outside the task. */
-const attemptedOnce = (deps: LoopDeps, call: ModelToolCall): boolean => {
-  const registered = deps.tools.get(call.name);
+const attemptedOnce = (tools: ToolRegistry, call: ModelToolCall): boolean => {
+  const registered = tools.get(call.name);
   return registered?.execution === 'external' && !registered.tool.idempotent;
 };
 
@@ -162,17 +111,18 @@ const interrupted = (call: ModelToolCall): Invocation => ({
  * yet), give the model a `tool.rejected` result, or run it (approved, or needing none).
  */
 const approvalStep = (
-  deps: LoopDeps,
+  tools: ToolRegistry,
   record: TaskRecord,
   callRef: ToolCallRef,
-  call: ModelToolCall
+  call: ModelToolCall,
+  now: string
 ):
   | { kind: 'run' }
   | { kind: 'wait' }
   | { kind: 'request'; change: Change }
   | { kind: 'rejected'; result: Invocation } => {
   const { loop } = record;
-  const registered = deps.tools.get(call.name);
+  const registered = tools.get(call.name);
   const policy = registered?.execution === 'external' ? (registered.tool.approval ?? null) : null;
   const entry = approvalOf(loop, call.id);
   if (policy !== null && registered !== undefined && entry === undefined) {
@@ -185,7 +135,7 @@ const approvalStep = (
         call,
         approval: policy,
         arguments: maskedArguments(parsed.value, argumentsOf(registered).parameters),
-        now: deps.clock.now(),
+        now,
       });
       return { kind: 'request', change };
     }
@@ -198,6 +148,101 @@ const approvalStep = (
     result: { kind: 'error', code: 'tool.rejected', text: rejectedResultText(entry) },
   };
 };
+
+/** What the decision on one call may ask for: the invocation, then the child it creates. */
+type CallWants = { invocation: 'invoke_tool'; child: 'create_child' };
+/** The checkpoint a once-only call reaches: its attempt is on the task, marked by this run. */
+type AttemptMarked = 'attempt_marked';
+
+/** What a call's decision knows of the harness besides the task. */
+export interface CallSetting {
+  tools: ToolRegistry;
+  agentId: string;
+  /** The remote agents a task may delegate to. */
+  agentIds: readonly string[];
+}
+
+/** What an intrinsic tool reads of the task it runs for. */
+const intrinsicContext = (
+  record: TaskRecord,
+  setting: CallSetting,
+  now: string
+): IntrinsicContext => ({
+  extension: readExtension(record.task),
+  actor: record.loop.actor,
+  agentIds: [...setting.agentIds],
+  askedThisTurn: record.loop.pendingQuestion !== null,
+  agentId: setting.agentId,
+  artifactIds: record.task.artifacts.map((artifact) => artifact.artifactId),
+  now,
+});
+
+/** The child an invocation creates, if it is a sub-task or participant task command. */
+const childRequestOf = (
+  record: TaskRecord,
+  { ref, callId }: ToolCallRef,
+  invocation: Invocation,
+  agentId: string
+): ChildRequest | undefined => {
+  if (invocation.kind !== 'command') return undefined;
+  const { command } = invocation;
+  if (command.kind !== 'spawn_subtask' && command.kind !== 'create_participant_task') {
+    return undefined;
+  }
+  return childBrief({
+    parent: record,
+    command,
+    messageId: `${ref.taskId}:${ref.generation}:${ref.turn}:${callId}`,
+    agentId,
+  });
+};
+
+/**
+ * The decision on one call (pure). Approval first: ask for it, wait, or take its rejection as
+ * the result. A tool that may run only once has its attempt committed before it runs (a
+ * checkpoint); one whose attempt is on the task but not by this run was interrupted, and is not
+ * run again. Then the invocation, the child it creates, and one commit of the result.
+ */
+export const decideToolCall =
+  (callRef: ToolCallRef, setting: CallSetting) =>
+  ({
+    record,
+    observed,
+    reached,
+    now,
+  }: Facts<CallWants, AttemptMarked>): Outcome<undefined, CallWants, AttemptMarked> => {
+    const call = callToApply(record, callRef);
+    if (call === undefined) return answer(undefined);
+    let invocation = observed.invocation;
+    if (invocation === undefined && reached === undefined) {
+      const approval = approvalStep(setting.tools, record, callRef, call, now);
+      if (approval.kind === 'request') return commitThen(record, approval.change, undefined);
+      if (approval.kind === 'wait') return answer(undefined);
+      if (approval.kind === 'rejected') invocation = approval.result;
+      else if (attemptedOnce(setting.tools, call)) {
+        if (record.loop.attemptedCalls.includes(call.id)) invocation = interrupted(call);
+        else {
+          const attempt = withLoop(changeOf(record), (loop) => ({
+            ...loop,
+            attemptedCalls: [...loop.attemptedCalls, call.id],
+          }));
+          return checkpoint(record, attempt, 'attempt_marked');
+        }
+      }
+    }
+    if (invocation === undefined) {
+      const context = intrinsicContext(record, setting, now);
+      const effect = { kind: 'invoke_tool', taskId: record.task.id, call, context } as const;
+      return need<CallWants>({ key: 'invocation', effect });
+    }
+    const request = childRequestOf(record, callRef, invocation, setting.agentId);
+    const created = observed.child;
+    if (request !== undefined && created === undefined) {
+      return need<CallWants>({ key: 'child', effect: { kind: 'create_child', request } });
+    }
+    const change = withToolResult(changeOf(record), callRef, call, invocation, created);
+    return commitThen(record, change, undefined);
+  };
 
 /**
  * Runs one tool call of the current turn through the validating invoker and applies an
@@ -212,72 +257,13 @@ const approvalStep = (
  * answered, the turn's calls run again in order and this step runs it or records its rejection.
  */
 export const executeTool = async (deps: LoopDeps, callRef: ToolCallRef): Promise<void> => {
-  const { ref, callId } = callRef;
-  let outcome: { result: Invocation; created: ChildCreated | undefined } | undefined;
-  /** This run committed the call's attempt: the marker it finds next is its own. */
-  let attempting = false;
-  for (;;) {
-    const { result: step } = await decideAndCommit(
-      deps,
-      () => loadRecord(deps, ref.taskId),
-      async (record): Promise<Decision<'attempting' | 'done'>> => {
-        const call = callToApply(record, callRef);
-        if (call === undefined) return { result: 'done' };
-        if (outcome === undefined && !attempting) {
-          const approval = approvalStep(deps, record, callRef, call);
-          if (approval.kind === 'request') return decided(record, approval.change, 'done');
-          if (approval.kind === 'wait') return { result: 'done' };
-          if (approval.kind === 'rejected')
-            outcome = { result: approval.result, created: undefined };
-        }
-        if (outcome === undefined && !attempting && attemptedOnce(deps, call)) {
-          if (record.loop.attemptedCalls.includes(callId)) {
-            outcome = { result: interrupted(call), created: undefined };
-          } else {
-            const attempt = withLoop(changeOf(record), (loop) => ({
-              ...loop,
-              attemptedCalls: [...loop.attemptedCalls, callId],
-            }));
-            return decided(record, attempt, 'attempting');
-          }
-        }
-        outcome ??= await runCall(deps, record, callRef, call);
-        const change = withToolResult(
-          changeOf(record),
-          callRef,
-          call,
-          outcome.result,
-          outcome.created
-        );
-        return decided(record, change, 'done');
-      }
-    );
-    if (step === 'done') return;
-    attempting = true;
-  }
-};
-
-/** The invocation of a call (and the child it created), made once per attempt of the step. */
-const runCall = async (
-  deps: LoopDeps,
-  record: TaskRecord,
-  { ref, callId }: ToolCallRef,
-  call: ModelToolCall
-): Promise<{ result: Invocation; created: ChildCreated | undefined }> => {
-  const result = await invoke(deps, record, call);
-  let created: ChildCreated | undefined;
-  if (
-    result.kind === 'command' &&
-    (result.command.kind === 'spawn_subtask' || result.command.kind === 'create_participant_task')
-  ) {
-    created = await deps.agents.createChild(
-      childBrief({
-        parent: record,
-        command: result.command,
-        messageId: `${ref.taskId}:${ref.generation}:${ref.turn}:${callId}`,
-        agentId: deps.config.agentId,
-      })
-    );
-  }
-  return { result, created };
+  const setting: CallSetting = {
+    tools: deps.tools,
+    agentId: deps.config.agentId,
+    agentIds: deps.agents.agents().map((agent) => agent.id),
+  };
+  await runOperation(deps, {
+    taskId: callRef.ref.taskId,
+    decide: decideToolCall(callRef, setting),
+  });
 };

@@ -1,56 +1,60 @@
-import { ConcurrencyConflictError } from '../errors.js';
-import type { TaskRecord } from '../ports/task-store.js';
 import { isTerminalState, stateOf } from '../task/a2a-task.js';
-import { awaitingApproval } from './approvals.js';
+import { runOperation } from '../unit-of-work/interpreter.js';
+import {
+  answer,
+  checkpoint,
+  commitThen,
+  type Facts,
+  need,
+  type Operation,
+  type Outcome,
+} from '../unit-of-work/operation.js';
 import type { LoopDeps } from './deps.js';
-import { hasUnreadWork } from './finish.js';
-import type { InboxItem } from './inbox.schema.js';
 import { withTokenClaimed } from './park-token.js';
-import { changeOf, decided, decideOnRecord, withLoop } from './records.js';
-import type { ParkDecidedOn, StepResult, TurnRef } from './route.schema.js';
-import { turnUnfinished } from './turn-position.js';
+import { changeOf, withLoop } from './records.js';
+import type { ParkDecidedOn, TurnRef } from './route.schema.js';
+import { hasWaitingWork } from './waiting-work.js';
 
 export interface ParkOutcome {
   /** Work arrived while parking: the caller must resume the execution with this token now. */
   wakeNow: boolean;
 }
 
-/**
- * Whether work waits for the task it parks: something that raced in while the turn was ending,
- * or a turn that is not over (the park state re-entered after its wake was consumed).
- */
-export const hasWaitingWork = (record: TaskRecord, inbox: readonly InboxItem[]): boolean =>
-  record.loop.completionRequest !== null ||
-  // A call waits for approval: only its answer (or a completion request, above) wakes the task.
-  (awaitingApproval(record.loop).length === 0 &&
-    (record.loop.pendingQuestion === null
-      ? hasUnreadWork(inbox) || turnUnfinished(record.loop)
-      : inbox.length > 0));
-
-/** The inbox as a turn read it: the record's inbox count then, and the items the turn left. */
-export interface InboxRead {
-  count: number;
-  left: readonly InboxItem[];
-}
+type ParkWants = { inbox: 'read_inbox' };
+/** The checkpoint a park reaches: its token is on the task. */
+type TokenStored = 'token_stored';
 
 /**
- * A turn's park route, marked to be committed without a read (`decidedOn`) when nothing waits
- * on `record` (the task as the turn left it) and `inbox`. The inbox must have been read after
- * the record whose inbox count it carries, so every item counted by then is in it.
+ * The park's decision (pure): store the token (a checkpoint, unless a retried park state finds it
+ * stored), then, on the inbox read after it, claim the token back if work waits.
  */
-export const withParkDecidedOn = (
-  step: StepResult,
-  record: TaskRecord,
-  inbox: InboxRead
-): StepResult => {
-  const { route } = step;
-  if (route.next !== 'park' || hasWaitingWork(record, inbox.left)) return step;
-  if (record.loop.generation !== step.ref.generation) return step;
-  return {
-    ...step,
-    route: { ...route, decidedOn: { version: record.version, inboxCount: inbox.count } },
+export const decidePark =
+  (ref: TurnRef, token: string) =>
+  ({
+    record,
+    observed,
+    reached,
+  }: Facts<ParkWants, TokenStored>): Outcome<ParkOutcome, ParkWants, TokenStored> => {
+    if (reached === undefined) {
+      // A task that ended or moved on meanwhile: the execution resumes and its turn sees why.
+      if (record.loop.generation !== ref.generation || isTerminalState(stateOf(record.task))) {
+        return answer({ wakeNow: true });
+      }
+      if (record.loop.parkToken !== token) {
+        const stored = withLoop(changeOf(record), (loop) => ({ ...loop, parkToken: token }));
+        return checkpoint(record, stored, 'token_stored');
+      }
+    }
+    const { inbox } = observed;
+    if (inbox === undefined) {
+      return need<ParkWants>({ key: 'inbox', effect: { kind: 'read_inbox', taskId: ref.taskId } });
+    }
+    if (!hasWaitingWork(record, inbox)) return answer({ wakeNow: false });
+    const { change, token: held } = withTokenClaimed(changeOf(record));
+    return held === token
+      ? commitThen(record, change, { wakeNow: true })
+      : answer({ wakeNow: false });
   };
-};
 
 /**
  * Stores the parked execution's task token on the task (one conditional commit), then looks
@@ -70,32 +74,16 @@ export const park = async (
   token: string,
   decidedOn?: ParkDecidedOn
 ): Promise<ParkOutcome> => {
-  if (decidedOn !== undefined) {
-    try {
-      await deps.store.commit({ kind: 'park', taskId: ref.taskId, token, ...decidedOn });
-      return { wakeNow: false };
-    } catch (error) {
-      if (!(error instanceof ConcurrencyConflictError)) throw error;
-    }
-  }
-  const { result: parked } = await decideOnRecord<TaskRecord | undefined>(
-    deps,
-    ref.taskId,
-    (record) => {
-      if (record.loop.generation !== ref.generation || isTerminalState(stateOf(record.task))) {
-        return { result: undefined };
-      }
-      // A retried park state: the token is stored already.
-      if (record.loop.parkToken === token) return { result: record };
-      const change = withLoop(changeOf(record), (loop) => ({ ...loop, parkToken: token }));
-      return decided(record, change, change.record);
-    }
-  );
-  if (parked === undefined) return { wakeNow: true };
-  if (!hasWaitingWork(parked, await deps.store.readInbox(ref.taskId))) return { wakeNow: false };
-  const { result: claimed } = await decideOnRecord<boolean>(deps, ref.taskId, (record) => {
-    const { change, token: held } = withTokenClaimed(changeOf(record));
-    return held === token ? decided(record, change, true) : { result: false };
-  });
-  return { wakeNow: claimed };
+  const operation: Operation<ParkOutcome, ParkWants, TokenStored> = {
+    taskId: ref.taskId,
+    presumed:
+      decidedOn === undefined
+        ? undefined
+        : {
+            commit: { kind: 'park', taskId: ref.taskId, token, ...decidedOn },
+            result: { wakeNow: false },
+          },
+    decide: decidePark(ref, token),
+  };
+  return (await runOperation(deps, operation)).result;
 };

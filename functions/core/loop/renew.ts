@@ -1,5 +1,13 @@
+import { runOperation } from '../unit-of-work/interpreter.js';
+import {
+  answer,
+  commitThen,
+  type Facts,
+  type NoEffects,
+  type Outcome,
+} from '../unit-of-work/operation.js';
 import type { LoopDeps } from './deps.js';
-import { type Change, changeOf, decided, decideOnRecord, withLoop } from './records.js';
+import { type Change, changeOf, withLoop } from './records.js';
 import type { TurnRef } from './route.schema.js';
 
 /** The next generation takes the task over: the one that owns it from now on (pure). */
@@ -12,24 +20,26 @@ export const withNextGeneration = (change: Change): Change =>
     parkToken: null,
   }));
 
+/** The renewal's decision (pure): the next generation, or the one that already took over. */
+export const decideRenewal =
+  (ref: TurnRef) =>
+  ({ record }: Facts<NoEffects, never>): Outcome<TurnRef, NoEffects, never> => {
+    const { loop } = record;
+    if (loop.generation !== ref.generation) {
+      return answer({ taskId: ref.taskId, generation: loop.generation, turn: loop.turn });
+    }
+    const change = withNextGeneration(changeOf(record));
+    const next = change.record.loop;
+    return commitThen(record, change, {
+      taskId: ref.taskId,
+      generation: next.generation,
+      turn: next.turn,
+    });
+  };
+
 /**
  * Continue-as-new: the next generation takes the task over. Only references cross: the
  * transcript, inbox, plan and event log stay in the store. Idempotent for a given generation.
  */
-export const renew = async (deps: LoopDeps, ref: TurnRef): Promise<TurnRef> => {
-  const { result } = await decideOnRecord<TurnRef>(deps, ref.taskId, (record) => {
-    if (record.loop.generation !== ref.generation) {
-      return {
-        result: { taskId: ref.taskId, generation: record.loop.generation, turn: record.loop.turn },
-      };
-    }
-    const change = withNextGeneration(changeOf(record));
-    const { loop } = change.record;
-    return decided(record, change, {
-      taskId: ref.taskId,
-      generation: loop.generation,
-      turn: loop.turn,
-    });
-  });
-  return result;
-};
+export const renew = async (deps: LoopDeps, ref: TurnRef): Promise<TurnRef> =>
+  (await runOperation(deps, { taskId: ref.taskId, decide: decideRenewal(ref) })).result;

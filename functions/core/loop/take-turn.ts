@@ -1,16 +1,188 @@
+import { TaskState } from '@a2a-js/sdk';
 import type { TaskRecord } from '../ports/task-store.js';
+import { isTerminalState, stateOf } from '../task/a2a-task.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import { runOperation } from '../unit-of-work/interpreter.js';
+import {
+  answer,
+  checkpoint,
+  commitThen,
+  type Facts,
+  need,
+  type Outcome,
+  reach,
+} from '../unit-of-work/operation.js';
+import { withCompaction } from './compaction.js';
+import type { LoopConfig } from './config.js';
+import { assembleContext } from './context.js';
 import type { LoopDeps } from './deps.js';
 import { type DrainDecision, decideDrain } from './drain.js';
-import { endOfTurn, finishTurn } from './finish.js';
-import type { InboxItem } from './inbox.schema.js';
-import { respond } from './invoke-model.js';
-import { withParkDecidedOn } from './park.js';
+import { decideTurnEnd, type TurnEndFacts } from './finish.js';
+import type { HistoryEntry } from './history.schema.js';
+import { routeAfter, withModelResponse } from './invoke-model.js';
 import { withClaimSpent } from './park-token.js';
-import { type Decision, decideAndCommit, decided, loadRecord, writesNothing } from './records.js';
+import { type Change, changeOf, writesNothing } from './records.js';
 import type { StepResult, TurnRef } from './route.schema.js';
+import { ended, endRoute } from './status.js';
+import { currentRef } from './turn-position.js';
+import { type InboxRead, withParkDecidedOn } from './waiting-work.js';
 
-/** Where the drain leaves the turn: the route it took, or the model's part with this record. */
-type Drained = { step: StepResult } | { model: TurnRef; unchanged?: TaskRecord };
+/** What a turn's decision may ask for, each under its own key. */
+export type TurnWants = {
+  /** The inbox the drain folds. */
+  inbox: 'read_inbox';
+  /** The transcript the model is shown. */
+  history: 'read_history';
+  compaction: 'compact';
+  model: 'call_model';
+  /** The inbox once more, to end a delegated task only when nothing is unread. */
+  inboxAtEnd: 'read_inbox';
+  verdict: 'decide_completion';
+};
+
+/**
+ * The point a turn reaches once its drain is decided: what it folded is committed (a follower
+ * sees the task WORKING, and what it was told, while the model thinks), and the model's part
+ * follows on the committed record, with the inbox as the drain read it.
+ */
+export interface Drained {
+  ref: TurnRef;
+  inbox: InboxRead;
+}
+
+/** What a turn's decision knows of the harness besides the task. */
+export interface TurnSetting {
+  config: LoopConfig;
+  tools: ToolRegistry;
+}
+
+type TurnFacts = Facts<TurnWants, Drained>;
+type TurnOutcome = Outcome<StepResult, TurnWants, Drained>;
+
+/**
+ * A turn's park route, marked (`decidedOn`) to be committed without a read when nothing waits on
+ * the record the turn leaves and the inbox it read.
+ */
+const parkOn = (read: InboxRead) => (step: StepResult) => (record: TaskRecord) =>
+  withParkDecidedOn(step, record, read);
+
+/** The turn's end with what it has decided (`change`, made on `base`), committed if it writes. */
+const endOfTurn = (
+  base: TaskRecord,
+  change: Change,
+  ref: TurnRef,
+  facts: TurnEndFacts,
+  read: InboxRead
+): TurnOutcome => {
+  const decision = decideTurnEnd(change, ref, facts);
+  if (decision.kind === 'needs_inbox') {
+    return need<TurnWants>({
+      key: 'inboxAtEnd',
+      effect: { kind: 'read_inbox', taskId: base.task.id },
+    });
+  }
+  if (decision.kind === 'needs_verdict') {
+    return need<TurnWants>({
+      key: 'verdict',
+      effect: { kind: 'decide_completion', context: decision.context },
+    });
+  }
+  const { change: ending, route } = decision.end;
+  const then = parkOn(read)(route);
+  return writesNothing(ending, base) ? answer(route, then) : commitThen(base, ending, route, then);
+};
+
+/** Whether the model may run for `ref` on this record; otherwise the route that replaces it. */
+const routeInstead = (
+  record: TaskRecord,
+  ref: TurnRef,
+  config: Pick<LoopConfig, 'maxTurns'>,
+  now: string
+): { result: StepResult; change?: Change } | undefined => {
+  const state = stateOf(record.task);
+  if (isTerminalState(state)) return { result: { ref, route: endRoute(state) } };
+  if (record.loop.generation !== ref.generation)
+    return { result: { ref, route: { next: 'superseded' } } };
+  const next = { ...ref, turn: ref.turn + 1 };
+  // A retried state whose response was committed: route on it, never call the model twice.
+  if (record.loop.turn === next.turn && record.loop.response !== null) {
+    return { result: routeAfter(next, record.loop.response) };
+  }
+  // Re-entered after the turn moved on (a restart from an earlier checkpoint): go on from where
+  // the task is, never call the model for a turn already taken.
+  if (record.loop.turn !== ref.turn) {
+    return { result: { ref: currentRef(ref, record.loop), route: { next: 'turn' } } };
+  }
+  if (record.loop.turn >= config.maxTurns) {
+    const failed = TaskState.TASK_STATE_FAILED;
+    return {
+      result: { ref, route: endRoute(failed) },
+      change: ended(changeOf(record), ref, failed, 'turn limit reached', now),
+    };
+  }
+  return undefined;
+};
+
+/**
+ * The model's part of turn `ref.turn + 1`: the transcript, compaction first when over budget, one
+ * model call, and the response committed with the turn (its transcript entries, the usage, the
+ * record the auditor reads), so a retried state reuses it and never calls the model twice. A
+ * response without tool calls also ends the turn in the same commit. The commit is conditioned on
+ * the task as read before the call: if the turn was cut or the task ended meanwhile, nothing of
+ * the response is written. Tool calls come only from the response's structured calls.
+ */
+const modelPart = (
+  { record, observed, now }: TurnFacts,
+  ref: TurnRef,
+  read: InboxRead,
+  setting: TurnSetting
+): TurnOutcome => {
+  const { config, tools } = setting;
+  const instead = routeInstead(record, ref, config, now);
+  if (instead !== undefined) {
+    const then = parkOn(read)(instead.result);
+    return instead.change === undefined
+      ? answer(instead.result, then)
+      : commitThen(record, instead.change, instead.result, then);
+  }
+  const taskId = record.task.id;
+  const { model: call, compaction } = observed;
+  let change = changeOf(record);
+  if (call === undefined) {
+    // The transcript as the record knows it: a later entry's commit would refuse this one's.
+    const { history } = observed;
+    if (history === undefined) {
+      const { compactedThrough: after, historySeq: through } = record.loop;
+      return need<TurnWants>({
+        key: 'history',
+        effect: { kind: 'read_history', taskId, after, through },
+      });
+    }
+    const assemble = (context: TaskRecord, entries: readonly HistoryEntry[]) =>
+      assembleContext({ record: context, history: entries, tools, config });
+    const assembled = assemble(record, history);
+    if (compaction === undefined) {
+      return need<TurnWants>({
+        key: 'compaction',
+        effect: { kind: 'compact', ref, record, history, assembled },
+      });
+    }
+    const context =
+      compaction === null
+        ? assembled
+        : assemble(withCompaction(change, ref, compaction).record, history);
+    return need<TurnWants>({ key: 'model', effect: { kind: 'call_model', taskId, context } });
+  }
+  if (compaction) change = withCompaction(change, ref, compaction);
+  const next = { ...ref, turn: ref.turn + 1 };
+  change = withModelResponse(change, next, call);
+  if (call.response.toolCalls.length > 0) {
+    const route = routeAfter(next, call.response);
+    return commitThen(record, change, route, parkOn(read)(route));
+  }
+  const end = { inbox: observed.inboxAtEnd, verdict: observed.verdict, now, config };
+  return endOfTurn(record, change, next, end, read);
+};
 
 /**
  * A turn is the first step of an execution woken from its park: when its drain writes the record,
@@ -23,67 +195,68 @@ const withWakeSpent = (decision: DrainDecision, record: TaskRecord): DrainDecisi
     : { ...decision, change: withClaimSpent(decision.change) };
 
 /**
- * One turn in one state: the inbox folded into the transcript (committed before the model runs,
- * so a follower sees the task WORKING, and what it was told, while it thinks), then the model's
- * part (`respond`: compaction, one call, the response) and, for a response without tool calls,
- * the end of the turn in the same commit. The task record and the inbox are read once; what the
- * drain committed is what the model's part starts from. A turn with nothing for the model (a
- * completion request, a question still open, nothing unread) ends, parks or waits at once.
+ * The decision of one turn (pure): the inbox folded into the transcript (a checkpoint, before
+ * the model runs), then the model's part and, for a response without tool calls, the end of the
+ * turn in the same commit. A turn with nothing for the model (a completion request, a question
+ * still open, nothing unread) ends, parks or waits at once.
+ */
+export const decideTurn =
+  (ref: TurnRef, setting: TurnSetting) =>
+  (facts: TurnFacts): TurnOutcome => {
+    if (facts.reached !== undefined) {
+      return modelPart(facts, facts.reached.ref, facts.reached.inbox, setting);
+    }
+    const { record, observed, now } = facts;
+    // The record first, then the inbox: every item counted in the record's inbox count is in
+    // what the inbox read returns, so a park decided on both sees all of them.
+    const { inbox } = observed;
+    if (inbox === undefined) {
+      return need<TurnWants>({
+        key: 'inbox',
+        effect: { kind: 'read_inbox', taskId: record.task.id },
+      });
+    }
+    const { config } = setting;
+    const decision = withWakeSpent(
+      decideDrain(record, inbox, ref, {
+        agentId: config.agentId,
+        turnsPerGeneration: config.turnsPerGeneration,
+        now,
+      }),
+      record
+    );
+    const consumed = decision.change?.consumed ?? [];
+    const read: InboxRead = {
+      count: record.inboxCount,
+      left: inbox.filter((item) => !consumed.includes(item)),
+    };
+    if ('step' in decision) {
+      const { step, change } = decision;
+      const then = parkOn(read)(step);
+      if (change === undefined || writesNothing(change, record)) return answer(step, then);
+      return commitThen(record, change, step, then);
+    }
+    if (decision.goOn === 'end_turn') {
+      // Nothing for the model: the turn ends now, with what the drain folded.
+      const end = { inbox: read.left, verdict: observed.verdict, now, config };
+      return endOfTurn(record, decision.change, decision.ref, end, read);
+    }
+    const drained = { ref: decision.ref, inbox: read };
+    // Whatever happens next, the model's part goes on from this drain: a conflict reads the
+    // task again, but folds nothing between the model's call and its response.
+    if (writesNothing(decision.change, record)) return reach(drained);
+    return checkpoint(record, decision.change, drained);
+  };
+
+/**
+ * One turn in one state (the Take Turn state): the drain, the model's part, the turn's end,
+ * decided by `decideTurn` and performed by the unit of work.
  */
 export const takeTurn = async (deps: LoopDeps, ref: TurnRef): Promise<StepResult> => {
-  let inbox: readonly InboxItem[] = [];
-  let inboxCount = 0;
-  /** The record the last decision was made on, and what it left in the inbox. */
-  let decidedOn: { record: TaskRecord; left: readonly InboxItem[] } | undefined;
-  const drained = await decideAndCommit(
-    deps,
-    async () => {
-      // The record first, then the inbox: every item counted in the record's inbox count is in
-      // what the inbox read returns, so a park decided on both sees all of them (park.ts).
-      const record = await loadRecord(deps, ref.taskId);
-      inbox = await deps.store.readInbox(ref.taskId);
-      inboxCount = record.inboxCount;
-      return record;
-    },
-    async (record): Promise<Decision<Drained>> => {
-      const decision = withWakeSpent(
-        decideDrain(record, inbox, ref, {
-          agentId: deps.config.agentId,
-          turnsPerGeneration: deps.config.turnsPerGeneration,
-          now: deps.clock.now(),
-        }),
-        record
-      );
-      const { change } = decision;
-      const left = inbox.filter((item) => !(change?.consumed ?? []).includes(item));
-      decidedOn = { record, left };
-      if ('step' in decision) {
-        const { step } = decision;
-        if (change === undefined || writesNothing(change, record)) return { result: { step } };
-        return decided(record, change, { step });
-      }
-      if (decision.goOn === 'end_turn') {
-        // Nothing for the model: the turn ends now, with what the drain folded.
-        const end = await finishTurn(deps, decision.change, decision.ref, async () => left);
-        const { result, ...commit } = endOfTurn(record, end);
-        return { ...commit, result: { step: result } };
-      }
-      if (writesNothing(decision.change, record))
-        return { result: { model: decision.ref, unchanged: record } };
-      return decided(record, decision.change, { model: decision.ref });
-    }
-  );
-  const { result } = drained;
-  const left = decidedOn?.left ?? [];
-  if ('step' in result) {
-    const record = drained.committed?.record ?? decidedOn?.record;
-    return record === undefined
-      ? result.step
-      : withParkDecidedOn(result.step, record, { count: inboxCount, left });
-  }
-  return respond(deps, result.model, {
-    endTurn: true,
-    first: drained.committed?.record ?? result.unchanged,
-    inbox: { count: inboxCount, left },
+  const setting: TurnSetting = { config: deps.config, tools: deps.tools };
+  const { result } = await runOperation(deps, {
+    taskId: ref.taskId,
+    decide: decideTurn(ref, setting),
   });
+  return result;
 };

@@ -1,0 +1,123 @@
+import { ConcurrencyConflictError, TaskNotFoundError } from '../errors.js';
+import type { LoopDeps } from '../loop/deps.js';
+import type { CommitResult, TaskRecord } from '../ports/task-store.js';
+import { belongsToSnapshot, type EffectResults } from './effects.js';
+import type { Committing, Done, Observed, Operation, Wants } from './operation.js';
+import { perform } from './perform.js';
+
+/**
+ * How many conflicts an operation survives before it gives up a lost race: with the pause between
+ * attempts (up to 100 ms each once a few are lost), about two seconds of trying, which fifty
+ * senders racing for one parked task never exhaust. Giving up writes nothing and is retryable.
+ */
+export const MAX_ATTEMPTS = 40;
+
+export interface Performed<T> {
+  result: T;
+  /** What the operation's last commit wrote; undefined when it wrote nothing. */
+  committed: CommitResult | undefined;
+}
+
+const readRecord = async (deps: LoopDeps, taskId: string): Promise<TaskRecord> => {
+  const record = await deps.store.get(taskId);
+  if (record === undefined) throw new TaskNotFoundError(taskId);
+  return record;
+};
+
+/** Commits, answering the conflict instead when the task moved on since it was read. */
+const tryCommit = async (
+  deps: LoopDeps,
+  { commit, stateChanges }: Committing
+): Promise<CommitResult | ConcurrencyConflictError> => {
+  let committed: CommitResult;
+  try {
+    committed = await deps.store.commit(commit);
+  } catch (error) {
+    if (error instanceof ConcurrencyConflictError) return error;
+    throw error;
+  }
+  const taskId = 'taskId' in commit ? commit.taskId : commit.record.task.id;
+  for (const changed of stateChanges ?? []) {
+    await deps.hooks.run('task.state_changed', { taskId, ...changed }, () => undefined);
+  }
+  return committed;
+};
+
+/** A finished operation's answer, given the record it leaves (as committed, or as read). */
+const answerOf = <T>(
+  done: { result: T; then?: ((record: TaskRecord) => T) | undefined },
+  record: TaskRecord
+): T => (done.then === undefined ? done.result : done.then(record));
+
+/**
+ * The unit of work: the one place an operation's I/O happens. It reads the task, asks the
+ * operation to decide, performs each effect the decision needs (once: what it produced is kept
+ * for every later decision of this run), decides again, and commits once. On a conflict it
+ * pauses, reads again and decides again on the new record, keeping what effects on the world
+ * produced (a model call is never made twice) and dropping what belonged to the old snapshot (an
+ * inbox read). A checkpoint commits mid-way and the decision goes on from the committed record.
+ */
+export const runOperation = async <T, W extends Wants, C>(
+  deps: LoopDeps,
+  operation: Operation<T, W, C>
+): Promise<Performed<T>> => {
+  const { presumed, taskId } = operation;
+  if (presumed !== undefined) {
+    const committed = await tryCommit(deps, { commit: presumed.commit });
+    if (!(committed instanceof ConcurrencyConflictError)) {
+      return { result: presumed.result, committed };
+    }
+  }
+  const observed: { [key: string]: EffectResults[keyof EffectResults] } = {};
+  const ofTheSnapshot = new Set<string>();
+  const forgetSnapshot = () => {
+    for (const key of ofTheSnapshot) delete observed[key];
+    ofTheSnapshot.clear();
+  };
+  let reached: C | undefined;
+  let record = operation.first;
+  let conflicts = 0;
+  for (;;) {
+    record ??= await readRecord(deps, taskId);
+    const outcome = operation.decide({
+      record,
+      // Each key is filled only by the effect its operation asked for under it.
+      observed: observed as Observed<W>,
+      reached,
+      now: deps.clock.now(),
+    });
+    if (outcome.kind === 'need') {
+      for (const { key, effect } of outcome.needs) {
+        if (key in observed) throw new Error(`${taskId}: an operation asked twice for ${key}`);
+        observed[key] = await perform(deps, effect);
+        if (belongsToSnapshot(effect.kind)) ofTheSnapshot.add(key);
+      }
+      continue;
+    }
+    if (outcome.kind === 'checkpoint' && outcome.commit === undefined) {
+      reached = outcome.reached;
+      continue;
+    }
+    const { commit, stateChanges } = outcome;
+    if (commit === undefined) {
+      return { result: answerOf(outcome as Done<T>, record), committed: undefined };
+    }
+    const committed = await tryCommit(deps, { commit, stateChanges });
+    if (committed instanceof ConcurrencyConflictError) {
+      conflicts++;
+      if (conflicts >= MAX_ATTEMPTS) throw committed;
+      await deps.pauseAfterConflict?.(conflicts);
+      record = undefined;
+      forgetSnapshot();
+      continue;
+    }
+    const written = committed.record ?? record;
+    if (outcome.kind === 'checkpoint') {
+      reached = outcome.reached;
+      record = written;
+      forgetSnapshot();
+      continue;
+    }
+    return { result: answerOf(outcome, written), committed };
+  }
+};
