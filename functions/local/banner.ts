@@ -42,6 +42,21 @@ export const curlExamples = (url: string, token: string): [string, string] => [
   `curl -sN ${url}/message:stream ${headers(token)} \\\n    -d '{"message":{"messageId":"m-2","taskId":"'"$TASK"'","role":"ROLE_USER","parts":[{"text":"Hello again!"}]}}'`,
 ];
 
+/**
+ * What to type to see each part of the product on the built-in demo model (it answers these
+ * words the same way every time: functions/adapters/model/demo-tour.ts, demo-model.ts).
+ */
+export const DEMO_TOUR_LINES = [
+  'With the demo model, say (in the chat or on the page):',
+  '  plan a trip to Lisbon   a plan of three steps, one given to a sub-task that meets its acceptance',
+  '                          criterion with evidence, then a question for you (answer it to finish)',
+  '  note buy milk           a call to the sample notes server; then "delete note n1", which waits',
+  '                          for your approval (/approve in the chat, a button on the page)',
+];
+
+/** The demo model names itself so in the model line (functions/local/start.ts). */
+const onDemoModel = (facts: BannerFacts) => /\bdemo model\b/.test(facts.model);
+
 export const banner = (facts: BannerFacts): string => {
   const token = facts.token ?? '<a token from TINY_HARNESS_BEARER_TOKENS>';
   const [first, second] = curlExamples(facts.url, token);
@@ -66,6 +81,7 @@ export const banner = (facts: BannerFacts): string => {
     `Talk to it: open ${facts.url}/ in a browser, or, in another terminal:`,
     '  npx tiny-harness chat',
     '',
+    ...(onDemoModel(facts) ? [...DEMO_TOUR_LINES, ''] : []),
     'Or with curl: a first message, then a second one to the same task, streamed:',
     `  ${first}`,
     `  ${second}`,

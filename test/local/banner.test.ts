@@ -26,3 +26,23 @@ describe('the npm start banner', () => {
     expect(text).not.toMatch(/:4123[45]\//);
   });
 });
+
+describe('what the banner suggests trying', () => {
+  it('names the demo tour and the approval when the demo model runs', () => {
+    const text = banner({
+      ...facts,
+      model: 'the built-in demo model (no provider configured)',
+    });
+    expect(text).toContain('  plan a trip to Lisbon   a plan of three steps');
+    expect(text).toContain('"delete note n1", which waits');
+    expect(text.indexOf('plan a trip to Lisbon')).toBeGreaterThan(
+      text.indexOf('npx tiny-harness chat')
+    );
+  });
+
+  it('suggests nothing of the demo on another model', () => {
+    expect(
+      banner({ ...facts, model: 'openai · gpt-x · the provider’s default endpoint' })
+    ).not.toContain('plan a trip');
+  });
+});

@@ -1,5 +1,6 @@
 import { isUntrustedPreamble } from '../../core/loop/framing.js';
 import type { Model, ModelRequest, ModelResponse, ModelToolCall } from '../../core/ports/model.js';
+import { tourMove } from './demo-tour.js';
 
 /** A line that is only a tag of the harness's own context markup (`<plan>`, `</state_summary>`). */
 const MARKUP_LINE = /^\s*<\/?[a-z][a-z0-9_:-]*(\s[^>]*)?>\s*$/i;
@@ -70,15 +71,42 @@ const usageOf = (request: ModelRequest) => ({
   outputTokens: 20,
 });
 
+/** Tool calls as the model's answer, each with an id unique in the conversation. */
+const calling = (
+  request: ModelRequest,
+  calls: readonly Omit<ModelToolCall, 'id'>[]
+): ModelResponse => ({
+  text: '',
+  toolCalls: calls.map((call, index) => ({
+    id: `demo-call-${request.input.length}${calls.length > 1 ? `-${index + 1}` : ''}`,
+    ...call,
+  })),
+  usage: usageOf(request),
+  model: 'demo',
+  finishReason: 'tool_calls',
+});
+
 /**
- * The built-in model `npm start` uses when none is configured: no network, no key. It answers
- * every turn by saying what it received, so the whole loop (parking, resuming, the stream, the
- * execution history) can be tried before a provider is set up; with the sample notes server's
- * tools offered, a few words call them (`noteCall`), so a real tool call and an approval can be
- * tried too.
+ * The built-in model `npm start` uses when none is configured: no network, no key, and the same
+ * answer to the same conversation. "plan <something>" tours the product (`tourMove`: a plan, a
+ * sub-task meeting its acceptance criterion with evidence, a question); with the sample notes
+ * server's tools offered, a few words call them (`noteCall`), so a real tool call and an approval
+ * can be tried; anything else it answers by saying what it received, so the whole loop (parking,
+ * resuming, the stream, the execution history) can be tried before a provider is set up.
  */
 export class DemoModel implements Model {
   async invoke(request: ModelRequest): Promise<ModelResponse> {
+    const move = tourMove(request);
+    if (move !== undefined && 'toolCalls' in move) return calling(request, move.toolCalls);
+    if (move !== undefined) {
+      return {
+        text: move.text,
+        toolCalls: [],
+        usage: usageOf(request),
+        model: 'demo',
+        finishReason: 'stop',
+      };
+    }
     const answer = afterToolResult(request);
     if (answer !== undefined) {
       return {
@@ -94,15 +122,7 @@ export class DemoModel implements Model {
     const last = request.input.at(-1);
     const fresh = last?.type === 'message' && last.role === 'user';
     const call = said === undefined || !fresh ? undefined : noteCall(said, request);
-    if (call !== undefined) {
-      return {
-        text: '',
-        toolCalls: [{ id: `demo-call-${request.input.length}`, ...call }],
-        usage: usageOf(request),
-        model: 'demo',
-        finishReason: 'tool_calls',
-      };
-    }
+    if (call !== undefined) return calling(request, [call]);
     const received =
       said === undefined
         ? 'I received your message.'
