@@ -1,5 +1,5 @@
 import type { LoopDeps } from '../../functions/core/loop/deps.js';
-import { runTask } from '../../functions/core/loop/driver.js';
+import { runTask } from '../../functions/core/testing/driver.js';
 import type { TurnRef } from '../../functions/core/loop/route.schema.js';
 import type { Executions } from '../../functions/service/executions.js';
 

@@ -2,15 +2,7 @@ import { TaskState } from '@a2a-js/sdk';
 import { TaskNotFoundError } from '../errors.js';
 import type { LoopDeps } from '../loop/deps.js';
 import { withTokenClaimed } from '../loop/park-token.js';
-import {
-  type Change,
-  changeOf,
-  decided,
-  decideOnRecord,
-  withLoop,
-  withRecord,
-  withTaskEvent,
-} from '../loop/records.js';
+import { type Change, changeOf, withLoop, withRecord, withTaskEvent } from '../loop/records.js';
 import { applyLinkedTaskState } from '../plan/plan.js';
 import type { TaskRecord } from '../ports/task-store.js';
 import {
@@ -27,6 +19,14 @@ import type {
   SubState,
   SubTaskRow,
 } from '../task/extension.schema.js';
+import { runOperation } from '../unit-of-work/interpreter.js';
+import {
+  answer,
+  commitThen,
+  type Facts,
+  type NoEffects,
+  type Outcome,
+} from '../unit-of-work/operation.js';
 import type { Wake } from './wake.js';
 
 /** A child's state change, as the stand-in (the stream handler, or a remote poller) saw it. */
@@ -191,6 +191,23 @@ export const withChildChange = (
   return { change: claimed.change, wake: claimed.token === null ? 'none' : 'claim' };
 };
 
+/** The parent's decision on a child's change (pure): the commit, and the wake it needs. */
+export const decideChildChange =
+  (change: ChildChange) =>
+  ({ record }: Facts<NoEffects, never>): Outcome<Wake, NoEffects, never> => {
+    const decision = withChildChange(record, change);
+    if (decision === undefined) return answer({ action: 'none' });
+    const { parkToken, generation } = record.loop;
+    const news = decision.change.enqueue.length > 0;
+    const wake: Wake =
+      decision.wake === 'claim' && parkToken !== null
+        ? { action: 'resume', token: parkToken, taskId: change.parentId, generation }
+        : news
+          ? { action: 'ensure-running', taskId: change.parentId, generation }
+          : { action: 'none' };
+    return commitThen(record, decision.change, wake);
+  };
+
 /**
  * The stand-in's rule on every state change of a child (and every change of its criteria count),
  * one commit on the parent: the parent records the child's state, sub-state and criteria count on
@@ -202,20 +219,8 @@ export const withChildChange = (
  */
 export const recordChildChange = async (deps: LoopDeps, change: ChildChange): Promise<Wake> => {
   try {
-    const { result } = await decideOnRecord<Wake>(deps, change.parentId, (record) => {
-      const decision = withChildChange(record, change);
-      if (decision === undefined) return { result: { action: 'none' } };
-      const { parkToken, generation } = record.loop;
-      const news = decision.change.enqueue.length > 0;
-      const wake: Wake =
-        decision.wake === 'claim' && parkToken !== null
-          ? { action: 'resume', token: parkToken, taskId: change.parentId, generation }
-          : news
-            ? { action: 'ensure-running', taskId: change.parentId, generation }
-            : { action: 'none' };
-      return decided(record, decision.change, wake);
-    });
-    return result;
+    const operation = { taskId: change.parentId, decide: decideChildChange(change) };
+    return (await runOperation(deps, operation)).result;
   } catch (error) {
     if (error instanceof TaskNotFoundError && error.taskId === change.parentId) {
       return { action: 'none' };

@@ -4,20 +4,21 @@ import { unresolvedSubTasks } from '../loop/completion.js';
 import type { LoopDeps } from '../loop/deps.js';
 import { agentMessage, statusText } from '../loop/messages.js';
 import { withTokenClaimed } from '../loop/park-token.js';
-import {
-  type Change,
-  changeOf,
-  decided,
-  decideOnRecord,
-  withLoop,
-  withStatusChange,
-} from '../loop/records.js';
+import { type Change, changeOf, withLoop, withStatusChange } from '../loop/records.js';
 import type { CommitWrites, TaskRecord } from '../ports/task-store.js';
 import { isTerminalState, readExtension, stateOf } from '../task/a2a-task.js';
 import { criterionLabel, unmetCriteria } from '../task/criteria.js';
 import type { SubTaskRow, TaskExtension } from '../task/extension.schema.js';
 import { namesParent } from '../task/links.js';
 import { mayDo, requirePermission, whoMay } from '../task/permissions.js';
+import { resultOf, runOperation } from '../unit-of-work/interpreter.js';
+import {
+  answer,
+  commitThen,
+  type Facts,
+  type NoEffects,
+  type Outcome,
+} from '../unit-of-work/operation.js';
 import { withTurnCut } from './cut-turn.js';
 import type { Wake } from './wake.js';
 
@@ -51,11 +52,20 @@ const requireCompletionRight = (extension: TaskExtension, participantId: string)
  * `requested_by` in the loop's finish state: a parked task is woken for it, a turn in progress
  * is cut first (a new generation finishes from the last committed state). One commit.
  */
-export const requestCompletion = async (
-  deps: LoopDeps,
-  options: { taskId: string; participantId: string; reason: string | null; along?: AlongWith }
-): Promise<Wake> => {
-  const { result } = await decideOnRecord<Wake>(deps, options.taskId, (record) => {
+export const requestCompletion = (deps: LoopDeps, options: CompletionRequest): Promise<Wake> =>
+  resultOf(deps, { taskId: options.taskId, decide: decideCompletionRequest(options) });
+
+interface CompletionRequest {
+  taskId: string;
+  participantId: string;
+  reason: string | null;
+  along?: AlongWith;
+}
+
+/** The decision on a completion request (pure): the request recorded, and the wake it needs. */
+export const decideCompletionRequest =
+  (options: CompletionRequest) =>
+  ({ record }: Facts<NoEffects, never>): Outcome<Wake, NoEffects, never> => {
     requireCompletionRight(readExtension(record.task), options.participantId);
     if (isTerminalState(stateOf(record.task))) throw new TaskClosedError(options.taskId);
     const requested = withAlong(
@@ -68,7 +78,7 @@ export const requestCompletion = async (
     const { change, token } = withTokenClaimed(requested);
     if (token !== null) {
       const { generation } = record.loop;
-      return decided(record, change, {
+      return commitThen(record, change, {
         action: 'resume',
         token,
         taskId: options.taskId,
@@ -76,14 +86,12 @@ export const requestCompletion = async (
       });
     }
     const cut = withTurnCut(change);
-    return decided(record, cut, {
+    return commitThen(record, cut, {
       action: 'cut',
       taskId: options.taskId,
       generation: cut.record.loop.generation,
     });
-  });
-  return result;
-};
+  };
 
 /** One canceled task's execution: resume it with the token if parked, else stop it. */
 export interface CanceledExecution {
@@ -129,29 +137,40 @@ const withCanceled = (change: Change, reason: string | undefined, now: string): 
  */
 type CancelRequester = { participantId: string } | { parentId: string } | { harness: true };
 
+interface CancelRequest {
+  by: CancelRequester;
+  reason: string | undefined;
+  along?: AlongWith;
+}
+
+/** One task's cancel: the record as canceled and the token its execution was parked on. */
+type Canceled = { record: TaskRecord; token: string | null } | undefined;
+
+/** The decision to cancel one task (pure); undefined when there is nothing to cancel. */
+export const decideCancel =
+  (taskId: string, { by, reason, along }: CancelRequest) =>
+  ({ record, now }: Facts<NoEffects, never>): Outcome<Canceled, NoEffects, never> => {
+    if ('participantId' in by) {
+      requirePermission(readExtension(record.task), by.participantId, 'cancel');
+    } else if ('parentId' in by && !namesParent(record.task, by.parentId)) {
+      return answer(undefined);
+    }
+    const state = stateOf(record.task);
+    if (state === TaskState.TASK_STATE_CANCELED) return answer(undefined);
+    if (isTerminalState(state)) throw new TaskClosedError(taskId);
+    const change = withAlong(withCanceled(changeOf(record), reason, now), along);
+    return commitThen(record, change, { record: change.record, token: record.loop.parkToken });
+  };
+
 /** Cancels one task (one commit) and cascades to its unresolved children, each its own commit. */
 const cancelOne = async (
   deps: LoopDeps,
   taskId: string,
-  options: { by: CancelRequester; reason: string | undefined; along?: AlongWith }
+  request: CancelRequest
 ): Promise<CancelOutcome> => {
-  const { by } = options;
-  const { result: canceled } = await decideOnRecord<
-    { record: TaskRecord; token: string | null } | undefined
-  >(deps, taskId, (record) => {
-    if ('participantId' in by) {
-      requirePermission(readExtension(record.task), by.participantId, 'cancel');
-    } else if ('parentId' in by && !namesParent(record.task, by.parentId)) {
-      return { result: undefined };
-    }
-    const state = stateOf(record.task);
-    if (state === TaskState.TASK_STATE_CANCELED) return { result: undefined };
-    if (isTerminalState(state)) throw new TaskClosedError(taskId);
-    const change = withAlong(
-      withCanceled(changeOf(record), options.reason, deps.clock.now()),
-      options.along
-    );
-    return decided(record, change, { record: change.record, token: record.loop.parkToken });
+  const { result: canceled } = await runOperation(deps, {
+    taskId,
+    decide: decideCancel(taskId, request),
   });
   if (canceled === undefined) return { canceled: [], remoteChildren: [] };
   const outcome: CancelOutcome = {

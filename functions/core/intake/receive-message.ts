@@ -2,27 +2,27 @@ import type { Message } from '@a2a-js/sdk';
 import { TaskClosedError } from '../errors.js';
 import type { LoopDeps } from '../loop/deps.js';
 import { withTokenClaimed } from '../loop/park-token.js';
-import {
-  changeOf,
-  type Decision,
-  decideAndCommit,
-  decided,
-  loadRecord,
-  withRecord,
-  withTaskEvent,
-} from '../loop/records.js';
-import type { ChildCreated } from '../ports/agent-directory.js';
+import { changeOf, withRecord, withTaskEvent } from '../loop/records.js';
 import type { PushConfig } from '../ports/push-config-store.js';
 import type { TaskRecord } from '../ports/task-store.js';
 import { isTerminalState, readExtension, stateOf, withExtension } from '../task/a2a-task.js';
 import { applyTaskEnvelope, findEnvelope, messageText, parseControl } from '../task/envelope.js';
 import type { ControlPayload } from '../task/envelope.schema.js';
 import { requirePermission } from '../task/permissions.js';
+import { runOperation } from '../unit-of-work/interpreter.js';
+import {
+  answer,
+  commitThen,
+  type Facts,
+  type Need,
+  need,
+  type Outcome,
+} from '../unit-of-work/operation.js';
 import { withApprovalAnswer } from './approval.js';
 import { type AlongWith, cancelTask, requestCompletion, withAlong } from './control.js';
 import { withCriteriaChangeForReview, withCriterionRejection } from './review.js';
 import { AUDIT_TEXT_LIMIT, intakeAudit } from './start-task.js';
-import { openSubTask, parseSubTaskCommand, withSubTaskOpened } from './sub-task-command.js';
+import { parseSubTaskCommand, subTaskRequest, withSubTaskOpened } from './sub-task-command.js';
 import type { Wake } from './wake.js';
 
 export type Receipt =
@@ -50,13 +50,20 @@ const isEnding = (control: ControlPayload): control is EndingControl =>
   control.action === 'complete' || control.action === 'cancel';
 
 type Step =
-  | { kind: 'receipt'; receipt: Receipt }
+  /**
+   * `reviewed`: a review queued a harness note for the model (the receipt gives its seq);
+   * `record`: the task as the message left it (absent for a refused message).
+   */
+  | { kind: 'receipt'; receipt: Receipt; reviewed: boolean; record?: TaskRecord }
   | { kind: 'control'; control: EndingControl; along: AlongWith };
 
 const refused = (reason: string): Step => ({
   kind: 'receipt',
   receipt: { accepted: false, reason },
+  reviewed: false,
 });
+
+const NO_WAKE: Wake = { action: 'none' };
 
 /** The receipt of a message whose change is committed: how the task learns of it. */
 const acceptedReceipt = (record: TaskRecord, queuesText: boolean, seq: number): Receipt => {
@@ -79,6 +86,201 @@ const acceptedReceipt = (record: TaskRecord, queuesText: boolean, seq: number): 
   return { accepted: true, duplicate: false, seq, wake: { action: 'none' } };
 };
 
+/** What taking in a message may ask for: where its id was taken in before, the child it opens. */
+type ReceiveWants = { seenAt: 'read_message_seq'; child: 'create_child' };
+
+/** A message as intake reads it, once, before deciding. */
+interface ParsedMessage {
+  text: string;
+  envelope: ReturnType<typeof findEnvelope>;
+  subTask: string | undefined;
+  /** The text waits in the inbox for the model, unless the message is a command. */
+  queuesText: boolean;
+}
+
+const parseMessage = (message: Message): ParsedMessage => {
+  const text = messageText(message);
+  const envelope = findEnvelope(message);
+  const subTask = parseSubTaskCommand(text);
+  const queuesText = envelope?.kind !== 'control' && subTask === undefined && text.trim() !== '';
+  return { text, envelope, subTask, queuesText };
+};
+
+/**
+ * A message for the model is enqueued under its id, which the commit refuses when the id was
+ * taken in before: its first decision assumes it new, so only a duplicate costs the id's read (a
+ * second decision). Anything else acts before its commit (a control, a /sub-task's child) and
+ * reads the id first.
+ */
+const assumedNew = (parsed: ParsedMessage, conflicts: number): boolean =>
+  parsed.queuesText && parsed.envelope === undefined && conflicts === 0;
+
+/** The intake's decision on one message (pure); `record` in its result is the task as decided on. */
+export const decideReceipt =
+  (input: ReceiveInput, parsed: ParsedMessage, agentId: string) =>
+  ({
+    record,
+    observed,
+    conflicts,
+    now,
+  }: Facts<ReceiveWants, never>): Outcome<Step, ReceiveWants, never> => {
+    const { taskId, message, sender } = input;
+    const { text, envelope, subTask, queuesText } = parsed;
+    if (isTerminalState(stateOf(record.task))) throw new TaskClosedError(taskId);
+    const audit = (accepted: boolean, reason: string | null) =>
+      intakeAudit(
+        message.messageId,
+        accepted
+          ? { participant_id: sender, accepted, reason, text: text.slice(0, AUDIT_TEXT_LIMIT) }
+          : { participant_id: sender, accepted, reason },
+        now
+      );
+    const participant = readExtension(record.task).participants.find((p) => p.id === sender);
+    if (participant === undefined) {
+      return {
+        kind: 'done',
+        result: refused('not a participant'),
+        commit: {
+          kind: 'guarded',
+          taskId,
+          unparked: false,
+          audit: [audit(false, 'not a participant')],
+        },
+      };
+    }
+    if (!assumedNew(parsed, conflicts)) {
+      const { seenAt } = observed;
+      if (seenAt === undefined) {
+        const effect = { kind: 'read_message_seq', taskId, messageId: message.messageId } as const;
+        return need<ReceiveWants>({ key: 'seenAt', effect });
+      }
+      if (seenAt !== null) {
+        const duplicate = { accepted: true, duplicate: true, seq: seenAt, wake: NO_WAKE } as const;
+        return answer({ kind: 'receipt', receipt: duplicate, reviewed: false, record });
+      }
+    }
+    const along: AlongWith = {
+      audit: [audit(true, null)],
+      pushConfigs: input.pushConfig === undefined ? [] : [input.pushConfig],
+      seen: queuesText ? [] : [message.messageId],
+    };
+    const receiptWith =
+      (wake: Wake, reviewed: boolean) =>
+      (decidedOn: TaskRecord): Step => ({
+        kind: 'receipt',
+        receipt: { accepted: true, duplicate: false, seq: 0, wake },
+        reviewed,
+        record: decidedOn,
+      });
+    if (envelope?.kind === 'control') {
+      const control = parseControl(envelope);
+      if (isEnding(control)) return answer<Step>({ kind: 'control', control, along });
+      // A review or an approval changes the task and wakes it, in this one commit (like a
+      // task envelope); a refused one throws, and nothing is written.
+      const answered =
+        control.action === 'reject_criterion'
+          ? withCriterionRejection(changeOf(record), {
+              reviewer: sender,
+              criterion: control.criterion,
+              reason: control.reason,
+              messageId: message.messageId,
+              now,
+            })
+          : withApprovalAnswer(changeOf(record), {
+              sender,
+              verdict: control.action === 'approve' ? 'approved' : 'rejected',
+              calls: control.calls,
+              reason: control.reason ?? null,
+              now,
+            });
+      const then = receiptWith(answered.wake, control.action === 'reject_criterion');
+      return commitThen(record, withAlong(answered.change, along), then(record), then);
+    }
+
+    let change = changeOf(record);
+    if (envelope?.kind === 'task') {
+      change = withTaskEvent(
+        withRecord(change, (current) => ({
+          ...current,
+          task: withExtension(
+            current.task,
+            applyTaskEnvelope(readExtension(current.task), envelope.payload, sender)
+          ),
+        }))
+      );
+      if (!queuesText) {
+        const reviewed = withCriteriaChangeForReview(change, record, {
+          sender,
+          messageId: message.messageId,
+        });
+        if (reviewed !== undefined) {
+          const then = receiptWith(reviewed.wake, false);
+          return commitThen(record, withAlong(reviewed.change, along), then(record), then);
+        }
+      }
+    }
+    if (subTask !== undefined) {
+      requirePermission(readExtension(record.task), sender, 'open_sub_task');
+      const { child } = observed;
+      if (child === undefined) {
+        const request = subTaskRequest({
+          parent: record,
+          sender,
+          description: subTask,
+          messageId: message.messageId,
+          agentId,
+        });
+        return need<ReceiveWants>({ key: 'child', effect: { kind: 'create_child', request } });
+      }
+      change = withSubTaskOpened(change, child, { sender, description: subTask });
+    }
+    change = withAlong(change, along);
+    if (queuesText) {
+      change = {
+        ...change,
+        enqueue: [
+          ...change.enqueue,
+          {
+            kind: 'message',
+            id: message.messageId,
+            participantId: sender,
+            source: participant.kind === 'agent' ? 'agent' : 'human',
+            text,
+          },
+        ],
+      };
+      // A parked task is woken for the message: its token is claimed in this commit.
+      change = withTokenClaimed(change).change;
+    }
+    const then = (decidedOn: TaskRecord): Step => ({
+      kind: 'receipt',
+      receipt: acceptedReceipt(record, queuesText, 0),
+      reviewed: false,
+      record: decidedOn,
+    });
+    if (change.record === record) {
+      // Nothing of the task itself changes: the commit only checks the task may take the message
+      // (open; and not parked, when a message waits for the model, so the park sees it).
+      return {
+        kind: 'done',
+        result: then(record),
+        then,
+        commit: {
+          kind: 'guarded',
+          taskId,
+          // Only a message for the model needs the task unparked; a /sub-task's note does not
+          // wake it, and a parked parent would otherwise refuse the commit on every retry.
+          unparked: queuesText,
+          enqueue: change.enqueue,
+          seen: change.seen,
+          audit: change.audit,
+          pushConfigs: change.pushConfigs,
+        },
+      };
+    }
+    return commitThen(record, change, then(record), then);
+  };
+
 /**
  * A message for an existing task (A2A SendMessage with a task id), taken in with one commit:
  * the extension change of a task envelope, the row and note of a `/sub-task`, the text waiting
@@ -90,182 +292,31 @@ const acceptedReceipt = (record: TaskRecord, queuesText: boolean, seq: number): 
  * approval (an approver's answer), each taken in with the rest in the one commit.
  */
 export const receiveMessage = async (deps: LoopDeps, input: ReceiveInput): Promise<Receipt> => {
-  const { taskId, message, sender } = input;
-  const text = messageText(message);
-  const envelope = findEnvelope(message);
-  const subTask = parseSubTaskCommand(text);
-  // The text waits in the inbox for the model, unless the message is a command.
-  const queuesText = envelope?.kind !== 'control' && subTask === undefined && text.trim() !== '';
-  let created: ChildCreated | undefined;
-  // A review queues a harness note for the model: the sender's answer waits until it is read.
-  let reviewed = false;
-  let given = input.record;
-  /** The task as the decision saw it: what the caller answers with (a receipt's `task`). */
-  let seen: TaskRecord | undefined;
-  // A message for the model is enqueued under its id, which the commit refuses when the id was
-  // taken in before: its first decision assumes it new, so only a duplicate costs the id's read
-  // (a second decision). Anything else acts before its commit (a control, a /sub-task's child)
-  // and reads the id first.
-  let assumeNew = queuesText && envelope === undefined;
-
-  const { result: step, committed } = await decideAndCommit<[TaskRecord, number | undefined], Step>(
-    deps,
-    () => {
-      const record = given ?? loadRecord(deps, taskId);
-      const seenAt = assumeNew ? undefined : deps.store.inboxSeqOf(taskId, message.messageId);
-      given = undefined;
-      assumeNew = false;
-      return Promise.all([record, seenAt]);
-    },
-    async ([record, seenAt]): Promise<Decision<Step>> => {
-      seen = record;
-      if (isTerminalState(stateOf(record.task))) throw new TaskClosedError(taskId);
-      const now = deps.clock.now();
-      const audit = (accepted: boolean, reason: string | null) =>
-        intakeAudit(
-          message.messageId,
-          accepted
-            ? { participant_id: sender, accepted, reason, text: text.slice(0, AUDIT_TEXT_LIMIT) }
-            : { participant_id: sender, accepted, reason },
-          now
-        );
-      const participant = readExtension(record.task).participants.find((p) => p.id === sender);
-      if (participant === undefined) {
-        return {
-          result: refused('not a participant'),
-          commit: {
-            kind: 'guarded',
-            taskId,
-            unparked: false,
-            audit: [audit(false, 'not a participant')],
-          },
-        };
-      }
-      if (seenAt !== undefined) {
-        return {
-          result: {
-            kind: 'receipt',
-            receipt: { accepted: true, duplicate: true, seq: seenAt, wake: { action: 'none' } },
-          },
-        };
-      }
-      const along: AlongWith = {
-        audit: [audit(true, null)],
-        pushConfigs: input.pushConfig === undefined ? [] : [input.pushConfig],
-        seen: queuesText ? [] : [message.messageId],
-      };
-      if (envelope?.kind === 'control') {
-        const control = parseControl(envelope);
-        if (isEnding(control)) return { result: { kind: 'control', control, along } };
-        // A review or an approval changes the task and wakes it, in this one commit (like a
-        // task envelope); a refused one throws, and nothing is written.
-        const answer =
-          control.action === 'reject_criterion'
-            ? withCriterionRejection(changeOf(record), {
-                reviewer: sender,
-                criterion: control.criterion,
-                reason: control.reason,
-                messageId: message.messageId,
-                now,
-              })
-            : withApprovalAnswer(changeOf(record), {
-                sender,
-                verdict: control.action === 'approve' ? 'approved' : 'rejected',
-                calls: control.calls,
-                reason: control.reason ?? null,
-                now,
-              });
-        reviewed = control.action === 'reject_criterion';
-        return decided(record, withAlong(answer.change, along), {
-          kind: 'receipt',
-          receipt: { accepted: true, duplicate: false, seq: 0, wake: answer.wake },
-        });
-      }
-
-      let change = changeOf(record);
-      if (envelope?.kind === 'task') {
-        change = withTaskEvent(
-          withRecord(change, (current) => ({
-            ...current,
-            task: withExtension(
-              current.task,
-              applyTaskEnvelope(readExtension(current.task), envelope.payload, sender)
-            ),
-          }))
-        );
-        if (!queuesText) {
-          const reviewed = withCriteriaChangeForReview(change, record, {
-            sender,
-            messageId: message.messageId,
-          });
-          if (reviewed !== undefined) {
-            return decided(record, withAlong(reviewed.change, along), {
-              kind: 'receipt',
-              receipt: { accepted: true, duplicate: false, seq: 0, wake: reviewed.wake },
-            });
-          }
-        }
-      }
-      if (subTask !== undefined) {
-        requirePermission(readExtension(record.task), sender, 'open_sub_task');
-        created ??= await openSubTask(deps, {
-          parent: record,
-          sender,
-          description: subTask,
-          messageId: message.messageId,
-        });
-        change = withSubTaskOpened(change, created, { sender, description: subTask });
-      }
-      change = withAlong(change, along);
-      if (queuesText) {
-        change = {
-          ...change,
-          enqueue: [
-            ...change.enqueue,
+  const { taskId, message } = input;
+  const parsed = parseMessage(message);
+  const { result: step, committed } = await runOperation(deps, {
+    taskId,
+    first: input.record,
+    readsBesideRecord: (conflicts): Need<ReceiveWants>[] =>
+      assumedNew(parsed, conflicts)
+        ? []
+        : [
             {
-              kind: 'message',
-              id: message.messageId,
-              participantId: sender,
-              source: participant.kind === 'agent' ? 'agent' : 'human',
-              text,
+              key: 'seenAt',
+              effect: { kind: 'read_message_seq', taskId, messageId: message.messageId },
             },
           ],
-        };
-        // A parked task is woken for the message: its token is claimed in this commit.
-        change = withTokenClaimed(change).change;
-      }
-      const receipt = (seq: number) => acceptedReceipt(record, queuesText, seq);
-      if (change.record === record) {
-        // Nothing of the task itself changes: the commit only checks the task may take the message
-        // (open; and not parked, when a message waits for the model, so the park sees it).
-        return {
-          result: { kind: 'receipt', receipt: receipt(0) },
-          commit: {
-            kind: 'guarded',
-            taskId,
-            // Only a message for the model needs the task unparked; a /sub-task's note does not
-            // wake it, and a parked parent would otherwise refuse the commit on every retry.
-            unparked: queuesText,
-            enqueue: change.enqueue,
-            seen: change.seen,
-            audit: change.audit,
-            pushConfigs: change.pushConfigs,
-          },
-        };
-      }
-      return decided(record, change, { kind: 'receipt', receipt: receipt(0) });
-    }
-  );
+    decide: decideReceipt(input, parsed, deps.config.agentId),
+  });
   if (step.kind === 'control') return receiveControl(deps, input, step.control, step.along);
-  const { receipt } = step;
+  const { receipt, reviewed, record } = step;
   if (!receipt.accepted) return receipt;
-  const record = committed?.record ?? seen;
   // The message is the last item its commit enqueued.
   const seq = committed?.enqueued.at(-1);
   return {
     ...receipt,
     ...(record === undefined ? {} : { record }),
-    ...(!receipt.duplicate && (queuesText || reviewed) && seq !== undefined ? { seq } : {}),
+    ...(!receipt.duplicate && (parsed.queuesText || reviewed) && seq !== undefined ? { seq } : {}),
   };
 };
 

@@ -1,6 +1,14 @@
 import type { LoopDeps } from '../loop/deps.js';
-import { changeOf, decided, decideOnRecord } from '../loop/records.js';
+import { changeOf } from '../loop/records.js';
 import { isTerminalState, stateOf } from '../task/a2a-task.js';
+import { resultOf } from '../unit-of-work/interpreter.js';
+import {
+  answer,
+  commitThen,
+  type Facts,
+  type NoEffects,
+  type Outcome,
+} from '../unit-of-work/operation.js';
 import { withTurnCut } from './cut-turn.js';
 import type { Wake } from './wake.js';
 
@@ -20,19 +28,21 @@ export const reviveTask = async (
     /** The task's parked execution is known to be gone too (its token answers nobody). */
     parkedExecutionGone?: boolean;
   } = {}
-): Promise<Wake> => {
-  const { result } = await decideOnRecord<Wake>(deps, taskId, (record) => {
+): Promise<Wake> => resultOf(deps, { taskId, decide: decideRevival(taskId, generation, options) });
+
+/** The decision to revive a task (pure): a cut to a new generation, or nothing to do. */
+export const decideRevival =
+  (taskId: string, generation: number, options: { parkedExecutionGone?: boolean }) =>
+  ({ record }: Facts<NoEffects, never>): Outcome<Wake, NoEffects, never> => {
     const { loop } = record;
     const parked = loop.parkToken !== null && options.parkedExecutionGone !== true;
     if (isTerminalState(stateOf(record.task)) || parked || loop.generation !== generation) {
-      return { result: { action: 'none' } };
+      return answer({ action: 'none' });
     }
     const revived = withTurnCut(changeOf(record));
-    return decided(record, revived, {
+    return commitThen(record, revived, {
       action: 'cut',
       taskId,
       generation: revived.record.loop.generation,
     });
-  });
-  return result;
-};
+  };

@@ -3,7 +3,6 @@ import { TASK_METADATA_KEY } from '../a2a/identifiers.js';
 import { AlreadyExistsError, InvalidEnvelopeError } from '../errors.js';
 import type { LoopDeps } from '../loop/deps.js';
 import { initialLoopState } from '../loop/loop-state.schema.js';
-import { loadRecord } from '../loop/records.js';
 import type { InheritedSettings } from '../ports/agent-directory.js';
 import type { PushConfig } from '../ports/push-config-store.js';
 import type { AuditRecord, TaskRecord } from '../ports/task-store.js';
@@ -16,6 +15,7 @@ import {
   type ServerRelations,
 } from '../task/envelope.js';
 import type { Lifecycle, TaskExtension } from '../task/extension.schema.js';
+import { readRecord } from '../unit-of-work/interpreter.js';
 
 export interface StartTaskInput {
   message: Message;
@@ -183,7 +183,7 @@ export const startTask = async (deps: LoopDeps, input: StartTaskInput): Promise<
     return { record, inboxSeq: enqueued[0] ?? 0 };
   } catch (error) {
     if (input.taskId === undefined || !(error instanceof AlreadyExistsError)) throw error;
-    const record = await loadRecord(deps, input.taskId);
+    const record = await readRecord(deps, input.taskId);
     return {
       record,
       inboxSeq: (await deps.store.inboxSeqOf(input.taskId, message.messageId)) ?? 0,

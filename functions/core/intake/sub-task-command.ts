@@ -1,9 +1,8 @@
 import { type Message, Role } from '@a2a-js/sdk';
 import { InvalidMessageError } from '../errors.js';
 import { childRow } from '../loop/apply-command.js';
-import type { LoopDeps } from '../loop/deps.js';
 import { type Change, withRecord, withTaskEvent } from '../loop/records.js';
-import type { ChildCreated } from '../ports/agent-directory.js';
+import type { ChildCreated, ChildRequest } from '../ports/agent-directory.js';
 import type { TaskRecord } from '../ports/task-store.js';
 import { readExtension, withExtension } from '../task/a2a-task.js';
 import { taskEnvelopePart } from '../task/envelope.js';
@@ -38,12 +37,14 @@ export const parseSubTaskCommand = (text: string): string | undefined => {
  * intake finds the same child); the parent's side is `withSubTaskOpened`, committed with the
  * message that asked for it.
  */
-export const openSubTask = (
-  deps: LoopDeps,
-  options: { parent: TaskRecord; sender: string; description: string; messageId: string }
-): Promise<ChildCreated> => {
-  const { parent, sender, description } = options;
-  const { agentId } = deps.config;
+export const subTaskRequest = (options: {
+  parent: TaskRecord;
+  sender: string;
+  description: string;
+  messageId: string;
+  agentId: string;
+}): ChildRequest => {
+  const { parent, sender, description, agentId } = options;
   const extension = readExtension(parent.task);
   const payload: TaskExtensionInput = {
     name: description.split('\n', 1)[0]?.slice(0, NAME_LENGTH) ?? description,
@@ -59,7 +60,7 @@ export const openSubTask = (
     extensions: [],
     referenceTaskIds: [parent.task.id],
   };
-  return deps.agents.createChild({
+  return {
     agent: null,
     message: brief,
     parentTaskId: parent.task.id,
@@ -72,7 +73,7 @@ export const openSubTask = (
       model: extension.model,
       reasoning_effort: extension.reasoning_effort,
     },
-  });
+  };
 };
 
 /**

@@ -5,7 +5,7 @@ import { isTerminalState, readExtension, stateOf, withExtension } from '../task/
 import { type Invocation, parseArguments } from '../tools/invoker.js';
 import { argumentsOf, type ToolRegistry } from '../tools/registry.js';
 import { errorResultText, type IntrinsicContext } from '../tools/tool.js';
-import { runOperation } from '../unit-of-work/interpreter.js';
+import { resultOf } from '../unit-of-work/interpreter.js';
 import {
   answer,
   checkpoint,
@@ -256,13 +256,13 @@ export const decideToolCall =
  * is not run here: the step records the request (approvals.ts) and the turn parks for it; once
  * answered, the turn's calls run again in order and this step runs it or records its rejection.
  */
-export const executeTool = async (deps: LoopDeps, callRef: ToolCallRef): Promise<void> => {
+export const executeTool = (deps: LoopDeps, callRef: ToolCallRef): Promise<undefined> => {
   const setting: CallSetting = {
     tools: deps.tools,
     agentId: deps.config.agentId,
     agentIds: deps.agents.agents().map((agent) => agent.id),
   };
-  await runOperation(deps, {
+  return resultOf(deps, {
     taskId: callRef.ref.taskId,
     decide: decideToolCall(callRef, setting),
   });

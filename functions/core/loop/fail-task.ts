@@ -1,6 +1,6 @@
 import { TaskState } from '@a2a-js/sdk';
 import { isTerminalState, stateOf } from '../task/a2a-task.js';
-import { runOperation } from '../unit-of-work/interpreter.js';
+import { resultOf } from '../unit-of-work/interpreter.js';
 import {
   answer,
   commitThen,
@@ -36,5 +36,5 @@ export const decideFailure =
  * A state failed past its retries: the task fails with a readable reason, persisted and emitted
  * like any ending, so nobody waits on a task whose execution is gone.
  */
-export const failTask = async (deps: LoopDeps, ref: TurnRef, reason: string): Promise<StepResult> =>
-  (await runOperation(deps, { taskId: ref.taskId, decide: decideFailure(ref, reason) })).result;
+export const failTask = (deps: LoopDeps, ref: TurnRef, reason: string): Promise<StepResult> =>
+  resultOf(deps, { taskId: ref.taskId, decide: decideFailure(ref, reason) });

@@ -1,5 +1,5 @@
 import { isTerminalState, stateOf } from '../task/a2a-task.js';
-import { runOperation } from '../unit-of-work/interpreter.js';
+import { resultOf } from '../unit-of-work/interpreter.js';
 import {
   answer,
   checkpoint,
@@ -68,7 +68,7 @@ export const decidePark =
  * inbox count without a read: if the commit applies, nothing changed and nothing came since the
  * turn decided, so there is nothing to look for. If it is refused, the park reads and decides.
  */
-export const park = async (
+export const park = (
   deps: LoopDeps,
   ref: TurnRef,
   token: string,
@@ -85,5 +85,5 @@ export const park = async (
           },
     decide: decidePark(ref, token),
   };
-  return (await runOperation(deps, operation)).result;
+  return resultOf(deps, operation);
 };

@@ -1,22 +1,11 @@
 import type { TaskState } from '@a2a-js/sdk';
-import { ConcurrencyConflictError, TaskNotFoundError } from '../errors.js';
 import type { TaskEvent } from '../ports/event-log.js';
 import type { PushConfig } from '../ports/push-config-store.js';
-import type { AuditRecord, CommitResult, TaskCommit, TaskRecord } from '../ports/task-store.js';
+import type { AuditRecord, TaskCommit, TaskRecord } from '../ports/task-store.js';
 import { type StatusChange, stateOf, subStateOf, withStatus } from '../task/a2a-task.js';
 import type { SubState } from '../task/extension.schema.js';
-import type { LoopDeps } from './deps.js';
 import type { HistoryEntry } from './history.schema.js';
 import type { InboxItem, InboxItemDraft } from './inbox.schema.js';
-
-export const loadRecord = async (
-  deps: Pick<LoopDeps, 'store'>,
-  taskId: string
-): Promise<TaskRecord> => {
-  const record = await deps.store.get(taskId);
-  if (record === undefined) throw new TaskNotFoundError(taskId);
-  return record;
-};
 
 export interface StateChanged {
   from: TaskState;
@@ -129,65 +118,3 @@ export const updateOf = (base: TaskRecord, change: Change): TaskCommit => ({
   audit: change.audit,
   pushConfigs: change.pushConfigs,
 });
-
-/** What one decision of an operation comes to: its result, and what to commit (if anything). */
-export interface Decision<T> {
-  result: T;
-  commit?: TaskCommit | undefined;
-  stateChanges?: readonly StateChanged[];
-}
-
-/** A decision to commit `change` (made on `base`) and answer `result`. */
-export const decided = <T>(base: TaskRecord, change: Change, result: T): Decision<T> => ({
-  result,
-  commit: updateOf(base, change),
-  stateChanges: change.stateChanges,
-});
-
-/**
- * How many times an operation decides before it gives up a lost race: with the pause between
- * attempts (up to 100 ms each once a few are lost), about two seconds of trying, which fifty
- * senders racing for one parked task never exhaust. Giving up writes nothing and is retryable.
- */
-const MAX_ATTEMPTS = 40;
-
-/**
- * One read, one decision, one commit. `load` reads what the operation needs, `decide` (pure but
- * for hooks: no store I/O) says what to write and what to answer, and the store writes it all at
- * once, conditioned on what was read. On a conflict (the task was written since it was read:
- * a child's row, a message, a cut) the operation reads and decides again, after the pause the
- * deps ask for (`pauseAfterConflict`); whatever it did outside the store (a model call) is
- * captured by `decide`, never repeated. A decision made on a state that has moved on (a
- * superseded generation, an ended task) decides to write nothing.
- */
-export const decideAndCommit = async <S, T>(
-  deps: LoopDeps,
-  load: () => Promise<S>,
-  decide: (snapshot: S) => Decision<T> | Promise<Decision<T>>
-): Promise<{ result: T; committed: CommitResult | undefined }> => {
-  for (let attempt = 1; ; attempt++) {
-    const decision = await decide(await load());
-    if (decision.commit === undefined) return { result: decision.result, committed: undefined };
-    let committed: CommitResult;
-    try {
-      committed = await deps.store.commit(decision.commit);
-    } catch (error) {
-      if (!(error instanceof ConcurrencyConflictError) || attempt >= MAX_ATTEMPTS) throw error;
-      await deps.pauseAfterConflict?.(attempt);
-      continue;
-    }
-    const taskId =
-      'taskId' in decision.commit ? decision.commit.taskId : decision.commit.record.task.id;
-    for (const changed of decision.stateChanges ?? []) {
-      await deps.hooks.run('task.state_changed', { taskId, ...changed }, () => undefined);
-    }
-    return { result: decision.result, committed };
-  }
-};
-
-/** `decideAndCommit` on the task record alone. */
-export const decideOnRecord = <T>(
-  deps: LoopDeps,
-  taskId: string,
-  decide: (record: TaskRecord) => Decision<T> | Promise<Decision<T>>
-) => decideAndCommit(deps, () => loadRecord(deps, taskId), decide);

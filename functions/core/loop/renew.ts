@@ -1,4 +1,4 @@
-import { runOperation } from '../unit-of-work/interpreter.js';
+import { resultOf } from '../unit-of-work/interpreter.js';
 import {
   answer,
   commitThen,
@@ -41,5 +41,5 @@ export const decideRenewal =
  * Continue-as-new: the next generation takes the task over. Only references cross: the
  * transcript, inbox, plan and event log stay in the store. Idempotent for a given generation.
  */
-export const renew = async (deps: LoopDeps, ref: TurnRef): Promise<TurnRef> =>
-  (await runOperation(deps, { taskId: ref.taskId, decide: decideRenewal(ref) })).result;
+export const renew = (deps: LoopDeps, ref: TurnRef): Promise<TurnRef> =>
+  resultOf(deps, { taskId: ref.taskId, decide: decideRenewal(ref) });

@@ -2,7 +2,7 @@ import { TaskState } from '@a2a-js/sdk';
 import type { TaskRecord } from '../ports/task-store.js';
 import { isTerminalState, stateOf } from '../task/a2a-task.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import { runOperation } from '../unit-of-work/interpreter.js';
+import { resultOf } from '../unit-of-work/interpreter.js';
 import {
   answer,
   checkpoint,
@@ -252,11 +252,7 @@ export const decideTurn =
  * One turn in one state (the Take Turn state): the drain, the model's part, the turn's end,
  * decided by `decideTurn` and performed by the unit of work.
  */
-export const takeTurn = async (deps: LoopDeps, ref: TurnRef): Promise<StepResult> => {
+export const takeTurn = (deps: LoopDeps, ref: TurnRef): Promise<StepResult> => {
   const setting: TurnSetting = { config: deps.config, tools: deps.tools };
-  const { result } = await runOperation(deps, {
-    taskId: ref.taskId,
-    decide: decideTurn(ref, setting),
-  });
-  return result;
+  return resultOf(deps, { taskId: ref.taskId, decide: decideTurn(ref, setting) });
 };

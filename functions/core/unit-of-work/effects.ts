@@ -18,6 +18,8 @@ import type { IntrinsicContext } from '../tools/tool.js';
 export type Effect =
   /** The task's inbox, as it is now. */
   | { kind: 'read_inbox'; taskId: string }
+  /** Where a message id was taken in (its inbox seq), if it was. */
+  | { kind: 'read_message_seq'; taskId: string; messageId: string }
   /** The transcript entries after `after`, through `through`. */
   | { kind: 'read_history'; taskId: string; after: number; through: number }
   /** The compaction the next request needs if it is over budget (`null`: none), by its hooks. */
@@ -42,6 +44,8 @@ export type EffectKind = Effect['kind'];
 /** What each effect produces. */
 export interface EffectResults {
   read_inbox: readonly InboxItem[];
+  /** Null for a message id never taken in. */
+  read_message_seq: number | null;
   read_history: readonly HistoryEntry[];
   compact: CompactionRecord | null;
   call_model: ModelCall;
@@ -58,6 +62,7 @@ export interface EffectResults {
  */
 const OF_THE_SNAPSHOT: ReadonlySet<EffectKind> = new Set([
   'read_inbox',
+  'read_message_seq',
   'read_history',
   'decide_completion',
 ]);

@@ -2,7 +2,7 @@ import { ConcurrencyConflictError, TaskNotFoundError } from '../errors.js';
 import type { LoopDeps } from '../loop/deps.js';
 import type { CommitResult, TaskRecord } from '../ports/task-store.js';
 import { belongsToSnapshot, type EffectResults } from './effects.js';
-import type { Committing, Done, Observed, Operation, Wants } from './operation.js';
+import type { Committing, Done, Need, Observed, Operation, Wants } from './operation.js';
 import { perform } from './perform.js';
 
 /**
@@ -18,7 +18,11 @@ export interface Performed<T> {
   committed: CommitResult | undefined;
 }
 
-const readRecord = async (deps: LoopDeps, taskId: string): Promise<TaskRecord> => {
+/** The task's record; a task that is not stored is `TaskNotFoundError`. */
+export const readRecord = async (
+  deps: Pick<LoopDeps, 'store'>,
+  taskId: string
+): Promise<TaskRecord> => {
   const record = await deps.store.get(taskId);
   if (record === undefined) throw new TaskNotFoundError(taskId);
   return record;
@@ -74,24 +78,37 @@ export const runOperation = async <T, W extends Wants, C>(
     for (const key of ofTheSnapshot) delete observed[key];
     ofTheSnapshot.clear();
   };
+  const performNeed = async ({ key, effect }: Need<W>) => {
+    if (key in observed) throw new Error(`${taskId}: an operation asked twice for ${key}`);
+    observed[key] = await perform(deps, effect);
+    if (belongsToSnapshot(effect.kind)) ofTheSnapshot.add(key);
+  };
   let reached: C | undefined;
   let record = operation.first;
   let conflicts = 0;
+  /** A new attempt or a new record: what the operation reads beside the record is read again. */
+  let fresh = true;
   for (;;) {
-    record ??= await readRecord(deps, taskId);
+    if (fresh) {
+      const beside = operation.readsBesideRecord?.(conflicts) ?? [];
+      const [read] = await Promise.all([
+        record ?? readRecord(deps, taskId),
+        ...beside.map(performNeed),
+      ]);
+      record = read;
+      fresh = false;
+    }
+    if (record === undefined) throw new Error(`${taskId}: no record to decide on`);
     const outcome = operation.decide({
       record,
       // Each key is filled only by the effect its operation asked for under it.
-      observed: observed as Observed<W>,
+      observed: { ...observed } as Observed<W>,
       reached,
+      conflicts,
       now: deps.clock.now(),
     });
     if (outcome.kind === 'need') {
-      for (const { key, effect } of outcome.needs) {
-        if (key in observed) throw new Error(`${taskId}: an operation asked twice for ${key}`);
-        observed[key] = await perform(deps, effect);
-        if (belongsToSnapshot(effect.kind)) ofTheSnapshot.add(key);
-      }
+      for (const need of outcome.needs) await performNeed(need);
       continue;
     }
     if (outcome.kind === 'checkpoint' && outcome.commit === undefined) {
@@ -109,6 +126,7 @@ export const runOperation = async <T, W extends Wants, C>(
       await deps.pauseAfterConflict?.(conflicts);
       record = undefined;
       forgetSnapshot();
+      fresh = true;
       continue;
     }
     const written = committed.record ?? record;
@@ -116,8 +134,15 @@ export const runOperation = async <T, W extends Wants, C>(
       reached = outcome.reached;
       record = written;
       forgetSnapshot();
+      fresh = true;
       continue;
     }
     return { result: answerOf(outcome, written), committed };
   }
 };
+
+/** `runOperation` for its answer alone. */
+export const resultOf = async <T, W extends Wants, C>(
+  deps: LoopDeps,
+  operation: Operation<T, W, C>
+): Promise<T> => (await runOperation(deps, operation)).result;

@@ -55,8 +55,10 @@ export interface Facts<W extends Wants, C> {
   /** The task record as read (or as the last checkpoint committed it). */
   record: TaskRecord;
   observed: Observed<W>;
-  /** The last checkpoint this run of the operation committed, if any. */
+  /** The last checkpoint this run of the operation reached, if any. */
   reached: C | undefined;
+  /** How many of this operation's commits were refused so far (the task had moved on). */
+  conflicts: number;
   /** The clock, read once per decision. */
   now: string;
 }
@@ -74,6 +76,11 @@ export interface Operation<T, W extends Wants = NoEffects, C = never> {
   presumed?: { commit: TaskCommit; result: T } | undefined;
   /** The record as the caller has just committed or read it: the first decision's, unread. */
   first?: TaskRecord | undefined;
+  /**
+   * Reads performed beside each read of the record, at the same time: only reads whose order
+   * against the record does not matter (`conflicts`: how many commits were refused so far).
+   */
+  readsBesideRecord?: ((conflicts: number) => readonly Need<W>[]) | undefined;
   decide(facts: Facts<W, C>): Outcome<T, W, C>;
 }
 

@@ -137,6 +137,8 @@ const performAny = async (
   switch (effect.kind) {
     case 'read_inbox':
       return deps.store.readInbox(effect.taskId);
+    case 'read_message_seq':
+      return (await deps.store.inboxSeqOf(effect.taskId, effect.messageId)) ?? null;
     case 'read_history':
       return deps.store.readHistory(effect.taskId, effect.after, effect.through);
     case 'compact':

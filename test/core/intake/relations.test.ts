@@ -4,17 +4,14 @@ import { readTimeline } from '../../../functions/core/audit/read-timeline.js';
 import { ServerControlledFieldError } from '../../../functions/core/errors.js';
 import { recordChildChange } from '../../../functions/core/intake/child-changed.js';
 import { cancelTask } from '../../../functions/core/intake/control.js';
-import {
-  changeOf,
-  decided,
-  decideOnRecord,
-  withRecord,
-} from '../../../functions/core/loop/records.js';
+import { changeOf, withRecord } from '../../../functions/core/loop/records.js';
 import { usageTree } from '../../../functions/core/loop/usage.js';
 import type { TaskRecord } from '../../../functions/core/ports/task-store.js';
 import { readExtension, withExtension } from '../../../functions/core/task/a2a-task.js';
 import type { TaskStateName } from '../../../functions/core/task/extension.schema.js';
 import type { InProcessHarness } from '../../../functions/core/testing/in-process-harness.js';
+import { runOperation } from '../../../functions/core/unit-of-work/interpreter.js';
+import { commitThen } from '../../../functions/core/unit-of-work/operation.js';
 import { ALICE, harnessWith, STATES, STRANGER, view } from '../../support/harness.js';
 import { envelopeMessage, textMessage } from '../../support/messages.js';
 
@@ -27,16 +24,18 @@ const plant = (
   taskId: string,
   edit: (extension: ReturnType<typeof readExtension>) => ReturnType<typeof readExtension>
 ) =>
-  decideOnRecord(harness.deps, taskId, (record) =>
-    decided(
-      record,
-      withRecord(changeOf(record), (current) => ({
-        ...current,
-        task: withExtension(current.task, edit(readExtension(current.task))),
-      })),
-      undefined
-    )
-  );
+  runOperation(harness.deps, {
+    taskId,
+    decide: ({ record }) =>
+      commitThen(
+        record,
+        withRecord(changeOf(record), (current) => ({
+          ...current,
+          task: withExtension(current.task, edit(readExtension(current.task))),
+        })),
+        undefined
+      ),
+  });
 
 const forgedRow = (taskId: string, state: TaskStateName = 'TASK_STATE_WORKING') => ({
   task_id: taskId,

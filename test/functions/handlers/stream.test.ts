@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeTaskRecord, taskKey } from '../../../functions/adapters/dynamodb/item-codec.js';
 import { receiveMessage } from '../../../functions/core/intake/receive-message.js';
 import { startTask } from '../../../functions/core/intake/start-task.js';
-import { runTask } from '../../../functions/core/loop/driver.js';
+import { runTask } from '../../../functions/core/testing/driver.js';
 import type { TaskRecord } from '../../../functions/core/ports/task-store.js';
 import { stateName, stateOf } from '../../../functions/core/task/a2a-task.js';
 import { createStreamHandler } from '../../../functions/handlers/stream.js';

@@ -1,11 +1,11 @@
+import type { LoopDeps } from '../loop/deps.js';
+import { executeTool } from '../loop/execute-tool.js';
+import { park } from '../loop/park.js';
+import { renew } from '../loop/renew.js';
+import type { StepResult, TurnRef } from '../loop/route.schema.js';
+import { takeTurn } from '../loop/take-turn.js';
 import type { SubState, TaskStateName } from '../task/extension.schema.js';
-import type { LoopDeps } from './deps.js';
-import { executeTool } from './execute-tool.js';
-import { park } from './park.js';
-import { loadRecord } from './records.js';
-import { renew } from './renew.js';
-import type { StepResult, TurnRef } from './route.schema.js';
-import { takeTurn } from './take-turn.js';
+import { readRecord } from '../unit-of-work/interpreter.js';
 
 export type RunOutcome =
   | { kind: 'parked'; subState: SubState | null; ref: TurnRef; token: string }
@@ -18,7 +18,7 @@ export type RunOutcome =
  * generation until it parks or ends.
  */
 export const runTask = async (deps: LoopDeps, taskId: string): Promise<RunOutcome> => {
-  const record = await loadRecord(deps, taskId);
+  const record = await readRecord(deps, taskId);
   let step: StepResult = await takeTurn(deps, {
     taskId,
     generation: record.loop.generation,
