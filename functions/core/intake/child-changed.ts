@@ -1,5 +1,4 @@
 import { TaskState } from '@a2a-js/sdk';
-import { TaskNotFoundError } from '../errors.js';
 import type { LoopDeps } from '../loop/deps.js';
 import { withTokenClaimed } from '../loop/park-token.js';
 import { type Change, changeOf, withLoop, withRecord, withTaskEvent } from '../loop/records.js';
@@ -19,7 +18,7 @@ import type {
   SubState,
   SubTaskRow,
 } from '../task/extension.schema.js';
-import { runOperation } from '../unit-of-work/interpreter.js';
+import { resultOf } from '../unit-of-work/interpreter.js';
 import {
   answer,
   commitThen,
@@ -217,14 +216,9 @@ export const decideChildChange =
  * A parent that is not in the store hears nothing: there is no one to tell, and a stream record
  * naming one must not fail its batch.
  */
-export const recordChildChange = async (deps: LoopDeps, change: ChildChange): Promise<Wake> => {
-  try {
-    const operation = { taskId: change.parentId, decide: decideChildChange(change) };
-    return (await runOperation(deps, operation)).result;
-  } catch (error) {
-    if (error instanceof TaskNotFoundError && error.taskId === change.parentId) {
-      return { action: 'none' };
-    }
-    throw error;
-  }
-};
+export const recordChildChange = (deps: LoopDeps, change: ChildChange): Promise<Wake> =>
+  resultOf(deps, {
+    taskId: change.parentId,
+    ifAbsent: { result: { action: 'none' } },
+    decide: decideChildChange(change),
+  });

@@ -87,10 +87,10 @@ const acceptedReceipt = (record: TaskRecord, queuesText: boolean, seq: number): 
 };
 
 /** What taking in a message may ask for: where its id was taken in before, the child it opens. */
-type ReceiveWants = { seenAt: 'read_message_seq'; child: 'create_child' };
+export type ReceiveWants = { seenAt: 'read_message_seq'; child: 'create_child' };
 
 /** A message as intake reads it, once, before deciding. */
-interface ParsedMessage {
+export interface ParsedMessage {
   text: string;
   envelope: ReturnType<typeof findEnvelope>;
   subTask: string | undefined;
@@ -98,7 +98,7 @@ interface ParsedMessage {
   queuesText: boolean;
 }
 
-const parseMessage = (message: Message): ParsedMessage => {
+export const parseMessage = (message: Message): ParsedMessage => {
   const text = messageText(message);
   const envelope = findEnvelope(message);
   const subTask = parseSubTaskCommand(text);
@@ -193,8 +193,8 @@ export const decideReceipt =
               reason: control.reason ?? null,
               now,
             });
-      const then = receiptWith(answered.wake, control.action === 'reject_criterion');
-      return commitThen(record, withAlong(answered.change, along), then(record), then);
+      const resultOn = receiptWith(answered.wake, control.action === 'reject_criterion');
+      return commitThen(record, withAlong(answered.change, along), resultOn(record), resultOn);
     }
 
     let change = changeOf(record);
@@ -214,8 +214,8 @@ export const decideReceipt =
           messageId: message.messageId,
         });
         if (reviewed !== undefined) {
-          const then = receiptWith(reviewed.wake, false);
-          return commitThen(record, withAlong(reviewed.change, along), then(record), then);
+          const resultOn = receiptWith(reviewed.wake, false);
+          return commitThen(record, withAlong(reviewed.change, along), resultOn(record), resultOn);
         }
       }
     }
@@ -252,7 +252,7 @@ export const decideReceipt =
       // A parked task is woken for the message: its token is claimed in this commit.
       change = withTokenClaimed(change).change;
     }
-    const then = (decidedOn: TaskRecord): Step => ({
+    const resultOn = (decidedOn: TaskRecord): Step => ({
       kind: 'receipt',
       receipt: acceptedReceipt(record, queuesText, 0),
       reviewed: false,
@@ -263,8 +263,8 @@ export const decideReceipt =
       // (open; and not parked, when a message waits for the model, so the park sees it).
       return {
         kind: 'done',
-        result: then(record),
-        then,
+        result: resultOn(record),
+        resultOn,
         commit: {
           kind: 'guarded',
           taskId,
@@ -278,7 +278,7 @@ export const decideReceipt =
         },
       };
     }
-    return commitThen(record, change, then(record), then);
+    return commitThen(record, change, resultOn(record), resultOn);
   };
 
 /**

@@ -88,8 +88,10 @@ const endOfTurn = (
     });
   }
   const { change: ending, route } = decision.end;
-  const then = parkOn(read)(route);
-  return writesNothing(ending, base) ? answer(route, then) : commitThen(base, ending, route, then);
+  const resultOn = parkOn(read)(route);
+  return writesNothing(ending, base)
+    ? answer(route, resultOn)
+    : commitThen(base, ending, route, resultOn);
 };
 
 /** Whether the model may run for `ref` on this record; otherwise the route that replaces it. */
@@ -140,10 +142,10 @@ const modelPart = (
   const { config, tools } = setting;
   const instead = routeInstead(record, ref, config, now);
   if (instead !== undefined) {
-    const then = parkOn(read)(instead.result);
+    const resultOn = parkOn(read)(instead.result);
     return instead.change === undefined
-      ? answer(instead.result, then)
-      : commitThen(record, instead.change, instead.result, then);
+      ? answer(instead.result, resultOn)
+      : commitThen(record, instead.change, instead.result, resultOn);
   }
   const taskId = record.task.id;
   const { model: call, compaction } = observed;
@@ -232,9 +234,9 @@ export const decideTurn =
     };
     if ('step' in decision) {
       const { step, change } = decision;
-      const then = parkOn(read)(step);
-      if (change === undefined || writesNothing(change, record)) return answer(step, then);
-      return commitThen(record, change, step, then);
+      const resultOn = parkOn(read)(step);
+      if (change === undefined || writesNothing(change, record)) return answer(step, resultOn);
+      return commitThen(record, change, step, resultOn);
     }
     if (decision.goOn === 'end_turn') {
       // Nothing for the model: the turn ends now, with what the drain folded.

@@ -49,9 +49,9 @@ const tryCommit = async (
 
 /** A finished operation's answer, given the record it leaves (as committed, or as read). */
 const answerOf = <T>(
-  done: { result: T; then?: ((record: TaskRecord) => T) | undefined },
+  done: { result: T; resultOn?: ((record: TaskRecord) => T) | undefined },
   record: TaskRecord
-): T => (done.then === undefined ? done.result : done.then(record));
+): T => (done.resultOn === undefined ? done.result : done.resultOn(record));
 
 /**
  * The unit of work: the one place an operation's I/O happens. It reads the task, asks the
@@ -92,9 +92,13 @@ export const runOperation = async <T, W extends Wants, C>(
     if (fresh) {
       const beside = operation.readsBesideRecord?.(conflicts) ?? [];
       const [read] = await Promise.all([
-        record ?? readRecord(deps, taskId),
+        record ?? deps.store.get(taskId),
         ...beside.map(performNeed),
       ]);
+      if (read === undefined) {
+        if (operation.ifAbsent === undefined) throw new TaskNotFoundError(taskId);
+        return { result: operation.ifAbsent.result, committed: undefined };
+      }
       record = read;
       fresh = false;
     }
@@ -107,6 +111,10 @@ export const runOperation = async <T, W extends Wants, C>(
       conflicts,
       now: deps.clock.now(),
     });
+    if (outcome instanceof Promise) {
+      // The types refuse an async decision; this refuses one that slipped past them (a cast).
+      throw new Error(`${taskId}: a decision returned a promise; decisions cannot await`);
+    }
     if (outcome.kind === 'need') {
       for (const need of outcome.needs) await performNeed(need);
       continue;

@@ -47,7 +47,7 @@ export interface Done<T> extends Partial<Committing> {
   kind: 'done';
   result: T;
   /** The answer from the record the operation leaves (as committed, or as read if unwritten). */
-  then?: ((record: TaskRecord) => T) | undefined;
+  resultOn?: ((record: TaskRecord) => T) | undefined;
 }
 
 /** Everything a decision decides on: all of it data, nothing to await. */
@@ -74,6 +74,8 @@ export interface Operation<T, W extends Wants = NoEffects, C = never> {
    * on by the turn before it); refused, the operation reads and decides as it would without.
    */
   presumed?: { commit: TaskCommit; result: T } | undefined;
+  /** The answer for a task that is not stored; without it, that is `TaskNotFoundError`. */
+  ifAbsent?: { result: T } | undefined;
   /** The record as the caller has just committed or read it: the first decision's, unread. */
   first?: TaskRecord | undefined;
   /**
@@ -90,10 +92,10 @@ export const need = <W extends Wants>(...needs: Need<W>[]): Needs<W> => ({
 });
 
 /** The end of an operation that writes nothing. */
-export const answer = <T>(result: T, then?: (record: TaskRecord) => T): Done<T> => ({
+export const answer = <T>(result: T, resultOn?: (record: TaskRecord) => T): Done<T> => ({
   kind: 'done',
   result,
-  then,
+  resultOn,
 });
 
 /** The end of an operation: commit `change`, made on `base`, and answer `result`. */
@@ -101,11 +103,11 @@ export const commitThen = <T>(
   base: TaskRecord,
   change: Change,
   result: T,
-  then?: (record: TaskRecord) => T
+  resultOn?: (record: TaskRecord) => T
 ): Done<T> => ({
   kind: 'done',
   result,
-  then,
+  resultOn,
   commit: updateOf(base, change),
   stateChanges: change.stateChanges,
 });
