@@ -11,6 +11,10 @@ import type { Logger } from '../adapters/system/logger.js';
 import { RandomIds } from '../adapters/system/random-ids.js';
 import { SystemClock } from '../adapters/system/system-clock.js';
 import { TranscriptCache } from '../adapters/system/transcript-cache.js';
+import { tracedModel } from '../adapters/tracing/traced-model.js';
+import { tracedTaskStore } from '../adapters/tracing/traced-store.js';
+import { tracedToolRunner } from '../adapters/tracing/traced-tool-runner.js';
+import type { Tracing } from '../adapters/tracing/tracing.js';
 import { Hooks } from '../core/hooks/hooks.js';
 import { DEFAULT_LOOP_CONFIG } from '../core/loop/config.js';
 import type { LoopDeps } from '../core/loop/deps.js';
@@ -26,6 +30,7 @@ import type { Executions } from '../service/executions.js';
 import { dynamoDbClientOf, sfnClientOf } from './aws-clients.js';
 import { loggerOf } from './logger.js';
 import type { RuntimeConfig } from './runtime-config.js';
+import { buildTracing, providerNameOf } from './tracing.js';
 
 /** The loop over the table and the turn executions: what every function driving tasks needs. */
 export interface LoopRuntime {
@@ -40,6 +45,11 @@ export interface LoopRuntime {
    * once it listens). Unset: remote children are polled.
    */
   publicUrl: { current: string | undefined };
+  /**
+   * Spans of the steps, model and tool calls (docs/observability.md); `NO_TRACING` when off, and
+   * absent (off) in a runtime a test puts together by hand.
+   */
+  tracing?: Tracing;
 }
 
 export interface LoopParts {
@@ -67,8 +77,15 @@ const registryOf = (runner: ToolRunner | undefined, agents: LoopDeps['agents']):
  */
 export const withToolRunner = (runtime: LoopRuntime, runner: ToolRunner): LoopRuntime => ({
   ...runtime,
-  loop: { ...runtime.loop, tools: registryOf(runner, runtime.loop.agents), runner },
+  loop: {
+    ...runtime.loop,
+    tools: registryOf(runner, runtime.loop.agents),
+    runner: tracedRunner(runner, runtime.tracing),
+  },
 });
+
+const tracedRunner = (runner: ToolRunner | undefined, tracing: Tracing | undefined) =>
+  runner === undefined || tracing?.enabled !== true ? runner : tracedToolRunner(runner, tracing);
 
 export const buildLoopRuntime = (config: RuntimeConfig, parts: LoopParts): LoopRuntime => {
   const sfn = sfnClientOf(config);
@@ -106,13 +123,21 @@ export const buildLoopRuntime = (config: RuntimeConfig, parts: LoopParts): LoopR
     webhookBase: () => publicUrl.current,
     logger,
   });
+  // A transcript read once is not read again: each turn asks only for what is new.
+  const store = new TranscriptCache(new DynamoDbTaskStore(table));
+  const tracing = buildTracing(config, (taskId) => store.get(taskId));
   loop = {
-    // A transcript read once is not read again: each turn asks only for what is new.
-    store: new TranscriptCache(new DynamoDbTaskStore(table)),
+    store: tracing.enabled ? tracedTaskStore(store, tracing) : store,
     events: new DynamoDbEventLog(table),
-    model: parts.model,
+    model: tracing.enabled
+      ? tracedModel(parts.model, tracing, {
+          provider: providerNameOf(config),
+          defaultModel: config.TINY_HARNESS_MODEL || undefined,
+          prices: config.TINY_HARNESS_MODEL_PRICES,
+        })
+      : parts.model,
     tools: registryOf(parts.tools, agents),
-    runner: parts.tools,
+    runner: tracedRunner(parts.tools, tracing),
     agents,
     clock,
     ids: new RandomIds(),
@@ -129,5 +154,5 @@ export const buildLoopRuntime = (config: RuntimeConfig, parts: LoopParts): LoopR
       clientTaskLifecycle: config.TINY_HARNESS_TASK_LIFECYCLE,
     },
   };
-  return { config, loop, executions, logger, remote, publicUrl };
+  return { config, loop, executions, logger, remote, publicUrl, tracing };
 };

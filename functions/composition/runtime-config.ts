@@ -11,6 +11,7 @@ import {
 } from './model-config.js';
 import { environmentSecrets, parseRemoteAgents } from './remote-agents-config.js';
 import { secretListOf } from './secret-list.js';
+import { TracingConfigShape } from './tracing-config.js';
 
 /** How an access token names the participant unless TINY_HARNESS_PARTICIPANT_CLAIM says otherwise. */
 export const DEFAULT_PARTICIPANT_CLAIM = 'cognito:username';
@@ -145,6 +146,8 @@ export const RuntimeConfigSchema = z.object({
   /** The state machine of remote children's stand-ins (the stack sets it; npm start too). */
   TINY_HARNESS_FOLLOW_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
   AWS_REGION: z.string().default('us-east-1'),
+  /** OpenTelemetry's variables and ours (docs/observability.md). */
+  ...TracingConfigShape,
 });
 
 /**
@@ -204,5 +207,6 @@ export const configuredSecrets = (config: RuntimeConfig): readonly string[] =>
       config.TINY_HARNESS_PUSH_TOKEN_KEY,
       ...config.remoteAgentSecrets.values(),
       ...config.mcpServerSecrets.values(),
+      ...Object.values(config.OTEL_EXPORTER_OTLP_HEADERS),
     ].filter((secret): secret is string => secret !== undefined)
   );

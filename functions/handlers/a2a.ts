@@ -2,6 +2,8 @@ import { type AgentCard, HTTP_EXTENSION_HEADER } from '@a2a-js/sdk';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { errorFields, type Logger } from '../adapters/system/logger.js';
+import { inRequestSpan, nameRequest } from '../adapters/tracing/request-span.js';
+import { flushTraces, NO_TRACING } from '../adapters/tracing/tracing.js';
 import { auditOf } from '../composition/audit.js';
 import { lambdaRuntime, lambdaStreamLeases } from '../composition/lambda/a2a.js';
 import type { ServiceRuntime } from '../composition/service-runtime.js';
@@ -203,39 +205,49 @@ export const createA2aHandler = (runtime: () => ServiceRuntime, service: () => A
     const caller = resolved.participantId;
     const jsonRpc = isJsonRpc(event);
     const body = bodyOf(event);
-    try {
-      const onStreamError = (error: A2aError) => {
-        if (error.kind === 'InternalError')
-          logFailure(logger, 'a2a stream failed', error, { caller });
-        else
-          logger.warn('a2a stream failed', {
-            caller,
-            error: error.kind,
-            errorMessage: error.message,
-          });
-      };
-      const audit = () => auditOf(runtime());
-      const call = { event, body, caller, card, service: service(), audit, onStreamError };
-      const { binding, reply, activated } = await (jsonRpc ? jsonRpcCall(call) : restCall(call));
-      const fields = {
-        binding,
-        operation: reply.operation,
-        caller,
-        status: reply.status,
-        error: reply.error?.kind,
-      };
-      logger.info('a2a request', fields);
-      logFailure(logger, 'a2a request failed', reply.error, fields);
-      if (reply.stream !== undefined)
-        return respondStream(reply.stream, extensionHeaders(activated));
-      return respond(reply.status, CONTENT_TYPE[binding], reply.body, extensionHeaders(activated));
-    } catch (error) {
-      const internal = internalError(error);
-      logFailure(logger, 'a2a request failed', internal, { caller });
-      return jsonRpc
-        ? respond(500, JSON_CONTENT_TYPE, jsonRpcFailure(null, internal).body)
-        : respond(500, A2A_CONTENT_TYPE, restFailure(internal).body);
-    }
+    const tracing = runtime().tracing ?? NO_TRACING;
+    // The caller's traceparent, when it sent one, is this request's parent.
+    return inRequestSpan(tracing, event.headers, async (span) => {
+      try {
+        const onStreamError = (error: A2aError) => {
+          if (error.kind === 'InternalError')
+            logFailure(logger, 'a2a stream failed', error, { caller });
+          else
+            logger.warn('a2a stream failed', {
+              caller,
+              error: error.kind,
+              errorMessage: error.message,
+            });
+        };
+        const audit = () => auditOf(runtime());
+        const call = { event, body, caller, card, service: service(), audit, onStreamError };
+        const { binding, reply, activated } = await (jsonRpc ? jsonRpcCall(call) : restCall(call));
+        const fields = {
+          binding,
+          operation: reply.operation,
+          caller,
+          status: reply.status,
+          error: reply.error?.kind,
+        };
+        nameRequest(span, reply.operation, reply.status);
+        logger.info('a2a request', fields);
+        logFailure(logger, 'a2a request failed', reply.error, fields);
+        if (reply.stream !== undefined)
+          return respondStream(reply.stream, extensionHeaders(activated));
+        return respond(
+          reply.status,
+          CONTENT_TYPE[binding],
+          reply.body,
+          extensionHeaders(activated)
+        );
+      } catch (error) {
+        const internal = internalError(error);
+        logFailure(logger, 'a2a request failed', internal, { caller });
+        return jsonRpc
+          ? respond(500, JSON_CONTENT_TYPE, jsonRpcFailure(null, internal).body)
+          : respond(500, A2A_CONTENT_TYPE, restFailure(internal).body);
+      }
+    }).finally(() => flushTraces(tracing, logger));
   });
 
 let serviceMemo: A2aService | undefined;

@@ -1,7 +1,11 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import middy from '@middy/core';
+import { trace } from '@opentelemetry/api';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { decodeTaskRecord } from '../adapters/dynamodb/item-codec.js';
+import { HARNESS } from '../adapters/tracing/attributes.js';
+import { inTaskSpan, linkToTask } from '../adapters/tracing/step-span.js';
+import { flushTraces, NO_TRACING } from '../adapters/tracing/tracing.js';
 import { lambdaLoopRuntime } from '../composition/lambda/loop.js';
 import type { Runtime } from '../composition/runtime.js';
 import { childChangeFromRecords } from '../core/intake/child-change-from-records.js';
@@ -12,7 +16,7 @@ import { handleInOrder } from './stream-batch.js';
 type Image = Record<string, AttributeValue>;
 
 /** What the stand-in works with: the loop and the executions. */
-type StreamRuntime = Pick<Runtime, 'loop' | 'executions' | 'logger'>;
+type StreamRuntime = Pick<Runtime, 'loop' | 'executions' | 'logger' | 'tracing'>;
 
 /**
  * The stand-in: a child's state change reaches its parent. For each task record that changed
@@ -31,22 +35,37 @@ export const handleStreamRecord = async (
   const oldImage = record.dynamodb?.OldImage as Image | undefined;
   const after = decodeTaskRecord(newImage);
   const before = oldImage === undefined ? undefined : decodeTaskRecord(oldImage);
+  const tracing = runtime.tracing ?? NO_TRACING;
   const released = before?.loop.parkToken;
   if (released != null && after.loop.parkToken === null) {
     // The commit took the token (a wake, an end): answer it, in case its taker died before it
     // could. A token answered already is refused, and that is fine.
-    const resumed = await runtime.executions.resume(released);
-    runtime.logger.info('released park answered', { taskId: after.task.id, resumed });
+    await inTaskSpan(tracing, { id: after.task.id, record: after }, 'wake', {}, async () => {
+      const resumed = await runtime.executions.resume(released);
+      runtime.logger.info('released park answered', { taskId: after.task.id, resumed });
+    });
   }
   const change = childChangeFromRecords(before, after, runtime.loop.config.agentId);
   if (change === undefined) return;
-  const wake = await recordChildChange(runtime.loop, change);
-  runtime.logger.info('child change recorded', {
-    taskId: change.parentId,
-    childId: change.childId,
-    wake: wake.action,
-  });
-  await followWake(runtime, wake);
+  const news = { [HARNESS.childId]: change.childId };
+  const links = await linkToTask(tracing, after);
+  await inTaskSpan(
+    tracing,
+    { id: change.parentId },
+    'child news',
+    news,
+    async () => {
+      const wake = await recordChildChange(runtime.loop, change);
+      trace.getActiveSpan()?.setAttribute(HARNESS.wake, wake.action);
+      runtime.logger.info('child change recorded', {
+        taskId: change.parentId,
+        childId: change.childId,
+        wake: wake.action,
+      });
+      await followWake(runtime, wake);
+    },
+    links
+  );
 };
 
 // Stopping at the first failure means later changes of a child are never applied before it.
@@ -60,7 +79,7 @@ export const createStreamHandler = (runtime: () => StreamRuntime) =>
           return true;
         },
         runtime().logger
-      )
+      ).finally(() => flushTraces(runtime().tracing ?? NO_TRACING, runtime().logger))
   );
 
 export const handler = createStreamHandler(lambdaLoopRuntime);

@@ -8,6 +8,8 @@ import {
   powertoolsTurnMetrics,
   type TurnMetrics,
 } from '../adapters/system/turn-metrics.js';
+import { inStepSpan } from '../adapters/tracing/step-span.js';
+import { flushTraces, NO_TRACING } from '../adapters/tracing/tracing.js';
 import { lambdaRuntime, type TurnStepRuntime as Runtime } from '../composition/lambda/turn-step.js';
 import { executeTool } from '../core/loop/execute-tool.js';
 import { failTask } from '../core/loop/fail-task.js';
@@ -105,15 +107,28 @@ export const createTurnStepHandler = (
       turn: ref.turn,
       op: event.op,
     });
+    const tracing = runtime.tracing ?? NO_TRACING;
+    const step = {
+      op: event.op,
+      ref,
+      callId: event.op === 'execute_tool' ? event.call.callId : undefined,
+    };
     try {
       const stepRuntime = event.op === 'turn' ? metered(runtime, metrics(runtime)) : runtime;
-      const result = await runTurnStep(stepRuntime, event);
+      const result = await inStepSpan(
+        tracing,
+        step,
+        (taskId) => runtime.loop.store.get(taskId),
+        () => runTurnStep(stepRuntime, event)
+      );
       log.info('turn step done', { route: (result as { route?: { next?: string } }).route?.next });
       return result;
     } catch (error) {
       log.error('turn step failed', errorFields(error));
       // A throttled or failing AWS call is thrown under the name the state machine retries.
       throw asStepError(error);
+    } finally {
+      await flushTraces(tracing, log);
     }
   });
 

@@ -20,6 +20,7 @@ import type {
 } from '../../core/ports/remote-agents.js';
 import type { EndpointPolicy } from '../../core/remote/endpoint-pin.js';
 import { chooseInterface, type RemoteCard } from '../../core/remote/remote-card.js';
+import { fetchWithTraceparent } from '../tracing/propagation.js';
 import { AgentCardCache } from './agent-card-cache.js';
 import { type Credentials, describe } from './credentials.js';
 
@@ -67,7 +68,8 @@ export class A2aRemoteAgents implements RemoteAgents {
     endpoints?: EndpointPolicy;
   }) {
     this.#agents = new Map(options.agents.map((agent) => [agent.id, agent]));
-    this.#fetch = options.fetch ?? fetch;
+    // Every call carries the caller's trace (W3C traceparent), so the agent's spans join it.
+    this.#fetch = fetchWithTraceparent(options.fetch ?? fetch);
     this.#timeoutMs = options.timeoutMs ?? 15_000;
     this.#endpoints = options.endpoints ?? { allowLoopback: false };
     this.#cards = new AgentCardCache({ fetch: this.#fetch, timeoutMs: this.#timeoutMs });
