@@ -98,9 +98,11 @@ const javaMissing = () =>
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 // Children still running when this process exits are killed: `exit` covers normal ends,
-// process.exit() and uncaught errors; the signal handlers cover SIGINT/SIGTERM/SIGHUP and then
-// re-raise the signal when nobody else handles it, so the default behaviour is kept. A SIGKILL of
-// this process cannot be intercepted: the JVM then outlives it (kill it by its pid).
+// process.exit() and uncaught errors; the signal handlers cover SIGINT/SIGTERM/SIGHUP when nobody
+// else handles the signal, and then re-raise it, so the default behaviour is kept. A process that
+// handles the signal itself (`npm start` stops its stack in order, DynamoDB Local last, so the
+// stream pollers and running steps never find it gone) is left to do so. A SIGKILL of this
+// process cannot be intercepted: the JVM then outlives it (kill it by its pid).
 const running = new Set<ChildProcess>();
 let exitHooksInstalled = false;
 const killAll = () => {
@@ -113,10 +115,12 @@ const installExitHooks = () => {
   process.once('exit', killAll);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     const onSignal = () => {
+      if (process.listenerCount(signal) > 1) return;
+      process.off(signal, onSignal);
       killAll();
-      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+      process.kill(process.pid, signal);
     };
-    process.once(signal, onSignal);
+    process.on(signal, onSignal);
   }
 };
 
@@ -163,6 +167,9 @@ const launch = ({ emulatorDir, launcherDir, port, dataDir, secret }: LaunchOptio
   ];
   const child = spawn('java', args, {
     cwd: emulatorDir,
+    // A process group of its own: a terminal's Ctrl-C signals the whole foreground group, and
+    // the JVM would die at once, under a stack still stopping. It stops when this process says.
+    detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, [SECRET_VARIABLE]: secret },
   });

@@ -19,6 +19,8 @@ Options (after \`--\`: npm keeps flags before it for itself):
   --data-dir <dir>   where tables, parked executions and the endpoint file live
                      (TINY_HARNESS_DATA_DIR, default ${DEFAULT_DATA_DIR})
   --in-memory        keep no tasks: everything is gone on exit
+  --new-token        replace the bearer token kept in the data directory with a new one
+                     (TINY_HARNESS_BEARER_TOKENS unset; the old one stops working)
   --profile <name>   a named set of defaults: \`conformance\` plays the agent the A2A conformance
                      kit expects (docs/a2a/conformance.md); a variable you set yourself wins
   -h, --help         this text
@@ -32,6 +34,8 @@ export interface StartOptions {
   /** The data directory: tables and parked executions (unless in memory), the endpoint file. */
   dataDir: string;
   inMemory: boolean;
+  /** Replace the data directory's bearer token with a new one. */
+  newToken: boolean;
   profile: ProfileName | undefined;
 }
 
@@ -64,6 +68,7 @@ export const readStartOptions = (argv: readonly string[], env: NodeJS.ProcessEnv
         port: { type: 'string' },
         'data-dir': { type: 'string' },
         'in-memory': { type: 'boolean' },
+        'new-token': { type: 'boolean' },
         profile: { type: 'string' },
       },
       strict: true,
@@ -79,6 +84,7 @@ export const readStartOptions = (argv: readonly string[], env: NodeJS.ProcessEnv
     port?: string;
     'data-dir'?: string;
     'in-memory'?: boolean;
+    'new-token'?: boolean;
     profile?: string;
   };
   const npmFlag = (name: string) => env[`npm_config_${name}`];
@@ -103,7 +109,9 @@ export const readStartOptions = (argv: readonly string[], env: NodeJS.ProcessEnv
   } catch (error) {
     throw new StartOptionsError((error as Error).message);
   }
-  return { help: values.help === true, port, dataDir, inMemory, profile };
+  const newToken =
+    values['new-token'] === true || ['true', ''].includes(npmFlag('new_token') ?? 'unset');
+  return { help: values.help === true, port, dataDir, inMemory, newToken, profile };
 };
 
 /**

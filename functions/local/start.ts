@@ -1,9 +1,10 @@
 import './polyfill.js';
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import type { RuntimeConfig } from '../composition/runtime-config.js';
 import { banner } from './banner.js';
 import { removeEndpoint, writeEndpoint } from './endpoint-file.js';
+import { persistentLocalToken, runToken } from './local-token.js';
 import { portIsFree } from './port-check.js';
 import { withProfile } from './profiles.js';
 import { SAMPLE_TOOLS_LINE, sampleMcpServers } from './sample-mcp/default-servers.js';
@@ -76,10 +77,13 @@ const main = async () => {
   process.env.TINY_HARNESS_LOG_LEVEL ??= 'warn';
   // The AWS SDK's notice about Node 22 is not ours to act on here; it would split the banner.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  // Every request is authenticated. With no tokens configured, this run gets one, for `you`.
+  // Every request is authenticated. With no tokens configured, `you` gets the data directory's.
   let generatedToken: string | undefined;
   if (!process.env.TINY_HARNESS_BEARER_TOKENS) {
-    generatedToken = `local-${randomBytes(18).toString('base64url')}`;
+    mkdirSync(options.dataDir, { recursive: true });
+    generatedToken = options.inMemory
+      ? runToken()
+      : persistentLocalToken(options.dataDir, { rotate: options.newToken });
     process.env.TINY_HARNESS_BEARER_TOKENS = `${generatedToken}=you`;
   }
   console.log('tiny-harness: starting DynamoDB Local, the state machine and the A2A endpoint…');

@@ -9,18 +9,28 @@ describe("npm start's options", () => {
       port: 8080,
       dataDir: resolve('.local/data'),
       inMemory: false,
+      newToken: false,
     });
   });
 
   it('takes flags after --, and the same flags npm kept for itself (npm start --in-memory)', () => {
-    const flags = readStartOptions(['--port', '9001', '--data-dir', 'x', '--in-memory'], {});
+    const flags = readStartOptions(
+      ['--port', '9001', '--data-dir', 'x', '--in-memory', '--new-token'],
+      {}
+    );
     const swallowed = readStartOptions([], {
       npm_config_port: '9001',
       npm_config_data_dir: 'x',
       npm_config_in_memory: 'true',
+      npm_config_new_token: 'true',
     });
     expect(swallowed).toEqual(flags);
-    expect(flags).toMatchObject({ port: 9001, dataDir: resolve('x'), inMemory: true });
+    expect(flags).toMatchObject({
+      port: 9001,
+      dataDir: resolve('x'),
+      inMemory: true,
+      newToken: true,
+    });
   });
 
   it('prefers a flag to a variable, and reads TINY_HARNESS_PORT and TINY_HARNESS_DATA_DIR', () => {
