@@ -17,8 +17,9 @@ export const STEP_MARK: Record<StepState, string> = {
 export const ROW_MARK: Record<string, string> = {
   TASK_STATE_SUBMITTED: '○',
   TASK_STATE_WORKING: '◐',
-  TASK_STATE_INPUT_REQUIRED: '?',
-  TASK_STATE_AUTH_REQUIRED: '?',
+  // Waiting on someone: not a question mark, which reads as "unknown".
+  TASK_STATE_INPUT_REQUIRED: '◔',
+  TASK_STATE_AUTH_REQUIRED: '◔',
   TASK_STATE_COMPLETED: '●',
   TASK_STATE_FAILED: '✗',
   TASK_STATE_CANCELED: '✗',

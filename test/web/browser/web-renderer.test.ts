@@ -250,7 +250,9 @@ describe('the web renderer in Chromium, against the local stack', () => {
     await poll(messages).toContain('The sources are in.');
     await keepScreenshot(page, 'task');
 
-    const childId = (await row.locator('a.row-link').innerText()).trim();
+    // The row names the child (read from the child itself), and keeps its id.
+    await poll(() => row.locator('a.row-link').innerText()).toBe('Research');
+    const childId = (await row.getAttribute('data-task-id')) ?? '';
     await row.locator('a.row-link').click();
     await page.waitForURL(new RegExp(`#/tasks/${childId}$`));
     await poll(() => page.locator('.conversation-head h2').innerText()).toBe('Research');

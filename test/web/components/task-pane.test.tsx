@@ -12,18 +12,18 @@ const ROWS = [
   [
     'TASK_STATE_INPUT_REQUIRED',
     'awaiting-answer',
-    '?',
+    '◔',
     'input-required (awaiting-answer)',
     'waiting',
   ],
   [
     'TASK_STATE_INPUT_REQUIRED',
     'awaiting-next-message',
-    '?',
+    '◔',
     'input-required (awaiting-next-message)',
     'waiting',
   ],
-  ['TASK_STATE_AUTH_REQUIRED', null, '?', 'auth-required', 'waiting'],
+  ['TASK_STATE_AUTH_REQUIRED', null, '◔', 'auth-required', 'waiting'],
   ['TASK_STATE_COMPLETED', null, '●', 'completed', 'done'],
   ['TASK_STATE_FAILED', null, '✗', 'failed', 'failed'],
   ['TASK_STATE_CANCELED', null, '✗', 'canceled', 'failed'],
@@ -61,6 +61,28 @@ describe('the Task pane', () => {
       expect([link.textContent, link.getAttribute('href')]).toEqual(['child-1', '#/tasks/child-1']);
     });
   }
+
+  it("names a row by the child's name once it is read, keeping its id", () => {
+    render(
+      <TaskPane
+        view={viewWith({
+          sub_tasks: [
+            {
+              task_id: 'child-1',
+              agent: null,
+              state: 'TASK_STATE_INPUT_REQUIRED',
+              sub_state: 'awaiting-next-message',
+              criteria: null,
+            },
+          ],
+        })}
+        names={{ 'child-1': 'Find sources' }}
+      />
+    );
+    const row = document.querySelector('li.row') as HTMLElement;
+    expect(row.getAttribute('data-task-id')).toBe('child-1');
+    expect(within(row).getByRole('link').textContent).toBe('Find sources');
+  });
 
   it('tags a row on a remote agent and links it to what the parent knows of it', () => {
     render(

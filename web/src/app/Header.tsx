@@ -17,9 +17,11 @@ export const Header = (props: { agentName: string; agentUrl: string; session: Se
       </a>
       <h1>
         <a href="#/">tiny-harness</a>
-        <span className="agent" title={props.agentUrl}>
-          {props.agentName}
-        </span>
+        {props.agentName !== 'tiny-harness' && (
+          <span className="agent" title={props.agentUrl}>
+            {props.agentName}
+          </span>
+        )}
       </h1>
       <div className="who">
         <span>

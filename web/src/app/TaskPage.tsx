@@ -14,7 +14,13 @@ import { StateBadge } from '../panes/StateBadge.js';
 import { Tabs } from '../panes/Tabs.js';
 import { TaskPane } from '../panes/TaskPane.js';
 import { TracePane } from '../panes/TracePane.js';
-import { type Followed, type Said, useConversation, useTimeline } from './hooks.js';
+import {
+  type Followed,
+  type Said,
+  useConversation,
+  useSubTaskNames,
+  useTimeline,
+} from './hooks.js';
 import { useSend } from './send.js';
 
 export type PaneKey = 'task' | 'plan' | 'trace';
@@ -40,18 +46,19 @@ export const TaskPage = (props: {
       ? ''
       : JSON.stringify([view.state, view.status_text, view.plan, view.sub_tasks]);
   const trace = useTimeline(agent, taskId, props.pane === 'trace', changeKey);
+  const names = useSubTaskNames(agent, view?.sub_tasks ?? []);
+  /** A control answer, then the task read until it shows what the answer did. */
+  const control = async (payload: Parameters<typeof controlTo>[1]) => {
+    const since = view?.updated_at ?? null;
+    const task = await send(controlTo(taskId, payload));
+    if (task !== undefined) followed.awaitChange(since);
+    return task !== undefined;
+  };
 
   const submit = async (action: ComposerAction): Promise<boolean> => {
     setControlError(undefined);
     if (action.kind === 'complete' || action.kind === 'cancel') {
-      return (
-        (await send(
-          controlTo(taskId, {
-            action: action.kind,
-            ...(action.reason ? { reason: action.reason } : {}),
-          })
-        )) !== undefined
-      );
+      return control({ action: action.kind, ...(action.reason ? { reason: action.reason } : {}) });
     }
     const message =
       action.kind === 'sub-task'
@@ -119,7 +126,7 @@ export const TaskPage = (props: {
           view={view}
           busy={busy}
           onAnswer={(action, reason) =>
-            void send(controlTo(taskId, { action, ...(reason === undefined ? {} : { reason }) }))
+            void control({ action, ...(reason === undefined ? {} : { reason }) })
           }
         />
         <Composer
@@ -137,7 +144,7 @@ export const TaskPage = (props: {
           selected={props.pane}
           onSelect={props.onPane}
           tabs={[
-            { key: 'task', label: 'Task', panel: () => <TaskPane view={view} /> },
+            { key: 'task', label: 'Task', panel: () => <TaskPane view={view} names={names} /> },
             { key: 'plan', label: 'Plan', panel: () => <PlanPane view={view} /> },
             {
               key: 'trace',

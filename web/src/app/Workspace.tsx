@@ -45,7 +45,12 @@ export const Workspace = ({
   const list = useTaskList(
     agent,
     filter,
-    `${followedId ?? ''}|${settledKey(followed.view)}|${followed.view?.name ?? ''}`
+    // A sub-task opened or changed is in the list at once: it is one of the caller's tasks too.
+    `${followedId ?? ''}|${settledKey(followed.view)}|${followed.view?.name ?? ''}|${(
+      followed.view?.sub_tasks ?? []
+    )
+      .map((row) => `${row.task_id}:${row.state}`)
+      .join(',')}`
   );
   const onSent = useCallback(
     (taskId: string, said: Said) =>

@@ -2,7 +2,7 @@
 import type { Message } from '@a2a-js/sdk';
 import { Role } from '@a2a-js/sdk';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { followTask } from '../../../functions/view/follow.js';
+import { followTask, readView } from '../../../functions/view/follow.js';
 import { messageText } from '../../../functions/view/messages.js';
 import { listTaskViews } from '../../../functions/view/task-list.js';
 import { type Agent, describeError } from '../agent/agent.js';
@@ -14,13 +14,46 @@ export interface Followed {
   error: string | undefined;
   /** Follow again after an error. */
   retry(): void;
+  /**
+   * Read the task until its status moves past `since` (about 20 s at most): what a control
+   * answer changes can stay in the same state, which the stream does not carry (a refused
+   * completion, an approval of some of the calls waiting).
+   */
+  awaitChange(since: string | null): void;
 }
+
+const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 /** The task as it changes: the current view first, then one per change, until it ends. */
 export const useFollowedTask = (agent: Agent, taskId: string | undefined): Followed => {
   const [view, setView] = useState<TaskView>();
   const [error, setError] = useState<string>();
   const [attempt, setAttempt] = useState(0);
+  const shown = useRef<{ taskId: string | undefined; view: TaskView | undefined }>({
+    taskId,
+    view: undefined,
+  });
+  shown.current = { taskId, view };
+  const awaitChange = useCallback(
+    (since: string | null) => {
+      if (taskId === undefined) return;
+      const moved = () =>
+        shown.current.taskId !== taskId || (shown.current.view?.updated_at ?? null) !== since;
+      void (async () => {
+        for (const deadline = Date.now() + 20_000; Date.now() < deadline; ) {
+          await pause(300);
+          if (moved()) return;
+          const read = await readView(agent, taskId).catch(() => undefined);
+          if (moved()) return;
+          if (read !== undefined && read.updated_at !== since) {
+            setView(read);
+            return;
+          }
+        }
+      })();
+    },
+    [agent, taskId]
+  );
   // biome-ignore lint/correctness/useExhaustiveDependencies: a retry follows again
   useEffect(() => {
     setView(undefined);
@@ -40,7 +73,12 @@ export const useFollowedTask = (agent: Agent, taskId: string | undefined): Follo
     })();
     return () => controller.abort();
   }, [agent, taskId, attempt]);
-  return { view, error, retry: useCallback(() => setAttempt((n) => n + 1), []) };
+  return {
+    view,
+    error,
+    retry: useCallback(() => setAttempt((n) => n + 1), []),
+    awaitChange,
+  };
 };
 
 export interface Said {
@@ -118,6 +156,34 @@ export const useConversation = (
     messages: [...history, ...outbox.filter((said) => !known.has(said.id))],
     error,
   };
+};
+
+/**
+ * The names of the sub-tasks on this agent, by task id: a row carries only the child's id, so each
+ * child is read once (a remote child is not readable with this page's credentials).
+ */
+export const useSubTaskNames = (
+  agent: Agent,
+  rows: readonly { task_id: string; agent: string | null }[]
+): Readonly<Record<string, string>> => {
+  const [names, setNames] = useState<Record<string, string>>({});
+  const asked = useRef(new Set<string>());
+  const ids = rows.filter((row) => row.agent === null).map((row) => row.task_id);
+  const key = ids.join(' ');
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the ids are what the key says
+  useEffect(() => {
+    for (const id of ids) {
+      if (asked.current.has(id)) continue;
+      asked.current.add(id);
+      readView(agent, id)
+        .then((child) => {
+          const name = child.name;
+          if (name !== null) setNames((known) => ({ ...known, [id]: name }));
+        })
+        .catch(() => asked.current.delete(id));
+    }
+  }, [agent, key]);
+  return names;
 };
 
 export interface TaskListFilter {

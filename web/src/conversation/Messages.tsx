@@ -28,17 +28,21 @@ export const Messages = (props: {
     view !== undefined && isTerminal(view)
       ? `Task ${stateLabel(view.state)}${view.status_text === '' ? '' : `: ${view.status_text}`}`
       : undefined;
-  // A reply the history has not caught up with yet is shown from the status.
-  const latest = messages.at(-1);
+  // A reply the history has not caught up with yet is shown from the status, and so is what the
+  // harness says in it alone (a completion refused). The agent's last reply is not said again
+  // below a message sent since.
+  const lastReply = messages.filter((said) => said.from === 'agent').at(-1);
   const unseenReply =
     view !== undefined &&
     view.state === 'TASK_STATE_INPUT_REQUIRED' &&
     !isAsking(view) &&
     !isAwaitingApproval(view) &&
     view.status_text !== '' &&
-    !(latest?.from === 'agent' && latest.text === view.status_text);
+    lastReply?.text !== view.status_text;
   return (
-    <ol className="messages" aria-label="Messages">
+    // A tab stop: the list scrolls on its own, and the keyboard must reach it to scroll it.
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region is reached by the keyboard
+    <ol className="messages" aria-label="Messages" tabIndex={0}>
       {messages.length === 0 && !unseenReply && (
         <li className="message empty muted">No messages yet.</li>
       )}

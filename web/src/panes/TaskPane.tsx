@@ -17,13 +17,22 @@ export const rowHref = (parentId: string, row: Pick<Row, 'task_id' | 'agent'>) =
     ? hrefOf({ page: 'task', taskId: row.task_id })
     : hrefOf({ page: 'remote', parentId, taskId: row.task_id });
 
-export const SubTaskRow = ({ parentId, row }: { parentId: string; row: Row }) => (
-  <li className="row" data-state={row.state}>
+export const SubTaskRow = ({
+  parentId,
+  row,
+  name,
+}: {
+  parentId: string;
+  row: Row;
+  /** The child's name, once read (a row carries only its id). */
+  name?: string | undefined;
+}) => (
+  <li className="row" data-state={row.state} data-task-id={row.task_id}>
     <span className="mark" aria-hidden="true">
       {ROW_MARK[row.state] ?? '·'}
     </span>
-    <a className="row-link" href={rowHref(parentId, row)}>
-      {rowLabel(row)}
+    <a className="row-link" href={rowHref(parentId, row)} title={rowLabel(row)}>
+      {name ?? rowLabel(row)}
     </a>
     {row.agent !== null && <span className="tag">on {row.agent}</span>}
     <StateBadge state={row.state} subState={row.sub_state} />
@@ -35,7 +44,14 @@ export const SubTaskRow = ({ parentId, row }: { parentId: string; row: Row }) =>
   </li>
 );
 
-export const TaskPane = ({ view }: { view: TaskView }) => {
+export const TaskPane = ({
+  view,
+  names = {},
+}: {
+  view: TaskView;
+  /** Sub-tasks' names by task id. */
+  names?: Readonly<Record<string, string>>;
+}) => {
   if (!view.extension) {
     return (
       <div className="pane-body">
@@ -131,7 +147,12 @@ export const TaskPane = ({ view }: { view: TaskView }) => {
         ) : (
           <ul className="plain rows">
             {view.sub_tasks.map((row) => (
-              <SubTaskRow key={`${row.agent ?? ''}/${row.task_id}`} parentId={view.id} row={row} />
+              <SubTaskRow
+                key={`${row.agent ?? ''}/${row.task_id}`}
+                parentId={view.id}
+                row={row}
+                name={row.agent === null ? names[row.task_id] : undefined}
+              />
             ))}
           </ul>
         )}
