@@ -191,5 +191,23 @@ describe('the web page, live and after a reload', () => {
     expect(live).toHaveLength(4);
     expect(noRepeats(live)).toEqual([]);
     await expectSameAfterReload(live);
+
+    // The trace counts the two calls that ran, the one that waited for approval once.
+    await page.getByRole('tab', { name: 'Trace' }).click();
+    await poll(() => page.locator('.totals').innerText()).toMatch(/tool calls\s+2\b/);
+    await expect(
+      page.locator('li.entry[data-kind="tool_call"] .summary').allInnerTexts()
+    ).resolves.toEqual([
+      expect.stringMatching(/^notes__append_note\(\{"text":"buy milk"\}\) → /),
+      expect.stringMatching(/^notes__delete_note\(\{"id":"n1"\}\) → /),
+    ]);
+    const kinds = await page
+      .locator('li.entry[data-kind]')
+      .evaluateAll((items) => items.map((item) => item.getAttribute('data-kind')));
+    expect(kinds.filter((kind) => kind?.startsWith('approval_'))).toEqual([
+      'approval_requested',
+      'approval_granted',
+    ]);
+    expect(kinds.indexOf('approval_granted')).toBeLessThan(kinds.lastIndexOf('tool_call'));
   });
 });
