@@ -8,8 +8,12 @@ import { CliError } from './cli-error.js';
 
 /** At most this long waited in all for one request's 429s; past it, the 429 is the answer. */
 export const RETRY_BUDGET_MS = 30_000;
-/** One wait, whatever Retry-After says. */
-const MAX_WAIT_MS = 10_000;
+/**
+ * The first wait at most, doubled on each retry: Retry-After is the agent's guess at a limit it
+ * cannot time (a stream cap says 30 s, while the stream a person stopped waiting for is usually
+ * released within a second), so it bounds each wait rather than sets it.
+ */
+const FIRST_WAIT_MS = 1_000;
 
 export interface AgentFetchOptions {
   token: string | undefined;
@@ -55,7 +59,7 @@ export const agentFetch = (options: AgentFetchOptions): typeof fetch => {
     if (options.token !== undefined) headers.set('Authorization', `Bearer ${options.token}`);
     const request = { ...init, headers };
     let waited = 0;
-    for (;;) {
+    for (let attempt = 0; ; attempt++) {
       const response = await fetch(input, request);
       if (response.status === 401) {
         await response.body?.cancel();
@@ -64,7 +68,10 @@ export const agentFetch = (options: AgentFetchOptions): typeof fetch => {
       // A limit reached (too many requests, too many open streams: a stream the person stopped
       // waiting for is released once the agent sees it closed): the same request, a moment later.
       if (response.status !== 429 || init?.signal?.aborted === true) return response;
-      const ms = Math.min(MAX_WAIT_MS, retryAfterMs(response.headers.get('retry-after')));
+      const ms = Math.min(
+        FIRST_WAIT_MS * 2 ** attempt,
+        retryAfterMs(response.headers.get('retry-after'))
+      );
       if (waited + ms > RETRY_BUDGET_MS) return response;
       await response.body?.cancel();
       await wait(ms, init?.signal ?? undefined);

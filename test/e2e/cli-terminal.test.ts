@@ -17,7 +17,7 @@ const normalized = (screen: string) => {
   return screen
     .replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:<port>')
     .replace(/^sub-task \S+ is now (submitted|input-required.*)\n/gm, '')
-    .replace(/^ {4}[?○] (\S+) {2}(submitted|input-required.*)$/gm, '    · $1  <new>')
+    .replace(/^ {4}\S (\S+) {2}(submitted|input-required.*)$/gm, '    · $1  <new>')
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) => {
       if (!ids.has(id)) ids.set(id, `<task-${ids.size + 1}>`);
       return ids.get(id) as string;
@@ -90,13 +90,10 @@ describe('tiny-harness chat in a terminal, as a person uses it', () => {
   };
 
   beforeAll(async () => {
-    stack = await startStack({
-      model,
-      // Not what this test is about: a turn the person stops waiting for keeps its stream (and
-      // its lease) until the server sees the connection close, which a loaded machine takes its
-      // time over; with the default 4, the next command's stream was sometimes one too many.
-      env: { TINY_HARNESS_STREAMS_PER_CALLER: '16' },
-    });
+    // The default cap of 4 streams per caller: a turn the person stops waiting for keeps its
+    // stream (and its lease) until the server sees the connection close, and the next command's
+    // stream, one too many meanwhile, is answered 429 with Retry-After, which the CLI waits out.
+    stack = await startStack({ model });
   });
   afterAll(async () => {
     for (const opened of terminals) opened.close();
@@ -121,9 +118,12 @@ describe('tiny-harness chat in a terminal, as a person uses it', () => {
     screen = await chat.waitFor(/Flights booked for October; the hotel is next\.\n+you ›\s*$/);
     expect(screen).toContain('  1. ● Flights\n       → booked for October\n  2. ○ Hotel');
 
+    // A new sub-task says how to talk to it.
     chat.type('/sub-task find a ryokan');
-    screen = await chat.waitFor(/sub-tasks\n {4}[?○] (\S+) /);
-    const child = /sub-tasks\n {4}[?○] (\S+) /.exec(screen)?.[1] as string;
+    const started = /sub-task (\S+) started: `npx tiny-harness chat --task \1` talks to it/;
+    screen = await chat.waitFor(started);
+    const child = started.exec(screen)?.[1] as string;
+    expect(screen).toMatch(new RegExp(`sub-tasks\\n {4}\\S ${child} `));
 
     // Someone finishes the sub-task in another terminal; this chat sees its row and the reply.
     const other = terminal('child', ['chat', '--task', child]);
@@ -132,6 +132,10 @@ describe('tiny-harness chat in a terminal, as a person uses it', () => {
     await other.waitFor(/task completed: found one/);
     screen = await chat.waitFor(/Noted: the ryokan is found\.\n+you ›\s*$/);
     expect(screen).toMatch(new RegExp(`sub-task ${child} is now completed`));
+    // Each state the child passed through, once: never back to submitted, never twice the same.
+    const moves = screen.match(new RegExp(`^sub-task ${child} is now .*$`, 'gm')) ?? [];
+    expect(moves.filter((line) => line.includes('is now submitted'))).toEqual([]);
+    expect(new Set(moves).size).toBe(moves.length);
 
     // Ctrl-C stops waiting for a turn, not the task; the reply shows up when it comes.
     chat.type('are you there?');

@@ -39,6 +39,24 @@ export const CHAT_HELP = [
   'Ctrl-C while the agent works stops waiting for that turn; the task goes on.',
 ].join('\n');
 
+/**
+ * The view with no sub-task row back in `submitted` once it was seen past it: a task is submitted
+ * only before its first turn, so such a row comes from a snapshot of the parent older than the
+ * one shown (a stream's Task event stamped with the same status time), and would print the row's
+ * state as changing back and forth.
+ */
+const withRowsNotBehind = (before: TaskView, next: TaskView): TaskView => ({
+  ...next,
+  sub_tasks: next.sub_tasks.map((row) => {
+    const old = before.sub_tasks.find((seen) => seen.task_id === row.task_id);
+    return old !== undefined &&
+      row.state === 'TASK_STATE_SUBMITTED' &&
+      old.state !== 'TASK_STATE_SUBMITTED'
+      ? old
+      : row;
+  }),
+});
+
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 export const chat = (
@@ -144,6 +162,17 @@ export const chat = (
         if (changes === undefined) print(task);
         else for (const line of changes) print(line);
         printed.task = task;
+        if (before !== undefined) {
+          for (const row of next.sub_tasks) {
+            if (before.sub_tasks.some((old) => old.task_id === row.task_id)) continue;
+            if (row.agent !== null) continue;
+            print(
+              c.dim(
+                `sub-task ${row.task_id} started: \`npx tiny-harness chat --task ${row.task_id}\` talks to it`
+              )
+            );
+          }
+        }
       }
       if (!next.extension) return;
       const plan = renderPlan(next, c);
@@ -202,8 +231,9 @@ export const chat = (
       else if (next.state === 'TASK_STATE_INPUT_REQUIRED')
         print(c.dim(`(${stateText(c, next.state, next.sub_state)})`));
     };
-    const show = (next: TaskView) => {
+    const show = (shown: TaskView) => {
       const before = view;
+      const next = before === undefined ? shown : withRowsNotBehind(before, shown);
       view = next;
       showPanes(before, next);
       showStatus(next, before);
