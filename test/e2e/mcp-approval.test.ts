@@ -269,6 +269,13 @@ describe('approval of an MCP call through the local stack', () => {
       )
     );
     expect(statusText(after)).not.toContain(listed[0]);
+    // Followers are told: the status, relisted, is an event of the task.
+    const relisted = (await timelineOf(parked.id)).entries.filter(
+      (entry) => entry.kind === 'progress'
+    );
+    expect(relisted.map((entry) => entry.summary)).toEqual([
+      expect.stringMatching(/^Approval needed before this tool call can run: /),
+    ]);
     await alice.sendMessage(send(control({ action: 'reject', calls: [listed[1]] }), parked.id));
     await settledAfterTheCall(parked.id);
     const calls = (await timelineOf(parked.id)).entries.filter((e) => e.kind === 'tool_call');

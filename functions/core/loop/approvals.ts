@@ -159,7 +159,7 @@ const withWaitingRelisted = (change: Change, now: string): Change => {
     contextId: task.contextId,
     text: approvalStatusText(waiting),
   });
-  return withStatusChange(
+  const next = withStatusChange(
     change,
     {
       state: TaskState.TASK_STATE_INPUT_REQUIRED,
@@ -168,6 +168,19 @@ const withWaitingRelisted = (change: Change, now: string): Change => {
     },
     now
   );
+  // The same state again is no event by itself; the calls a client may still answer are news to
+  // whoever follows the task, so they are told.
+  const { status, metadata } = next.record.task;
+  return {
+    ...next,
+    events: [
+      ...next.events,
+      {
+        kind: 'status_update',
+        statusUpdate: { taskId: task.id, contextId: task.contextId, status, metadata },
+      },
+    ],
+  };
 };
 
 /** Each named call's answer recorded, with an audit record per call (pure). */
