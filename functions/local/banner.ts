@@ -44,18 +44,24 @@ export const curlExamples = (url: string, token: string): [string, string] => [
 
 /**
  * What to type to see each part of the product on the built-in demo model (it answers these
- * words the same way every time: functions/adapters/model/demo-tour.ts, demo-model.ts).
+ * words the same way every time: functions/adapters/model/demo-tour.ts, demo-model.ts); the notes
+ * only when the sample notes server is the one running.
  */
-export const DEMO_TOUR_LINES = [
+export const demoTourLines = (sampleNotes: boolean): string[] => [
   'With the demo model, say (in the chat or on the page):',
   '  plan a trip to Lisbon   a plan of three steps, one given to a sub-task that meets its acceptance',
   '                          criterion with evidence, then a question for you (answer it to finish)',
-  '  note buy milk           a call to the sample notes server; then "delete note n1", which waits',
-  '                          for your approval (/approve in the chat, a button on the page)',
+  ...(sampleNotes
+    ? [
+        '  note buy milk           a call to the sample notes server; then "delete note n1", which waits',
+        '                          for your approval (/approve in the chat, a button on the page)',
+      ]
+    : []),
 ];
 
-/** The demo model names itself so in the model line (functions/local/start.ts). */
+/** The demo model and the sample server name themselves so (functions/local/start.ts). */
 const onDemoModel = (facts: BannerFacts) => /\bdemo model\b/.test(facts.model);
+const onSampleNotes = (facts: BannerFacts) => facts.tools?.startsWith('notes, the sample') === true;
 
 export const banner = (facts: BannerFacts): string => {
   const token = facts.token ?? '<a token from TINY_HARNESS_BEARER_TOKENS>';
@@ -81,7 +87,7 @@ export const banner = (facts: BannerFacts): string => {
     `Talk to it: open ${facts.url}/ in a browser, or, in another terminal:`,
     '  npx tiny-harness chat',
     '',
-    ...(onDemoModel(facts) ? [...DEMO_TOUR_LINES, ''] : []),
+    ...(onDemoModel(facts) ? [...demoTourLines(onSampleNotes(facts)), ''] : []),
     'Or with curl: a first message, then a second one to the same task, streamed:',
     `  ${first}`,
     `  ${second}`,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { banner } from '../../functions/local/banner.js';
+import { SAMPLE_TOOLS_LINE } from '../../functions/local/sample-mcp/default-servers.js';
 
 const facts = {
   url: 'http://127.0.0.1:8080',
@@ -28,16 +29,21 @@ describe('the npm start banner', () => {
 });
 
 describe('what the banner suggests trying', () => {
-  it('names the demo tour and the approval when the demo model runs', () => {
-    const text = banner({
-      ...facts,
-      model: 'the built-in demo model (no provider configured)',
-    });
+  const demo = { ...facts, model: 'the built-in demo model (no provider configured)' };
+
+  it('names the demo tour and the approval when the demo model runs with the sample notes', () => {
+    const text = banner({ ...demo, tools: SAMPLE_TOOLS_LINE });
     expect(text).toContain('  plan a trip to Lisbon   a plan of three steps');
     expect(text).toContain('"delete note n1", which waits');
     expect(text.indexOf('plan a trip to Lisbon')).toBeGreaterThan(
       text.indexOf('npx tiny-harness chat')
     );
+  });
+
+  it('leaves the notes out when other MCP servers are configured', () => {
+    const text = banner({ ...demo, tools: 'MCP servers crm (TINY_HARNESS_MCP_SERVERS)' });
+    expect(text).toContain('plan a trip to Lisbon');
+    expect(text).not.toContain('note buy milk');
   });
 
   it('suggests nothing of the demo on another model', () => {
