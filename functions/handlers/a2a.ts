@@ -12,7 +12,7 @@ import { A2aService } from '../service/a2a-service.js';
 import { isTooLarge, payloadTooLargeResponse } from '../service/body-limit.js';
 import { negotiateExtensions } from '../service/extensions.js';
 import { type IdentitySettings, resolveCaller, unauthorizedResponse } from '../service/identity.js';
-import { AGENT_CARD_PATH, agentCardResponse, cardOf } from './a2a/card.js';
+import { AGENT_CARD_PATH, agentCardResponse, cardBuiltAt, cardOf } from './a2a/card.js';
 import {
   A2A_CONTENT_TYPE,
   type A2aHttpResult,
@@ -191,12 +191,16 @@ const logFailure = (
   });
 };
 
-export const createA2aHandler = (runtime: () => ServiceRuntime, service: () => A2aService) =>
+export const createA2aHandler = (
+  runtime: () => ServiceRuntime,
+  service: () => A2aService,
+  builtAt = cardBuiltAt()
+) =>
   middy(async (event: APIGatewayProxyEvent): Promise<A2aHttpResult> => {
     const { logger } = runtime();
     const card = cardOf(event, runtime());
     if (event.httpMethod === 'GET' && event.path.endsWith(AGENT_CARD_PATH)) {
-      return agentCardResponse(event, card);
+      return agentCardResponse(event, card, builtAt);
     }
     // Limits and identity come before anything reads the body or the store.
     if (isTooLarge(event)) return payloadTooLargeResponse();

@@ -42,16 +42,48 @@ const matchesEtag = (ifNoneMatch: string | undefined, etag: string): boolean => 
   return tags.includes('*') || tags.includes(etag);
 };
 
-/** The agent card (A2A §8.2), cacheable: Cache-Control and an ETag, 304 when unchanged. */
+/**
+ * When the card a handler serves was made: the moment the handler was built, to the second (an
+ * HTTP-date has no finer unit). The card comes from the deployment's code and configuration,
+ * which an instance reads once and never changes: so no card it serves changed after this, and
+ * this is at or after the deployment's build (the start of `npm start`, which synthesizes its
+ * template then; a Lambda instance's cold start, which comes after its deployment).
+ */
+export const cardBuiltAt = (now = Date.now()): Date => new Date(Math.floor(now / 1000) * 1000);
+
+/**
+ * Whether the card is unchanged since `If-Modified-Since` (RFC 9110 §13.1.3): ignored beside an
+ * `If-None-Match` (the ETag decides), and when it is not a date or is later than now.
+ */
+const unmodifiedSince = (
+  event: APIGatewayProxyEvent,
+  lastModified: Date,
+  now = Date.now()
+): boolean => {
+  const since = header(event, 'if-modified-since');
+  if (since === undefined || header(event, 'if-none-match') !== undefined) return false;
+  const at = Date.parse(since);
+  return !Number.isNaN(at) && at <= now && lastModified.getTime() <= at;
+};
+
+/**
+ * The agent card (A2A §8.2), cacheable: Cache-Control, an ETag and Last-Modified (`builtAt`),
+ * 304 when unchanged by either validator.
+ */
 export const agentCardResponse = (
   event: APIGatewayProxyEvent,
-  card: AgentCard
+  card: AgentCard,
+  builtAt: Date
 ): APIGatewayProxyResult => {
   const body = JSON.stringify(cardToJson(card));
   const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
   // A 304 carries the Cache-Control the 200 would have (RFC 9110 §15.4.5).
-  const headers = { 'Cache-Control': CARD_CACHE_CONTROL, ETag: etag };
-  if (matchesEtag(header(event, 'if-none-match'), etag))
+  const headers = {
+    'Cache-Control': CARD_CACHE_CONTROL,
+    ETag: etag,
+    'Last-Modified': builtAt.toUTCString(),
+  };
+  if (matchesEtag(header(event, 'if-none-match'), etag) || unmodifiedSince(event, builtAt))
     return { statusCode: 304, headers, body: '' };
   return { statusCode: 200, headers: { 'Content-Type': 'application/json', ...headers }, body };
 };
