@@ -1,8 +1,8 @@
-import { readTimeline } from '../core/audit/read-timeline.js';
 import type { AuditSources } from '../core/audit/sources.js';
 import type { Timeline } from '../core/audit/timeline.schema.js';
 import type { ModelPrices } from '../core/loop/usage.js';
 import { toA2aError } from './a2a-errors.js';
+import { readTimeline } from './read-timeline.js';
 
 /** GetTaskTimeline (the audit extension): the caller's task's timeline, or an A2A error. */
 export const taskTimeline = async (

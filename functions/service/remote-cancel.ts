@@ -3,8 +3,8 @@ import type { RemoteChildRef } from '../core/intake/control.js';
 import type { Clock } from '../core/ports/clock.js';
 import type { RemoteFollowers } from '../core/ports/remote-followers.js';
 import type { RemoteLinks } from '../core/ports/remote-links.js';
-import { changeLink } from '../core/remote/change-link.js';
 import { cancelPending, childIdOf, withCancelRequested } from '../core/remote/remote-link.js';
+import { changeLink } from './change-link.js';
 
 /**
  * A canceled parent's remote children: each link records the cancel (so it is retried until the

@@ -7,7 +7,6 @@ import type { LoopDeps } from '../core/loop/deps.js';
 import type { RemoteAgents } from '../core/ports/remote-agents.js';
 import type { RemoteFollowers } from '../core/ports/remote-followers.js';
 import type { RemoteLinks } from '../core/ports/remote-links.js';
-import { changeLink } from '../core/remote/change-link.js';
 import {
   callFailed,
   cancelPending,
@@ -22,6 +21,7 @@ import {
   withDelivered,
 } from '../core/remote/remote-link.js';
 import { snapshotOf } from '../core/remote/remote-snapshot.js';
+import { changeLink } from './change-link.js';
 import type { Executions } from './executions.js';
 import { followWake } from './follow-wake.js';
 

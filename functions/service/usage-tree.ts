@@ -1,9 +1,18 @@
 import type { Task } from '@a2a-js/sdk';
 import { USAGE_METADATA_KEY } from '../core/a2a/identifiers.js';
 import type { LoopDeps } from '../core/loop/deps.js';
-import { readUsage, usageTree } from '../core/loop/usage.js';
+import {
+  addUsage,
+  EMPTY_USAGE,
+  type ReportedUsage,
+  readUsage,
+  type TaskUsage,
+} from '../core/loop/usage.js';
 import type { RemoteLinks } from '../core/ports/remote-links.js';
+import type { TaskStore } from '../core/ports/task-store.js';
 import { childIdOf } from '../core/remote/remote-link.js';
+import { readExtension } from '../core/task/a2a-task.js';
+import { namesParent } from '../core/task/links.js';
 
 /**
  * The task as a participant reads it over A2A: its usage metadata carries, beside its own usage,
@@ -27,5 +36,81 @@ export const withUsageTree = async (
         tree: { ...tree.total, unknown: tree.unknown },
       },
     },
+  };
+};
+
+export interface UsageTree {
+  taskId: string;
+  /** The remote agent the task is on; absent for a task on this harness. */
+  agent?: string;
+  /** This task's own usage (a remote child's: what its agent reports for its whole tree). */
+  own: TaskUsage;
+  children: UsageTree[];
+  /** This task and every descendant whose usage is known. */
+  total: TaskUsage;
+  /** Tasks in the tree whose usage is unknown (a remote child whose agent reports none). */
+  unknown: string[];
+}
+
+/**
+ * What remote agents report for a parent's remote children, by child id; a child missing or
+ * null reports nothing.
+ */
+export type RemoteUsageOf = (
+  parentId: string
+) => Promise<ReadonlyMap<string, ReportedUsage | null>>;
+
+const remoteLeaf = (
+  taskId: string,
+  agent: string,
+  reported: ReportedUsage | null | undefined
+): UsageTree =>
+  reported == null
+    ? { taskId, agent, own: EMPTY_USAGE, children: [], total: EMPTY_USAGE, unknown: [taskId] }
+    : {
+        taskId,
+        agent,
+        own: reported.usage,
+        children: [],
+        total: reported.usage,
+        unknown: reported.unknown,
+      };
+
+/**
+ * The cost ledger of a task (as the caller holds it: the root is not read again) and its
+ * sub-task tree. Children on this harness are read from their records; a child on a remote agent
+ * counts what its agent reports under our usage key (another tiny-harness reports its own tree),
+ * and one that reports nothing is unknown, never zero. Read on demand, so it is never out of step
+ * with the records.
+ */
+export const usageTree = async (
+  store: TaskStore,
+  task: Task,
+  remoteUsageOf?: RemoteUsageOf
+): Promise<UsageTree> => {
+  const taskId = task.id;
+  const own = readUsage(task);
+  const rows = readExtension(task).sub_tasks;
+  const reported =
+    remoteUsageOf !== undefined && rows.some((row) => row.agent !== null)
+      ? await remoteUsageOf(taskId)
+      : new Map<string, ReportedUsage | null>();
+  const children: UsageTree[] = [];
+  for (const row of rows) {
+    if (row.agent !== null) {
+      children.push(remoteLeaf(row.task_id, row.agent.id, reported.get(row.task_id)));
+      continue;
+    }
+    const child = await store.get(row.task_id);
+    if (child !== undefined && namesParent(child.task, taskId)) {
+      children.push(await usageTree(store, child.task, remoteUsageOf));
+    }
+  }
+  return {
+    taskId,
+    own,
+    children,
+    total: children.reduce((sum, child) => addUsage(sum, child.total), own),
+    unknown: children.flatMap((child) => child.unknown),
   };
 };

@@ -11,13 +11,13 @@ import type {
   ExecutionHistoryArchive,
   LiveExecutionHistory,
 } from '../../functions/core/audit/archive.js';
-import { readTimeline } from '../../functions/core/audit/read-timeline.js';
 import type { Timeline, TimelineEntry } from '../../functions/core/audit/timeline.schema.js';
 import { TimelineSchema } from '../../functions/core/audit/timeline.schema.js';
 import { receiveMessage } from '../../functions/core/intake/receive-message.js';
 import { userTextMessage } from '../../functions/core/loop/messages.js';
 import { createArchiveHandler } from '../../functions/handlers/archive.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
+import { readTimeline } from '../../functions/service/read-timeline.js';
 import { authorizationFor } from '../support/identity.js';
 import { asTask, clientFor, eventually, startStack } from '../support/local-stack.js';
 import { envelopeMessage } from '../support/messages.js';

@@ -2,11 +2,11 @@ import { join } from 'node:path';
 import { TaskState } from '@a2a-js/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditOf } from '../../functions/composition/audit.js';
-import { readTimeline } from '../../functions/core/audit/read-timeline.js';
 import { userTextMessage } from '../../functions/core/loop/messages.js';
 import { ScriptedModel } from '../../functions/core/testing/scripted-model.js';
 import type { Invocation } from '../../functions/core/tools/invoker.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
+import { readTimeline } from '../../functions/service/read-timeline.js';
 import { asTask, clientFor, startStack } from '../support/local-stack.js';
 
 /** Past one DynamoDB item (100,000 characters a piece): the record is stored in pieces. */

@@ -1,6 +1,6 @@
 import type { LoopDeps } from '../../functions/core/loop/deps.js';
-import { runTask } from '../../functions/core/testing/driver.js';
 import type { TurnRef } from '../../functions/core/loop/route.schema.js';
+import { runTask } from '../../functions/core/testing/driver.js';
 import type { Executions } from '../../functions/service/executions.js';
 
 /**

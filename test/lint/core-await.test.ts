@@ -14,19 +14,8 @@ const MAY_AWAIT = new Set([
   'unit-of-work/perform.ts',
   // The hook runner: executors are plugins, so running them is an effect.
   'hooks/hooks.ts',
-  // The validating invoker calls the external tool runner (performed as `invoke_tool`).
-  'tools/invoker.ts',
-  // Still to move: a task's creation commits without a read (no operation shape yet).
-  'intake/start-task.ts',
-  // Still to move: sequences of operations (a control after its receipt, the cancel cascade).
-  'intake/receive-message.ts',
-  'intake/control.ts',
-  // Still to move: read-only queries the service answers (the timeline, the archive, the usage
-  // tree, a remote child's link).
-  'audit/read-timeline.ts',
-  'audit/archive.ts',
-  'loop/usage.ts',
-  'remote/change-link.ts',
+  // Runs operations in turn on other tasks (a cancel's cascade to children).
+  'unit-of-work/cascade.ts',
 ]);
 
 const sources = (dir: string): string[] =>

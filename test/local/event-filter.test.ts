@@ -16,9 +16,9 @@ import {
 } from '../../functions/adapters/dynamodb/item-codec.js';
 import { ITEM_TYPE, SORT_KEY_VALUE } from '../../functions/adapters/dynamodb/table.js';
 import { startTask } from '../../functions/core/intake/start-task.js';
-import { runTask } from '../../functions/core/testing/driver.js';
 import type { TaskRecord } from '../../functions/core/ports/task-store.js';
 import { readExtension } from '../../functions/core/task/a2a-task.js';
+import { runTask } from '../../functions/core/testing/driver.js';
 import { InProcessHarness } from '../../functions/core/testing/in-process-harness.js';
 import { ScriptedModel } from '../../functions/core/testing/scripted-model.js';
 import {

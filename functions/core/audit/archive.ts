@@ -20,11 +20,14 @@ export interface ExecutionHistoryArchive {
 }
 
 /** The service's own history of an execution (GetExecutionHistory, every page). */
+/** An execution's history as Step Functions holds it while it is kept. */
+export interface LiveHistory {
+  executionArn: string;
+  events: HistoryEventLike[];
+}
+
 export interface LiveExecutionHistory {
-  read(
-    taskId: string,
-    generation: number
-  ): Promise<{ executionArn: string; events: HistoryEventLike[] } | undefined>;
+  read(taskId: string, generation: number): Promise<LiveHistory | undefined>;
 }
 
 const CLOSING_EVENTS: Record<string, string> = {
@@ -36,21 +39,11 @@ const CLOSING_EVENTS: Record<string, string> = {
 
 export type ArchiveOutcome = 'archived' | 'already archived' | 'not closed' | 'not found';
 
-/**
- * Copies a closed execution's history into the archive. Idempotent (a redelivered trigger
- * rewrites the same copy); an execution still running, or gone, is left alone and said so.
- */
-export const archiveExecution = async (
-  deps: { live: LiveExecutionHistory; archive: ExecutionHistoryArchive },
-  execution: { taskId: string; generation: number }
-): Promise<ArchiveOutcome> => {
-  if ((await deps.archive.read(execution.taskId, execution.generation)) !== undefined)
-    return 'already archived';
-  const live = await deps.live.read(execution.taskId, execution.generation);
-  if (live === undefined) return 'not found';
+/** The archive's copy of an execution's history, once it has closed; undefined while it runs. */
+export const archivedCopy = (live: LiveHistory): ArchivedHistory | undefined => {
   const closing = [...live.events].reverse().find((event) => CLOSING_EVENTS[event.type]);
-  if (closing === undefined) return 'not closed';
-  await deps.archive.write(execution.taskId, execution.generation, {
+  if (closing === undefined) return undefined;
+  return {
     executionArn: live.executionArn,
     status: CLOSING_EVENTS[closing.type] ?? 'UNKNOWN',
     closedAt: new Date(
@@ -61,6 +54,5 @@ export const archiveExecution = async (
           : Date.parse(closing.timestamp)
     ).toISOString(),
     events: live.events,
-  });
-  return 'archived';
+  };
 };

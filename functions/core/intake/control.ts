@@ -1,5 +1,5 @@
 import { TaskState } from '@a2a-js/sdk';
-import { RoleRequiredError, TaskClosedError, TaskNotFoundError } from '../errors.js';
+import { RoleRequiredError, TaskClosedError } from '../errors.js';
 import { unresolvedSubTasks } from '../loop/completion.js';
 import type { LoopDeps } from '../loop/deps.js';
 import { agentMessage, statusText } from '../loop/messages.js';
@@ -11,12 +11,14 @@ import { criterionLabel, unmetCriteria } from '../task/criteria.js';
 import type { SubTaskRow, TaskExtension } from '../task/extension.schema.js';
 import { namesParent } from '../task/links.js';
 import { mayDo, requirePermission, whoMay } from '../task/permissions.js';
-import { resultOf, runOperation } from '../unit-of-work/interpreter.js';
+import { type Cascade, runCascade } from '../unit-of-work/cascade.js';
+import { resultOf } from '../unit-of-work/interpreter.js';
 import {
   answer,
   commitThen,
   type Facts,
   type NoEffects,
+  type Operation,
   type Outcome,
 } from '../unit-of-work/operation.js';
 import { withTurnCut } from './cut-turn.js';
@@ -137,14 +139,14 @@ const withCanceled = (change: Change, reason: string | undefined, now: string): 
  */
 type CancelRequester = { participantId: string } | { parentId: string } | { harness: true };
 
-interface CancelRequest {
+export interface CancelRequest {
   by: CancelRequester;
   reason: string | undefined;
   along?: AlongWith;
 }
 
 /** One task's cancel: the record as canceled and the token its execution was parked on. */
-type Canceled = { record: TaskRecord; token: string | null } | undefined;
+export type Canceled = { record: TaskRecord; token: string | null } | undefined;
 
 /** The decision to cancel one task (pure); undefined when there is nothing to cancel. */
 export const decideCancel =
@@ -157,44 +159,61 @@ export const decideCancel =
     }
     const state = stateOf(record.task);
     if (state === TaskState.TASK_STATE_CANCELED) return answer(undefined);
-    if (isTerminalState(state)) throw new TaskClosedError(taskId);
+    if (isTerminalState(state)) {
+      // A child that ended on its own needs no cancel; a task asked for one cannot take it.
+      if ('parentId' in by) return answer(undefined);
+      throw new TaskClosedError(taskId);
+    }
     const change = withAlong(withCanceled(changeOf(record), reason, now), along);
     return commitThen(record, change, { record: change.record, token: record.loop.parkToken });
   };
 
-/** Cancels one task (one commit) and cascades to its unresolved children, each its own commit. */
-const cancelOne = async (
-  deps: LoopDeps,
+/** The cancel of one task as an operation (a child never stored needs none). */
+export const cancelOperation = (
   taskId: string,
   request: CancelRequest
-): Promise<CancelOutcome> => {
-  const { result: canceled } = await runOperation(deps, {
-    taskId,
-    decide: decideCancel(taskId, request),
-  });
-  if (canceled === undefined) return { canceled: [], remoteChildren: [] };
-  const outcome: CancelOutcome = {
-    canceled: [{ taskId, token: canceled.token, generation: canceled.record.loop.generation }],
-    remoteChildren: [],
-  };
-  for (const row of unresolvedSubTasks(canceled.record)) {
-    if (row.agent !== null) {
-      outcome.remoteChildren.push({ parentId: taskId, row });
-      continue;
-    }
-    try {
-      const cascaded = await cancelOne(deps, row.task_id, {
+): Operation<Canceled, NoEffects, never> => ({
+  taskId,
+  ifAbsent: { result: undefined },
+  decide: decideCancel(taskId, request),
+});
+
+/** The cancels a canceled task calls for: each unresolved child on this harness. */
+export const childCancels = (canceled: Canceled): Operation<Canceled, NoEffects, never>[] => {
+  if (canceled === undefined) return [];
+  const taskId = canceled.record.task.id;
+  return unresolvedSubTasks(canceled.record)
+    .filter((row) => row.agent === null)
+    .map((row) =>
+      cancelOperation(row.task_id, {
         by: { parentId: taskId },
         reason: `parent ${taskId} was canceled`,
-      });
-      outcome.canceled.push(...cascaded.canceled);
-      outcome.remoteChildren.push(...cascaded.remoteChildren);
-    } catch (error) {
-      // A child that ended on its own (or was never stored) needs no cancel.
-      if (!(error instanceof TaskClosedError || error instanceof TaskNotFoundError)) throw error;
-    }
-  }
-  return outcome;
+      })
+    );
+};
+
+/** What a cancel and its cascade come to: the executions to stop, the remote children to cancel. */
+export const cancelOutcomeOf = (all: readonly Canceled[]): CancelOutcome => {
+  const done = all.filter((canceled) => canceled !== undefined);
+  return {
+    canceled: done.map(({ record, token }) => ({
+      taskId: record.task.id,
+      token,
+      generation: record.loop.generation,
+    })),
+    remoteChildren: done.flatMap(({ record }) =>
+      unresolvedSubTasks(record)
+        .filter((row) => row.agent !== null)
+        .map((row) => ({ parentId: record.task.id, row }))
+    ),
+  };
+};
+
+/** The cascade of a cancel: each unresolved local child canceled in turn, each its own commit. */
+export const CANCEL_CASCADE: Cascade<Canceled, Canceled, CancelOutcome> = {
+  fromFirst: childCancels,
+  fromCascaded: childCancels,
+  conclude: (first, cascaded) => cancelOutcomeOf([first, ...cascaded]),
 };
 
 /**
@@ -202,7 +221,7 @@ const cancelOne = async (
  * and emitted at once for each. A task already canceled changes nothing (the caller says how to
  * answer); a task in another terminal state cannot be canceled (`TaskClosedError`).
  */
-export const cancelTask = async (
+export const cancelTask = (
   deps: LoopDeps,
   options: {
     taskId: string;
@@ -211,9 +230,11 @@ export const cancelTask = async (
     along?: AlongWith;
   }
 ): Promise<CancelOutcome> => {
-  return cancelOne(deps, options.taskId, {
+  const request: CancelRequest = {
     by: options.requestedBy === null ? { harness: true } : { participantId: options.requestedBy },
     reason: options.reason,
     ...(options.along === undefined ? {} : { along: options.along }),
-  });
+  };
+  const first = { taskId: options.taskId, decide: decideCancel(options.taskId, request) };
+  return runCascade(deps, first, CANCEL_CASCADE);
 };

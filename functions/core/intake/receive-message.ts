@@ -9,17 +9,28 @@ import { isTerminalState, readExtension, stateOf, withExtension } from '../task/
 import { applyTaskEnvelope, findEnvelope, messageText, parseControl } from '../task/envelope.js';
 import type { ControlPayload } from '../task/envelope.schema.js';
 import { requirePermission } from '../task/permissions.js';
-import { runOperation } from '../unit-of-work/interpreter.js';
+import { type Cascade, runCascade } from '../unit-of-work/cascade.js';
 import {
   answer,
   commitThen,
   type Facts,
+  mapResult,
   type Need,
+  type NoEffects,
   need,
+  type Operation,
   type Outcome,
 } from '../unit-of-work/operation.js';
 import { withApprovalAnswer } from './approval.js';
-import { type AlongWith, cancelTask, requestCompletion, withAlong } from './control.js';
+import {
+  type AlongWith,
+  type Canceled,
+  cancelOutcomeOf,
+  childCancels,
+  decideCancel,
+  decideCompletionRequest,
+  withAlong,
+} from './control.js';
 import { withCriteriaChangeForReview, withCriterionRejection } from './review.js';
 import { AUDIT_TEXT_LIMIT, intakeAudit } from './start-task.js';
 import { parseSubTaskCommand, subTaskRequest, withSubTaskOpened } from './sub-task-command.js';
@@ -43,30 +54,47 @@ export interface ReceiveInput {
   record?: TaskRecord | undefined;
 }
 
-/** A control that ends the task, each through its own operation after intake's decision. */
+/** A control that ends the task: decided as its own operation decides it, in intake's commit. */
 type EndingControl = Extract<ControlPayload, { action: 'complete' | 'cancel' }>;
 
 const isEnding = (control: ControlPayload): control is EndingControl =>
   control.action === 'complete' || control.action === 'cancel';
 
-type Step =
-  /**
-   * `reviewed`: a review queued a harness note for the model (the receipt gives its seq);
-   * `record`: the task as the message left it (absent for a refused message).
-   */
-  | { kind: 'receipt'; receipt: Receipt; reviewed: boolean; record?: TaskRecord }
-  | { kind: 'control'; control: EndingControl; along: AlongWith };
+/** What intake decides: the receipt, or a cancel whose cascade to children follows. */
+export type Step = { kind: 'receipt'; receipt: Receipt } | { kind: 'canceled'; canceled: Canceled };
 
 const refused = (reason: string): Step => ({
   kind: 'receipt',
   receipt: { accepted: false, reason },
-  reviewed: false,
 });
+
+/**
+ * The receipt of an accepted message, from the task as the message left it (`record`) and what
+ * its commit enqueued: `queued` when the message's own seq is the receipt's (a message for the
+ * model, a review's note: the last item the commit enqueued).
+ */
+const receiptOn =
+  (receipt: Extract<Receipt, { accepted: true }>, queued: boolean) =>
+  (record: TaskRecord, enqueued: readonly number[]): Step => {
+    const seq = enqueued.at(-1);
+    return {
+      kind: 'receipt',
+      receipt: {
+        ...receipt,
+        record,
+        ...(!receipt.duplicate && queued && seq !== undefined ? { seq } : {}),
+      },
+    };
+  };
 
 const NO_WAKE: Wake = { action: 'none' };
 
 /** The receipt of a message whose change is committed: how the task learns of it. */
-const acceptedReceipt = (record: TaskRecord, queuesText: boolean, seq: number): Receipt => {
+const acceptedReceipt = (
+  record: TaskRecord,
+  queuesText: boolean,
+  seq: number
+): Extract<Receipt, { accepted: true }> => {
   if (queuesText) {
     const token = record.loop.parkToken;
     return {
@@ -118,12 +146,8 @@ const assumedNew = (parsed: ParsedMessage, conflicts: number): boolean =>
 /** The intake's decision on one message (pure); `record` in its result is the task as decided on. */
 export const decideReceipt =
   (input: ReceiveInput, parsed: ParsedMessage, agentId: string) =>
-  ({
-    record,
-    observed,
-    conflicts,
-    now,
-  }: Facts<ReceiveWants, never>): Outcome<Step, ReceiveWants, never> => {
+  (facts: Facts<ReceiveWants, never>): Outcome<Step, ReceiveWants, never> => {
+    const { record, observed, conflicts, now } = facts;
     const { taskId, message, sender } = input;
     const { text, envelope, subTask, queuesText } = parsed;
     if (isTerminalState(stateOf(record.task))) throw new TaskClosedError(taskId);
@@ -156,7 +180,8 @@ export const decideReceipt =
       }
       if (seenAt !== null) {
         const duplicate = { accepted: true, duplicate: true, seq: seenAt, wake: NO_WAKE } as const;
-        return answer({ kind: 'receipt', receipt: duplicate, reviewed: false, record });
+        const resultOn = receiptOn(duplicate, false);
+        return answer(resultOn(record, []), resultOn);
       }
     }
     const along: AlongWith = {
@@ -164,17 +189,13 @@ export const decideReceipt =
       pushConfigs: input.pushConfig === undefined ? [] : [input.pushConfig],
       seen: queuesText ? [] : [message.messageId],
     };
-    const receiptWith =
-      (wake: Wake, reviewed: boolean) =>
-      (decidedOn: TaskRecord): Step => ({
-        kind: 'receipt',
-        receipt: { accepted: true, duplicate: false, seq: 0, wake },
-        reviewed,
-        record: decidedOn,
-      });
+    const receiptWith = (wake: Wake, queued: boolean) =>
+      receiptOn({ accepted: true, duplicate: false, seq: 0, wake }, queued);
     if (envelope?.kind === 'control') {
       const control = parseControl(envelope);
-      if (isEnding(control)) return answer<Step>({ kind: 'control', control, along });
+      if (isEnding(control)) {
+        return endingControl({ ...facts, observed: {} }, { taskId, sender, control, along });
+      }
       // A review or an approval changes the task and wakes it, in this one commit (like a
       // task envelope); a refused one throws, and nothing is written.
       const answered =
@@ -194,7 +215,7 @@ export const decideReceipt =
               now,
             });
       const resultOn = receiptWith(answered.wake, control.action === 'reject_criterion');
-      return commitThen(record, withAlong(answered.change, along), resultOn(record), resultOn);
+      return commitThen(record, withAlong(answered.change, along), resultOn(record, []), resultOn);
     }
 
     let change = changeOf(record);
@@ -215,7 +236,12 @@ export const decideReceipt =
         });
         if (reviewed !== undefined) {
           const resultOn = receiptWith(reviewed.wake, false);
-          return commitThen(record, withAlong(reviewed.change, along), resultOn(record), resultOn);
+          return commitThen(
+            record,
+            withAlong(reviewed.change, along),
+            resultOn(record, []),
+            resultOn
+          );
         }
       }
     }
@@ -252,18 +278,13 @@ export const decideReceipt =
       // A parked task is woken for the message: its token is claimed in this commit.
       change = withTokenClaimed(change).change;
     }
-    const resultOn = (decidedOn: TaskRecord): Step => ({
-      kind: 'receipt',
-      receipt: acceptedReceipt(record, queuesText, 0),
-      reviewed: false,
-      record: decidedOn,
-    });
+    const resultOn = receiptOn(acceptedReceipt(record, queuesText, 0), queuesText);
     if (change.record === record) {
       // Nothing of the task itself changes: the commit only checks the task may take the message
       // (open; and not parked, when a message waits for the model, so the park sees it).
       return {
         kind: 'done',
-        result: resultOn(record),
+        result: resultOn(record, []),
         resultOn,
         commit: {
           kind: 'guarded',
@@ -278,7 +299,7 @@ export const decideReceipt =
         },
       };
     }
-    return commitThen(record, change, resultOn(record), resultOn);
+    return commitThen(record, change, resultOn(record, []), resultOn);
   };
 
 /**
@@ -291,10 +312,10 @@ export const decideReceipt =
  * met acceptance criterion (a reviewer's finding), or approves or rejects tool calls waiting for
  * approval (an approver's answer), each taken in with the rest in the one commit.
  */
-export const receiveMessage = async (deps: LoopDeps, input: ReceiveInput): Promise<Receipt> => {
+export const receiveMessage = (deps: LoopDeps, input: ReceiveInput): Promise<Receipt> => {
   const { taskId, message } = input;
   const parsed = parseMessage(message);
-  const { result: step, committed } = await runOperation(deps, {
+  const receipt: Operation<Step, ReceiveWants> = {
     taskId,
     first: input.record,
     readsBesideRecord: (conflicts): Need<ReceiveWants>[] =>
@@ -307,46 +328,48 @@ export const receiveMessage = async (deps: LoopDeps, input: ReceiveInput): Promi
             },
           ],
     decide: decideReceipt(input, parsed, deps.config.agentId),
-  });
-  if (step.kind === 'control') return receiveControl(deps, input, step.control, step.along);
-  const { receipt, reviewed, record } = step;
-  if (!receipt.accepted) return receipt;
-  // The message is the last item its commit enqueued.
-  const seq = committed?.enqueued.at(-1);
-  return {
-    ...receipt,
-    ...(record === undefined ? {} : { record }),
-    ...(!receipt.duplicate && (parsed.queuesText || reviewed) && seq !== undefined ? { seq } : {}),
   };
+  return runCascade(deps, receipt, INTAKE_CASCADE);
 };
 
-const receiveControl = async (
-  deps: LoopDeps,
-  input: ReceiveInput,
-  control: EndingControl,
-  along: AlongWith
-): Promise<Receipt> => {
-  const cancel = async (): Promise<Wake> => {
-    const outcome = await cancelTask(deps, {
-      taskId: input.taskId,
-      requestedBy: input.sender,
-      reason: control.reason,
-      along,
-    });
+/** A cancel taken in cascades to the task's children; anything else is its receipt. */
+const INTAKE_CASCADE: Cascade<Step, Canceled, Receipt> = {
+  fromFirst: (step) => (step.kind === 'canceled' ? childCancels(step.canceled) : []),
+  fromCascaded: childCancels,
+  conclude: (step, cascaded) => {
+    if (step.kind === 'receipt') return step.receipt;
+    const { canceled: executions, remoteChildren } = cancelOutcomeOf([step.canceled, ...cascaded]);
     return {
-      action: 'ended',
-      executions: outcome.canceled,
-      remoteChildren: outcome.remoteChildren,
+      accepted: true,
+      duplicate: false,
+      seq: 0,
+      wake: { action: 'ended', executions, remoteChildren },
     };
-  };
-  const wake: Wake =
-    control.action === 'complete'
-      ? await requestCompletion(deps, {
-          taskId: input.taskId,
-          participantId: input.sender,
-          reason: control.reason ?? null,
-          along,
-        })
-      : await cancel();
-  return { accepted: true, duplicate: false, seq: 0, wake };
+  },
+};
+
+/**
+ * A completion request or a cancel, decided by their own decisions on the record intake read,
+ * with intake's audit row and push config in their commit.
+ */
+const endingControl = (
+  facts: Facts<NoEffects, never>,
+  options: { taskId: string; sender: string; control: EndingControl; along: AlongWith }
+): Outcome<Step, NoEffects, never> => {
+  const { taskId, sender, control, along } = options;
+  if (control.action === 'complete') {
+    const request = { taskId, participantId: sender, reason: control.reason ?? null, along };
+    return mapResult(
+      decideCompletionRequest(request)(facts),
+      (wake): Step => ({
+        kind: 'receipt',
+        receipt: { accepted: true, duplicate: false, seq: 0, wake },
+      })
+    );
+  }
+  const request = { by: { participantId: sender }, reason: control.reason, along };
+  return mapResult(
+    decideCancel(taskId, request)(facts),
+    (canceled): Step => ({ kind: 'canceled', canceled })
+  );
 };

@@ -1,6 +1,6 @@
 import { type Message, type Task, TaskState } from '@a2a-js/sdk';
 import { TASK_METADATA_KEY } from '../a2a/identifiers.js';
-import { AlreadyExistsError, InvalidEnvelopeError } from '../errors.js';
+import { InvalidEnvelopeError } from '../errors.js';
 import type { LoopDeps } from '../loop/deps.js';
 import { initialLoopState } from '../loop/loop-state.schema.js';
 import type { InheritedSettings } from '../ports/agent-directory.js';
@@ -15,7 +15,8 @@ import {
   type ServerRelations,
 } from '../task/envelope.js';
 import type { Lifecycle, TaskExtension } from '../task/extension.schema.js';
-import { readRecord } from '../unit-of-work/interpreter.js';
+import { runCreation } from '../unit-of-work/interpreter.js';
+import { answer, type Operation } from '../unit-of-work/operation.js';
 
 export interface StartTaskInput {
   message: Message;
@@ -105,6 +106,27 @@ export const intakeAudit = (
 });
 
 /**
+ * A second start with a reserved id (a retried child creation) finds the first one's task and
+ * where its message was taken in, and changes nothing.
+ */
+const existingStart = (
+  taskId: string,
+  messageId: string
+): Operation<Started, { seq: 'read_message_seq' }> => ({
+  taskId,
+  readsBesideRecord: () => [
+    { key: 'seq', effect: { kind: 'read_message_seq', taskId, messageId } },
+  ],
+  decide: ({ record, observed }) => answer({ record, inboxSeq: observed.seq ?? 0 }),
+});
+
+export interface Started {
+  record: TaskRecord;
+  /** The first message's seq in the inbox (0 when it queued nothing). */
+  inboxSeq: number;
+}
+
+/**
  * Creates a task from its first message (A2A SendMessage without a task id). The extension comes
  * from the message's task envelope, or defaults from its text. The task, its first event (the
  * Task), the text waiting in the inbox for the first drain, the audit row and an inline push
@@ -112,13 +134,7 @@ export const intakeAudit = (
  * parks without a model call. With a caller-reserved id, a second start (a retried child
  * creation) finds the first one's record and changes nothing.
  */
-export interface Started {
-  record: TaskRecord;
-  /** The first message's seq in the inbox (0 when it queued nothing). */
-  inboxSeq: number;
-}
-
-export const startTask = async (deps: LoopDeps, input: StartTaskInput): Promise<Started> => {
+export const startTask = (deps: LoopDeps, input: StartTaskInput): Promise<Started> => {
   const { message, sender } = input;
   const extension = withSettings(
     describedExtension(deps, input),
@@ -139,8 +155,8 @@ export const startTask = async (deps: LoopDeps, input: StartTaskInput): Promise<
     metadata: { [TASK_METADATA_KEY]: extension },
   };
   const participant = extension.participants.find((p) => p.id === sender);
-  try {
-    const { record, enqueued } = await deps.store.commit({
+  return runCreation(deps, {
+    commit: {
       kind: 'create',
       record: {
         task,
@@ -178,15 +194,12 @@ export const startTask = async (deps: LoopDeps, input: StartTaskInput): Promise<
         ),
       ],
       pushConfigs: input.pushConfig === undefined ? [] : [input.pushConfig],
-    });
-    if (record === undefined) throw new Error('a create commit returns the record');
-    return { record, inboxSeq: enqueued[0] ?? 0 };
-  } catch (error) {
-    if (input.taskId === undefined || !(error instanceof AlreadyExistsError)) throw error;
-    const record = await readRecord(deps, input.taskId);
-    return {
-      record,
-      inboxSeq: (await deps.store.inboxSeqOf(input.taskId, message.messageId)) ?? 0,
-    };
-  }
+    },
+    created: ({ record, enqueued }) => {
+      if (record === undefined) throw new Error('a create commit returns the record');
+      return { record, inboxSeq: enqueued[0] ?? 0 };
+    },
+    existing:
+      input.taskId === undefined ? undefined : existingStart(input.taskId, message.messageId),
+  });
 };

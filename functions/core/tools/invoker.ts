@@ -1,6 +1,6 @@
 import type { ErrorCode } from '../errors.js';
 import type { ModelToolCall } from '../ports/model.js';
-import type { ToolRunner } from '../ports/tool-runner.js';
+import type { ToolRunner, ToolRunResult } from '../ports/tool-runner.js';
 import type { Command } from './commands.js';
 import { argumentsOf, type ToolRegistry } from './registry.js';
 import { errorResultText, type IntrinsicContext } from './tool.js';
@@ -41,16 +41,25 @@ export interface InvokeOptions {
   taskId: string;
 }
 
+/** A call that passed validation and runs outside the harness: the runner's to perform. */
+export interface ExternalCall {
+  kind: 'external';
+  runner: ToolRunner;
+  name: string;
+  arguments: unknown;
+  /** Only an idempotent tool's infrastructure failure is thrown for the state machine to retry. */
+  idempotent: boolean;
+}
+
 /**
- * The validating invoker. An unknown tool or invalid arguments become an error result the model
- * reads next turn; the tool never runs and the loop goes on. A non-idempotent external tool that
- * throws is not retried (its failure becomes `tool.not_retried`); an idempotent one rethrows so
- * the state machine's retry policy can run it again.
+ * The validating invoker's decision on a call (pure). An unknown tool or invalid arguments
+ * become an error result the model reads next turn; the tool never runs and the loop goes on. An
+ * intrinsic runs here (it only decides a command); an external tool is handed to the runner.
  */
-export const invokeTool = async (
+export const prepareCall = (
   call: ModelToolCall,
-  options: InvokeOptions
-): Promise<Invocation> => {
+  options: Pick<InvokeOptions, 'registry' | 'runner' | 'context'>
+): Invocation | ExternalCall => {
   const registered = options.registry.get(call.name);
   if (registered === undefined) return failure('tool.not_found', `no tool named ${call.name}`);
 
@@ -65,24 +74,25 @@ export const invokeTool = async (
       ? { kind: 'command', command: outcome.command, text: outcome.result }
       : failure(outcome.code, outcome.message);
   }
-
-  if (options.runner === undefined) return failure('tool.not_found', `no runner for ${call.name}`);
-  try {
-    const result = await options.runner.run(call.name, parsed.value, {
-      taskId: options.taskId,
-      callId: call.id,
-    });
-    return {
-      kind: 'output',
-      text: result.output,
-      isError: result.isError,
-      ...(result.whole === undefined ? {} : { whole: result.whole }),
-    };
-  } catch (error) {
-    if (registered.tool.idempotent) throw error;
-    return failure(
-      'tool.not_retried',
-      `${call.name} failed and is not retried: ${(error as Error).message}`
-    );
-  }
+  const { runner } = options;
+  if (runner === undefined) return failure('tool.not_found', `no runner for ${call.name}`);
+  return {
+    kind: 'external',
+    runner,
+    name: call.name,
+    arguments: parsed.value,
+    idempotent: registered.tool.idempotent,
+  };
 };
+
+/** The result of an external call the runner answered. */
+export const outputOf = (result: ToolRunResult): Invocation => ({
+  kind: 'output',
+  text: result.output,
+  isError: result.isError,
+  ...(result.whole === undefined ? {} : { whole: result.whole }),
+});
+
+/** A non-idempotent external call whose runner failed: it is not retried. */
+export const notRetried = (name: string, error: Error): Invocation =>
+  failure('tool.not_retried', `${name} failed and is not retried: ${error.message}`);

@@ -1,6 +1,6 @@
-import { ConcurrencyConflictError, TaskNotFoundError } from '../errors.js';
+import { AlreadyExistsError, ConcurrencyConflictError, TaskNotFoundError } from '../errors.js';
 import type { LoopDeps } from '../loop/deps.js';
-import type { CommitResult, TaskRecord } from '../ports/task-store.js';
+import type { CommitResult, TaskCommit, TaskRecord } from '../ports/task-store.js';
 import { belongsToSnapshot, type EffectResults } from './effects.js';
 import type { Committing, Done, Need, Observed, Operation, Wants } from './operation.js';
 import { perform } from './perform.js';
@@ -48,10 +48,8 @@ const tryCommit = async (
 };
 
 /** A finished operation's answer, given the record it leaves (as committed, or as read). */
-const answerOf = <T>(
-  done: { result: T; resultOn?: ((record: TaskRecord) => T) | undefined },
-  record: TaskRecord
-): T => (done.resultOn === undefined ? done.result : done.resultOn(record));
+const answerOf = <T>(done: Done<T>, record: TaskRecord, enqueued: readonly number[] = []): T =>
+  done.resultOn === undefined ? done.result : done.resultOn(record, enqueued);
 
 /**
  * The unit of work: the one place an operation's I/O happens. It reads the task, asks the
@@ -145,7 +143,7 @@ export const runOperation = async <T, W extends Wants, C>(
       fresh = true;
       continue;
     }
-    return { result: answerOf(outcome, written), committed };
+    return { result: answerOf(outcome, written, committed.enqueued), committed };
   }
 };
 
@@ -154,3 +152,23 @@ export const resultOf = async <T, W extends Wants, C>(
   deps: LoopDeps,
   operation: Operation<T, W, C>
 ): Promise<T> => (await runOperation(deps, operation)).result;
+
+/**
+ * A task's creation: one create commit, nothing read before it. A create refused because the id
+ * exists (a caller-reserved id, created before) runs `existing` instead, on the stored task.
+ */
+export const runCreation = async <T, W extends Wants, C>(
+  deps: LoopDeps,
+  creation: {
+    commit: Extract<TaskCommit, { kind: 'create' }>;
+    created: (committed: CommitResult) => T;
+    existing?: Operation<T, W, C> | undefined;
+  }
+): Promise<T> => {
+  try {
+    return creation.created(await deps.store.commit(creation.commit));
+  } catch (error) {
+    if (creation.existing === undefined || !(error instanceof AlreadyExistsError)) throw error;
+    return resultOf(deps, creation.existing);
+  }
+};

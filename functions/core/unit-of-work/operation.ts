@@ -46,8 +46,11 @@ export interface Checkpoint<C> extends Partial<Committing> {
 export interface Done<T> extends Partial<Committing> {
   kind: 'done';
   result: T;
-  /** The answer from the record the operation leaves (as committed, or as read if unwritten). */
-  resultOn?: ((record: TaskRecord) => T) | undefined;
+  /**
+   * The answer from the record the operation leaves (as committed, or as read if unwritten) and
+   * the inbox seqs its commit gave what it enqueued.
+   */
+  resultOn?: ((record: TaskRecord, enqueued: readonly number[]) => T) | undefined;
 }
 
 /** Everything a decision decides on: all of it data, nothing to await. */
@@ -92,7 +95,7 @@ export const need = <W extends Wants>(...needs: Need<W>[]): Needs<W> => ({
 });
 
 /** The end of an operation that writes nothing. */
-export const answer = <T>(result: T, resultOn?: (record: TaskRecord) => T): Done<T> => ({
+export const answer = <T>(result: T, resultOn?: Done<T>['resultOn']): Done<T> => ({
   kind: 'done',
   result,
   resultOn,
@@ -103,7 +106,7 @@ export const commitThen = <T>(
   base: TaskRecord,
   change: Change,
   result: T,
-  resultOn?: (record: TaskRecord) => T
+  resultOn?: Done<T>['resultOn']
 ): Done<T> => ({
   kind: 'done',
   result,
@@ -122,3 +125,18 @@ export const checkpoint = <C>(base: TaskRecord, change: Change, reached: C): Che
   commit: updateOf(base, change),
   stateChanges: change.stateChanges,
 });
+
+/** The same outcome, answering `map` of what it would have answered. */
+export const mapResult = <T, U, W extends Wants, C>(
+  outcome: Outcome<T, W, C>,
+  map: (result: T) => U
+): Outcome<U, W, C> => {
+  if (outcome.kind !== 'done') return outcome;
+  const { resultOn } = outcome;
+  return {
+    ...outcome,
+    result: map(outcome.result),
+    resultOn:
+      resultOn === undefined ? undefined : (record, enqueued) => map(resultOn(record, enqueued)),
+  };
+};

@@ -11,7 +11,14 @@ import { builtInCompletion } from '../loop/completion.js';
 import { estimateTokens, NEVER_COMPACT } from '../loop/context.js';
 import type { LoopDeps } from '../loop/deps.js';
 import { type ModelCall, modelCallOf } from '../loop/invoke-model.js';
-import { type Invocation, invokeTool } from '../tools/invoker.js';
+import type { ModelToolCall } from '../ports/model.js';
+import {
+  type Invocation,
+  type InvokeOptions,
+  notRetried,
+  outputOf,
+  prepareCall,
+} from '../tools/invoker.js';
 import { errorResultText } from '../tools/tool.js';
 import type { Effect, EffectResults } from './effects.js';
 
@@ -90,6 +97,31 @@ const compact = async (
     config,
     now: deps.clock.now(),
   });
+};
+
+/**
+ * The validating invoker: the call validated and an intrinsic run (`prepareCall`), an external
+ * tool run by the runner. A non-idempotent external tool that throws is not retried (its failure
+ * becomes `tool.not_retried`); an idempotent one rethrows so the state machine's retry policy can
+ * run it again.
+ */
+export const invokeTool = async (
+  call: ModelToolCall,
+  options: InvokeOptions
+): Promise<Invocation> => {
+  const prepared = prepareCall(call, options);
+  if (prepared.kind !== 'external') return prepared;
+  try {
+    return outputOf(
+      await prepared.runner.run(prepared.name, prepared.arguments, {
+        taskId: options.taskId,
+        callId: call.id,
+      })
+    );
+  } catch (error) {
+    if (prepared.idempotent) throw error;
+    return notRetried(prepared.name, error as Error);
+  }
 };
 
 /** The validating invoker inside the `tool.invoked` hooks; an attached plan through `plan.created`. */

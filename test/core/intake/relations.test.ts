@@ -1,17 +1,17 @@
 import { TaskState } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
-import { readTimeline } from '../../../functions/core/audit/read-timeline.js';
 import { ServerControlledFieldError } from '../../../functions/core/errors.js';
 import { recordChildChange } from '../../../functions/core/intake/child-changed.js';
 import { cancelTask } from '../../../functions/core/intake/control.js';
 import { changeOf, withRecord } from '../../../functions/core/loop/records.js';
-import { usageTree } from '../../../functions/core/loop/usage.js';
 import type { TaskRecord } from '../../../functions/core/ports/task-store.js';
 import { readExtension, withExtension } from '../../../functions/core/task/a2a-task.js';
 import type { TaskStateName } from '../../../functions/core/task/extension.schema.js';
 import type { InProcessHarness } from '../../../functions/core/testing/in-process-harness.js';
 import { runOperation } from '../../../functions/core/unit-of-work/interpreter.js';
 import { commitThen } from '../../../functions/core/unit-of-work/operation.js';
+import { readTimeline } from '../../../functions/service/read-timeline.js';
+import { usageTree } from '../../../functions/service/usage-tree.js';
 import { ALICE, harnessWith, STATES, STRANGER, view } from '../../support/harness.js';
 import { envelopeMessage, textMessage } from '../../support/messages.js';
 

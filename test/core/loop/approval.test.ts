@@ -11,12 +11,12 @@ import { executeTool } from '../../../functions/core/loop/execute-tool.js';
 import { park } from '../../../functions/core/loop/park.js';
 import { renew } from '../../../functions/core/loop/renew.js';
 import { takeTurn } from '../../../functions/core/loop/take-turn.js';
-import { usageTree } from '../../../functions/core/loop/usage.js';
 import type { ToolApproval } from '../../../functions/core/ports/tool-runner.js';
 import { notificationBody } from '../../../functions/core/push/notification.js';
 import { castOf } from '../../../functions/core/testing/in-process-harness.js';
 import { StaticToolRunner } from '../../../functions/core/testing/static-tool-runner.js';
 import { zodArguments } from '../../../functions/core/tools/registry.js';
+import { usageTree } from '../../../functions/service/usage-tree.js';
 import { ALICE, BOB, harnessWith, STATES, view } from '../../support/harness.js';
 import { envelopeMessage, textMessage } from '../../support/messages.js';
 

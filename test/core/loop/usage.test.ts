@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { USAGE_METADATA_KEY } from '../../../functions/core/a2a/identifiers.js';
-import { costOf, usageTree } from '../../../functions/core/loop/usage.js';
+import { costOf } from '../../../functions/core/loop/usage.js';
+import { usageTree } from '../../../functions/service/usage-tree.js';
 import { ALICE, harnessWith, view } from '../../support/harness.js';
 import { textMessage } from '../../support/messages.js';
 

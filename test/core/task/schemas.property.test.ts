@@ -17,8 +17,8 @@ import {
   TaskExtensionSchema,
 } from '../../../functions/core/task/extension.schema.js';
 import { INTRINSICS } from '../../../functions/core/tools/intrinsics/index.js';
-import { invokeTool } from '../../../functions/core/tools/invoker.js';
 import { ToolRegistry } from '../../../functions/core/tools/registry.js';
+import { invokeTool } from '../../../functions/core/unit-of-work/perform.js';
 import { rawEnvelopeMessage } from '../../support/messages.js';
 
 type Sample = Record<string, unknown>;

@@ -7,9 +7,10 @@ import {
   TaskExtensionSchema,
 } from '../../../functions/core/task/extension.schema.js';
 import { INTRINSICS, intrinsicsFor } from '../../../functions/core/tools/intrinsics/index.js';
-import { type Invocation, invokeTool } from '../../../functions/core/tools/invoker.js';
+import type { Invocation } from '../../../functions/core/tools/invoker.js';
 import { ToolRegistry } from '../../../functions/core/tools/registry.js';
 import type { IntrinsicContext } from '../../../functions/core/tools/tool.js';
+import { invokeTool } from '../../../functions/core/unit-of-work/perform.js';
 import { deepFreeze } from '../../support/freeze.js';
 
 const AGENT = 'tiny-harness';

@@ -7,13 +7,13 @@ import {
   StaticToolRunner,
 } from '../../../functions/core/testing/static-tool-runner.js';
 import { INTRINSICS } from '../../../functions/core/tools/intrinsics/index.js';
-import { invokeTool } from '../../../functions/core/tools/invoker.js';
 import {
   ToolRegistry,
   toolParameters,
   zodArguments,
 } from '../../../functions/core/tools/registry.js';
 import type { IntrinsicContext } from '../../../functions/core/tools/tool.js';
+import { invokeTool } from '../../../functions/core/unit-of-work/perform.js';
 
 const context: IntrinsicContext = {
   extension: TaskExtensionSchema.parse({ name: 'n', goal: 'g' }),

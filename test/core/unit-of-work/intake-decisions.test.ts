@@ -38,14 +38,15 @@ describe('intake decides from the task and what it read beside it', () => {
       receipt('hello'),
       facts(parked),
       {
-        answer: expect.objectContaining({
-          receipt: {
+        answer: {
+          kind: 'receipt',
+          receipt: expect.objectContaining({
             accepted: true,
             duplicate: false,
             seq: 0,
             wake: { action: 'resume', token: 'token-1', taskId: TASK_ID, generation: 1 },
-          },
-        }),
+          }),
+        },
         commit: 'update',
       },
     ],
@@ -60,9 +61,16 @@ describe('intake decides from the task and what it read beside it', () => {
       receipt('hello'),
       facts(parked, { seenAt: 4 }, 1),
       {
-        answer: expect.objectContaining({
-          receipt: { accepted: true, duplicate: true, seq: 4, wake: { action: 'none' } },
-        }),
+        answer: {
+          kind: 'receipt',
+          receipt: {
+            accepted: true,
+            duplicate: true,
+            seq: 4,
+            wake: { action: 'none' },
+            record: parked,
+          },
+        },
         commit: null,
       },
     ],
@@ -97,7 +105,7 @@ describe('intake decides from the task and what it read beside it', () => {
       { answer: expect.objectContaining({ kind: 'receipt' }), commit: 'update' },
     ],
     [
-      'hands an ending control to its own decision',
+      'cancels in its own commit, with the token to resume, before the cascade',
       decideReceipt(
         {
           taskId: TASK_ID,
@@ -108,7 +116,10 @@ describe('intake decides from the task and what it read beside it', () => {
         'tiny-harness'
       ),
       facts(parked, { seenAt: null }),
-      { answer: expect.objectContaining({ kind: 'control' }), commit: null },
+      {
+        answer: { kind: 'canceled', canceled: expect.objectContaining({ token: 'token-1' }) },
+        commit: 'update',
+      },
     ],
   ];
   for (const [name, decide, given, expected] of rows) {

@@ -19,7 +19,7 @@ export const summary = <T, W extends Wants, C>(outcome: Outcome<T, W, C>, record
           ? { ...outcome.commit.record, version: outcome.commit.base.version + 1 }
           : record;
       return {
-        answer: outcome.resultOn === undefined ? outcome.result : outcome.resultOn(left),
+        answer: outcome.resultOn === undefined ? outcome.result : outcome.resultOn(left, []),
         commit: outcome.commit?.kind ?? null,
       };
     }

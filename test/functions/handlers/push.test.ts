@@ -6,9 +6,9 @@ import {
   taskKey,
 } from '../../../functions/adapters/dynamodb/item-codec.js';
 import { startTask } from '../../../functions/core/intake/start-task.js';
-import { runTask } from '../../../functions/core/testing/driver.js';
 import type { LoggedEvent } from '../../../functions/core/ports/event-log.js';
 import type { WebhookResult } from '../../../functions/core/ports/webhook-sender.js';
+import { runTask } from '../../../functions/core/testing/driver.js';
 import { createPushHandler } from '../../../functions/handlers/push.js';
 import { PushConfigs, storedIdOf } from '../../../functions/service/push-configs.js';
 import { deliverEvent } from '../../../functions/service/push-delivery.js';

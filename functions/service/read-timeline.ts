@@ -1,11 +1,11 @@
-import { TaskNotFoundError } from '../errors.js';
-import type { ModelPrices } from '../loop/usage.js';
-import { readExtension, stateName, stateOf } from '../task/a2a-task.js';
-import { namesParent } from '../task/links.js';
-import type { AuditSources } from './sources.js';
-import type { ExecutionHistoryOfGeneration } from './task-entries.js';
-import { buildTimeline, type TaskPart } from './timeline.js';
-import type { Timeline } from './timeline.schema.js';
+import type { AuditSources } from '../core/audit/sources.js';
+import type { ExecutionHistoryOfGeneration } from '../core/audit/task-entries.js';
+import { buildTimeline, type TaskPart } from '../core/audit/timeline.js';
+import type { Timeline } from '../core/audit/timeline.schema.js';
+import { TaskNotFoundError } from '../core/errors.js';
+import type { ModelPrices } from '../core/loop/usage.js';
+import { readExtension, stateName, stateOf } from '../core/task/a2a-task.js';
+import { namesParent } from '../core/task/links.js';
 
 export interface ReadTimelineOptions {
   taskId: string;

@@ -1,6 +1,6 @@
-import { ConcurrencyConflictError } from '../errors.js';
-import type { RemoteLinks } from '../ports/remote-links.js';
-import type { LinkRef, RemoteLink } from './remote-link.js';
+import { ConcurrencyConflictError } from '../core/errors.js';
+import type { RemoteLinks } from '../core/ports/remote-links.js';
+import type { LinkRef, RemoteLink } from '../core/remote/remote-link.js';
 
 const MAX_ATTEMPTS = 10;
 
