@@ -13,7 +13,7 @@ export const isParticipant = (record: TaskRecord, participantId: string): boolea
   readExtension(record.task).participants.some((participant) => participant.id === participantId);
 
 /**
- * The task record, if the participant is on it. Access is the participants' alone (DESIGN §5): to
+ * The task record, if the participant is on it. Access is the participants' alone (docs/identity.md): to
  * anyone else a task is "not found", exactly as a missing one, so its existence does not leak.
  */
 export const visibleRecord = async (

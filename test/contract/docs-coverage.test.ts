@@ -42,4 +42,16 @@ describe('the docs are true to the code', () => {
     expect(markdown).toContain(join('docs', 'deploy.md'));
     for (const path of markdown) expect(read(path), path).not.toMatch(/DESIGN(\.md| §)/);
   });
+
+  it('no comment in the code cites a design document outside the repository', () => {
+    const sources = ['functions', 'cdk', 'scripts', 'web/src'].flatMap((dir) =>
+      readdirSync(join(ROOT, dir), { recursive: true })
+        .map(String)
+        .filter((path) => /\.(ts|tsx|mjs)$/.test(path))
+        .map((path) => join(dir, path))
+    );
+    expect(sources).toContain(join('functions', 'core', 'errors.ts'));
+    const citing = sources.filter((path) => /DESIGN(\.md| §)/.test(read(path)));
+    expect(citing).toEqual([]);
+  });
 });

@@ -1,5 +1,5 @@
 /**
- * The single-table design (DESIGN §4). The CDK stack, `create-table.ts` and the adapters all read
+ * The single-table design (docs/architecture.md, "Data"). The CDK stack, `create-table.ts` and the adapters all read
  * these constants, so this file stays free of SDK (and Node) imports.
  *
  * Everything is keyed by task: `pk = TASK#<taskId>`, and the sort key says what the item is.

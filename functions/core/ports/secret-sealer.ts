@@ -4,8 +4,8 @@ import { SecretUnreadableError } from '../errors.js';
 export type SealContext = Readonly<Record<string, string>>;
 
 /**
- * Seals the secrets a task keeps for later (push-notification tokens and credentials; DESIGN §4
- * wants them encrypted), so a table item, a backup or an export shows no usable secret.
+ * Seals the secrets a task keeps for later (push-notification tokens and credentials, which
+ * must be encrypted at rest), so a table item, a backup or an export shows no usable secret.
  *
  * - `seal` returns a string starting with SEALED_PREFIX (the format's version, so a later format
  *   can be told apart), which only `open` with the same `context` turns back into `plaintext`.

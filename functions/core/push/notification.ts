@@ -15,7 +15,7 @@ export const notificationBody = (event: TaskEvent): string =>
 
 /**
  * The configs an event goes to: those whose creator is still a participant of the task. Access to
- * a task is its participants' alone (DESIGN §5), so someone who has left the task stops hearing
+ * a task is its participants' alone (docs/identity.md), so someone who has left the task stops hearing
  * of it, though their config is still stored.
  */
 export const recipientsOf = (
