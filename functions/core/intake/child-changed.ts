@@ -216,9 +216,10 @@ export const decideChildChange =
  * A parent that is not in the store hears nothing: there is no one to tell, and a stream record
  * naming one must not fail its batch.
  */
-export const recordChildChange = (deps: LoopDeps, change: ChildChange): Promise<Wake> =>
-  resultOf(deps, {
+export function recordChildChange(deps: LoopDeps, change: ChildChange): Promise<Wake> {
+  return resultOf(deps, {
     taskId: change.parentId,
     ifAbsent: { result: { action: 'none' } },
     decide: decideChildChange(change),
   });
+}

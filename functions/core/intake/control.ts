@@ -54,8 +54,9 @@ const requireCompletionRight = (extension: TaskExtension, participantId: string)
  * `requested_by` in the loop's finish state: a parked task is woken for it, a turn in progress
  * is cut first (a new generation finishes from the last committed state). One commit.
  */
-export const requestCompletion = (deps: LoopDeps, options: CompletionRequest): Promise<Wake> =>
-  resultOf(deps, { taskId: options.taskId, decide: decideCompletionRequest(options) });
+export function requestCompletion(deps: LoopDeps, options: CompletionRequest): Promise<Wake> {
+  return resultOf(deps, { taskId: options.taskId, decide: decideCompletionRequest(options) });
+}
 
 interface CompletionRequest {
   taskId: string;
@@ -221,7 +222,7 @@ export const CANCEL_CASCADE: Cascade<Canceled, Canceled, CancelOutcome> = {
  * and emitted at once for each. A task already canceled changes nothing (the caller says how to
  * answer); a task in another terminal state cannot be canceled (`TaskClosedError`).
  */
-export const cancelTask = (
+export function cancelTask(
   deps: LoopDeps,
   options: {
     taskId: string;
@@ -229,7 +230,7 @@ export const cancelTask = (
     reason?: string | undefined;
     along?: AlongWith;
   }
-): Promise<CancelOutcome> => {
+): Promise<CancelOutcome> {
   const request: CancelRequest = {
     by: options.requestedBy === null ? { harness: true } : { participantId: options.requestedBy },
     reason: options.reason,
@@ -237,4 +238,4 @@ export const cancelTask = (
   };
   const first = { taskId: options.taskId, decide: decideCancel(options.taskId, request) };
   return runCascade(deps, first, CANCEL_CASCADE);
-};
+}

@@ -312,7 +312,7 @@ export const decideReceipt =
  * met acceptance criterion (a reviewer's finding), or approves or rejects tool calls waiting for
  * approval (an approver's answer), each taken in with the rest in the one commit.
  */
-export const receiveMessage = (deps: LoopDeps, input: ReceiveInput): Promise<Receipt> => {
+export function receiveMessage(deps: LoopDeps, input: ReceiveInput): Promise<Receipt> {
   const { taskId, message } = input;
   const parsed = parseMessage(message);
   const receipt: Operation<Step, ReceiveWants> = {
@@ -330,7 +330,7 @@ export const receiveMessage = (deps: LoopDeps, input: ReceiveInput): Promise<Rec
     decide: decideReceipt(input, parsed, deps.config.agentId),
   };
   return runCascade(deps, receipt, INTAKE_CASCADE);
-};
+}
 
 /** A cancel taken in cascades to the task's children; anything else is its receipt. */
 const INTAKE_CASCADE: Cascade<Step, Canceled, Receipt> = {

@@ -20,7 +20,7 @@ import type { Wake } from './wake.js';
  * unless its parked execution is gone too), or has moved to another generation since
  * `generation` was found gone.
  */
-export const reviveTask = async (
+export async function reviveTask(
   deps: LoopDeps,
   taskId: string,
   generation: number,
@@ -28,7 +28,9 @@ export const reviveTask = async (
     /** The task's parked execution is known to be gone too (its token answers nobody). */
     parkedExecutionGone?: boolean;
   } = {}
-): Promise<Wake> => resultOf(deps, { taskId, decide: decideRevival(taskId, generation, options) });
+): Promise<Wake> {
+  return resultOf(deps, { taskId, decide: decideRevival(taskId, generation, options) });
+}
 
 /** The decision to revive a task (pure): a cut to a new generation, or nothing to do. */
 export const decideRevival =

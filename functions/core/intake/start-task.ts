@@ -134,7 +134,7 @@ export interface Started {
  * parks without a model call. With a caller-reserved id, a second start (a retried child
  * creation) finds the first one's record and changes nothing.
  */
-export const startTask = (deps: LoopDeps, input: StartTaskInput): Promise<Started> => {
+export function startTask(deps: LoopDeps, input: StartTaskInput): Promise<Started> {
   const { message, sender } = input;
   const extension = withSettings(
     describedExtension(deps, input),
@@ -202,4 +202,4 @@ export const startTask = (deps: LoopDeps, input: StartTaskInput): Promise<Starte
     existing:
       input.taskId === undefined ? undefined : existingStart(input.taskId, message.messageId),
   });
-};
+}

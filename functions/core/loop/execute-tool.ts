@@ -256,7 +256,7 @@ export const decideToolCall =
  * is not run here: the step records the request (approvals.ts) and the turn parks for it; once
  * answered, the turn's calls run again in order and this step runs it or records its rejection.
  */
-export const executeTool = (deps: LoopDeps, callRef: ToolCallRef): Promise<undefined> => {
+export function executeTool(deps: LoopDeps, callRef: ToolCallRef): Promise<undefined> {
   const setting: CallSetting = {
     tools: deps.tools,
     agentId: deps.config.agentId,
@@ -266,4 +266,4 @@ export const executeTool = (deps: LoopDeps, callRef: ToolCallRef): Promise<undef
     taskId: callRef.ref.taskId,
     decide: decideToolCall(callRef, setting),
   });
-};
+}

@@ -36,5 +36,6 @@ export const decideFailure =
  * A state failed past its retries: the task fails with a readable reason, persisted and emitted
  * like any ending, so nobody waits on a task whose execution is gone.
  */
-export const failTask = (deps: LoopDeps, ref: TurnRef, reason: string): Promise<StepResult> =>
-  resultOf(deps, { taskId: ref.taskId, decide: decideFailure(ref, reason) });
+export function failTask(deps: LoopDeps, ref: TurnRef, reason: string): Promise<StepResult> {
+  return resultOf(deps, { taskId: ref.taskId, decide: decideFailure(ref, reason) });
+}

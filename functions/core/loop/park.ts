@@ -68,12 +68,12 @@ export const decidePark =
  * inbox count without a read: if the commit applies, nothing changed and nothing came since the
  * turn decided, so there is nothing to look for. If it is refused, the park reads and decides.
  */
-export const park = (
+export function park(
   deps: LoopDeps,
   ref: TurnRef,
   token: string,
   decidedOn?: ParkDecidedOn
-): Promise<ParkOutcome> => {
+): Promise<ParkOutcome> {
   const operation: Operation<ParkOutcome, ParkWants, TokenStored> = {
     taskId: ref.taskId,
     presumed:
@@ -86,4 +86,4 @@ export const park = (
     decide: decidePark(ref, token),
   };
   return resultOf(deps, operation);
-};
+}

@@ -41,5 +41,6 @@ export const decideRenewal =
  * Continue-as-new: the next generation takes the task over. Only references cross: the
  * transcript, inbox, plan and event log stay in the store. Idempotent for a given generation.
  */
-export const renew = (deps: LoopDeps, ref: TurnRef): Promise<TurnRef> =>
-  resultOf(deps, { taskId: ref.taskId, decide: decideRenewal(ref) });
+export function renew(deps: LoopDeps, ref: TurnRef): Promise<TurnRef> {
+  return resultOf(deps, { taskId: ref.taskId, decide: decideRenewal(ref) });
+}

@@ -254,7 +254,7 @@ export const decideTurn =
  * One turn in one state (the Take Turn state): the drain, the model's part, the turn's end,
  * decided by `decideTurn` and performed by the unit of work.
  */
-export const takeTurn = (deps: LoopDeps, ref: TurnRef): Promise<StepResult> => {
+export function takeTurn(deps: LoopDeps, ref: TurnRef): Promise<StepResult> {
   const setting: TurnSetting = { config: deps.config, tools: deps.tools };
   return resultOf(deps, { taskId: ref.taskId, decide: decideTurn(ref, setting) });
-};
+}

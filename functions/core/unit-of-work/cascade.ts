@@ -16,11 +16,11 @@ export interface Cascade<R, C, A> {
  * One operation, then those its result calls for on other tasks, depth first, each its own unit
  * of work (one read, one decision, one commit per task): a cancel and its cascade to children.
  */
-export const runCascade = async <R, W extends Wants, CP, C, A>(
+export async function runCascade<R, W extends Wants, CP, C, A>(
   deps: LoopDeps,
   first: Operation<R, W, CP>,
   cascade: Cascade<R, C, A>
-): Promise<A> => {
+): Promise<A> {
   const result = await resultOf(deps, first);
   const cascaded: C[] = [];
   const run = async (operations: readonly Operation<C, NoEffects, never>[]) => {
@@ -32,4 +32,4 @@ export const runCascade = async <R, W extends Wants, CP, C, A>(
   };
   await run(cascade.fromFirst(result));
   return cascade.conclude(result, cascaded);
-};
+}

@@ -59,10 +59,10 @@ const answerOf = <T>(done: Done<T>, record: TaskRecord, enqueued: readonly numbe
  * produced (a model call is never made twice) and dropping what belonged to the old snapshot (an
  * inbox read). A checkpoint commits mid-way and the decision goes on from the committed record.
  */
-export const runOperation = async <T, W extends Wants, C>(
+export async function runOperation<T, W extends Wants, C>(
   deps: LoopDeps,
   operation: Operation<T, W, C>
-): Promise<Performed<T>> => {
+): Promise<Performed<T>> {
   const { presumed, taskId } = operation;
   if (presumed !== undefined) {
     const committed = await tryCommit(deps, { commit: presumed.commit });
@@ -145,30 +145,32 @@ export const runOperation = async <T, W extends Wants, C>(
     }
     return { result: answerOf(outcome, written, committed.enqueued), committed };
   }
-};
+}
 
 /** `runOperation` for its answer alone. */
-export const resultOf = async <T, W extends Wants, C>(
+export async function resultOf<T, W extends Wants, C>(
   deps: LoopDeps,
   operation: Operation<T, W, C>
-): Promise<T> => (await runOperation(deps, operation)).result;
+): Promise<T> {
+  return (await runOperation(deps, operation)).result;
+}
 
 /**
  * A task's creation: one create commit, nothing read before it. A create refused because the id
  * exists (a caller-reserved id, created before) runs `existing` instead, on the stored task.
  */
-export const runCreation = async <T, W extends Wants, C>(
+export async function runCreation<T, W extends Wants, C>(
   deps: LoopDeps,
   creation: {
     commit: Extract<TaskCommit, { kind: 'create' }>;
     created: (committed: CommitResult) => T;
     existing?: Operation<T, W, C> | undefined;
   }
-): Promise<T> => {
+): Promise<T> {
   try {
     return creation.created(await deps.store.commit(creation.commit));
   } catch (error) {
     if (creation.existing === undefined || !(error instanceof AlreadyExistsError)) throw error;
     return resultOf(deps, creation.existing);
   }
-};
+}
