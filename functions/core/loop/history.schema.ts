@@ -12,6 +12,24 @@ export const HarnessNoteTopicSchema = z.enum([
 ]);
 export type HarnessNoteTopic = z.infer<typeof HarnessNoteTopicSchema>;
 
+/** Agents' words are data to the model, never instructions: they are framed as untrusted. */
+export const MessageSourceSchema = z.enum(['human', 'agent']);
+
+/** What a child's news says, in the inbox as in the transcript. */
+export const noteFields = {
+  /** The child task the news is about. */
+  fromTaskId: z.string(),
+  text: z.string(),
+};
+
+/** What a harness note says, in the inbox as in the transcript. */
+export const harnessNoteFields = {
+  topic: HarnessNoteTopicSchema,
+  /** Ids of the acceptance criteria it names. */
+  criteria: z.array(z.string()),
+  text: z.string(),
+};
+
 /**
  * The transcript: many small entries, never one big item. `seq` is the entry's position in the
  * task's transcript (1, 2, ...); compaction names the entries it summarised by seq.
@@ -25,8 +43,7 @@ export const HistoryEntrySchema = z.discriminatedUnion('kind', [
     participantId: z.string(),
     /** The A2A message id it came in (absent on entries written before it was kept). */
     messageId: z.string().optional(),
-    /** Agents' words are data to the model, never instructions: they are framed as untrusted. */
-    source: z.enum(['human', 'agent']),
+    source: MessageSourceSchema,
     text: z.string(),
   }),
   z.strictObject({ ...base, kind: z.literal('assistant_message'), text: z.string() }),
@@ -45,21 +62,8 @@ export const HistoryEntrySchema = z.discriminatedUnion('kind', [
     output: z.string(),
     isError: z.boolean(),
   }),
-  z.strictObject({
-    ...base,
-    kind: z.literal('note'),
-    /** The child task the news is about. */
-    fromTaskId: z.string(),
-    text: z.string(),
-  }),
-  z.strictObject({
-    ...base,
-    kind: z.literal('harness_note'),
-    topic: HarnessNoteTopicSchema,
-    /** Ids of the acceptance criteria it names. */
-    criteria: z.array(z.string()),
-    text: z.string(),
-  }),
+  z.strictObject({ ...base, kind: z.literal('note'), ...noteFields }),
+  z.strictObject({ ...base, kind: z.literal('harness_note'), ...harnessNoteFields }),
 ]);
 export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
 export type HistoryEntryDraft = HistoryEntry extends infer E

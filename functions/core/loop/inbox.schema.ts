@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { HarnessNoteTopicSchema } from './history.schema.js';
+import { harnessNoteFields, MessageSourceSchema, noteFields } from './history.schema.js';
 
 /**
  * What waits for a task's next drain: accepted participant messages, notes from children, and
@@ -14,15 +14,14 @@ export const InboxItemSchema = z.discriminatedUnion('kind', [
     /** The A2A message id: the store deduplicates on it. */
     id: z.string(),
     participantId: z.string(),
-    source: z.enum(['human', 'agent']),
+    source: MessageSourceSchema,
     text: z.string(),
   }),
   z.strictObject({
     seq: z.int().min(1),
     kind: z.literal('note'),
     id: z.string(),
-    fromTaskId: z.string(),
-    text: z.string(),
+    ...noteFields,
     /** A child result the parent's model has not read yet (an ending or a remote turn). */
     result: z.boolean(),
   }),
@@ -30,9 +29,7 @@ export const InboxItemSchema = z.discriminatedUnion('kind', [
     seq: z.int().min(1),
     kind: z.literal('harness_note'),
     id: z.string(),
-    topic: HarnessNoteTopicSchema,
-    criteria: z.array(z.string()),
-    text: z.string(),
+    ...harnessNoteFields,
   }),
 ]);
 export type InboxItem = z.infer<typeof InboxItemSchema>;
