@@ -55,7 +55,22 @@ const readStamp = () => {
   }
 };
 
+/**
+ * Builds the page when its inputs changed. Whatever it reports goes to stderr, Vite's budget
+ * report included: stdout belongs to the caller (`cdk synth`'s is the template, and
+ * `npx cdk synth | head` must read the template alone).
+ */
 export const buildWeb = async ({ force = false } = {}) => {
+  const log = console.log;
+  console.log = console.error;
+  try {
+    await build(force);
+  } finally {
+    console.log = log;
+  }
+};
+
+const build = async (force) => {
   const written = await generateWebSchemas();
   const hash = inputHash();
   if (!force && readStamp()?.hash === hash && existsSync(join(dist, 'index.html'))) {
@@ -64,13 +79,13 @@ export const buildWeb = async ({ force = false } = {}) => {
   }
   if (written.length > 0) console.log(`web: generated ${written.length} file(s) from the schemas`);
   const started = Date.now();
-  const { build } = await import('vite');
+  const vite = await import('vite');
   // The page is always the production build: Vite keeps a NODE_ENV already set, and under vitest
   // (the browser tests build it) that is `test`, which would ship React's development build.
   const nodeEnv = process.env.NODE_ENV;
   process.env.NODE_ENV = 'production';
   try {
-    await build({
+    await vite.build({
       configFile: join(root, 'web/vite.config.ts'),
       logLevel: 'warn',
       mode: 'production',
