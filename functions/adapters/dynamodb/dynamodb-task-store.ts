@@ -1,7 +1,6 @@
 import {
   type DynamoDBClient,
   PutItemCommand,
-  ScanCommand,
   type TransactWriteItem,
   TransactWriteItemsCommand,
   type Update,
@@ -70,6 +69,7 @@ import {
   NOT_PARKED,
   queryAll,
   RECORD_ABSENT,
+  scanAll,
   TASK_OPEN,
   VERSION_MATCHES,
   wholePayloads,
@@ -523,24 +523,14 @@ export class DynamoDbTaskStore implements TaskStore {
   }
 
   /** All task records: a Scan, for an unfiltered `list` (admin and tests; clients always filter). */
-  async #scanTaskRecords(): Promise<Item[]> {
-    const items: Item[] = [];
-    let startKey: Item | undefined;
-    do {
-      const page = await this.#client.send(
-        new ScanCommand({
-          TableName: this.#table,
-          FilterExpression: '#sk = :sk',
-          ExpressionAttributeNames: { '#sk': SORT_KEY },
-          ExpressionAttributeValues: { ':sk': { S: SORT_KEY_VALUE.task } },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        })
-      );
-      items.push(...(page.Items ?? []));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return items;
+  #scanTaskRecords(): Promise<Item[]> {
+    return scanAll(this.#client, {
+      TableName: this.#table,
+      FilterExpression: '#sk = :sk',
+      ExpressionAttributeNames: { '#sk': SORT_KEY },
+      ExpressionAttributeValues: { ':sk': { S: SORT_KEY_VALUE.task } },
+      ConsistentRead: true,
+    });
   }
 }
 

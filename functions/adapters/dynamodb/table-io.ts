@@ -8,6 +8,8 @@ import {
   GetItemCommand,
   QueryCommand,
   type QueryCommandInput,
+  ScanCommand,
+  type ScanCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { type Item, joinData, partKeys } from './item-codec.js';
 import { SORT_KEY } from './table.js';
@@ -75,6 +77,18 @@ export const queryAll = async (
     items.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey && (maxItems === undefined || items.length < maxItems));
+  return items;
+};
+
+/** Every item a Scan returns, all pages. */
+export const scanAll = async (client: DynamoDBClient, input: ScanCommandInput) => {
+  const items: Item[] = [];
+  let startKey: Item | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ ...input, ExclusiveStartKey: startKey }));
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
   return items;
 };
 
