@@ -283,7 +283,7 @@ describe('tiny-harness, not on a terminal', () => {
   it('names a refused token as a 401 and says what to do, in one line on stderr, exit 1', async () => {
     const wrong = { ...env, TINY_HARNESS_TOKEN: 'wrong' };
     for (const args of [['tasks'], ['chat'], ['audit', taskId]]) {
-      const ran = await runCli(args, wrong, { input: 'hello\n' });
+      const ran = await runCli(args, wrong, { input: 'hello\nagain\n' });
       expect(ran.code, args.join(' ')).toBe(1);
       expect(ran.stderr.split('\n')).toEqual([
         `tiny-harness: 401 Unauthorized: the agent at ${stack.url} refused the bearer token from TINY_HARNESS_TOKEN: pass the right one with --token (or TINY_HARNESS_TOKEN), or leave both out to use the one \`npm start\` wrote`,

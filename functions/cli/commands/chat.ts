@@ -240,7 +240,7 @@ export const chat = (
     };
 
     const followWhileIdle = () => {
-      if (taskId === undefined || view === undefined || isTerminal(view)) return;
+      if (done || taskId === undefined || view === undefined || isTerminal(view)) return;
       idle?.abort();
       const controller = new AbortController();
       idle = controller;
@@ -471,7 +471,7 @@ export const chat = (
     let ready: Promise<void> = Promise.resolve();
     const drain = async () => {
       await ready;
-      while (queue.length > 0) {
+      while (queue.length > 0 && !done) {
         const line = queue.shift() as string;
         await handle(line);
         if (view !== undefined && isTerminal(view)) closing = true;
