@@ -19,8 +19,9 @@ const statusText = (task: Task) =>
 /**
  * kill -9 of `npm start`'s process between a participant's approval and the approved call's
  * result: the notes server (in this process, over Streamable HTTP) holds the call until the stack
- * is dead. The restarted stack must not call again: at most one call reaches the server, and the
- * model reads the call as interrupted (`tool.not_retried`). The built-in demo model drives the
+ * is dead. The restarted stack must not call again, nor guess: at most one call reaches the
+ * server, the call goes back to its approvers as one that may or may not have run, and when they
+ * leave it the model reads so (`tool.rejected`). The built-in demo model drives the
  * task ("delete note <id>"): its answers depend on the conversation alone, so a restart replays
  * nothing differently.
  */
@@ -35,7 +36,7 @@ describe('a crash between an approval and the approved call’s result', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('leaves at most one call on the server, and the model reads tool.not_retried', async () => {
+  it('leaves at most one call on the server, and asks the approvers again about it', async () => {
     notes = await serveNotesOverHttp({ hold: 'delete_note' });
     notes.notes.set('n1', 'buy milk');
     const port = await freePort();
@@ -65,23 +66,34 @@ describe('a crash between an approval and the approved call’s result', () => {
 
     stack = await start();
     const again = await clientAt(stack.url, TOKEN);
-    const deadline = Date.now() + 60_000;
-    let task: Task;
-    for (;;) {
-      task = await again.getTask({ tenant: '', id: parked.id });
-      const status = task.metadata?.[STATUS_METADATA_KEY] as { sub_state?: string } | undefined;
-      if (status?.sub_state === 'awaiting-next-message') break;
-      if (Date.now() > deadline) throw new Error(`not settled: ${stack.output().slice(-3000)}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const FATE_UNKNOWN =
+      'this call may or may not have run (the harness stopped while it was being sent): approve to send it again, reject to leave it';
+    /** The task once it is in `subState` with a status that says `saying`. */
+    const settled = async (subState: string, saying: string): Promise<Task> => {
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const task = await again.getTask({ tenant: '', id: parked.id });
+        const status = task.metadata?.[STATUS_METADATA_KEY] as { sub_state?: string } | undefined;
+        if (status?.sub_state === subState && statusText(task).includes(saying)) return task;
+        if (Date.now() > deadline)
+          throw new Error(`not ${subState}: ${stack?.output().slice(-3000)}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    await settled('awaiting-approval', FATE_UNKNOWN);
     // Give a second call every chance to arrive before counting.
     await new Promise((resolve) => setTimeout(resolve, 500));
-
     expect(notes.calls.filter((call) => call.tool === 'delete_note')).toEqual([
       { tool: 'delete_note', args: { id: 'n1' } },
     ]);
+
+    await again.sendMessage(
+      sendRequest(envelopeMessage('control', { action: 'reject', reason: 'it went' }), parked.id)
+    );
+    const task = await settled('awaiting-next-message', 'notes__delete_note answered');
+    expect(notes.calls.filter((call) => call.tool === 'delete_note')).toHaveLength(1);
     expect(statusText(task)).toMatch(
-      /^\(demo model\) notes__delete_note answered:\n\[tool\.not_retried\] notes__delete_note was interrupted before its result was recorded/
+      /^\(demo model\) notes__delete_note answered:\n\[tool\.rejected\] notes__delete_note may or may not have run/
     );
   }, 180_000);
 });

@@ -15,8 +15,10 @@ import {
 } from './identifiers.js';
 
 export const AGENT_NAME = 'tiny-harness';
-export const AGENT_DESCRIPTION =
-  'A tiny agent harness: tasks, plans, participants, tools and skills over A2A';
+/** How the harness treats a tool call a crash interrupted: said the same in the README and docs/tools.md. */
+export const TOOL_CALL_PROMISE =
+  'A tool call that is neither read-only nor idempotent runs at most once, never twice: when a crash leaves it unknown whether it ran, it goes back to its approvers, and approving sends it again while rejecting leaves it; read-only and idempotent calls are retried.';
+export const AGENT_DESCRIPTION = `A tiny agent harness: tasks, plans, participants, tools and skills over A2A. ${TOOL_CALL_PROMISE}`;
 export const AGENT_VERSION = '0.1.0';
 export const PROTOCOL_VERSION = '1.0';
 /** The bindings the harness serves at its base URL, the preferred one first. */

@@ -576,8 +576,13 @@ const approvalEntry = (key: string, row: ApprovalAuditRow): Draft => {
       at: row.at,
       kind: 'approval_requested',
       actor: { kind: 'tool', id: row.tool },
-      summary: `approval requested: ${call}, from ${(row.approvers ?? []).join(' or ')}, until ${row.deadline ?? '?'}`,
-      details: { ...details, approvers: row.approvers ?? [], deadline: row.deadline ?? null },
+      summary: `${row.fate_unknown === true ? 'approval asked again (it may or may not have run: the harness stopped while sending it)' : 'approval requested'}: ${call}, from ${(row.approvers ?? []).join(' or ')}, until ${row.deadline ?? '?'}`,
+      details: {
+        ...details,
+        approvers: row.approvers ?? [],
+        deadline: row.deadline ?? null,
+        ...(row.fate_unknown === true ? { fate_unknown: true } : {}),
+      },
       source,
     };
   }

@@ -7,7 +7,10 @@ import { approvalAuditKey, maskedArgumentsText } from '../loop/approvals.js';
 import type { ModelToolCall } from '../ports/model.js';
 import type { StepRun } from './execution-history.js';
 
-/** What the loop records of an approval (`approval:<turn>:<call>:requested|decided`). */
+/**
+ * What the loop records of an approval (`approval:<turn>:<call>:requested|decided`), and of one
+ * asked again for a call whose fate a crash left unknown (`asked_again|decided_again`).
+ */
 export interface ApprovalAuditRow {
   call_id: string;
   tool: string;
@@ -18,6 +21,8 @@ export interface ApprovalAuditRow {
   verdict?: 'approved' | 'rejected' | 'expired';
   by?: string | null;
   reason?: string | null;
+  /** Asked again: the call may or may not have run. */
+  fate_unknown?: boolean;
   at: string;
 }
 
@@ -30,8 +35,18 @@ const approvalRow = (
   records: Records,
   turn: number,
   callId: string,
-  event: 'requested' | 'decided'
+  event: 'requested' | 'decided' | 'asked_again' | 'decided_again'
 ) => records.get(approvalAuditKey(turn, callId, event)) as ApprovalAuditRow | undefined;
+
+/** The call's last approval asked for and its last answer (asked again after a crash, or once). */
+const lastApproval = (records: Records, turn: number, callId: string) => ({
+  asked:
+    approvalRow(records, turn, callId, 'asked_again') ??
+    approvalRow(records, turn, callId, 'requested'),
+  decided:
+    approvalRow(records, turn, callId, 'decided_again') ??
+    approvalRow(records, turn, callId, 'decided'),
+});
 
 /**
  * The step that ran each call of one execution, by its record key: the first that succeeded, or
@@ -48,8 +63,8 @@ export const stepsThatRan = (
     if (run.ref === undefined || run.callId === undefined) continue;
     const key = toolRecordKey(generation, run.ref.turn, run.callId);
     if (chosen.has(key)) continue;
-    if (approvalRow(records, run.ref.turn, run.callId, 'requested') !== undefined) {
-      const decided = approvalRow(records, run.ref.turn, run.callId, 'decided');
+    const { asked, decided } = lastApproval(records, run.ref.turn, run.callId);
+    if (asked !== undefined) {
       if (decided === undefined || Date.parse(run.scheduledAt) < Date.parse(decided.at)) continue;
     }
     chosen.set(key, run);
@@ -86,7 +101,13 @@ export interface CallFacts {
   /** Masked: as approvers saw them when the call waited for approval. */
   arguments: string;
   /** Why it never ran, when an approver rejected it or nobody answered in time. */
-  neverRan: { verdict: 'rejected' | 'expired'; by: string | null; reason: string | null } | null;
+  neverRan: {
+    verdict: 'rejected' | 'expired';
+    by: string | null;
+    reason: string | null;
+    /** Left after a crash: it may have run once, and was not sent again. */
+    mayHaveRun: boolean;
+  } | null;
 }
 
 export const callFacts = (
@@ -97,18 +118,23 @@ export const callFacts = (
 ): CallFacts => {
   const call = modelCall(records, generation, turn, callId);
   const requested = approvalRow(records, turn, callId, 'requested');
-  const decided = approvalRow(records, turn, callId, 'decided');
+  const { asked, decided } = lastApproval(records, turn, callId);
   const verdict = decided?.verdict;
   return {
     name: call?.name ?? requested?.tool ?? 'unknown tool',
-    arguments: requested?.arguments ?? maskedArgumentsText(call?.arguments ?? ''),
+    arguments: (requested ?? asked)?.arguments ?? maskedArgumentsText(call?.arguments ?? ''),
     neverRan:
       verdict === 'rejected' || verdict === 'expired'
-        ? { verdict, by: decided?.by ?? null, reason: decided?.reason ?? null }
+        ? {
+            verdict,
+            by: decided?.by ?? null,
+            reason: decided?.reason ?? null,
+            mayHaveRun: asked?.fate_unknown === true,
+          }
         : null,
   };
 };
 
 /** "never ran: rejected by alice: I still need it", "never ran: expired by the deadline: …". */
 export const neverRanText = (neverRan: NonNullable<CallFacts['neverRan']>) =>
-  `never ran: ${neverRan.verdict === 'expired' ? 'expired by the deadline' : `rejected by ${neverRan.by ?? 'an approver'}`}${neverRan.reason ? `: ${neverRan.reason}` : ''}`;
+  `${neverRan.mayHaveRun ? 'may have run before the harness stopped, not sent again' : 'never ran'}: ${neverRan.verdict === 'expired' ? 'expired by the deadline' : `rejected by ${neverRan.by ?? 'an approver'}`}${neverRan.reason ? `: ${neverRan.reason}` : ''}`;

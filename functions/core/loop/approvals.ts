@@ -36,8 +36,78 @@ export const heldBehindApproval = (loop: LoopState, callId: string): boolean => 
 };
 
 /** The key of an approval's audit record: turns count across generations, so `turn` is unique. */
-export const approvalAuditKey = (turn: number, callId: string, event: 'requested' | 'decided') =>
-  `approval:${turn}:${callId}:${event}`;
+export const approvalAuditKey = (
+  turn: number,
+  callId: string,
+  event: 'requested' | 'decided' | 'asked_again' | 'decided_again'
+) => `approval:${turn}:${callId}:${event}`;
+
+/**
+ * Who is asked, and for how long, about a call that may run only once and whose fate a crash left
+ * unknown, when its tool names no approvers of its own: those who may complete or cancel the task.
+ */
+export const FATE_UNKNOWN_APPROVAL: ToolApproval = {
+  approvers: ['reporter', 'admin'],
+  timeoutSeconds: 86_400,
+};
+
+/** What approvers are told of a call whose fate is unknown. */
+export const FATE_UNKNOWN_TEXT =
+  'this call may or may not have run (the harness stopped while it was being sent): approve to send it again, reject to leave it';
+
+/**
+ * A once-only call whose attempt was committed but whose result never was (the step died while
+ * the call was being sent): the task does not guess. The call goes back to its approvers (the
+ * tool's, or those of `FATE_UNKNOWN_APPROVAL`) as waiting, its attempt cleared so an approval
+ * sends it again through the run-once path; a rejection leaves it (pure).
+ */
+export const withFateUnknown = (
+  change: Change,
+  request: {
+    turn: number;
+    call: ModelToolCall;
+    approval: ToolApproval | null;
+    arguments: string;
+    now: string;
+  }
+): Change => {
+  const { call, now } = request;
+  const approval = request.approval ?? FATE_UNKNOWN_APPROVAL;
+  const entry: PendingApproval = {
+    callId: call.id,
+    tool: call.name,
+    arguments: request.arguments,
+    approvers: [...approval.approvers],
+    requestedAt: now,
+    deadline: new Date(Date.parse(now) + approval.timeoutSeconds * 1000).toISOString(),
+    timeoutSeconds: approval.timeoutSeconds,
+    decision: null,
+    fateUnknown: true,
+  };
+  const asked = withLoop(change, (loop) => ({
+    ...loop,
+    attemptedCalls: loop.attemptedCalls.filter((id) => id !== call.id),
+    approvals: [...loop.approvals.filter((existing) => existing.callId !== call.id), entry],
+  }));
+  return {
+    ...asked,
+    audit: [
+      ...asked.audit,
+      {
+        key: approvalAuditKey(request.turn, call.id, 'asked_again'),
+        value: {
+          call_id: call.id,
+          tool: call.name,
+          arguments: entry.arguments,
+          approvers: entry.approvers,
+          deadline: entry.deadline,
+          fate_unknown: true,
+          at: now,
+        },
+      },
+    ],
+  };
+};
 
 /** Names whose value is a credential, whatever the schema says. */
 const SECRET_NAME =
@@ -202,7 +272,11 @@ export const withApprovalsDecided = (
     audit: [
       ...next.audit,
       ...decided.map((approval) => ({
-        key: approvalAuditKey(loop.turn, approval.callId, 'decided'),
+        key: approvalAuditKey(
+          loop.turn,
+          approval.callId,
+          approval.fateUnknown === true ? 'decided_again' : 'decided'
+        ),
         value: {
           call_id: approval.callId,
           tool: approval.tool,
@@ -274,7 +348,7 @@ export const approvalStatusText = (waiting: readonly PendingApproval[]): string 
     `Approval needed before ${count} can run:`,
     ...waiting.map(
       (approval) =>
-        `- ${approval.callId}: ${approval.tool} ${approval.arguments} (approvers: ${approval.approvers.join(', ')})`
+        `- ${approval.callId}: ${approval.tool} ${approval.arguments} (approvers: ${approval.approvers.join(', ')})${approval.fateUnknown === true ? `: ${FATE_UNKNOWN_TEXT}` : ''}`
     ),
     `Answer with a control envelope {"action":"approve"} or {"action":"reject","reason":"…"} ("calls" names some of them); unanswered by ${earliest}, a call is rejected.`,
     'Options: approve, reject',
@@ -288,5 +362,11 @@ export const rejectedResultText = (approval: PendingApproval): string => {
     decision?.verdict === 'expired'
       ? (decision.reason ?? 'the approval timed out')
       : `${decision?.by ?? 'an approver'} rejected it${decision?.reason ? `: ${decision.reason}` : ''}`;
+  if (approval.fateUnknown === true) {
+    return errorResultText(
+      'tool.rejected',
+      `${approval.tool} may or may not have run (the harness stopped while it was being sent), and is not sent again: ${why}`
+    );
+  }
   return errorResultText('tool.rejected', `${approval.tool} did not run: ${why}`);
 };

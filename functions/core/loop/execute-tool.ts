@@ -4,7 +4,7 @@ import type { TaskRecord } from '../ports/task-store.js';
 import { isTerminalState, readExtension, stateOf, withExtension } from '../task/a2a-task.js';
 import { type Invocation, parseArguments } from '../tools/invoker.js';
 import { argumentsOf, type ToolRegistry } from '../tools/registry.js';
-import { errorResultText, type IntrinsicContext } from '../tools/tool.js';
+import type { IntrinsicContext } from '../tools/tool.js';
 import { resultOf } from '../unit-of-work/interpreter.js';
 import {
   answer,
@@ -19,8 +19,10 @@ import {
   approvalOf,
   heldBehindApproval,
   maskedArguments,
+  maskedArgumentsText,
   rejectedResultText,
   withApprovalRequested,
+  withFateUnknown,
 } from './approvals.js';
 import { childBrief } from './children.js';
 import type { LoopDeps } from './deps.js';
@@ -96,15 +98,6 @@ const attemptedOnce = (tools: ToolRegistry, call: ModelToolCall): boolean => {
   return registered?.execution === 'external' && !registered.tool.idempotent;
 };
 
-const interrupted = (call: ModelToolCall): Invocation => ({
-  kind: 'error',
-  code: 'tool.not_retried',
-  text: errorResultText(
-    'tool.not_retried',
-    `${call.name} was interrupted before its result was recorded: it may have run, and it is not attempted again`
-  ),
-});
-
 /**
  * What approval decides for a call before it may run (pure): ask for it (a call whose tool needs
  * one and has none, its arguments valid), wait (a call behind one waiting, or one not answered
@@ -147,6 +140,30 @@ const approvalStep = (
     kind: 'rejected',
     result: { kind: 'error', code: 'tool.rejected', text: rejectedResultText(entry) },
   };
+};
+
+/** A once-only call whose fate a crash left unknown, back with its approvers (pure). */
+const fateUnknown = (
+  tools: ToolRegistry,
+  record: TaskRecord,
+  callRef: ToolCallRef,
+  call: ModelToolCall,
+  now: string
+): Change => {
+  const registered = tools.get(call.name);
+  const external = registered?.execution === 'external' ? registered : undefined;
+  const raw = parseArguments(call.arguments);
+  const parsed = external !== undefined && raw.ok ? argumentsOf(external).parse(raw.value) : raw;
+  return withFateUnknown(changeOf(record), {
+    turn: callRef.ref.turn,
+    call,
+    approval: external?.tool.approval ?? null,
+    arguments:
+      external !== undefined && parsed.ok
+        ? maskedArguments(parsed.value, argumentsOf(external).parameters)
+        : maskedArgumentsText(call.arguments),
+    now,
+  });
 };
 
 /** What the decision on one call may ask for: the invocation, then the child it creates. */
@@ -200,8 +217,9 @@ const childRequestOf = (
 /**
  * The decision on one call (pure). Approval first: ask for it, wait, or take its rejection as
  * the result. A tool that may run only once has its attempt committed before it runs (a
- * checkpoint); one whose attempt is on the task but not by this run was interrupted, and is not
- * run again. Then the invocation, the child it creates, and one commit of the result.
+ * checkpoint); one whose attempt is on the task but not by this run was interrupted and may have
+ * run: it goes back to its approvers, never run again unasked. Then the invocation, the child it
+ * creates, and one commit of the result.
  */
 export const decideToolCall =
   (callRef: ToolCallRef, setting: CallSetting) =>
@@ -220,14 +238,16 @@ export const decideToolCall =
       if (approval.kind === 'wait') return answer(undefined);
       if (approval.kind === 'rejected') invocation = approval.result;
       else if (attemptedOnce(setting.tools, call)) {
-        if (record.loop.attemptedCalls.includes(call.id)) invocation = interrupted(call);
-        else {
-          const attempt = withLoop(changeOf(record), (loop) => ({
-            ...loop,
-            attemptedCalls: [...loop.attemptedCalls, call.id],
-          }));
-          return checkpoint(record, attempt, 'attempt_marked');
+        if (record.loop.attemptedCalls.includes(call.id)) {
+          // Attempted by a run that died before its result: it may have run. Its approvers say.
+          const asked = fateUnknown(setting.tools, record, callRef, call, now);
+          return commitThen(record, asked, undefined);
         }
+        const attempt = withLoop(changeOf(record), (loop) => ({
+          ...loop,
+          attemptedCalls: [...loop.attemptedCalls, call.id],
+        }));
+        return checkpoint(record, attempt, 'attempt_marked');
       }
     }
     if (invocation === undefined) {
@@ -251,8 +271,9 @@ export const decideToolCall =
  * conditioned on the task as read: a call of a cut turn, or of a task that has ended, writes
  * nothing, and `appliedCalls` makes a retried state a no-op. A child's creation is idempotent on
  * its brief's message id, so a retry finds the same child. A tool that may run only once has its
- * attempt committed before it runs: a step re-run after a crash mid-call records the call as
- * interrupted instead of running it a second time. A call that needs a participant's approval
+ * attempt committed before it runs: a step re-run after a crash mid-call does not run it a second
+ * time, and does not guess either: the call goes back to its approvers (approvals.ts,
+ * `withFateUnknown`), who send it again or leave it. A call that needs a participant's approval
  * is not run here: the step records the request (approvals.ts) and the turn parks for it; once
  * answered, the turn's calls run again in order and this step runs it or records its rejection.
  */

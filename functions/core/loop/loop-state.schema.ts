@@ -32,6 +32,11 @@ export const PendingApprovalSchema = z.strictObject({
   deadline: z.string(),
   timeoutSeconds: z.int().min(1),
   decision: ApprovalDecisionSchema.nullable(),
+  /**
+   * Asked again because the call may or may not have run: the harness stopped while it was being
+   * sent. Approving sends it again; rejecting leaves it as it is.
+   */
+  fateUnknown: z.boolean().optional(),
 });
 export type PendingApproval = z.infer<typeof PendingApprovalSchema>;
 

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { AgentCard } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
 import {
@@ -6,6 +7,7 @@ import {
   DEFAULT_SKILLS,
   parseAgentSkills,
   type SkillConfig,
+  TOOL_CALL_PROMISE,
 } from '../../../functions/core/a2a/agent-card.js';
 import {
   EVENT_MEDIA_TYPE,
@@ -37,7 +39,7 @@ describe('the agent card', () => {
     const json = served(buildAgentCard({ baseUrl: BASE_URL }));
     expect(json.name).toBe('tiny-harness');
     expect(json.description).toBe(
-      'A tiny agent harness: tasks, plans, participants, tools and skills over A2A'
+      'A tiny agent harness: tasks, plans, participants, tools and skills over A2A. A tool call that is neither read-only nor idempotent runs at most once, never twice: when a crash leaves it unknown whether it ran, it goes back to its approvers, and approving sends it again while rejecting leaves it; read-only and idempotent calls are retried.'
     );
     expect(json.version).toBe('0.1.0');
   });
@@ -153,5 +155,14 @@ describe('the agent card', () => {
   it('round-trips through the SDK codec unchanged', () => {
     const card = buildAgentCard({ baseUrl: BASE_URL, skills: [skill], name: 'renamed' });
     expect(AgentCard.fromJSON(served(card))).toEqual(card);
+  });
+});
+
+describe('what the card promises of a tool call a crash interrupted', () => {
+  it('is said in the same words in the README and docs/tools.md', () => {
+    for (const path of ['README.md', 'docs/tools.md']) {
+      const text = readFileSync(path, 'utf8').replace(/\s+/g, ' ');
+      expect(text, path).toContain(TOOL_CALL_PROMISE);
+    }
   });
 });

@@ -114,6 +114,38 @@ describe('a tool call that waited for approval, in the timeline', () => {
     ]);
   });
 
+  it('shows a call asked again after a crash, and left, as one that may have run', () => {
+    const askedAgain = part(
+      [
+        execution(1, [
+          ...toolStep(2, 2, 1, 'c1'),
+          ...toolStep(4, 5, 1, 'c1'),
+          ...toolStep(6, 7, 1, 'c1'),
+          ...toolStep(8, 10, 1, 'c1'),
+        ]),
+      ],
+      [
+        ['approval:1:c1:requested', requested],
+        ['approval:1:c1:decided', decided('approved', 'carol', null, 4)],
+        ['approval:1:c1:asked_again', { ...requested, fate_unknown: true, at: t(7) }],
+        ['approval:1:c1:decided_again', decided('rejected', 'alice', 'it went', 9)],
+        [
+          'tool:1:1:c1',
+          { kind: 'error', code: 'tool.rejected', text: '[tool.rejected] not sent again' },
+        ],
+      ]
+    );
+    expect(lines(askedAgain)).toEqual([
+      expect.stringMatching(/^02 approval_requested approval requested: /),
+      expect.stringMatching(/^04 approval_granted /),
+      expect.stringMatching(
+        /^07 approval_requested approval asked again \(it may or may not have run: the harness stopped while sending it\): /
+      ),
+      expect.stringMatching(/^09 approval_rejected /),
+      '10 tool_call notes__delete_note({"id":"n1","token":"[redacted]"}) may have run before the harness stopped, not sent again: rejected by alice: it went',
+    ]);
+  });
+
   it('names the call a later generation settled (its approval expired across a renewal)', () => {
     const expired = part(
       [execution(1, toolStep(2, 2, 1, 'c1')), execution(2, toolStep(2, 61, 2, 'c1'))],

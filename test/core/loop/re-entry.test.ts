@@ -9,9 +9,9 @@ import { takeTurn } from '../../../functions/core/loop/take-turn.js';
 import { InProcessHarness } from '../../../functions/core/testing/in-process-harness.js';
 import { StaticToolRunner } from '../../../functions/core/testing/static-tool-runner.js';
 import { zodArguments } from '../../../functions/core/tools/registry.js';
-import { ALICE, harnessWith } from '../../support/harness.js';
+import { ALICE, harnessWith, STATES, view } from '../../support/harness.js';
 import { HeldModel } from '../../support/held-model.js';
-import { textMessage } from '../../support/messages.js';
+import { envelopeMessage, textMessage } from '../../support/messages.js';
 
 const plan = (...names: string[]) => ({
   name: 'create_plan',
@@ -87,7 +87,8 @@ describe('re-entering the loop at an earlier state', () => {
 });
 
 describe('a tool that may run only once, across a crash', () => {
-  it('is not run again by a re-run of its step: the call is recorded as interrupted', async () => {
+  /** A turn whose one call of `send_email` is held mid-call; `release` lets it answer. */
+  const heldCall = async () => {
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => {
       release = resolve;
@@ -100,13 +101,17 @@ describe('a tool that may run only once, across a crash', () => {
         idempotent: false,
         approval: null,
         run: async () => {
-          await held;
+          // Only the first call hangs: the one whose process dies.
+          if (runner.calls.length === 1) await held;
           return { output: 'sent', isError: false };
         },
       },
     ]);
     const { harness } = harnessWith(
-      [{ toolCalls: [{ name: 'send_email', arguments: { to: 'bob@example.com' } }] }],
+      [
+        { toolCalls: [{ name: 'send_email', arguments: { to: 'bob@example.com' } }] },
+        { text: 'Understood.' },
+      ],
       { runner }
     );
     const { deps } = harness;
@@ -115,14 +120,40 @@ describe('a tool that may run only once, across a crash', () => {
     const called = await takeTurn(deps, { taskId, generation: 1, turn: 0 });
     if (called.route.next !== 'execute_tools') throw new Error('expected a call');
     const [call] = called.route.calls;
-
+    if (call === undefined) throw new Error('expected a call');
     // The first run of the step is mid-call when its process dies; the step runs again.
-    const first = executeTool(deps, call!);
+    const first = executeTool(deps, call);
     await new Promise((resolve) => setTimeout(resolve, 5));
-    await executeTool(deps, call!);
+    await executeTool(deps, call);
+    return { harness, deps, runner, taskId, call, first, release };
+  };
+
+  it('is not run again by a re-run of its step, nor guessed: it goes back to the approvers', async () => {
+    const { harness, deps, runner, taskId, call, first, release } = await heldCall();
+
+    expect(runner.calls).toHaveLength(1);
+    expect((await harness.task(taskId)).loop.approvals).toEqual([
+      expect.objectContaining({
+        callId: call.callId,
+        fateUnknown: true,
+        approvers: ['reporter', 'admin'],
+        decision: null,
+      }),
+    ]);
+    const parked = await takeTurn(deps, call.ref);
+    expect(parked.route).toMatchObject({ next: 'park', subState: 'awaiting-approval' });
+    expect(view(await harness.task(taskId)).statusText).toContain(
+      'this call may or may not have run (the harness stopped while it was being sent): approve to send it again, reject to leave it'
+    );
+
+    // Alice, the reporter, leaves it: the model reads that it may have run and was not sent again.
+    await harness.send(
+      taskId,
+      envelopeMessage('control', { action: 'reject', reason: 'it went out' }),
+      ALICE
+    );
     release();
     await first;
-
     expect(runner.calls).toHaveLength(1);
     const results = (await deps.store.readHistory(taskId)).filter(
       (entry) => entry.kind === 'tool_result'
@@ -131,8 +162,23 @@ describe('a tool that may run only once, across a crash', () => {
       expect.objectContaining({
         name: 'send_email',
         isError: true,
-        output: expect.stringMatching(/^\[tool\.not_retried\] send_email was interrupted/),
+        output: expect.stringMatching(
+          /^\[tool\.rejected\] send_email may or may not have run \(the harness stopped while it was being sent\), and is not sent again: alice rejected it: it went out/
+        ),
       }),
     ]);
+  });
+
+  it('is sent again, once, when an approver says so', async () => {
+    const { harness, deps, runner, taskId, first, release } = await heldCall();
+    await harness.send(taskId, envelopeMessage('control', { action: 'approve' }), ALICE);
+    release();
+    await first;
+    expect(runner.calls).toHaveLength(2);
+    expect(view(await harness.task(taskId)).state).toBe(STATES.INPUT_REQUIRED);
+    const results = (await deps.store.readHistory(taskId)).filter(
+      (entry) => entry.kind === 'tool_result'
+    );
+    expect(results).toEqual([expect.objectContaining({ name: 'send_email', output: 'sent' })]);
   });
 });

@@ -80,9 +80,30 @@ describe('a tool call step decides from the task and what the call produced', ()
       { needs: ['invocation:invoke_tool'] },
     ],
     [
-      'never runs again a call some earlier run marked',
+      'never runs again a call some earlier run marked, but asks its approvers',
       facts(calling('send_refund', '{"amount":5}', { attemptedCalls: ['c1'] })),
       { answer: undefined, commit: 'update' },
+    ],
+    [
+      'sends it again once an approver said so',
+      facts(
+        calling('send_refund', '{"amount":5}', {
+          approvals: [
+            {
+              callId: 'c1',
+              tool: 'send_refund',
+              arguments: '{"amount":5}',
+              approvers: ['reporter', 'admin'],
+              requestedAt: NOW,
+              deadline: NOW,
+              timeoutSeconds: 60,
+              decision: { verdict: 'approved', by: 'alice', reason: null, at: NOW },
+              fateUnknown: true,
+            },
+          ],
+        })
+      ),
+      { reached: 'attempt_marked', commit: 'update' },
     ],
     [
       'asks for approval instead of running a gated call',
@@ -104,12 +125,21 @@ describe('a tool call step decides from the task and what the call produced', ()
     it(name, () => expect(summary(decide(given), given.record)).toEqual(expected));
   }
 
-  it('records an interrupted once-only call as not retried', () => {
+  it('puts a call whose fate is unknown back with its approvers, its attempt cleared', () => {
     const given = facts<{ invocation: 'invoke_tool'; child: 'create_child' }, 'attempt_marked'>(
       calling('send_refund', '{"amount":5}', { attemptedCalls: ['c1'] })
     );
-    const result = written(decide(given));
-    expect(result.loop.appliedCalls).toEqual(['c1']);
+    const { loop } = written(decide(given));
+    expect(loop.appliedCalls).toEqual([]);
+    expect(loop.attemptedCalls).toEqual([]);
+    expect(loop.approvals).toEqual([
+      expect.objectContaining({
+        callId: 'c1',
+        approvers: ['reporter', 'admin'],
+        decision: null,
+        fateUnknown: true,
+      }),
+    ]);
   });
 
   it('records the approval asked for, on the task waiting for it', () => {
