@@ -84,8 +84,11 @@ export const withToolRunner = (runtime: LoopRuntime, runner: ToolRunner): LoopRu
   },
 });
 
+// Each test of tinyHarnessBundledTracing is written out for esbuild to fold (tracing.ts).
 const tracedRunner = (runner: ToolRunner | undefined, tracing: Tracing | undefined) =>
-  runner === undefined || tracing?.enabled !== true ? runner : tracedToolRunner(runner, tracing);
+  !(globalThis.tinyHarnessBundledTracing ?? true) || runner === undefined || !tracing?.enabled
+    ? runner
+    : tracedToolRunner(runner, tracing);
 
 export const buildLoopRuntime = (config: RuntimeConfig, parts: LoopParts): LoopRuntime => {
   const sfn = sfnClientOf(config);
@@ -127,15 +130,19 @@ export const buildLoopRuntime = (config: RuntimeConfig, parts: LoopParts): LoopR
   const store = new TranscriptCache(new DynamoDbTaskStore(table));
   const tracing = buildTracing(config, (taskId) => store.get(taskId));
   loop = {
-    store: tracing.enabled ? tracedTaskStore(store, tracing) : store,
+    store:
+      (globalThis.tinyHarnessBundledTracing ?? true) && tracing.enabled
+        ? tracedTaskStore(store, tracing)
+        : store,
     events: new DynamoDbEventLog(table),
-    model: tracing.enabled
-      ? tracedModel(parts.model, tracing, {
-          provider: providerNameOf(config),
-          defaultModel: config.TINY_HARNESS_MODEL || undefined,
-          prices: config.TINY_HARNESS_MODEL_PRICES,
-        })
-      : parts.model,
+    model:
+      (globalThis.tinyHarnessBundledTracing ?? true) && tracing.enabled
+        ? tracedModel(parts.model, tracing, {
+            provider: providerNameOf(config),
+            defaultModel: config.TINY_HARNESS_MODEL || undefined,
+            prices: config.TINY_HARNESS_MODEL_PRICES,
+          })
+        : parts.model,
     tools: registryOf(parts.tools, agents),
     runner: tracedRunner(parts.tools, tracing),
     agents,

@@ -14,21 +14,26 @@ export const buildTracing = (
 ): Tracing => {
   const endpoint = tracesUrlOf(config);
   const file = config.TINY_HARNESS_OTEL_FILE;
-  if (config.OTEL_SDK_DISABLED || (endpoint === undefined && file === undefined)) return NO_TRACING;
-  return startTracing(
-    {
-      serviceName: config.OTEL_SERVICE_NAME ?? config.TINY_HARNESS_AGENT_ID,
-      agentId: config.TINY_HARNESS_AGENT_ID,
-      endpoint,
-      headers: config.OTEL_EXPORTER_OTLP_HEADERS,
-      file,
-      sampler: config.OTEL_TRACES_SAMPLER,
-      samplerRatio: config.OTEL_TRACES_SAMPLER_ARG,
-      captureContent: config.TINY_HARNESS_OTEL_CONTENT,
-      secrets: () => configuredSecrets(config),
-    },
-    get
-  );
+  const configured = !config.OTEL_SDK_DISABLED && (endpoint !== undefined || file !== undefined);
+  // Written out (not a helper's call) for esbuild to fold it: a bundle without tracing holds
+  // none of what follows.
+  if ((globalThis.tinyHarnessBundledTracing ?? true) && configured) {
+    return startTracing(
+      {
+        serviceName: config.OTEL_SERVICE_NAME ?? config.TINY_HARNESS_AGENT_ID,
+        agentId: config.TINY_HARNESS_AGENT_ID,
+        endpoint,
+        headers: config.OTEL_EXPORTER_OTLP_HEADERS,
+        file,
+        sampler: config.OTEL_TRACES_SAMPLER,
+        samplerRatio: config.OTEL_TRACES_SAMPLER_ARG,
+        captureContent: config.TINY_HARNESS_OTEL_CONTENT,
+        secrets: () => configuredSecrets(config),
+      },
+      get
+    );
+  }
+  return NO_TRACING;
 };
 
 /** The provider as the GenAI conventions name it (`gen_ai.provider.name`). */

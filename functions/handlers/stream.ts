@@ -1,10 +1,9 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import middy from '@middy/core';
-import { trace } from '@opentelemetry/api';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { decodeTaskRecord } from '../adapters/dynamodb/item-codec.js';
 import { HARNESS } from '../adapters/tracing/attributes.js';
-import { inTaskSpan, linkToTask } from '../adapters/tracing/step-span.js';
+import { annotate, inTaskSpan, linkToTask } from '../adapters/tracing/step-span.js';
 import { flushTraces, NO_TRACING } from '../adapters/tracing/tracing.js';
 import { lambdaLoopRuntime } from '../composition/lambda/loop.js';
 import type { Runtime } from '../composition/runtime.js';
@@ -56,7 +55,7 @@ export const handleStreamRecord = async (
     news,
     async () => {
       const wake = await recordChildChange(runtime.loop, change);
-      trace.getActiveSpan()?.setAttribute(HARNESS.wake, wake.action);
+      annotate(tracing, { [HARNESS.wake]: wake.action });
       runtime.logger.info('child change recorded', {
         taskId: change.parentId,
         childId: change.childId,

@@ -127,10 +127,10 @@ describe('OpenTelemetry traces of a delegation tree', () => {
     const parent = (await alice.sendMessage(
       request(message('Close the quarter [tree-parent]'))
     )) as Task;
-    // The delete waits for the reporter's approval; alice asked, so she may give it.
+    // The delete waits, parked, for the reporter's approval; alice asked, so she may give it.
     await eventually(async () => {
       const record = await alpha.runtime.loop.store.get(parent.id);
-      return record?.loop.approvals.length ? record : undefined;
+      return record?.loop.approvals.length && record.loop.parkToken != null ? record : undefined;
     }, 30_000);
     await alice.sendMessage(
       request({
@@ -150,8 +150,14 @@ describe('OpenTelemetry traces of a delegation tree', () => {
     await eventually(
       async () =>
         spansOf('alpha').some(
-          (span) => span.name === 'turn' && span.attributes['tiny_harness.route'] === 'end'
-        )
+          (span) =>
+            span.name === 'turn' &&
+            span.attributes['tiny_harness.task.id'] === parent.id &&
+            span.attributes['tiny_harness.route'] === 'end'
+        ) &&
+        spansOf('alpha').filter((span) => span.attributes['gen_ai.operation.name'] === 'chat')
+          .length === alphaModel.requests.length &&
+        spansOf('ledger').some((span) => span.attributes['gen_ai.operation.name'] === 'chat')
           ? true
           : undefined,
       20_000

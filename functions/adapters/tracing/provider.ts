@@ -21,7 +21,7 @@ import { OtlpJsonFileExporter } from './file-exporter.js';
 import { DerivedIdGenerator } from './ids.js';
 import { type TaskLineage, TaskLineages } from './lineage.js';
 import { type SamplerName, samplerOf } from './sampler.js';
-import { type Tracing, taskAttributes } from './tracing.js';
+import { type ActiveTracing, taskAttributes } from './tracing.js';
 
 export interface TracingSettings {
   serviceName: string;
@@ -56,7 +56,7 @@ const setGlobals = () => {
 export const startTracing = (
   settings: TracingSettings,
   get: (taskId: string) => Promise<TaskRecord | undefined>
-): Tracing => {
+): ActiveTracing => {
   setGlobals();
   const processors: SpanProcessor[] = [];
   if (settings.endpoint !== undefined) {

@@ -26,24 +26,27 @@ export const inTaskSpan = async <T>(
   run: () => Promise<T>,
   links: Link[] = []
 ): Promise<T> => {
-  if (!tracing.enabled) return run();
-  const lineage: TaskLineage | undefined =
-    task.record === undefined
-      ? await tracing.lineages.byId(task.id)
-      : await tracing.lineages.of(task.record);
-  const span = tracing.tracer.startSpan(
-    name,
-    {
-      kind: SpanKind.INTERNAL,
-      links,
-      attributes: {
-        ...(lineage === undefined ? { [HARNESS.taskId]: task.id } : taskAttributes(lineage)),
-        ...attributes,
+  // Written out for esbuild to fold (tracing.ts): without tracing, only the return below.
+  if ((globalThis.tinyHarnessBundledTracing ?? true) && tracing.enabled) {
+    const lineage: TaskLineage | undefined =
+      task.record === undefined
+        ? await tracing.lineages.byId(task.id)
+        : await tracing.lineages.of(task.record);
+    const span = tracing.tracer.startSpan(
+      name,
+      {
+        kind: SpanKind.INTERNAL,
+        links,
+        attributes: {
+          ...(lineage === undefined ? { [HARNESS.taskId]: task.id } : taskAttributes(lineage)),
+          ...attributes,
+        },
       },
-    },
-    lineage === undefined ? undefined : tracing.contextOf(lineage)
-  );
-  return within(tracing, span, run);
+      lineage === undefined ? undefined : tracing.contextOf(lineage)
+    );
+    return within(tracing, span, run);
+  }
+  return run();
 };
 
 /**
@@ -57,36 +60,50 @@ export const inStepSpan = async <T>(
   read: (taskId: string) => Promise<TaskRecord | undefined>,
   run: () => Promise<T>
 ): Promise<T> => {
-  if (!tracing.enabled) return run();
-  const { taskId, generation, turn } = step.ref;
-  const record = step.callId === undefined ? undefined : await read(taskId);
-  const tool =
-    step.callId === undefined ? undefined : (toolNameOf(record, step.callId) ?? 'unknown');
-  const name = tool === undefined ? step.op : `execute_tool ${tool}`;
-  const attributes: Attributes = {
-    [HARNESS.step]: step.op,
-    [HARNESS.generation]: generation,
-    [HARNESS.turn]: turn,
-    ...(tool === undefined
-      ? {}
-      : {
-          [GEN_AI.operation]: 'execute_tool',
-          [GEN_AI.toolName]: tool,
-          [GEN_AI.toolCallId]: step.callId,
-          [GEN_AI.toolType]: 'function',
-        }),
-  };
-  return inTaskSpan(tracing, { id: taskId, record }, name, attributes, async () => {
-    const result = await run();
-    const route = (result as { route?: { next?: unknown } } | undefined)?.route?.next;
-    if (typeof route === 'string') trace.getActiveSpan()?.setAttribute(HARNESS.route, route);
-    return result;
-  });
+  // Written out for esbuild to fold (tracing.ts): without tracing, only the return below.
+  if ((globalThis.tinyHarnessBundledTracing ?? true) && tracing.enabled) {
+    const { taskId, generation, turn } = step.ref;
+    const record = step.callId === undefined ? undefined : await read(taskId);
+    const tool =
+      step.callId === undefined ? undefined : (toolNameOf(record, step.callId) ?? 'unknown');
+    const name = tool === undefined ? step.op : `execute_tool ${tool}`;
+    const attributes: Attributes = {
+      [HARNESS.step]: step.op,
+      [HARNESS.generation]: generation,
+      [HARNESS.turn]: turn,
+      ...(tool === undefined
+        ? {}
+        : {
+            [GEN_AI.operation]: 'execute_tool',
+            [GEN_AI.toolName]: tool,
+            [GEN_AI.toolCallId]: step.callId,
+            [GEN_AI.toolType]: 'function',
+          }),
+    };
+    return inTaskSpan(tracing, { id: taskId, record }, name, attributes, async () => {
+      const result = await run();
+      const route = (result as { route?: { next?: unknown } } | undefined)?.route?.next;
+      if (typeof route === 'string') trace.getActiveSpan()?.setAttribute(HARNESS.route, route);
+      return result;
+    });
+  }
+  return run();
 };
 
 /** A link to a task's span (a child whose news reaches its parent); none while tracing is off. */
 export const linkToTask = async (tracing: Tracing, record: TaskRecord): Promise<Link[]> => {
-  if (!tracing.enabled) return [];
-  const context = trace.getSpanContext(tracing.contextOf(await tracing.lineages.of(record)));
-  return context === undefined ? [] : [{ context }];
+  // Written out for esbuild to fold (tracing.ts): without tracing, only the return below.
+  if ((globalThis.tinyHarnessBundledTracing ?? true) && tracing.enabled) {
+    const context = trace.getSpanContext(tracing.contextOf(await tracing.lineages.of(record)));
+    return context === undefined ? [] : [{ context }];
+  }
+  return [];
+};
+
+/** Attributes on the span running now (a step's outcome learnt inside it); nothing when off. */
+export const annotate = (tracing: Tracing, attributes: Attributes): void => {
+  // Written out for esbuild to fold (tracing.ts).
+  if ((globalThis.tinyHarnessBundledTracing ?? true) && tracing.enabled) {
+    trace.getActiveSpan()?.setAttributes(attributes);
+  }
 };

@@ -2,7 +2,7 @@ import { type Attributes, SpanKind } from '@opentelemetry/api';
 import { costOf, type ModelPrice } from '../../core/loop/usage.js';
 import type { Model, ModelInputItem, ModelRequest, ModelResponse } from '../../core/ports/model.js';
 import { GEN_AI, HARNESS } from './attributes.js';
-import { type Tracing, within } from './tracing.js';
+import { type ActiveTracing, within } from './tracing.js';
 
 export interface TracedModelOptions {
   /** The provider as the conventions name it (`openai`, `anthropic`, `aws.bedrock`, ...). */
@@ -57,7 +57,7 @@ const requestAttributes = (
   request: ModelRequest,
   model: string,
   options: TracedModelOptions,
-  tracing: Tracing
+  tracing: ActiveTracing
 ): Attributes => ({
   [GEN_AI.operation]: 'chat',
   [GEN_AI.provider]: options.provider,
@@ -84,7 +84,7 @@ const requestAttributes = (
  */
 export const tracedModel = (
   model: Model,
-  tracing: Tracing,
+  tracing: ActiveTracing,
   options: TracedModelOptions
 ): Model => ({
   invoke: (request) => {

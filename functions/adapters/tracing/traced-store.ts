@@ -2,7 +2,7 @@ import { type Span, trace } from '@opentelemetry/api';
 import type { PendingApproval } from '../../core/loop/loop-state.schema.js';
 import type { TaskRecord, TaskStore } from '../../core/ports/task-store.js';
 import { HARNESS } from './attributes.js';
-import type { Tracing } from './tracing.js';
+import type { ActiveTracing } from './tracing.js';
 
 const decided = (approvals: readonly PendingApproval[], callId: string) =>
   approvals.find((approval) => approval.callId === callId)?.decision ?? null;
@@ -42,7 +42,7 @@ const approvalEvents = (span: Span, base: TaskRecord, record: TaskRecord) => {
  * trace (a request, a parent's step) links that span to the task's, and approvals become events.
  * Reads pass through untouched.
  */
-export const tracedTaskStore = (store: TaskStore, tracing: Tracing): TaskStore => ({
+export const tracedTaskStore = (store: TaskStore, tracing: ActiveTracing): TaskStore => ({
   get: (taskId) => store.get(taskId),
   list: (query) => store.list(query),
   readHistory: (taskId, afterSeq, throughSeq) => store.readHistory(taskId, afterSeq, throughSeq),

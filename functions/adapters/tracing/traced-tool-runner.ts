@@ -1,7 +1,7 @@
 import { SpanKind, trace } from '@opentelemetry/api';
 import type { ToolRunner } from '../../core/ports/tool-runner.js';
 import { GEN_AI, HARNESS } from './attributes.js';
-import { type Tracing, within } from './tracing.js';
+import { type ActiveTracing, within } from './tracing.js';
 
 /** An MCP tool's name is `<server>__<tool>` (mcp-tool-runner.ts): the server is the part before. */
 const serverOf = (name: string): string | undefined => {
@@ -17,7 +17,7 @@ const KEPT_CALLS = 1_000;
  * and attempt. The step running the call is its `execute_tool` span (the turn-step handler's);
  * the outcome is set there too, so a tool's result reads off the conventions' span.
  */
-export const tracedToolRunner = (runner: ToolRunner, tracing: Tracing): ToolRunner => {
+export const tracedToolRunner = (runner: ToolRunner, tracing: ActiveTracing): ToolRunner => {
   const attempts = new Map<string, number>();
   return {
     tools: () => runner.tools(),

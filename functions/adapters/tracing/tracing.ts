@@ -1,7 +1,6 @@
 import {
   type Context,
   context,
-  ROOT_CONTEXT,
   type Span,
   SpanStatusCode,
   type Tracer,
@@ -9,11 +8,32 @@ import {
 } from '@opentelemetry/api';
 import type { TaskRecord } from '../../core/ports/task-store.js';
 import { HARNESS } from './attributes.js';
-import { type TaskLineage, TaskLineages } from './lineage.js';
+import type { TaskLineage, TaskLineages } from './lineage.js';
+
+declare global {
+  /**
+   * Whether this Lambda bundle holds tracing. `cdk synth` replaces it by `true` when the deployment
+   * configures an OTLP endpoint (context `otelEndpoint`) and by `false` when it does not
+   * (esbuild's `define`, cdk/constructs/harness-function.ts): each test of it here, at the edges
+   * and in the composition (`if ((globalThis.tinyHarnessBundledTracing ?? true) && …) { … }`,
+   * written out for esbuild to fold, with the traced code inside the block: esbuild drops a
+   * folded block, not the statements after a folded early return) then folds to `false`, and
+   * the OpenTelemetry API and SDK are left out of the bundle.
+   * Unbundled (`npm start`, the tests) it is undefined, and tracing is there.
+   */
+  var tinyHarnessBundledTracing: boolean | undefined;
+}
+
+/** Tracing off: nothing read, recorded or sent, and nothing of OpenTelemetry loaded. */
+export interface NoTracing {
+  readonly enabled: false;
+}
 
 /** What the decorators and the handlers' edges trace with. */
-export interface Tracing {
-  readonly enabled: boolean;
+export type Tracing = NoTracing | ActiveTracing;
+
+export interface ActiveTracing {
+  readonly enabled: true;
   readonly tracer: Tracer;
   readonly captureContent: boolean;
   readonly agentId: string;
@@ -30,21 +50,7 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
-const NO_LINEAGES = new TaskLineages(async () => undefined);
-
-/** Tracing off: the API's no-op tracer, and nothing read, recorded or sent. */
-export const NO_TRACING: Tracing = {
-  enabled: false,
-  tracer: trace.getTracer('tiny-harness'),
-  captureContent: false,
-  agentId: '',
-  redact: (text) => text,
-  lineages: NO_LINEAGES,
-  contextOf: () => ROOT_CONTEXT,
-  taskCreated: async () => undefined,
-  flush: async () => undefined,
-  shutdown: async () => undefined,
-};
+export const NO_TRACING: NoTracing = { enabled: false };
 
 /** The attributes every span about a task carries. */
 export const taskAttributes = (lineage: TaskLineage) => ({
@@ -60,7 +66,7 @@ export const taskAttributes = (lineage: TaskLineage) => ({
  * provider's error may echo a key) and thrown on.
  */
 export const within = async <T>(
-  tracing: Pick<Tracing, 'redact'>,
+  tracing: Pick<ActiveTracing, 'redact'>,
   span: Span,
   run: (span: Span) => Promise<T>
 ): Promise<T> => {
@@ -86,10 +92,12 @@ export const flushTraces = async (
   tracing: Tracing,
   logger: { warn(message: string, fields?: Record<string, unknown>): void }
 ): Promise<void> => {
-  if (!tracing.enabled) return;
-  await tracing
-    .flush()
-    .catch((error: unknown) =>
-      logger.warn('spans not exported', { errorMessage: (error as Error).message })
-    );
+  // Written out for esbuild to fold: without tracing, nothing.
+  if ((globalThis.tinyHarnessBundledTracing ?? true) && tracing.enabled) {
+    await tracing
+      .flush()
+      .catch((error: unknown) =>
+        logger.warn('spans not exported', { errorMessage: (error as Error).message })
+      );
+  }
 };
