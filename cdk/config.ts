@@ -22,6 +22,7 @@ import {
   parseRemoteAgents,
 } from '../functions/composition/remote-agents-config.js';
 import { RuntimeConfigSchema } from '../functions/composition/runtime-config.js';
+import { TracingConfigShape } from '../functions/composition/tracing-config.js';
 import { parseAgentSkills } from '../functions/core/a2a/agent-card.js';
 
 /** The defaults `cdk.json` repeats (a test keeps the two equal). */
@@ -48,6 +49,10 @@ export const DEFAULT_CONTEXT = {
   remoteAgents: '',
   mcpServers: '',
   userPoolDeletionProtection: true,
+  otelEndpoint: '',
+  otelSampler: 'parentbased_always_on',
+  otelSamplerArg: 1,
+  otelCollectorLayer: '',
 } as const;
 
 export type ContextKey = keyof typeof DEFAULT_CONTEXT;
@@ -176,6 +181,24 @@ const HarnessConfigSchema = z.object({
     [z.boolean(), z.enum(['true', 'false']).transform((value) => value === 'true')],
     'true or false'
   ),
+  /**
+   * Where every function sends its spans (OTLP/HTTP JSON; docs/observability.md): '' = no
+   * tracing, and no OpenTelemetry in any bundle. With the collector layer below it is the layer's
+   * local receiver (`http://localhost:4318`), which forwards to X-Ray with the function's role.
+   */
+  otelEndpoint: z.union([z.literal(''), z.string().url()]),
+  otelSampler: TracingConfigShape.OTEL_TRACES_SAMPLER,
+  otelSamplerArg: TracingConfigShape.OTEL_TRACES_SAMPLER_ARG,
+  /** A Lambda layer that runs an OpenTelemetry collector beside each function ('' = none). */
+  otelCollectorLayer: z.union([
+    z.literal(''),
+    z
+      .string()
+      .regex(
+        /^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:layer:[A-Za-z0-9_-]+:\d+$/,
+        "a layer version's ARN (arn:aws:lambda:<region>:<account>:layer:<name>:<version>)"
+      ),
+  ]),
   agentSkills: z.string().superRefine((text, context) => {
     if (text.trim() === '') return;
     try {
@@ -203,6 +226,18 @@ export const turnStepModelEnvironment = (config: HarnessConfig): Record<string, 
       .map(([variable, key]) => [variable, String(config[key as ContextKey])])
       .filter(([, value]) => value !== '')
   );
+
+/** The deployment's tracing, or none when `otelEndpoint` is empty (docs/observability.md). */
+export const cloudTracingOf = (config: HarnessConfig, serviceName: string) =>
+  config.otelEndpoint === ''
+    ? undefined
+    : {
+        endpoint: config.otelEndpoint,
+        sampler: config.otelSampler,
+        samplerArg: config.otelSamplerArg,
+        serviceName,
+        collectorLayerArn: config.otelCollectorLayer || undefined,
+      };
 
 /** Partitions where the stack's Cognito user pool (Plus plan, threat protection) is not offered. */
 const UNSUPPORTED_REGION = /^(cn|us-gov|us-iso[a-z]*|eu-isoe)-/;

@@ -8,6 +8,7 @@ import {
   LAMBDA_BUNDLING,
   mcpDefine,
   modelProviderDefine,
+  tracingDefine,
 } from './constructs/harness-function.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -47,11 +48,11 @@ export interface Bundle {
 /**
  * A handler bundled in memory with the options `cdk synth` bundles it with
  * (cdk/constructs/harness-function.ts); the turn step for one model provider, with or without
- * MCP servers.
+ * MCP servers; any handler with or without tracing.
  */
 export const bundleHandler = async (
   name: string,
-  options: { modelProvider?: string; mcpServers?: boolean } = {}
+  options: { modelProvider?: string; mcpServers?: boolean; tracing?: boolean } = {}
 ): Promise<Bundle> => {
   const bundling = LAMBDA_BUNDLING;
   const result = await build({
@@ -75,6 +76,8 @@ export const bundleHandler = async (
     define: {
       ...(options.modelProvider === undefined ? {} : modelProviderDefine(options.modelProvider)),
       ...(options.mcpServers === undefined ? {} : mcpDefine(options.mcpServers)),
+      // As `cdk synth` builds it: without tracing unless the deployment configures it.
+      ...tracingDefine(options.tracing ?? false),
     },
     alias: bundleAliases(options.mcpServers),
   });

@@ -9,7 +9,7 @@ import { type Duration, Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, LayerVersion, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -90,6 +90,37 @@ export const mcpDefine = (connects: boolean): Record<string, string> => ({
   'globalThis.tinyHarnessBundledMcp': String(connects),
 });
 
+/**
+ * A deployment's tracing (context `otelEndpoint`, `otelSampler`, `otelSamplerArg`,
+ * `otelCollectorLayer`; docs/observability.md): what each traced function is given.
+ */
+export interface CloudTracing {
+  /** The OTLP/HTTP endpoint (the collector layer's `http://localhost:4318`, or a collector's). */
+  endpoint: string;
+  sampler: string;
+  samplerArg: number;
+  serviceName: string;
+  /** A layer running an OpenTelemetry collector beside the function (forwarding to X-Ray). */
+  collectorLayerArn?: string | undefined;
+}
+
+/**
+ * Whether a bundle holds tracing (functions/adapters/tracing/tracing.ts): without it, esbuild
+ * leaves the OpenTelemetry API and SDK out, so a deployment that traces nothing pays nothing.
+ */
+export const tracingDefine = (traced: boolean): Record<string, string> => ({
+  'globalThis.tinyHarnessBundledTracing': String(traced),
+});
+
+/** The standard OpenTelemetry variables a traced function reads (runtime-config.ts). */
+export const tracingEnvironment = (tracing: CloudTracing): Record<string, string> => ({
+  OTEL_EXPORTER_OTLP_ENDPOINT: tracing.endpoint,
+  OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+  OTEL_TRACES_SAMPLER: tracing.sampler,
+  OTEL_TRACES_SAMPLER_ARG: String(tracing.samplerArg),
+  OTEL_SERVICE_NAME: tracing.serviceName,
+});
+
 /** Reading a task: its record (GetItem), its pieces (BatchGetItem), its rows and the indexes (Query). */
 const TABLE_READS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
 
@@ -136,6 +167,11 @@ export interface HarnessFunctionProps {
    * them): its bundle holds the MCP client only then. @default none: the function connects none
    */
   readonly mcpServers?: boolean;
+  /**
+   * Where the function sends its spans: its bundle holds tracing only then. @default none: no
+   * tracing, and no OpenTelemetry in the bundle
+   */
+  readonly tracing?: CloudTracing | undefined;
 }
 
 export class HarnessFunction extends NodejsFunction {
@@ -166,12 +202,20 @@ export class HarnessFunction extends NodejsFunction {
       tracing: Tracing.ACTIVE,
       logGroup,
       role,
-      ...(props.environment === undefined ? {} : { environment: props.environment }),
+      ...(props.environment === undefined && props.tracing === undefined
+        ? {}
+        : {
+            environment: {
+              ...props.environment,
+              ...(props.tracing === undefined ? {} : tracingEnvironment(props.tracing)),
+            },
+          }),
       bundling: {
         ...LAMBDA_BUNDLING,
         define: {
           ...(props.modelProvider === undefined ? {} : modelProviderDefine(props.modelProvider)),
           ...(props.mcpServers === undefined ? {} : mcpDefine(props.mcpServers)),
+          ...tracingDefine(props.tracing !== undefined),
         },
         esbuildArgs: {
           '--alias': Object.entries(bundleAliases(props.mcpServers)).map(
@@ -181,6 +225,10 @@ export class HarnessFunction extends NodejsFunction {
       },
     });
     logGroup.grantWrite(role);
+    const collector = props.tracing?.collectorLayerArn;
+    if (collector !== undefined) {
+      this.addLayers(LayerVersion.fromLayerVersionArn(this, 'OtelCollectorLayer', collector));
+    }
     acknowledge(
       this,
       'AwsSolutions-L1',

@@ -18,7 +18,12 @@ import {
   remoteSecretArns,
 } from '../../functions/composition/remote-agents-config.js';
 import { DEFAULT_PARTICIPANT_CLAIM } from '../../functions/composition/runtime-config.js';
-import { type HarnessConfig, readHarnessConfig, turnStepModelEnvironment } from '../config.js';
+import {
+  cloudTracingOf,
+  type HarnessConfig,
+  readHarnessConfig,
+  turnStepModelEnvironment,
+} from '../config.js';
 import { A2aApi } from '../constructs/a2a-api.js';
 import { A2aAuth } from '../constructs/a2a-auth.js';
 import { HarnessAlarms } from '../constructs/alarms.js';
@@ -115,7 +120,10 @@ export class HarnessStack extends Stack {
       // How a client's task runs (the A2A function starts them).
       [ENV.taskLifecycle]: config.taskLifecycle,
     };
+    // Every function that drives tasks traces, when the deployment sends spans somewhere.
+    const tracing = cloudTracingOf(config, this.stackName);
     this.turnStepFunction = new HarnessFunction(this, CONSTRUCT_IDS.turnStepFunction, {
+      tracing,
       entry: handlerEntry('turn-step'),
       description: 'tiny-harness: one step of a turn (the turn state machine calls it)',
       // A model call is the longest step.
@@ -128,12 +136,14 @@ export class HarnessStack extends Stack {
       ...reservedConcurrency(config.turnStepReservedConcurrency),
     });
     this.streamFunction = new HarnessFunction(this, CONSTRUCT_IDS.streamFunction, {
+      tracing,
       entry: handlerEntry('stream'),
       description: "tiny-harness: tells a parent task of its children's changes",
       timeout: Duration.minutes(1),
       environment,
     });
     this.a2aFunction = new HarnessFunction(this, CONSTRUCT_IDS.a2aFunction, {
+      tracing,
       entry: handlerEntry('a2a'),
       description: 'tiny-harness: the A2A endpoint',
       // A stream (SSE) lasts up to 15 minutes, the REST API's stream-mode limit; the service ends
@@ -214,6 +224,7 @@ export class HarnessStack extends Stack {
       secretArns: remoteSecretArns(parseRemoteAgents(config.remoteAgents)),
     };
     this.remoteFollowFunction = new HarnessFunction(this, CONSTRUCT_IDS.remoteFollowFunction, {
+      tracing,
       entry: handlerEntry('remote-follow'),
       description: 'tiny-harness: follows a child on a remote agent (its follow state machine)',
       // A delivery, a CancelTask and a GetTask, each call bounded at 15 s.
@@ -221,6 +232,7 @@ export class HarnessStack extends Stack {
       environment,
     });
     this.remotePushFunction = new HarnessFunction(this, CONSTRUCT_IDS.remotePushFunction, {
+      tracing,
       entry: handlerEntry('remote-push'),
       description: "tiny-harness: takes remote agents' push notifications about our children",
       timeout: Duration.seconds(30),
@@ -251,6 +263,7 @@ export class HarnessStack extends Stack {
     // No execution ends unnoticed: the reconciler hears of every FAILED, TIMED_OUT or ABORTED
     // one and fails its task, or starts a fresh generation when work is waiting.
     this.reconcileFunction = new HarnessFunction(this, CONSTRUCT_IDS.reconcileFunction, {
+      tracing,
       entry: handlerEntry('reconcile'),
       description: 'tiny-harness: reconciles a task whose turn execution ended without it',
       timeout: Duration.minutes(1),
