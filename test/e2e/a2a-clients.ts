@@ -31,6 +31,8 @@ export interface TaskView {
   contextId: string;
   state: string;
   history: Array<{ role: string; text: string; participantId?: string }>;
+  /** Each artifact's name and the text of its text parts. */
+  artifacts: Array<{ name: string; text: string }>;
 }
 
 export interface PushView {
@@ -162,6 +164,12 @@ const sdkTaskView = (task: Task): TaskView => ({
     ...(typeof message.metadata?.participant_id === 'string'
       ? { participantId: message.metadata.participant_id }
       : {}),
+  })),
+  artifacts: task.artifacts.map((artifact) => ({
+    name: artifact.name,
+    text: artifact.parts
+      .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
+      .join(''),
   })),
 });
 
@@ -417,6 +425,10 @@ const rawTaskView = (task: Json): TaskView => ({
     ...(typeof (message.metadata as Json | undefined)?.participant_id === 'string'
       ? { participantId: (message.metadata as Json).participant_id as string }
       : {}),
+  })),
+  artifacts: ((task.artifacts ?? []) as Json[]).map((artifact) => ({
+    name: artifact.name as string,
+    text: ((artifact.parts ?? []) as Json[]).map((part) => part.text ?? '').join(''),
   })),
 });
 

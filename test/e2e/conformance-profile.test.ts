@@ -89,12 +89,19 @@ describe('the conformance profile', () => {
         tck.stream('Stream hello', { messageId: `tck-stream-001-${kind}` })
       );
 
+      // The answer comes as an artifact too, before the end: clients that read results from
+      // artifacts (the kit's artifact scenarios) find it there.
       expect(shapes(events)).toEqual([
         'task:SUBMITTED',
         'statusUpdate:WORKING',
+        'artifactUpdate:',
         'statusUpdate:COMPLETED',
       ]);
       expect(events.at(-1)?.text).toBe('Stream hello from TCK');
+      const done = await tck.getTask(events[0]?.taskId ?? '');
+      expect(done.artifacts).toEqual([
+        expect.objectContaining({ name: 'answer', text: 'Stream hello from TCK' }),
+      ]);
     });
 
     it('asks for input (INPUT_REQUIRED), and completes after the answer', async () => {

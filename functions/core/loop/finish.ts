@@ -2,6 +2,7 @@ import { TaskState } from '@a2a-js/sdk';
 import type { TaskRecord } from '../ports/task-store.js';
 import { isTerminalState, lifecycleOf, readExtension, stateOf } from '../task/a2a-task.js';
 import { whoMay } from '../task/permissions.js';
+import { withAnswerArtifact } from './answer-artifact.js';
 import { agentIsAssignee } from './assignee.js';
 import { completionContext } from './completion.js';
 import type { LoopConfig } from './config.js';
@@ -77,7 +78,9 @@ export const decideTurnEnd = (
     clearRequest = false,
     from: Change = change
   ): TurnEnd => {
-    const ending = ended(from, ref, endState, text, now);
+    const answered =
+      endState === TaskState.TASK_STATE_COMPLETED ? withAnswerArtifact(from, text) : from;
+    const ending = ended(answered, ref, endState, text, now);
     return {
       change: clearRequest
         ? withLoop(ending, (loop) => ({ ...loop, completionRequest: null }))
