@@ -55,14 +55,14 @@ const outputMessages = (response: ModelResponse, redact: (text: string) => strin
 
 const requestAttributes = (
   request: ModelRequest,
-  model: string,
+  model: string | undefined,
   options: TracedModelOptions,
   tracing: ActiveTracing
 ): Attributes => ({
   [GEN_AI.operation]: 'chat',
   [GEN_AI.provider]: options.provider,
   [GEN_AI.system]: options.provider,
-  [GEN_AI.requestModel]: model,
+  ...(model === undefined ? {} : { [GEN_AI.requestModel]: model }),
   [GEN_AI.maxTokens]: request.maxOutputTokens,
   ...(request.reasoningEffort === undefined
     ? {}
@@ -88,8 +88,9 @@ export const tracedModel = (
   options: TracedModelOptions
 ): Model => ({
   invoke: (request) => {
-    const requested = request.model ?? options.defaultModel ?? 'unknown';
-    const span = tracing.tracer.startSpan(`chat ${requested}`, {
+    const requested = request.model ?? options.defaultModel;
+    // The conventions' name is `chat <request model>`; with none asked for, the one that answered.
+    const span = tracing.tracer.startSpan(requested === undefined ? 'chat' : `chat ${requested}`, {
       kind: SpanKind.CLIENT,
       attributes: requestAttributes(request, requested, options, tracing),
     });
@@ -97,7 +98,9 @@ export const tracedModel = (
     return within(tracing, span, async () => {
       const response = await model.invoke(request);
       const prices = options.prices ?? {};
-      const price = prices[response.model] ?? prices[requested];
+      const price =
+        prices[response.model] ?? (requested === undefined ? undefined : prices[requested]);
+      if (requested === undefined) span.updateName(`chat ${response.model}`);
       span.setAttributes({
         [GEN_AI.responseModel]: response.model,
         [GEN_AI.finishReasons]: [response.finishReason],
