@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { STATUS_METADATA_KEY } from '../../functions/core/a2a/identifiers.js';
 import { serveNotesOverHttp } from '../support/mcp-notes-stateless-http.js';
 import { envelopeMessage, textMessage } from '../support/messages.js';
-import { clientAt, sendRequest, startDemoStack } from './stack-client.js';
+import { clientAt, sendRequest, startNotesStack } from './stack-client.js';
 import { freePort, type StackProcess } from './stack-process.js';
 
 const TOKEN = 'approval-crash-token';
@@ -40,17 +40,7 @@ describe('a crash between an approval and the approved call’s result', () => {
     notes = await serveNotesOverHttp({ hold: 'delete_note' });
     notes.notes.set('n1', 'buy milk');
     const port = await freePort();
-    const start = () =>
-      startDemoStack({
-        dataDir,
-        port,
-        token: TOKEN,
-        env: {
-          TINY_HARNESS_MCP_SERVERS: JSON.stringify({
-            notes: { url: notes?.url, tools: ['list_notes', 'delete_note'] },
-          }),
-        },
-      });
+    const start = () => startNotesStack({ dataDir, port, token: TOKEN, notesUrl: notes?.url });
     stack = await start();
     const alice = await clientAt(stack.url, TOKEN);
 

@@ -8,7 +8,7 @@ import { STATUS_METADATA_KEY } from '../../functions/core/a2a/identifiers.js';
 import { FATE_UNKNOWN_TEXT } from '../../functions/core/loop/approvals.js';
 import { serveNotesOverHttp } from '../support/mcp-notes-stateless-http.js';
 import { envelopeMessage, textMessage } from '../support/messages.js';
-import { clientAt, sendRequest, startDemoStack } from './stack-client.js';
+import { clientAt, sendRequest, startNotesStack } from './stack-client.js';
 import { freePort, type StackProcess } from './stack-process.js';
 
 /**
@@ -71,17 +71,7 @@ describe(`kill -9 a few milliseconds after approvals are answered (${KILLS} kill
     async () => {
       notes = await serveNotesOverHttp();
       const port = await freePort();
-      const start = () =>
-        startDemoStack({
-          dataDir,
-          port,
-          token: TOKEN,
-          env: {
-            TINY_HARNESS_MCP_SERVERS: JSON.stringify({
-              notes: { url: notes?.url, tools: ['list_notes', 'delete_note'] },
-            }),
-          },
-        });
+      const start = () => startNotesStack({ dataDir, port, token: TOKEN, notesUrl: notes?.url });
       stack = await start();
       let client: Client = await clientAt(stack.url, TOKEN);
       const decided: { taskId: string; note: string; verdict: 'approve' | 'reject' }[] = [];

@@ -44,3 +44,21 @@ export const startDemoStack = (options: {
       ...options.env,
     },
   });
+
+/** `startDemoStack` whose MCP tools are the notes server at `notesUrl` (list and delete). */
+export const startNotesStack = (options: {
+  dataDir: string;
+  port: number;
+  token: string;
+  notesUrl: string | undefined;
+}) =>
+  startDemoStack({
+    dataDir: options.dataDir,
+    port: options.port,
+    token: options.token,
+    env: {
+      TINY_HARNESS_MCP_SERVERS: JSON.stringify({
+        notes: { url: options.notesUrl, tools: ['list_notes', 'delete_note'] },
+      }),
+    },
+  });

@@ -61,52 +61,14 @@ export const FATE_UNKNOWN_TEXT =
  * tool's, or those of `FATE_UNKNOWN_APPROVAL`) as waiting, its attempt cleared so an approval
  * sends it again through the run-once path; a rejection leaves it (pure).
  */
-export const withFateUnknown = (
-  change: Change,
-  request: {
-    turn: number;
-    call: ModelToolCall;
-    approval: ToolApproval | null;
-    arguments: string;
-    now: string;
-  }
-): Change => {
-  const { call, now } = request;
-  const approval = request.approval ?? FATE_UNKNOWN_APPROVAL;
-  const entry: PendingApproval = {
-    callId: call.id,
-    tool: call.name,
-    arguments: request.arguments,
-    approvers: [...approval.approvers],
-    requestedAt: now,
-    deadline: new Date(Date.parse(now) + approval.timeoutSeconds * 1000).toISOString(),
-    timeoutSeconds: approval.timeoutSeconds,
-    decision: null,
-    fateUnknown: true,
-  };
-  const asked = withLoop(change, (loop) => ({
+export const withFateUnknown = (change: Change, request: ApprovalAsked): Change => {
+  const { call } = request;
+  const cleared = withLoop(change, (loop) => ({
     ...loop,
     attemptedCalls: loop.attemptedCalls.filter((id) => id !== call.id),
-    approvals: [...loop.approvals.filter((existing) => existing.callId !== call.id), entry],
+    approvals: loop.approvals.filter((existing) => existing.callId !== call.id),
   }));
-  return {
-    ...asked,
-    audit: [
-      ...asked.audit,
-      {
-        key: approvalAuditKey(request.turn, call.id, 'asked_again'),
-        value: {
-          call_id: call.id,
-          tool: call.name,
-          arguments: entry.arguments,
-          approvers: entry.approvers,
-          deadline: entry.deadline,
-          fate_unknown: true,
-          at: now,
-        },
-      },
-    ],
-  };
+  return withApprovalAsked(cleared, request, true);
 };
 
 /** Names whose value is a credential, whatever the schema says. */
@@ -162,18 +124,24 @@ export const maskedArgumentsText = (text: string): string => {
   return maskedArguments(parsed, {});
 };
 
+/** A call to ask approval for: on which turn, with what arguments (masked), from whom. */
+export interface ApprovalAsked {
+  turn: number;
+  call: ModelToolCall;
+  /** The tool's approvers and deadline; null for a tool that names none (`FATE_UNKNOWN_APPROVAL`). */
+  approval: ToolApproval | null;
+  arguments: string;
+  now: string;
+}
+
 /** The call recorded as waiting for approval, with its audit record (pure). */
-export const withApprovalRequested = (
+const withApprovalAsked = (
   change: Change,
-  request: {
-    turn: number;
-    call: ModelToolCall;
-    approval: ToolApproval;
-    arguments: string;
-    now: string;
-  }
+  request: ApprovalAsked,
+  fateUnknown: boolean
 ): Change => {
-  const { call, approval, now } = request;
+  const { call, now } = request;
+  const approval = request.approval ?? FATE_UNKNOWN_APPROVAL;
   const entry: PendingApproval = {
     callId: call.id,
     tool: call.name,
@@ -183,29 +151,34 @@ export const withApprovalRequested = (
     deadline: new Date(Date.parse(now) + approval.timeoutSeconds * 1000).toISOString(),
     timeoutSeconds: approval.timeoutSeconds,
     decision: null,
+    ...(fateUnknown ? { fateUnknown } : {}),
   };
-  const requested = withLoop(change, (loop) => ({
-    ...loop,
-    approvals: [...loop.approvals, entry],
-  }));
+  const asked = withLoop(change, (loop) => ({ ...loop, approvals: [...loop.approvals, entry] }));
   return {
-    ...requested,
+    ...asked,
     audit: [
-      ...requested.audit,
+      ...asked.audit,
       {
-        key: approvalAuditKey(request.turn, call.id, 'requested'),
+        key: approvalAuditKey(request.turn, call.id, fateUnknown ? 'asked_again' : 'requested'),
         value: {
           call_id: call.id,
           tool: call.name,
           arguments: entry.arguments,
           approvers: entry.approvers,
           deadline: entry.deadline,
+          ...(fateUnknown ? { fate_unknown: true } : {}),
           at: now,
         },
       },
     ],
   };
 };
+
+/** A call whose tool needs approval, recorded as waiting for it (pure). */
+export const withApprovalRequested = (
+  change: Change,
+  request: ApprovalAsked & { approval: ToolApproval }
+): Change => withApprovalAsked(change, request, false);
 
 /**
  * A task parked for approval whose status lists calls answered since: it lists only those still
