@@ -1,4 +1,5 @@
-import { createLogger, type Logger } from '../adapters/system/logger.js';
+import { createLogger } from '../adapters/system/logger.js';
+import type { Logger } from '../core/ports/logger.js';
 import { configuredSecrets, type RuntimeConfig } from './runtime-config.js';
 
 /** The logger of a configuration: its level, the agent in every line, its secrets masked. */

@@ -2,7 +2,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { authenticatedFetch } from '../adapters/mcp/authenticated-fetch.js';
 import { McpToolRunner } from '../adapters/mcp/mcp-tool-runner.js';
-import type { Logger } from '../adapters/system/logger.js';
+import type { Logger } from '../core/ports/logger.js';
 import { credentialsOf, type SecretsAt } from './credentials.js';
 import type { McpServerConfig } from './mcp-servers-config.js';
 import { ConfigurationError, type RuntimeConfig } from './runtime-config.js';

@@ -1,12 +1,12 @@
 import { type AgentCard, HTTP_EXTENSION_HEADER } from '@a2a-js/sdk';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { errorFields, type Logger } from '../adapters/system/logger.js';
 import { inRequestSpan, nameRequest } from '../adapters/tracing/request-span.js';
 import { flushTraces, NO_TRACING } from '../adapters/tracing/tracing.js';
 import { auditOf } from '../composition/audit.js';
 import { lambdaRuntime, lambdaStreamLeases } from '../composition/lambda/a2a.js';
 import type { ServiceRuntime } from '../composition/service-runtime.js';
+import { errorFields, type Logger } from '../core/ports/logger.js';
 import { A2aError, internalError, toA2aError } from '../service/a2a-errors.js';
 import { A2aService } from '../service/a2a-service.js';
 import { isTooLarge, payloadTooLargeResponse } from '../service/body-limit.js';

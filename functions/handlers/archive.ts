@@ -1,10 +1,10 @@
 import middy from '@middy/core';
 import * as z from 'zod';
 import { parseExecutionName } from '../adapters/stepfunctions/turn-executions.js';
-import type { Logger } from '../adapters/system/logger.js';
 import type { ExecutionHistories } from '../composition/audit.js';
 import { lambdaArchiveRuntime } from '../composition/lambda/archive.js';
 import type { ArchiveOutcome } from '../core/audit/archive.js';
+import type { Logger } from '../core/ports/logger.js';
 import { archiveExecution } from '../service/archive-execution.js';
 
 /** What EventBridge delivers when a Step Functions execution changes status (the rule's filter). */

@@ -2,9 +2,9 @@ import middy from '@middy/core';
 import * as z from 'zod';
 import { asStepError } from '../adapters/aws/transient-error.js';
 import { parseExecutionName } from '../adapters/stepfunctions/turn-executions.js';
-import { errorFields } from '../adapters/system/logger.js';
 import { lambdaLoopRuntime } from '../composition/lambda/loop.js';
 import type { Runtime } from '../composition/runtime.js';
+import { errorFields } from '../core/ports/logger.js';
 import { reconcileExecutionEnd } from '../service/reconcile.js';
 
 /**

@@ -2,9 +2,9 @@ import middy from '@middy/core';
 import * as z from 'zod';
 import { asStepError } from '../adapters/aws/transient-error.js';
 import { followExecutionName } from '../adapters/stepfunctions/remote-follow-executions.js';
-import { errorFields } from '../adapters/system/logger.js';
 import { lambdaRemoteRuntime as lambdaRuntime } from '../composition/lambda/remote.js';
 import type { LoopRuntime as Runtime } from '../composition/loop-runtime.js';
+import { errorFields } from '../core/ports/logger.js';
 import { failRemoteChild, followRemoteChild } from '../service/remote-children.js';
 import { failureReason } from './step-failure.js';
 

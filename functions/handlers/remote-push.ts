@@ -1,8 +1,8 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { errorFields } from '../adapters/system/logger.js';
 import { lambdaRemoteRuntime as lambdaRuntime } from '../composition/lambda/remote.js';
 import type { LoopRuntime as Runtime } from '../composition/loop-runtime.js';
+import { errorFields } from '../core/ports/logger.js';
 import { parseRemotePushPath } from '../core/remote/webhook-path.js';
 import { isTooLarge } from '../service/body-limit.js';
 import { receiveRemotePush } from '../service/remote-children.js';

@@ -1,5 +1,5 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
-import { errorFields, type Logger } from '../adapters/system/logger.js';
+import { errorFields, type Logger } from '../core/ports/logger.js';
 
 /**
  * Runs `handle` on each record of a stream batch in order and stops at the first that fails

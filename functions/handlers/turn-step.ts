@@ -2,7 +2,6 @@ import middy from '@middy/core';
 import * as z from 'zod';
 import { asStepError } from '../adapters/aws/transient-error.js';
 import { executionName } from '../adapters/stepfunctions/turn-executions.js';
-import { errorFields } from '../adapters/system/logger.js';
 import {
   NO_TURN_METRICS,
   powertoolsTurnMetrics,
@@ -18,6 +17,7 @@ import { renew } from '../core/loop/renew.js';
 import { ParkRouteSchema, ToolCallRefSchema, TurnRefSchema } from '../core/loop/route.schema.js';
 import { takeTurn } from '../core/loop/take-turn.js';
 import { costOf } from '../core/loop/usage.js';
+import { errorFields } from '../core/ports/logger.js';
 import type { Model } from '../core/ports/model.js';
 import { SubStateSchema } from '../core/task/extension.schema.js';
 import { failureReason } from './step-failure.js';

@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import * as z from 'zod';
-import type { Logger } from '../adapters/system/logger.js';
+import type { Logger } from '../core/ports/logger.js';
 import { type FilterPattern, passesFilters } from './event-filter.js';
 
 /** The event source mapping's settings, as the stack declares them. */

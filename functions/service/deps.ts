@@ -1,5 +1,5 @@
-import type { Logger } from '../adapters/system/logger.js';
 import type { LoopDeps } from '../core/loop/deps.js';
+import type { Logger } from '../core/ports/logger.js';
 import type { PushConfigStore } from '../core/ports/push-config-store.js';
 import type { RemoteAgents } from '../core/ports/remote-agents.js';
 import type { RemoteFollowers } from '../core/ports/remote-followers.js';

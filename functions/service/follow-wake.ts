@@ -1,6 +1,6 @@
-import type { Logger } from '../adapters/system/logger.js';
 import type { Wake } from '../core/intake/wake.js';
 import type { LoopDeps } from '../core/loop/deps.js';
+import type { Logger } from '../core/ports/logger.js';
 import type { RemoteFollowers } from '../core/ports/remote-followers.js';
 import type { RemoteLinks } from '../core/ports/remote-links.js';
 import type { Executions } from './executions.js';

@@ -1,6 +1,6 @@
-import { errorFields, type Logger } from '../adapters/system/logger.js';
 import { SecretUnreadableError } from '../core/errors.js';
 import type { LoggedEvent } from '../core/ports/event-log.js';
+import { errorFields, type Logger } from '../core/ports/logger.js';
 import type { PushConfig, PushConfigStore } from '../core/ports/push-config-store.js';
 import type { SecretSealer } from '../core/ports/secret-sealer.js';
 import type { TaskStore } from '../core/ports/task-store.js';

@@ -1,6 +1,6 @@
-import { errorFields, type Logger } from '../adapters/system/logger.js';
 import type { RemoteChildRef } from '../core/intake/control.js';
 import type { Clock } from '../core/ports/clock.js';
+import { errorFields, type Logger } from '../core/ports/logger.js';
 import type { RemoteFollowers } from '../core/ports/remote-followers.js';
 import type { RemoteLinks } from '../core/ports/remote-links.js';
 import { cancelPending, childIdOf, withCancelRequested } from '../core/remote/remote-link.js';

@@ -1,9 +1,9 @@
 import type { Task } from '@a2a-js/sdk';
 import { tokenMatches } from '../adapters/remote/push-token.js';
-import type { Logger } from '../adapters/system/logger.js';
 import { RemoteCallError, TaskNotFoundError } from '../core/errors.js';
 import { recordChildChange } from '../core/intake/child-changed.js';
 import type { LoopDeps } from '../core/loop/deps.js';
+import type { Logger } from '../core/ports/logger.js';
 import type { RemoteAgents } from '../core/ports/remote-agents.js';
 import type { RemoteFollowers } from '../core/ports/remote-followers.js';
 import type { RemoteLinks } from '../core/ports/remote-links.js';

@@ -48,11 +48,11 @@ describe('the dependency rule: dependencies point inward', () => {
     ).toBe(0);
   });
 
-  it('lets the service use core and the adapters\u2019 logger, and the handlers everything', () => {
+  it('lets the service use the core and its ports (the logger among them), and the handlers everything', () => {
     expect(
       lint(
         'functions/service/probe.ts',
-        "import type { Logger } from '../adapters/system/logger.js';\nimport type { LoopDeps } from '../core/loop/deps.js';\nexport type Probe = [Logger, LoopDeps];\n"
+        "import type { Logger } from '../core/ports/logger.js';\nimport type { LoopDeps } from '../core/loop/deps.js';\nexport type Probe = [Logger, LoopDeps];\n"
       ).status
     ).toBe(0);
     expect(

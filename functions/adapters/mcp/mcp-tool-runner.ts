@@ -3,8 +3,8 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolUnreachableError } from '../../core/errors.js';
+import type { Logger } from '../../core/ports/logger.js';
 import type { ExternalTool, ToolRunner, ToolRunResult } from '../../core/ports/tool-runner.js';
-import type { Logger } from '../system/logger.js';
 import { approvalFor, type McpApprovalPolicy } from './approval-policy.js';
 import { JsonSchemaChecker, jsonSchemaArguments } from './json-schema-arguments.js';
 import { cutResult, type McpContent, toolResultText } from './tool-result-text.js';

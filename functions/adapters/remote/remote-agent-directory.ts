@@ -7,6 +7,7 @@ import type {
   RegisteredAgent,
 } from '../../core/ports/agent-directory.js';
 import type { Clock } from '../../core/ports/clock.js';
+import type { Logger } from '../../core/ports/logger.js';
 import type { BriefAnswer, PushTarget, RemoteAgents } from '../../core/ports/remote-agents.js';
 import type { RemoteFollowers } from '../../core/ports/remote-followers.js';
 import type { RemoteLinks } from '../../core/ports/remote-links.js';
@@ -21,7 +22,6 @@ import {
 import { snapshotOf, snapshotOfMessage } from '../../core/remote/remote-snapshot.js';
 import { remotePushPath } from '../../core/remote/webhook-path.js';
 import { stateFromName } from '../../core/task/a2a-task.js';
-import type { Logger } from '../system/logger.js';
 import { newPushToken, tokenHashOf } from './push-token.js';
 
 /** The link of the child a brief creates: the same parent and message id give the same link. */

@@ -1,4 +1,5 @@
 import { redactSecrets } from '../../core/intake/redact.js';
+import type { Logger } from '../../core/ports/logger.js';
 
 /**
  * Structured logs: one JSON object per line, with the task id and execution id in every entry
@@ -7,14 +8,6 @@ import { redactSecrets } from '../../core/intake/redact.js';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
-
-export interface Logger {
-  debug(message: string, fields?: Record<string, unknown>): void;
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-  child(fields: Record<string, unknown>): Logger;
-}
 
 export const createLogger = (options: {
   level: LogLevel;
@@ -44,13 +37,3 @@ export const createLogger = (options: {
     child: (fields) => createLogger({ ...options, fields: { ...base, ...fields } }),
   };
 };
-
-/** The fields of an error worth logging: never its payload, never a secret. */
-export const errorFields = (error: unknown): Record<string, unknown> =>
-  error instanceof Error
-    ? {
-        errorName: error.name,
-        errorMessage: error.message,
-        code: (error as { code?: unknown }).code,
-      }
-    : { errorMessage: String(error) };

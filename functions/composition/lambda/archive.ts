@@ -1,5 +1,5 @@
 import './source-maps.js';
-import type { Logger } from '../../adapters/system/logger.js';
+import type { Logger } from '../../core/ports/logger.js';
 import { buildExecutionHistories, type ExecutionHistories } from '../audit.js';
 import { loggerOf } from '../logger.js';
 import { readRuntimeConfig } from '../runtime-config.js';
