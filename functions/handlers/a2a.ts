@@ -9,9 +9,8 @@ import type { ServiceRuntime } from '../composition/service-runtime.js';
 import { errorFields, type Logger } from '../core/ports/logger.js';
 import { A2aError, internalError, toA2aError } from '../service/a2a-errors.js';
 import { A2aService } from '../service/a2a-service.js';
-import { isTooLarge, payloadTooLargeResponse } from '../service/body-limit.js';
 import { negotiateExtensions } from '../service/extensions.js';
-import { type IdentitySettings, resolveCaller, unauthorizedResponse } from '../service/identity.js';
+import type { IdentitySettings } from '../service/identity.js';
 import { AGENT_CARD_PATH, agentCardResponse, cardBuiltAt, cardOf } from './a2a/card.js';
 import {
   A2A_CONTENT_TYPE,
@@ -37,7 +36,9 @@ import {
   auditRouteTaskId,
   isAuditJsonRpc,
 } from './a2a-audit.js';
+import { isTooLarge, payloadTooLargeResponse } from './body-limit.js';
 import { withBrowserOrigin } from './browser-origin.js';
+import { callerOf, unauthorizedResponse } from './caller.js';
 import { capStreamsPerCaller } from './stream-cap.js';
 import { isJsonRpcRequest } from './too-many-requests.js';
 
@@ -204,7 +205,7 @@ export const createA2aHandler = (
     }
     // Limits and identity come before anything reads the body or the store.
     if (isTooLarge(event)) return payloadTooLargeResponse();
-    const resolved = resolveCaller(event, identityOf(runtime()));
+    const resolved = callerOf(event, identityOf(runtime()));
     if (!resolved.ok) return unauthorizedResponse(resolved);
     const caller = resolved.participantId;
     const jsonRpc = isJsonRpc(event);

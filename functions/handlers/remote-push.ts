@@ -4,9 +4,9 @@ import { lambdaRemoteRuntime as lambdaRuntime } from '../composition/lambda/remo
 import type { LoopRuntime as Runtime } from '../composition/loop-runtime.js';
 import { errorFields } from '../core/ports/logger.js';
 import { parseRemotePushPath } from '../core/remote/webhook-path.js';
-import { isTooLarge } from '../service/body-limit.js';
 import { receiveRemotePush } from '../service/remote-children.js';
 import { bodyOf, header, JSON_CONTENT_TYPE, respond } from './a2a/http.js';
+import { isTooLarge } from './body-limit.js';
 
 /** The header a push carries its config's token in (A2A §4.3.3). */
 export const NOTIFICATION_TOKEN_HEADER = 'x-a2a-notification-token';

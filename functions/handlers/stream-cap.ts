@@ -6,9 +6,9 @@ import type { StreamLeases } from '../adapters/streams/dynamodb-stream-leases.js
 import type { RuntimeConfig } from '../composition/runtime-config.js';
 import type { Logger } from '../core/ports/logger.js';
 import { errorFields } from '../core/ports/logger.js';
-import { resolveCaller } from '../service/identity.js';
 import { type A2aHttpResult, bodyOf } from './a2a/http.js';
 import { matchRoute } from './a2a/rest.js';
+import { callerOf } from './caller.js';
 import { isJsonRpcRequest, tooManyRequests } from './too-many-requests.js';
 
 /** The A2A operations whose answer is a Server-Sent Event stream (each holds an instance). */
@@ -79,7 +79,7 @@ export const capStreamsPerCaller = (
       const operation = streamingOperationOf(request.event);
       if (operation === undefined) return undefined;
       const { config, logger } = runtime();
-      const resolved = resolveCaller(request.event, {
+      const resolved = callerOf(request.event, {
         mode: config.TINY_HARNESS_AUTH_MODE,
         tokens: config.TINY_HARNESS_BEARER_TOKENS,
         participantClaim: config.TINY_HARNESS_PARTICIPANT_CLAIM,

@@ -2,8 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { MAX_REQUEST_BYTES } from '../handlers/body-limit.js';
 import { isJsonRpcRequest, tooManyRequests } from '../handlers/too-many-requests.js';
-import { MAX_REQUEST_BYTES } from '../service/body-limit.js';
 import { bearerTokenOf } from '../service/identity.js';
 import { localLambdaContext } from './lambda-context.js';
 import { refuseForeignHost } from './loopback-host.js';

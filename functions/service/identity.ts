@@ -8,7 +8,6 @@
  *   the A2A scope) before the Lambda runs; its claims arrive in `requestContext.authorizer`.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { A2aError } from './a2a-errors.js';
 
 export interface IdentitySettings {
@@ -48,13 +47,6 @@ const refuse = (reason: string, error?: 'invalid_token'): CallerResult => ({
   // RFC 6750 §3.1: no error code when the request carried no credentials at all.
   challenge: error === undefined ? REALM : `${REALM}, error="${error}"`,
 });
-
-const header = (event: APIGatewayProxyEvent, name: string): string | undefined => {
-  for (const [key, value] of Object.entries(event.headers ?? {})) {
-    if (key.toLowerCase() === name && value !== undefined) return value;
-  }
-  return undefined;
-};
 
 /** The token of an `Authorization: Bearer <token>` header (the scheme is case-insensitive). */
 export const bearerTokenOf = (authorization: string | undefined): string | undefined =>
@@ -97,9 +89,7 @@ const fromTokens = (token: string, tokens: ReadonlyMap<string, string>): string 
  */
 const FALLBACK_CLAIMS = ['username', 'sub'] as const;
 
-const fromClaims = (event: APIGatewayProxyEvent, claim: string): string | undefined => {
-  const claims = (event.requestContext?.authorizer as { claims?: unknown } | null | undefined)
-    ?.claims;
+const fromClaims = (claims: unknown, claim: string): string | undefined => {
   if (typeof claims !== 'object' || claims === null) return undefined;
   for (const name of [claim, ...FALLBACK_CLAIMS]) {
     const value = (claims as Record<string, unknown>)[name];
@@ -108,31 +98,40 @@ const fromClaims = (event: APIGatewayProxyEvent, claim: string): string | undefi
   return undefined;
 };
 
+/** What a request offers as its identity, whatever carried it. */
+export interface OfferedIdentity {
+  /** The `Authorization` header, as sent. */
+  authorization: string | undefined;
+  /** The claims an authorizer verified before the request reached us (cognito mode). */
+  claims: unknown;
+}
+
 /**
- * The caller's participant id, or why the request is refused (401). Call it for every request
- * except the public agent card (`isPublicRoute`).
+ * The caller's participant id, or why the request is refused (401). Asked for every request
+ * except the public agent card.
  */
 export const resolveCaller = (
-  event: APIGatewayProxyEvent,
+  offered: OfferedIdentity,
   settings: IdentitySettings
 ): CallerResult => {
-  const resolved = resolveIdentity(event, settings);
+  const resolved = resolveIdentity(offered, settings);
   if (resolved.ok && resolved.participantId === settings.agentId) {
     return refuse("the agent's own id is never a caller", 'invalid_token');
   }
   return resolved;
 };
 
-const resolveIdentity = (event: APIGatewayProxyEvent, settings: IdentitySettings): CallerResult => {
+const resolveIdentity = (offered: OfferedIdentity, settings: IdentitySettings): CallerResult => {
   if (settings.mode === 'cognito') {
     // The authorizer refuses requests without a valid token before the Lambda runs; no claims
     // here means a method without it, which must not become an anonymous caller.
-    const participantId = fromClaims(event, settings.participantClaim ?? DEFAULT_PARTICIPANT_CLAIM);
+    const claim = settings.participantClaim ?? DEFAULT_PARTICIPANT_CLAIM;
+    const participantId = fromClaims(offered.claims, claim);
     return participantId === undefined
       ? refuse('no verified identity on the request', 'invalid_token')
       : { ok: true, participantId };
   }
-  const authorization = header(event, 'authorization');
+  const { authorization } = offered;
   if (authorization === undefined || authorization.trim() === '') {
     return refuse('an Authorization: Bearer token is required');
   }
@@ -143,21 +142,6 @@ const resolveIdentity = (event: APIGatewayProxyEvent, settings: IdentitySettings
     ? refuse('the bearer token is not valid', 'invalid_token')
     : { ok: true, participantId };
 };
-
-/** The 401 for a refused caller, with its challenge; the reason names no token. */
-export const unauthorizedResponse = (
-  refused: Extract<CallerResult, { ok: false }>
-): APIGatewayProxyResult => ({
-  statusCode: 401,
-  headers: { 'Content-Type': 'application/json', 'WWW-Authenticate': refused.challenge },
-  body: JSON.stringify({ error: 'unauthorized', message: refused.reason }),
-});
-
-const AGENT_CARD_PATH = '/.well-known/agent-card.json';
-
-/** The one route served without authentication: the public agent card (A2A §8.2). */
-export const isPublicRoute = (event: APIGatewayProxyEvent): boolean =>
-  event.httpMethod === 'GET' && event.path.endsWith(AGENT_CARD_PATH);
 
 /**
  * A `participant_id` in a message's metadata that is not the authenticated caller's. Refused

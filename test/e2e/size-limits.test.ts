@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_EXTENSION_CHARACTERS } from '../../functions/core/task/envelope.js';
 import { MAX_ID_LENGTH } from '../../functions/handlers/a2a/request-params.js';
+import { MAX_REQUEST_BYTES } from '../../functions/handlers/body-limit.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
-import { MAX_REQUEST_BYTES } from '../../functions/service/body-limit.js';
 import { authorizationFor } from '../support/identity.js';
 import { eventually, startStack } from '../support/local-stack.js';
 

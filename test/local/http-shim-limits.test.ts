@@ -1,10 +1,10 @@
 import { request as httpRequest } from 'node:http';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
+import { MAX_REQUEST_BYTES } from '../../functions/handlers/body-limit.js';
 import { TOO_MANY_REQUESTS_CODE } from '../../functions/handlers/too-many-requests.js';
 import { type ApiHandler, startHttpShim } from '../../functions/local/http-shim.js';
 import { createThrottle } from '../../functions/local/throttle.js';
-import { MAX_REQUEST_BYTES } from '../../functions/service/body-limit.js';
 
 /** A handler that only records what reached it. */
 const stubHandler = () => {

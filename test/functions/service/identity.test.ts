@@ -1,16 +1,18 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import {
+  callerOf,
+  isPublicRoute,
+  unauthorizedResponse,
+} from '../../../functions/handlers/caller.js';
 import { A2A_ERRORS, A2aError } from '../../../functions/service/a2a-errors.js';
 import {
   checkAssertedParticipant,
   type IdentitySettings,
   ImpersonationError,
-  isPublicRoute,
   parseBearerTokens,
   refuseAgentAsCaller,
-  resolveCaller,
   tokensEqual,
-  unauthorizedResponse,
 } from '../../../functions/service/identity.js';
 import { apiGatewayEvent } from '../../support/api-gateway.js';
 
@@ -25,13 +27,13 @@ const tokens: IdentitySettings = {
   agentId: 'tiny-harness',
 };
 
-describe('resolveCaller, tokens mode (local)', () => {
+describe('who is calling, tokens mode (local)', () => {
   it('maps a configured bearer token to its participant', () => {
-    expect(resolveCaller(withAuthorization('Bearer tokA-0123456789'), tokens)).toEqual({
+    expect(callerOf(withAuthorization('Bearer tokA-0123456789'), tokens)).toEqual({
       ok: true,
       participantId: 'alice',
     });
-    expect(resolveCaller(withAuthorization('Bearer tokB-0123456789'), tokens)).toEqual({
+    expect(callerOf(withAuthorization('Bearer tokB-0123456789'), tokens)).toEqual({
       ok: true,
       participantId: 'bob',
     });
@@ -39,12 +41,12 @@ describe('resolveCaller, tokens mode (local)', () => {
 
   it('reads the header and the scheme case-insensitively', () => {
     expect(
-      resolveCaller(withAuthorization('bearer   tokA-0123456789 ', 'authorization'), tokens)
+      callerOf(withAuthorization('bearer   tokA-0123456789 ', 'authorization'), tokens)
     ).toEqual({ ok: true, participantId: 'alice' });
   });
 
   it('refuses an unknown token with an invalid_token challenge', () => {
-    const result = resolveCaller(withAuthorization('Bearer tokC-0123456789'), tokens);
+    const result = callerOf(withAuthorization('Bearer tokC-0123456789'), tokens);
     expect(result).toMatchObject({ ok: false, status: 401 });
     expect(result.ok === false && result.challenge).toBe(
       'Bearer realm="tiny-harness", error="invalid_token"'
@@ -57,7 +59,7 @@ describe('resolveCaller, tokens mode (local)', () => {
       withAuthorization(''),
       eventWith({ headers: null as never }),
     ]) {
-      const result = resolveCaller(event, tokens);
+      const result = callerOf(event, tokens);
       expect(result).toMatchObject({ ok: false, status: 401 });
       expect(result.ok === false && result.challenge).toBe('Bearer realm="tiny-harness"');
     }
@@ -70,7 +72,7 @@ describe('resolveCaller, tokens mode (local)', () => {
       'Bearer',
       'Bearer tokA-0123456789 extra',
     ]) {
-      expect(resolveCaller(withAuthorization(value), tokens), value).toMatchObject({
+      expect(callerOf(withAuthorization(value), tokens), value).toMatchObject({
         ok: false,
         status: 401,
       });
@@ -85,16 +87,16 @@ describe('resolveCaller, tokens mode (local)', () => {
         authorizer: { claims: { sub: 'alice' } },
       } as unknown as APIGatewayProxyEvent['requestContext'],
     });
-    expect(resolveCaller(asserted, tokens).ok).toBe(false);
+    expect(callerOf(asserted, tokens).ok).toBe(false);
   });
 
   it('refuses every token when none is configured', () => {
     const none: IdentitySettings = { mode: 'tokens', tokens: new Map(), agentId: 'tiny-harness' };
-    expect(resolveCaller(withAuthorization('Bearer anything-at-all'), none).ok).toBe(false);
+    expect(callerOf(withAuthorization('Bearer anything-at-all'), none).ok).toBe(false);
   });
 
   it('never puts the token in the reason', () => {
-    const result = resolveCaller(withAuthorization('Bearer secret-guess-123'), tokens);
+    const result = callerOf(withAuthorization('Bearer secret-guess-123'), tokens);
     expect(JSON.stringify(result)).not.toContain('secret-guess-123');
   });
 });
@@ -109,12 +111,12 @@ describe('tokensEqual (constant time)', () => {
   });
 
   it('does not accept a prefix or an extension of a configured token', () => {
-    expect(resolveCaller(withAuthorization('Bearer tokA-012345678'), tokens).ok).toBe(false);
-    expect(resolveCaller(withAuthorization('Bearer tokA-01234567890'), tokens).ok).toBe(false);
+    expect(callerOf(withAuthorization('Bearer tokA-012345678'), tokens).ok).toBe(false);
+    expect(callerOf(withAuthorization('Bearer tokA-01234567890'), tokens).ok).toBe(false);
   });
 });
 
-describe('resolveCaller, cognito mode (cloud)', () => {
+describe('who is calling, cognito mode (cloud)', () => {
   const cognito: IdentitySettings = {
     mode: 'cognito',
     tokens: new Map(),
@@ -129,22 +131,19 @@ describe('resolveCaller, cognito mode (cloud)', () => {
     });
 
   it("refuses a caller whose verified claim is the agent's own id: the agent is never a caller", () => {
-    const result = resolveCaller(withClaims({ username: 'tiny-harness' }), cognito);
+    const result = callerOf(withClaims({ username: 'tiny-harness' }), cognito);
     expect(result).toMatchObject({ ok: false, status: 401 });
     expect(result.ok === false && result.reason).toBe("the agent's own id is never a caller");
   });
 
   it('takes cognito:username by default (an ID token)', () => {
     expect(
-      resolveCaller(
-        withClaims({ 'cognito:username': 'alice', username: 'x', sub: 'uuid-1' }),
-        cognito
-      )
+      callerOf(withClaims({ 'cognito:username': 'alice', username: 'x', sub: 'uuid-1' }), cognito)
     ).toEqual({ ok: true, participantId: 'alice' });
   });
 
   it("takes a person's username from an access token, which has no cognito:username", () => {
-    expect(resolveCaller(withClaims({ username: 'alice', sub: 'uuid-1' }), cognito)).toEqual({
+    expect(callerOf(withClaims({ username: 'alice', sub: 'uuid-1' }), cognito)).toEqual({
       ok: true,
       participantId: 'alice',
     });
@@ -152,7 +151,7 @@ describe('resolveCaller, cognito mode (cloud)', () => {
 
   it("falls back to sub: a client-credentials token's sub is the app client id", () => {
     expect(
-      resolveCaller(
+      callerOf(
         withClaims({ sub: '4abc123client', client_id: '4abc123client', scope: 'tiny-harness/a2a' }),
         cognito
       )
@@ -162,7 +161,7 @@ describe('resolveCaller, cognito mode (cloud)', () => {
   it('takes the configured claim first', () => {
     const byEmail: IdentitySettings = { ...cognito, participantClaim: 'email' };
     expect(
-      resolveCaller(withClaims({ email: 'alice@example.com', username: 'alice' }), byEmail)
+      callerOf(withClaims({ email: 'alice@example.com', username: 'alice' }), byEmail)
     ).toEqual({ ok: true, participantId: 'alice@example.com' });
   });
 
@@ -173,14 +172,14 @@ describe('resolveCaller, cognito mode (cloud)', () => {
       withClaims({ sub: '' }),
       eventWith({ headers: { Authorization: 'Bearer tokA-0123456789' } }),
     ]) {
-      expect(resolveCaller(event, cognito)).toMatchObject({ ok: false, status: 401 });
+      expect(callerOf(event, cognito)).toMatchObject({ ok: false, status: 401 });
     }
   });
 });
 
 describe('unauthorizedResponse', () => {
   it('is a 401 with the challenge in WWW-Authenticate', () => {
-    const result = resolveCaller(eventWith(), tokens);
+    const result = callerOf(eventWith(), tokens);
     if (result.ok) throw new Error('expected a refusal');
     const response = unauthorizedResponse(result);
     expect(response.statusCode).toBe(401);
@@ -238,7 +237,7 @@ describe("the agent's own id is never a caller", () => {
       tokens: parseBearerTokens('tokZ-0123456789=tiny-harness'),
       agentId: 'tiny-harness',
     };
-    expect(resolveCaller(withAuthorization('Bearer tokZ-0123456789'), settings)).toMatchObject({
+    expect(callerOf(withAuthorization('Bearer tokZ-0123456789'), settings)).toMatchObject({
       ok: false,
       status: 401,
     });
