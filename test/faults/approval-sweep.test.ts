@@ -71,7 +71,10 @@ describe(`kill -9 a few milliseconds after approvals are answered (${KILLS} kill
     async () => {
       notes = await serveNotesOverHttp();
       const port = await freePort();
-      const start = () => startNotesStack({ dataDir, port, token: TOKEN, notesUrl: notes?.url });
+      // One client polls every task it decided on: more than the local throttle's 120 a minute.
+      const env = { TINY_HARNESS_THROTTLE_PER_MINUTE: '6000', TINY_HARNESS_THROTTLE_BURST: '1000' };
+      const start = () =>
+        startNotesStack({ dataDir, port, token: TOKEN, notesUrl: notes?.url, env });
       stack = await start();
       let client: Client = await clientAt(stack.url, TOKEN);
       const decided: { taskId: string; note: string; verdict: 'approve' | 'reject' }[] = [];
@@ -118,7 +121,7 @@ describe(`kill -9 a few milliseconds after approvals are answered (${KILLS} kill
           if (Date.now() > deadline) {
             throw new Error(`${taskId} still waits after its ${verdict}: ${statusText(task)}`);
           }
-          await new Promise((resolve) => setTimeout(resolve, 200));
+          await new Promise((resolve) => setTimeout(resolve, 250));
         }
       }
       // Give a second call every chance to arrive before counting.

@@ -51,6 +51,7 @@ export const startNotesStack = (options: {
   port: number;
   token: string;
   notesUrl: string | undefined;
+  env?: Record<string, string>;
 }) =>
   startDemoStack({
     dataDir: options.dataDir,
@@ -60,5 +61,6 @@ export const startNotesStack = (options: {
       TINY_HARNESS_MCP_SERVERS: JSON.stringify({
         notes: { url: options.notesUrl, tools: ['list_notes', 'delete_note'] },
       }),
+      ...options.env,
     },
   });
