@@ -258,7 +258,15 @@ export const decideReceipt =
         });
         return need<ReceiveWants>({ key: 'child', effect: { kind: 'create_child', request } });
       }
-      change = withSubTaskOpened(change, child, { sender, description: subTask });
+      change = withSubTaskOpened(change, child, {
+        sender,
+        description: subTask,
+        message: {
+          id: message.messageId,
+          text,
+          source: participant.kind === 'agent' ? 'agent' : 'human',
+        },
+      });
     }
     change = withAlong(change, along);
     if (queuesText) {

@@ -1,7 +1,7 @@
 import { type Message, Role } from '@a2a-js/sdk';
 import { InvalidMessageError } from '../errors.js';
 import { childRow } from '../loop/apply-command.js';
-import { type Change, withRecord, withTaskEvent } from '../loop/records.js';
+import { type Change, withLoop, withRecord, withTaskEvent } from '../loop/records.js';
 import type { ChildCreated, ChildRequest } from '../ports/agent-directory.js';
 import type { TaskRecord } from '../ports/task-store.js';
 import { readExtension, withExtension } from '../task/a2a-task.js';
@@ -77,13 +77,19 @@ export const subTaskRequest = (options: {
 };
 
 /**
- * The parent's side of a `/sub-task` (pure): the child's row, the updated Task on its stream, and
- * a note in its transcript that does not wake it (no model turn).
+ * The parent's side of a `/sub-task` (pure): the child's row, the updated Task on its stream, the
+ * message in its transcript (the history shows what the participant said), and a note for the
+ * model that does not wake it (no model turn).
  */
 export const withSubTaskOpened = (
   change: Change,
   created: ChildCreated,
-  options: { sender: string; description: string }
+  options: {
+    sender: string;
+    description: string;
+    /** The message that asked for it: kept in the transcript, so the history shows it. */
+    message: { id: string; text: string; source: 'human' | 'agent' };
+  }
 ): Change => {
   const row = childRow(null, created);
   const extension = readExtension(change.record.task);
@@ -97,10 +103,23 @@ export const withSubTaskOpened = (
           sub_tasks: [...extension.sub_tasks, row],
         }),
       }));
+  const seq = withRow.record.loop.historySeq + 1;
+  const said = withLoop(withRow, (loop) => ({ ...loop, historySeq: seq }));
   return withTaskEvent({
-    ...withRow,
+    ...said,
+    history: [
+      ...said.history,
+      {
+        seq,
+        kind: 'participant_message',
+        participantId: options.sender,
+        messageId: options.message.id,
+        source: options.message.source,
+        text: options.message.text,
+      },
+    ],
     enqueue: [
-      ...withRow.enqueue,
+      ...said.enqueue,
       {
         kind: 'note',
         id: `sub-task:${created.taskId}`,

@@ -263,6 +263,14 @@ describe('children', () => {
     const parentInput = JSON.stringify(model.requests.at(-1)?.input);
     expect(parentInput).toContain(`opened sub-task ${childId}`);
     expect(parentInput).toContain(`Sub-task ${childId} is TASK_STATE_COMPLETED`);
+    // What Alice said stays in the parent's transcript (the A2A history shows it after a reload).
+    const said = (await harness.store.readHistory(parent.task.id)).filter(
+      (entry) => entry.kind === 'participant_message'
+    );
+    expect(said.map((entry) => entry.kind === 'participant_message' && entry.text)).toEqual([
+      'hi',
+      '/sub-task investigate the logs',
+    ]);
   });
 
   it("does not wake the parent when a participant task parks, and completes it with the assignee's answer", async () => {

@@ -150,9 +150,11 @@ describe('the web page, live and after a reload', () => {
     ).resolves.toBe(true);
   });
 
-  it.todo(
-    'keeps the /sub-task message after a reload (it is a note in the transcript, not in the A2A history)'
-  );
+  it('keeps the /sub-task message after a reload, where the live page showed it', async () => {
+    const live = await bubbles();
+    expect(live.at(-1)).toBe('/sub-task Find sources');
+    await expectSameAfterReload(live);
+  });
 
   it('a refused completion says why at once, as it does after a reload', async () => {
     await page.goto(`${stack.url}/#/tasks/${parent}`);
@@ -167,10 +169,7 @@ describe('the web page, live and after a reload', () => {
     await expect(page.locator('.conversation-head .state').innerText()).resolves.toBe(
       'input-required (awaiting-next-message)'
     );
-    // All but the /sub-task message, which only this page's session knows (the todo above).
-    await expectSameAfterReload(
-      (await bubbles()).filter((text) => text !== '/sub-task Find sources')
-    );
+    await expectSameAfterReload(await bubbles());
   });
 
   it('an approval: the request, then the answer, each bubble once, as after a reload', async () => {
