@@ -1,4 +1,4 @@
-import type { RemoteChildRef } from '../core/intake/control.js';
+import type { RemoteChildRef } from '../core/intake/wake.js';
 import type { Clock } from '../core/ports/clock.js';
 import { errorFields, type Logger } from '../core/ports/logger.js';
 import type { RemoteFollowers } from '../core/ports/remote-followers.js';

@@ -8,7 +8,7 @@ import { type Change, changeOf, withLoop, withStatusChange } from '../loop/recor
 import type { CommitWrites, TaskRecord } from '../ports/task-store.js';
 import { isTerminalState, readExtension, stateOf } from '../task/a2a-task.js';
 import { criterionLabel, unmetCriteria } from '../task/criteria.js';
-import type { SubTaskRow, TaskExtension } from '../task/extension.schema.js';
+import type { TaskExtension } from '../task/extension.schema.js';
 import { namesParent } from '../task/links.js';
 import { mayDo, requirePermission, whoMay } from '../task/permissions.js';
 import { type Cascade, runCascade } from '../unit-of-work/cascade.js';
@@ -22,7 +22,7 @@ import {
   type Outcome,
 } from '../unit-of-work/operation.js';
 import { withTurnCut } from './cut-turn.js';
-import type { Wake } from './wake.js';
+import type { CanceledExecution, RemoteChildRef, Wake } from './wake.js';
 
 /** What the request that asked for a completion or a cancel writes with it (its audit row, ...). */
 export type AlongWith = Pick<CommitWrites, 'audit' | 'pushConfigs' | 'seen'>;
@@ -95,19 +95,6 @@ export const decideCompletionRequest =
       generation: cut.record.loop.generation,
     });
   };
-
-/** One canceled task's execution: resume it with the token if parked, else stop it. */
-export interface CanceledExecution {
-  taskId: string;
-  token: string | null;
-  generation: number;
-}
-
-/** An unresolved child on a remote agent, under the parent whose row names it. */
-export interface RemoteChildRef {
-  parentId: string;
-  row: SubTaskRow;
-}
 
 export interface CancelOutcome {
   /** The task and every unresolved child on this harness, canceled with it (the cascade). */

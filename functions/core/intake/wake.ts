@@ -1,6 +1,19 @@
 import { withTokenClaimed } from '../loop/park-token.js';
 import type { Change } from '../loop/records.js';
-import type { CanceledExecution, RemoteChildRef } from './control.js';
+import type { SubTaskRow } from '../task/extension.schema.js';
+
+/** One canceled task's execution: resume it with the token if parked, else stop it. */
+export interface CanceledExecution {
+  taskId: string;
+  token: string | null;
+  generation: number;
+}
+
+/** An unresolved child on a remote agent, under the parent whose row names it. */
+export interface RemoteChildRef {
+  parentId: string;
+  row: SubTaskRow;
+}
 
 /**
  * What a caller outside the loop must do after an intake operation. `resume`: send task success
