@@ -18,7 +18,6 @@ import { assembleContext } from './context.js';
 import type { LoopDeps } from './deps.js';
 import { type DrainDecision, decideDrain } from './drain.js';
 import { decideTurnEnd, type TurnEndFacts } from './finish.js';
-import type { HistoryEntry } from './history.schema.js';
 import { routeAfter, withModelResponse } from './invoke-model.js';
 import { withClaimSpent } from './park-token.js';
 import { type Change, changeOf, writesNothing } from './records.js';
@@ -160,22 +159,18 @@ const modelPart = (
         effect: { kind: 'read_history', taskId, after, through },
       });
     }
-    const assemble = (context: TaskRecord, entries: readonly HistoryEntry[]) =>
-      assembleContext({ record: context, history: entries, tools, config });
-    const assembled = assemble(record, history);
     if (compaction === undefined) {
+      const assembled = assembleContext({ record, history, tools, config });
       return need<TurnWants>({
         key: 'compaction',
         effect: { kind: 'compact', ref, record, history, assembled },
       });
     }
-    const context =
-      compaction === null
-        ? assembled
-        : assemble(withCompaction(change, ref, compaction).record, history);
-    return need<TurnWants>({ key: 'model', effect: { kind: 'call_model', taskId, context } });
+    // The request as compaction left it: assembled once, by the decision or the compaction.
+    const effect = { kind: 'call_model', taskId, context: compaction.context } as const;
+    return need<TurnWants>({ key: 'model', effect });
   }
-  if (compaction) change = withCompaction(change, ref, compaction);
+  if (compaction?.record) change = withCompaction(change, ref, compaction.record);
   const next = { ...ref, turn: ref.turn + 1 };
   change = withModelResponse(change, next, call);
   if (call.response.toolCalls.length > 0) {

@@ -22,7 +22,10 @@ export type Effect =
   | { kind: 'read_message_seq'; taskId: string; messageId: string }
   /** The transcript entries after `after`, through `through`. */
   | { kind: 'read_history'; taskId: string; after: number; through: number }
-  /** The compaction the next request needs if it is over budget (`null`: none), by its hooks. */
+  /**
+   * The compaction the next request needs if it is over budget (`null`: none), by its hooks, and
+   * the request to send: `assembled`, or assembled again on the compacted transcript.
+   */
   | {
       kind: 'compact';
       ref: TurnRef;
@@ -47,7 +50,7 @@ export interface EffectResults {
   /** Null for a message id never taken in. */
   read_message_seq: number | null;
   read_history: readonly HistoryEntry[];
-  compact: CompactionRecord | null;
+  compact: { record: CompactionRecord | null; context: AssembledContext };
   call_model: ModelCall;
   decide_completion: CompletionVerdict;
   invoke_tool: Invocation;

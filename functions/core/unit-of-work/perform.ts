@@ -1,16 +1,17 @@
 import { HookAbortError } from '../errors.js';
-import type { CompactionRecord } from '../loop/compaction.js';
 import {
   compactionBudget,
   compactionRecordOf,
   liveEntries,
   oldestHalf,
   summaryRequest,
+  withCompaction,
 } from '../loop/compaction.js';
 import { builtInCompletion } from '../loop/completion.js';
-import { estimateTokens, NEVER_COMPACT } from '../loop/context.js';
+import { assembleContext, estimateTokens, NEVER_COMPACT } from '../loop/context.js';
 import type { LoopDeps } from '../loop/deps.js';
 import { type ModelCall, modelCallOf } from '../loop/invoke-model.js';
+import { changeOf } from '../loop/records.js';
 import type { ModelToolCall } from '../ports/model.js';
 import {
   type Invocation,
@@ -53,7 +54,7 @@ const callModel = async (
 const compact = async (
   deps: LoopDeps,
   { ref, record, history, assembled }: Extract<Effect, { kind: 'compact' }>
-): Promise<CompactionRecord | null> => {
+): Promise<EffectResults['compact']> => {
   const taskId = record.task.id;
   const { config } = deps;
   const tokensBefore = estimateTokens(record, assembled.characters);
@@ -63,7 +64,7 @@ const compact = async (
     { taskId, estimatedTokens: tokensBefore, budgetTokens: compactionBudget(config) },
     (context) => context.estimatedTokens > context.budgetTokens
   );
-  if (!over || live.length === 0) return null;
+  if (!over || live.length === 0) return { record: null, context: assembled };
   const keptSections = await deps.hooks.run(
     'compaction.keep',
     { taskId, sections: [...NEVER_COMPACT] },
@@ -87,7 +88,7 @@ const compact = async (
       };
     }
   );
-  return compactionRecordOf({
+  const compaction = compactionRecordOf({
     ref,
     record,
     history,
@@ -97,6 +98,9 @@ const compact = async (
     config,
     now: deps.clock.now(),
   });
+  const compacted = withCompaction(changeOf(record), ref, compaction).record;
+  const context = assembleContext({ record: compacted, history, tools: deps.tools, config });
+  return { record: compaction, context };
 };
 
 /**

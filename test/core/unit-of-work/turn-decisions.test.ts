@@ -26,6 +26,15 @@ const called = (text: string, toolCalls: Parameters<typeof response>[1] = []) =>
     at: NOW,
   });
 
+/** What the compaction effect gives when nothing needs compacting: the request as assembled. */
+const NO_COMPACTION = {
+  record: null,
+  context: {
+    request: { instructions: '', input: [], tools: [], cacheKey: TASK_ID, maxOutputTokens: 10 },
+    characters: 0,
+  },
+};
+
 const drained: Drained = { ref: REF, inbox: { count: 1, left: [] } };
 const fresh = plainRecord({ loop: { needsModel: true } });
 const delegated = plainRecord({
@@ -64,14 +73,17 @@ describe('the turn decides from what it read and what its effects produced', () 
     ],
     [
       'then calls the model',
-      facts(fresh, { history: [], compaction: null }, drained),
+      facts(fresh, { history: [], compaction: NO_COMPACTION }, drained),
       { needs: ['model:call_model'] },
     ],
     [
       'routes tool calls to their steps, with the response in the same commit',
       facts(
         fresh,
-        { compaction: null, model: called('', [{ id: 'c1', name: 'ask', arguments: '{}' }]) },
+        {
+          compaction: NO_COMPACTION,
+          model: called('', [{ id: 'c1', name: 'ask', arguments: '{}' }]),
+        },
         drained
       ),
       {
@@ -84,7 +96,7 @@ describe('the turn decides from what it read and what its effects produced', () 
     ],
     [
       'parks a conversation for its next message once the model answered',
-      facts(fresh, { compaction: null, model: called('Hello.') }, drained),
+      facts(fresh, { compaction: NO_COMPACTION, model: called('Hello.') }, drained),
       {
         answer: {
           ref: { ...REF, turn: 1 },
@@ -99,19 +111,23 @@ describe('the turn decides from what it read and what its effects produced', () 
     ],
     [
       'asks for the inbox again before ending a delegated task',
-      facts(delegated, { compaction: null, model: called('Done.') }, drained),
+      facts(delegated, { compaction: NO_COMPACTION, model: called('Done.') }, drained),
       { needs: ['inboxAtEnd:read_inbox'] },
     ],
     [
       'then for decide_completion',
-      facts(delegated, { compaction: null, model: called('Done.'), inboxAtEnd: [] }, drained),
+      facts(
+        delegated,
+        { compaction: NO_COMPACTION, model: called('Done.'), inboxAtEnd: [] },
+        drained
+      ),
       { needs: ['verdict:decide_completion'] },
     ],
     [
       'takes another turn when something came meanwhile',
       facts(
         delegated,
-        { compaction: null, model: called('Done.'), inboxAtEnd: [message(2, 'wait')] },
+        { compaction: NO_COMPACTION, model: called('Done.'), inboxAtEnd: [message(2, 'wait')] },
         drained
       ),
       { answer: { ref: { ...REF, turn: 1 }, route: { next: 'turn' } }, commit: 'update' },
@@ -121,7 +137,7 @@ describe('the turn decides from what it read and what its effects produced', () 
       facts(
         delegated,
         {
-          compaction: null,
+          compaction: NO_COMPACTION,
           model: called('Done.'),
           inboxAtEnd: [],
           verdict: { decision: 'complete' },
@@ -154,7 +170,9 @@ describe('the turn decides from what it read and what its effects produced', () 
   }
 
   it('commits the model response as the turn: transcript, usage and the park in one record', () => {
-    const outcome = decide(facts(fresh, { compaction: null, model: called('Hello.') }, drained));
+    const outcome = decide(
+      facts(fresh, { compaction: NO_COMPACTION, model: called('Hello.') }, drained)
+    );
     const record = written(outcome);
     expect(stateName(stateOf(record.task))).toBe('TASK_STATE_INPUT_REQUIRED');
     expect(subStateOf(record.task)).toBe('awaiting-next-message');
