@@ -7,7 +7,7 @@
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { readHarnessConfig } from './config.js';
+import { type HarnessConfig, readHarnessConfig } from './config.js';
 import { HarnessStack } from './stacks/harness-stack.js';
 
 export interface BuildAppOptions {
@@ -31,6 +31,12 @@ export interface BuildAppOptions {
 export const stackNameFor = (stage: string): string => `TinyHarness-${stage}`;
 
 export function buildApp(options: BuildAppOptions = {}): { app: App; stack: HarnessStack } {
+  const { app, config } = configuredApp(options);
+  return { app, stack: harnessStackIn(app, config) };
+}
+
+/** The app and its checked configuration, before any stack: a bad configuration throws here. */
+export function configuredApp(options: BuildAppOptions = {}): { app: App; config: HarnessConfig } {
   const bundle = options.bundle ?? true;
   const app = new App({
     ...(options.outdir === undefined ? {} : { outdir: options.outdir }),
@@ -44,11 +50,15 @@ export function buildApp(options: BuildAppOptions = {}): { app: App; stack: Harn
       ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
     },
   });
-  const config = readHarnessConfig(app, options.region);
+  return { app, config: readHarnessConfig(app, options.region) };
+}
+
+/** The one HarnessStack in `app`, checked by cdk-nag when the app synthesizes. */
+export function harnessStackIn(app: App, config: HarnessConfig): HarnessStack {
   const stack = new HarnessStack(app, stackNameFor(config.stage), {
     config,
     description: `tiny-harness (${config.stage}): A2A agent harness on Step Functions, Lambda and DynamoDB`,
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  return { app, stack };
+  return stack;
 }

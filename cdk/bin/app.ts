@@ -1,13 +1,14 @@
 /** The CDK CLI's entry point (`cdk.json` → `npx tsx cdk/bin/app.ts`). */
 import { buildWeb } from '../../scripts/build-web.mjs';
-import { buildApp } from '../app.js';
+import { configuredApp, harnessStackIn } from '../app.js';
 import { ConfigurationError } from '../config.js';
 
-// The stack deploys the web renderer's build (web/dist): build it when its sources changed.
-await buildWeb();
-
 try {
-  const { app } = buildApp({ region: process.env.CDK_DEFAULT_REGION });
+  // The configuration is checked first: a bad one is refused before the page is built.
+  const { app, config } = configuredApp({ region: process.env.CDK_DEFAULT_REGION });
+  // The stack deploys the web renderer's build (web/dist): build it when its sources changed.
+  await buildWeb();
+  harnessStackIn(app, config);
   app.synth();
 } catch (error) {
   // A bad configuration is the person's to fix: one line that names it, no stack trace.
