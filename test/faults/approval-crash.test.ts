@@ -67,7 +67,7 @@ describe('a crash between an approval and the approved call’s result', () => {
         if (status?.sub_state === subState && statusText(task).includes(saying)) return task;
         if (Date.now() > deadline)
           throw new Error(`not ${subState}: ${stack?.output().slice(-3000)}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await new Promise((resolve) => setTimeout(resolve, 500));
       }
     };
     await settled('awaiting-approval', FATE_UNKNOWN);

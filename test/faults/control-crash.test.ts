@@ -62,7 +62,7 @@ describe('a crash just after a participant ends a parked conversation', () => {
           break;
         }
         if (Date.now() > deadline) throw new Error(`not ended: ${stack.output().slice(-3000)}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await new Promise((resolve) => setTimeout(resolve, 500));
       }
       expect(TaskState[task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED]).toBe(ended);
       await stack.stop();

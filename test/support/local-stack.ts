@@ -65,10 +65,12 @@ export const eventually = async <T>(
   timeoutMs = 15_000
 ): Promise<T> => {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  // Quick at first, then no faster than the local throttle refills (120 a minute, so 500 ms):
+  // a slow machine polling every 50 ms spent the burst of 30 and was refused with a 429.
+  for (let pause = 50; ; pause = Math.min(pause * 1.5, 500)) {
     const value = await check();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, pause));
   }
 };
