@@ -9,6 +9,7 @@ import { lambdaLoopRuntime } from '../composition/lambda/loop.js';
 import type { Runtime } from '../composition/runtime.js';
 import { childChangeFromRecords } from '../core/intake/child-change-from-records.js';
 import { recordChildChange } from '../core/intake/child-changed.js';
+import type { TaskRecord } from '../core/ports/task-store.js';
 import { followWake } from '../service/follow-wake.js';
 import { handleInOrder } from './stream-batch.js';
 
@@ -18,34 +19,35 @@ type Image = Record<string, AttributeValue>;
 type StreamRuntime = Pick<Runtime, 'loop' | 'executions' | 'logger' | 'tracing'>;
 
 /**
- * The stand-in: a child's state change reaches its parent. For each task record that changed
- * state or sub-state and has a parent on this harness, the parent's row is updated and, for news,
- * the parent is woken. It also delivers every released park: a task record whose commit took its
- * execution's token has that token answered, so no wake is lost with the process that took it.
- * A failing record is reported (partial batch response) and the batch stops there; a redelivered
- * record is a no-op.
+ * A commit took the execution's park token (a wake, an end): answer it, in case its taker died
+ * before it could. A token answered already is refused, and that is fine.
  */
-export const handleStreamRecord = async (
+const answerReleasedPark = async (
   runtime: StreamRuntime,
-  record: DynamoDBRecord
+  before: TaskRecord | undefined,
+  after: TaskRecord
 ): Promise<void> => {
-  const newImage = record.dynamodb?.NewImage as Image | undefined;
-  if (newImage === undefined) return;
-  const oldImage = record.dynamodb?.OldImage as Image | undefined;
-  const after = decodeTaskRecord(newImage);
-  const before = oldImage === undefined ? undefined : decodeTaskRecord(oldImage);
-  const tracing = runtime.tracing ?? NO_TRACING;
   const released = before?.loop.parkToken;
-  if (released != null && after.loop.parkToken === null) {
-    // The commit took the token (a wake, an end): answer it, in case its taker died before it
-    // could. A token answered already is refused, and that is fine.
-    await inTaskSpan(tracing, { id: after.task.id, record: after }, 'wake', {}, async () => {
-      const resumed = await runtime.executions.resume(released);
-      runtime.logger.info('released park answered', { taskId: after.task.id, resumed });
-    });
-  }
+  if (released == null || after.loop.parkToken !== null) return;
+  const tracing = runtime.tracing ?? NO_TRACING;
+  await inTaskSpan(tracing, { id: after.task.id, record: after }, 'wake', {}, async () => {
+    const resumed = await runtime.executions.resume(released);
+    runtime.logger.info('released park answered', { taskId: after.task.id, resumed });
+  });
+};
+
+/**
+ * A child on this harness that changed state or sub-state: its parent's row is updated and, for
+ * news, the parent is woken.
+ */
+const relayChildChange = async (
+  runtime: StreamRuntime,
+  before: TaskRecord | undefined,
+  after: TaskRecord
+): Promise<void> => {
   const change = childChangeFromRecords(before, after, runtime.loop.config.agentId);
   if (change === undefined) return;
+  const tracing = runtime.tracing ?? NO_TRACING;
   const news = { [HARNESS.childId]: change.childId };
   const links = await linkToTask(tracing, after);
   await inTaskSpan(
@@ -65,6 +67,24 @@ export const handleStreamRecord = async (
     },
     links
   );
+};
+
+/**
+ * One stream record of a task: every released park is answered, so no wake is lost with the
+ * process that took it, and a child's change reaches its parent. A failing record is reported
+ * (partial batch response) and the batch stops there; a redelivered record is a no-op.
+ */
+export const handleStreamRecord = async (
+  runtime: StreamRuntime,
+  record: DynamoDBRecord
+): Promise<void> => {
+  const newImage = record.dynamodb?.NewImage as Image | undefined;
+  if (newImage === undefined) return;
+  const oldImage = record.dynamodb?.OldImage as Image | undefined;
+  const after = decodeTaskRecord(newImage);
+  const before = oldImage === undefined ? undefined : decodeTaskRecord(oldImage);
+  await answerReleasedPark(runtime, before, after);
+  await relayChildChange(runtime, before, after);
 };
 
 // Stopping at the first failure means later changes of a child are never applied before it.
