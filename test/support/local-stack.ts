@@ -62,7 +62,8 @@ export const asTask = (result: Message | Task): Task => {
 /** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
 export const eventually = async <T>(
   check: () => Promise<T | undefined>,
-  timeoutMs = 15_000
+  // A loaded CI machine took more than 15 s for a child's end to reach its parent (alone: 0.4 s).
+  timeoutMs = 25_000
 ): Promise<T> => {
   const deadline = Date.now() + timeoutMs;
   // Quick at first, then no faster than the local throttle refills (120 a minute, so 500 ms):
