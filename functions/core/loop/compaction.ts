@@ -2,7 +2,7 @@ import type { ModelRequest } from '../ports/model.js';
 import type { TaskRecord } from '../ports/task-store.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { LoopConfig } from './config.js';
-import { assembleContext, estimateTokens, forModel } from './context.js';
+import { type AssembledContext, assembleContext, estimateTokens, forModel } from './context.js';
 import type { HistoryEntry } from './history.schema.js';
 import { type Change, withLoop } from './records.js';
 import type { TurnRef } from './route.schema.js';
@@ -104,10 +104,11 @@ export const summaryRequest = (
 };
 
 /**
- * What a compaction leaves, from what its hooks decided: the summary, the entries it replaces and
- * the sections kept, with the estimate before and after for the auditor.
+ * What a compaction leaves, from what its hooks decided: its record (the summary, the entries it
+ * replaces and the sections kept, with the estimate before and after for the auditor), and the
+ * request assembled on the compacted transcript, the one the estimate after is of.
  */
-export const compactionRecordOf = (options: {
+export const compactionOf = (options: {
   ref: TurnRef;
   record: TaskRecord;
   history: readonly HistoryEntry[];
@@ -116,7 +117,7 @@ export const compactionRecordOf = (options: {
   tools: ToolRegistry;
   config: LoopConfig;
   now: string;
-}): CompactionRecord => {
+}): { record: CompactionRecord; context: AssembledContext } => {
   const { ref, record, history, tokensBefore, decided, tools, config } = options;
   const { summary, removedThrough, keptSections } = decided;
   const compacted: TaskRecord = {
@@ -129,11 +130,9 @@ export const compactionRecordOf = (options: {
       lastInputTokens: null,
     },
   };
-  const after = estimateTokens(
-    compacted,
-    assembleContext({ record: compacted, history, tools, config }).characters
-  );
-  return {
+  const context = assembleContext({ record: compacted, history, tools, config });
+  const after = estimateTokens(compacted, context.characters);
+  const compaction: CompactionRecord = {
     task_id: record.task.id,
     turn: ref.turn,
     removed_seqs: liveEntries(record, history)
@@ -146,4 +145,5 @@ export const compactionRecordOf = (options: {
     tokens_after: after,
     at: options.now,
   };
+  return { record: compaction, context };
 };

@@ -1,17 +1,15 @@
 import { HookAbortError } from '../errors.js';
 import {
   compactionBudget,
-  compactionRecordOf,
+  compactionOf,
   liveEntries,
   oldestHalf,
   summaryRequest,
-  withCompaction,
 } from '../loop/compaction.js';
 import { builtInCompletion } from '../loop/completion.js';
-import { assembleContext, estimateTokens, NEVER_COMPACT } from '../loop/context.js';
+import { estimateTokens, NEVER_COMPACT } from '../loop/context.js';
 import type { LoopDeps } from '../loop/deps.js';
 import { type ModelCall, modelCallOf } from '../loop/invoke-model.js';
-import { changeOf } from '../loop/records.js';
 import type { ModelToolCall } from '../ports/model.js';
 import {
   type Invocation,
@@ -88,7 +86,7 @@ const compact = async (
       };
     }
   );
-  const compaction = compactionRecordOf({
+  return compactionOf({
     ref,
     record,
     history,
@@ -98,9 +96,6 @@ const compact = async (
     config,
     now: deps.clock.now(),
   });
-  const compacted = withCompaction(changeOf(record), ref, compaction).record;
-  const context = assembleContext({ record: compacted, history, tools: deps.tools, config });
-  return { record: compaction, context };
 };
 
 /**
