@@ -154,6 +154,23 @@ describe('children on another A2A agent: two local stacks', () => {
     return link;
   };
 
+  /**
+   * Stops the link's follower executions still running (one sleeping until its next poll would
+   * otherwise wake and write the link under a test that rewrites it).
+   */
+  const stopFollowers = async (link: RemoteLink): Promise<void> => {
+    const { executions } = await alpha.engine.listExecutions({
+      stateMachineArn: alpha.followStateMachineArn,
+      statusFilter: 'RUNNING',
+    });
+    // A follower's execution is named by its link (and run).
+    for (const execution of executions ?? []) {
+      if (execution.name?.includes(link.linkId) && execution.executionArn !== undefined) {
+        await alpha.engine.stopExecution({ executionArn: execution.executionArn });
+      }
+    }
+  };
+
   const settled = (taskId: string, state: TaskState, timeoutMs = 30_000) =>
     eventually(async () => {
       const task = await alice.getTask({ tenant: '', id: taskId });
@@ -355,10 +372,13 @@ describe('children on another A2A agent: two local stacks', () => {
     const second = await agents.createChild(request);
     expect(second.taskId).toBe(first.taskId);
     // Once its follower is done with it (the child ended and its parent took the ending) ...
-    const link = await eventually(async () => {
+    const ended = await eventually(async () => {
       const current = await linkOf(parent.id);
       return current.phase === 'ended' && current.delivered === current.seq ? current : undefined;
     });
+    // ... and stopped (one waiting for its next poll would read the link we rewrite) ...
+    await stopFollowers(ended);
+    const link = await linkOf(parent.id);
     // ... the step retried after a crash between the agent's answer and the link's write: the
     // link still says `creating`, and the agent is asked for the task its message made.
     await alpha.runtime.remote.links.update({
