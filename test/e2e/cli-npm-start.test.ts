@@ -32,10 +32,17 @@ describe('npm start and tiny-harness in terminals', () => {
     return opened;
   };
   const upCount = (terminal: Terminal) => terminal.screen().match(UP)?.length ?? 0;
-  /** Ctrl-C, then the prompt back: the stack has stopped. */
+  const stoppingCount = (terminal: Terminal) =>
+    terminal.screen().match(/tiny-harness: stopping…/g)?.length ?? 0;
+  /**
+   * Ctrl-C, then the prompt back: the stack said it was stopping (a new line each time: one killed
+   * before it could say so, as a wrapper's SIGKILL under load did, leaves none) and has stopped.
+   */
   const stop = async (terminal: Terminal) => {
+    const before = stoppingCount(terminal);
     terminal.key('C-c');
     await terminal.waitFor(/tiny-harness: stopping…\n(?:.*\n)*\$\n$/, 60_000);
+    expect(stoppingCount(terminal)).toBe(before + 1);
   };
   let server: Terminal;
   let port = 0;
