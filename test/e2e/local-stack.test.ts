@@ -4,7 +4,13 @@ import { STATUS_METADATA_KEY, TASK_METADATA_KEY } from '../../functions/core/a2a
 import { userTextMessage } from '../../functions/core/loop/messages.js';
 import { ScriptedModel } from '../../functions/core/testing/scripted-model.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
-import { asTask, clientFor, eventually, startStack } from '../support/local-stack.js';
+import {
+  asTask,
+  clientFor,
+  eventually,
+  startStack,
+  whereTaskStands,
+} from '../support/local-stack.js';
 
 let counter = 0;
 const userMessage = (text: string, taskId = '', contextId = ''): Message =>
@@ -129,11 +135,20 @@ describe('the local stack, through the real A2A client', () => {
     });
     const child = await stack.runtime.loop.store.get(row.task_id);
     expect(child?.task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    const woken = await eventually(async () => {
-      const task = await alice.getTask({ tenant: '', id: parent.id });
-      const text = task.status?.message?.parts[0]?.content;
-      return text?.$case === 'text' && text.value === 'Report written.' ? task : undefined;
-    });
+    const woken = await eventually(
+      async () => {
+        const task = await alice.getTask({ tenant: '', id: parent.id });
+        const text = task.status?.message?.parts[0]?.content;
+        return text?.$case === 'text' && text.value === 'Report written.' ? task : undefined;
+      },
+      undefined,
+      async () => ({
+        parent: await whereTaskStands(stack, parent.id),
+        child: await whereTaskStands(stack, row.task_id),
+        modelCalls: model.requests.length,
+        streamRecordsFailed: [...stack.pollers.values()].map((poller) => poller.failed.length),
+      })
+    );
     expect(woken.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     const childExecutions = await executionsOf(row.task_id);
     expect(childExecutions.map((execution) => execution.status)).toEqual(['SUCCEEDED']);

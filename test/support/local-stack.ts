@@ -59,11 +59,15 @@ export const asTask = (result: Message | Task): Task => {
   return result;
 };
 
-/** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
+/**
+ * Polls until `check` returns a value (not undefined), or fails after `timeoutMs`; the failure
+ * says what `explain` finds then (the state a rare timeout on a loaded machine was stuck in).
+ */
 export const eventually = async <T>(
   check: () => Promise<T | undefined>,
   // A loaded CI machine took more than 15 s for a child's end to reach its parent (alone: 0.4 s).
-  timeoutMs = 25_000
+  timeoutMs = 25_000,
+  explain?: () => Promise<unknown>
 ): Promise<T> => {
   const deadline = Date.now() + timeoutMs;
   // Quick at first, then no faster than the local throttle refills (120 a minute, so 500 ms):
@@ -71,7 +75,50 @@ export const eventually = async <T>(
   for (let pause = 50; ; pause = Math.min(pause * 1.5, 500)) {
     const value = await check();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
+    if (Date.now() > deadline) {
+      const found = explain === undefined ? undefined : await explain().catch(String);
+      throw new Error(
+        found === undefined
+          ? 'condition not met in time'
+          : `condition not met in time; found: ${JSON.stringify(found, null, 1)}`
+      );
+    }
     await new Promise((resolve) => setTimeout(resolve, pause));
   }
+};
+
+/**
+ * Where a task on the stack stands, for a failure message: its state, its loop's park and claimed
+ * tokens and inbox, and the last events of each of its executions.
+ */
+export const whereTaskStands = async (stack: LocalStack, taskId: string) => {
+  const record = await stack.runtime.loop.store.get(taskId);
+  const inbox = await stack.runtime.loop.store.readInbox(taskId);
+  const { executions } = await stack.engine.listExecutions({
+    stateMachineArn: stack.stateMachineArn,
+  });
+  const ours = (executions ?? []).filter((execution) => execution.name?.startsWith(taskId));
+  return {
+    state: record?.task.status?.state,
+    version: record?.version,
+    loop: {
+      generation: record?.loop.generation,
+      parked: record?.loop.parkToken != null,
+      claimed: record?.loop.claimedToken != null,
+    },
+    inbox: inbox.map((item) => item.kind),
+    executions: ours.map((execution) => {
+      const { events } = stack.engine.getExecutionHistory({
+        executionArn: execution.executionArn ?? '',
+        reverseOrder: true,
+        maxResults: 6,
+        includeExecutionData: false,
+      });
+      return {
+        name: execution.name,
+        status: execution.status,
+        last: (events ?? []).map((event) => event.type),
+      };
+    }),
+  };
 };
