@@ -27,6 +27,7 @@ import type { ToolRunner } from '../core/ports/tool-runner.js';
 import { intrinsicsFor } from '../core/tools/intrinsics/index.js';
 import { ToolRegistry } from '../core/tools/registry.js';
 import type { Executions } from '../service/executions.js';
+import { executionWaker } from '../service/follow-wake.js';
 import { dynamoDbClientOf, sfnClientOf } from './aws-clients.js';
 import { loggerOf } from './logger.js';
 import type { RuntimeConfig } from './runtime-config.js';
@@ -112,12 +113,14 @@ export const buildLoopRuntime = (config: RuntimeConfig, parts: LoopParts): LoopR
   };
   const publicUrl = { current: config.TINY_HARNESS_BASE_URL };
   let loop: LoopDeps | undefined;
+  // The self directory and the waker are parts of the loop that call back into it.
+  const loopBuilt = (): LoopDeps => {
+    if (loop === undefined) throw new Error('the runtime is not built yet');
+    return loop;
+  };
   const agents = new RemoteAgentDirectory({
     self: new SelfAgentDirectory({
-      deps: () => {
-        if (loop === undefined) throw new Error('the runtime is not built yet');
-        return loop;
-      },
+      deps: loopBuilt,
       executions,
     }),
     ...remote,
@@ -150,6 +153,7 @@ export const buildLoopRuntime = (config: RuntimeConfig, parts: LoopParts): LoopR
     ids: new RandomIds(),
     hooks: parts.hooks ?? new Hooks<HarnessHookPoints>(),
     pauseAfterConflict,
+    waker: executionWaker({ loop: loopBuilt, executions, logger, remote }),
     config: {
       ...DEFAULT_LOOP_CONFIG,
       agentId: config.TINY_HARNESS_AGENT_ID,

@@ -10,7 +10,6 @@ import type { Runtime } from '../composition/runtime.js';
 import { childChangeFromRecords } from '../core/intake/child-change-from-records.js';
 import { recordChildChange } from '../core/intake/child-changed.js';
 import type { TaskRecord } from '../core/ports/task-store.js';
-import { followWake } from '../service/follow-wake.js';
 import { handleInOrder } from './stream-batch.js';
 
 type Image = Record<string, AttributeValue>;
@@ -63,7 +62,6 @@ const relayChildChange = async (
         childId: change.childId,
         wake: wake.action,
       });
-      await followWake(runtime, wake);
     },
     links
   );

@@ -2,7 +2,6 @@ import type { Runtime } from '../composition/runtime.js';
 import { reviveTask } from '../core/intake/revive.js';
 import { lostWakeOf } from '../core/loop/park-token.js';
 import { isTerminalState, stateOf } from '../core/task/a2a-task.js';
-import { followWake } from '../service/follow-wake.js';
 
 /**
  * After a restart (and the engine's rehydration of its checkpoints): a wake the crash cut short
@@ -26,9 +25,7 @@ export const reviveOrphans = async (runtime: Runtime): Promise<string[]> => {
     }
     if (await executions.isRunning(record.task.id, generation)) continue;
     const wake = await reviveTask(loop, record.task.id, generation, { parkedExecutionGone: true });
-    if (wake.action === 'none') continue;
-    await followWake(runtime, wake);
-    revived.push(record.task.id);
+    if (wake.action !== 'none') revived.push(record.task.id);
   }
   return revived;
 };

@@ -10,14 +10,12 @@ import { cancelTask } from '../core/intake/control.js';
 import { receiveMessage } from '../core/intake/receive-message.js';
 import { redactMessage } from '../core/intake/redact.js';
 import { startTask } from '../core/intake/start-task.js';
-import type { Wake } from '../core/intake/wake.js';
 import { failTask } from '../core/loop/fail-task.js';
 import type { PushConfig } from '../core/ports/push-config-store.js';
 import type { TaskRecord } from '../core/ports/task-store.js';
 import { isTerminalState, stateName, stateOf } from '../core/task/a2a-task.js';
 import { A2aError } from './a2a-errors.js';
 import type { ServiceDeps } from './deps.js';
-import { followWake } from './follow-wake.js';
 import { checkAssertedParticipant } from './identity.js';
 import { listingQuery, pageOfTasks } from './list-tasks.js';
 import { PushConfigs } from './push-configs.js';
@@ -100,10 +98,6 @@ export class A2aService {
 
   get pushConfigs(): PushConfigs {
     return this.#pushConfigs;
-  }
-
-  #wake(wake: Wake): Promise<void> {
-    return followWake(this.#runtime, wake);
   }
 
   async sendMessage(options: SendOptions & { blocking: boolean }): Promise<Task> {
@@ -239,7 +233,6 @@ export class A2aService {
     await beforeTaskActs?.(taskId);
     const receipt = await receiveMessage(loop, { taskId, message, sender, pushConfig, record });
     if (!receipt.accepted) throw new A2aError('TaskNotFound', 'task not found');
-    await this.#wake(receipt.wake);
     return { taskId, inboxSeq: receipt.seq, record: receipt.record };
   }
 
@@ -314,19 +307,13 @@ export class A2aService {
         `the task has ended (${stateName(stateOf(record.task))})`
       );
     }
-    let outcome: Awaited<ReturnType<typeof cancelTask>>;
     try {
-      outcome = await cancelTask(this.#runtime.loop, { taskId, requestedBy: participantId });
+      await cancelTask(this.#runtime.loop, { taskId, requestedBy: participantId });
     } catch (error) {
       if (error instanceof TaskClosedError)
         throw new A2aError('TaskNotCancelable', 'the task has ended');
       throw error;
     }
-    await this.#wake({
-      action: 'ended',
-      executions: outcome.canceled,
-      remoteChildren: outcome.remoteChildren,
-    });
     return withUsageTree(this.#runtime, await this.#task(taskId));
   }
 

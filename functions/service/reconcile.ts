@@ -56,7 +56,7 @@ export const reconcileExecutionEnd = async (
   if (record === undefined) return { action: 'ignored', why: 'unknown task' };
   if (isTerminalState(stateOf(record.task))) return { action: 'ignored', why: 'task ended' };
   const { generation, turn } = record.loop;
-  // The same input as followWake's start of a cut turn's next generation: a repeated start of a
+  // The same input as the waker's start of a cut turn's next generation: a repeated start of a
   // running execution with the same name and input is a no-op.
   const restart = async (next: number): Promise<Reconciliation> => {
     const ref = { taskId: end.taskId, generation: next, turn: 0 };
@@ -68,10 +68,15 @@ export const reconcileExecutionEnd = async (
 
   const waiting = await loop.store.readInbox(end.taskId);
   if (waiting.length > 0 || record.loop.completionRequest !== null) {
-    // The ended execution held any park token it had: it answers nobody now.
+    // The ended execution held any park token it had: it answers nobody now. The revival's cut is
+    // followed by the loop's waker: the ended generation's stop is a no-op, the next one starts.
     const wake = await reviveTask(loop, end.taskId, end.generation, { parkedExecutionGone: true });
-    // The generation before it has ended already: there is nothing to stop, only a start.
-    if (wake.action === 'cut') return restart(wake.generation);
+    if (wake.action === 'cut') {
+      return {
+        action: 'restarted',
+        ref: { taskId: end.taskId, generation: wake.generation, turn: 0 },
+      };
+    }
     return { action: 'ignored', why: 'superseded' };
   }
   const reason = executionEndReason(end);

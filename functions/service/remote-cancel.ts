@@ -1,8 +1,8 @@
-import type { RemoteChildRef } from '../core/intake/wake.js';
 import type { Clock } from '../core/ports/clock.js';
 import { errorFields, type Logger } from '../core/ports/logger.js';
 import type { RemoteFollowers } from '../core/ports/remote-followers.js';
 import type { RemoteLinks } from '../core/ports/remote-links.js';
+import type { RemoteChildRef } from '../core/ports/waker.js';
 import { cancelPending, childIdOf, withCancelRequested } from '../core/remote/remote-link.js';
 import { changeLink } from './change-link.js';
 

@@ -23,7 +23,6 @@ import {
 import { snapshotOf } from '../core/remote/remote-snapshot.js';
 import { changeLink } from './change-link.js';
 import type { Executions } from './executions.js';
-import { followWake } from './follow-wake.js';
 
 /** What following a remote child needs of the runtime. */
 export interface RemoteChildrenDeps {
@@ -82,7 +81,6 @@ const deliver = async (deps: RemoteChildrenDeps, link: RemoteLink): Promise<Remo
       remoteTurn: change.remoteTurn,
       wake: wake.action,
     });
-    await followWake(deps, wake);
   } catch (error) {
     if (!(error instanceof TaskNotFoundError)) throw error;
     deps.logger.warn('remote child outlived its parent', {

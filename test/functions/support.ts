@@ -19,6 +19,7 @@ import {
 import { RecordingWebhookSender } from '../../functions/core/testing/recording-webhook-sender.js';
 import { ScriptedModel, type ScriptedReply } from '../../functions/core/testing/scripted-model.js';
 import type { Executions } from '../../functions/service/executions.js';
+import { executionWaker } from '../../functions/service/follow-wake.js';
 import { TEST_BEARER_TOKENS } from '../support/identity.js';
 
 export type ExecutionCall =
@@ -69,6 +70,27 @@ export class RecordingExecutions implements Executions {
 export const STATE_MACHINE_ARN = 'arn:aws:states:us-east-1:000000000000:stateMachine:turns';
 
 /**
+ * The runtime with the waker the real one has, over its own executions and remote agents (the
+ * harness's own waker runs its in-process queue instead): what the service and handlers wake is
+ * asked of the recording executions.
+ */
+export const withExecutionWaker = (runtime: Runtime): Runtime => {
+  const woken: Runtime = {
+    ...runtime,
+    loop: {
+      ...runtime.loop,
+      waker: executionWaker({
+        loop: () => woken.loop,
+        executions: runtime.executions,
+        logger: runtime.logger,
+        remote: runtime.remote,
+      }),
+    },
+  };
+  return woken;
+};
+
+/**
  * A Runtime built from in-memory parts: the in-process harness's ports (store, event log,
  * scripted model), recording executions and webhooks, the local sealer with a fresh key, a
  * logger that collects its lines, and a configuration parsed as the Lambda would parse its
@@ -90,7 +112,7 @@ export const inMemoryRuntime = (
   const { pushConfigs } = harness;
   const sealer = new LocalSecretSealer(randomLocalKey());
   const webhooks = new RecordingWebhookSender();
-  const runtime: Runtime = {
+  const runtime: Runtime = withExecutionWaker({
     config,
     loop: harness.deps,
     executions,
@@ -106,7 +128,7 @@ export const inMemoryRuntime = (
       followers: { start: async () => undefined },
     },
     publicUrl: { current: undefined },
-  };
+  });
   return {
     runtime,
     harness,

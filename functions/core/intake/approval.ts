@@ -2,9 +2,10 @@ import { ApprovalNotAllowedError, ApprovalNotPendingError } from '../errors.js';
 import { awaitingApproval, withApprovalsDecided } from '../loop/approvals.js';
 import type { PendingApproval } from '../loop/loop-state.schema.js';
 import type { Change } from '../loop/records.js';
+import type { Wake } from '../ports/waker.js';
 import { readExtension } from '../task/a2a-task.js';
 import type { Participant } from '../task/extension.schema.js';
-import { type Wake, wakingTheTask } from './wake.js';
+import { wakingTheTask } from './wake.js';
 
 export interface ApprovalAnswer {
   /** The participant answering. */

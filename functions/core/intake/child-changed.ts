@@ -4,6 +4,7 @@ import { withTokenClaimed } from '../loop/park-token.js';
 import { type Change, changeOf, withLoop, withRecord, withTaskEvent } from '../loop/records.js';
 import { applyLinkedTaskState } from '../plan/plan.js';
 import type { TaskRecord } from '../ports/task-store.js';
+import type { Wake } from '../ports/waker.js';
 import {
   isTerminalState,
   readExtension,
@@ -26,7 +27,6 @@ import {
   type NoEffects,
   type Outcome,
 } from '../unit-of-work/operation.js';
-import type { Wake } from './wake.js';
 
 /** A child's state change, as the stand-in (the stream handler, or a remote poller) saw it. */
 export interface ChildChange {
@@ -221,5 +221,6 @@ export function recordChildChange(deps: LoopDeps, change: ChildChange): Promise<
     taskId: change.parentId,
     ifAbsent: { result: { action: 'none' } },
     decide: decideChildChange(change),
+    wakes: (wake) => wake,
   });
 }

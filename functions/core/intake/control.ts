@@ -6,6 +6,7 @@ import { agentMessage, statusText } from '../loop/messages.js';
 import { withTokenClaimed } from '../loop/park-token.js';
 import { type Change, changeOf, withLoop, withStatusChange } from '../loop/records.js';
 import type { CommitWrites, TaskRecord } from '../ports/task-store.js';
+import type { CanceledExecution, RemoteChildRef, Wake } from '../ports/waker.js';
 import { isTerminalState, readExtension, stateOf } from '../task/a2a-task.js';
 import { criterionLabel, unmetCriteria } from '../task/criteria.js';
 import type { TaskExtension } from '../task/extension.schema.js';
@@ -22,7 +23,6 @@ import {
   type Outcome,
 } from '../unit-of-work/operation.js';
 import { withTurnCut } from './cut-turn.js';
-import type { CanceledExecution, RemoteChildRef, Wake } from './wake.js';
 
 /** What the request that asked for a completion or a cancel writes with it (its audit row, ...). */
 export type AlongWith = Pick<CommitWrites, 'audit' | 'pushConfigs' | 'seen'>;
@@ -55,7 +55,11 @@ const requireCompletionRight = (extension: TaskExtension, participantId: string)
  * is cut first (a new generation finishes from the last committed state). One commit.
  */
 export function requestCompletion(deps: LoopDeps, options: CompletionRequest): Promise<Wake> {
-  return resultOf(deps, { taskId: options.taskId, decide: decideCompletionRequest(options) });
+  return resultOf(deps, {
+    taskId: options.taskId,
+    decide: decideCompletionRequest(options),
+    wakes: (wake) => wake,
+  });
 }
 
 interface CompletionRequest {
@@ -202,6 +206,11 @@ export const CANCEL_CASCADE: Cascade<Canceled, Canceled, CancelOutcome> = {
   fromFirst: childCancels,
   fromCascaded: childCancels,
   conclude: (first, cascaded) => cancelOutcomeOf([first, ...cascaded]),
+  wakes: ({ canceled, remoteChildren }) => ({
+    action: 'ended',
+    executions: canceled,
+    remoteChildren,
+  }),
 };
 
 /**

@@ -5,6 +5,7 @@ import { withTokenClaimed } from '../loop/park-token.js';
 import { changeOf, withRecord, withTaskEvent } from '../loop/records.js';
 import type { PushConfig } from '../ports/push-config-store.js';
 import type { TaskRecord } from '../ports/task-store.js';
+import type { Wake } from '../ports/waker.js';
 import { isTerminalState, readExtension, stateOf, withExtension } from '../task/a2a-task.js';
 import { applyTaskEnvelope, findEnvelope, messageText, parseControl } from '../task/envelope.js';
 import type { ControlPayload } from '../task/envelope.schema.js';
@@ -34,7 +35,6 @@ import {
 import { withCriteriaChangeForReview, withCriterionRejection } from './review.js';
 import { AUDIT_TEXT_LIMIT, intakeAudit } from './start-task.js';
 import { parseSubTaskCommand, subTaskRequest, withSubTaskOpened } from './sub-task-command.js';
-import type { Wake } from './wake.js';
 
 export type Receipt =
   /**
@@ -354,6 +354,7 @@ const INTAKE_CASCADE: Cascade<Step, Canceled, Receipt> = {
       wake: { action: 'ended', executions, remoteChildren },
     };
   },
+  wakes: (receipt) => (receipt.accepted ? receipt.wake : NO_WAKE),
 };
 
 /**

@@ -1,10 +1,11 @@
 import { CriterionNotMetError, ReviewerRequiredError, UnknownCriterionError } from '../errors.js';
 import { type Change, withLoop, withRecord, withTaskEvent } from '../loop/records.js';
 import type { TaskRecord } from '../ports/task-store.js';
+import type { Wake } from '../ports/waker.js';
 import { readExtension, subStateOf, withExtension } from '../task/a2a-task.js';
 import { criterionLabel, resolveCriterion, withCriterionRejected } from '../task/criteria.js';
 import { mayDo } from '../task/permissions.js';
-import { type Wake, wakingTheTask } from './wake.js';
+import { wakingTheTask } from './wake.js';
 
 export interface Rejection {
   /** The participant rejecting: must be a reporter or an admin of the task. */

@@ -1,5 +1,6 @@
 import type { LoopDeps } from '../loop/deps.js';
 import { changeOf } from '../loop/records.js';
+import type { Wake } from '../ports/waker.js';
 import { isTerminalState, stateOf } from '../task/a2a-task.js';
 import { resultOf } from '../unit-of-work/interpreter.js';
 import {
@@ -10,7 +11,6 @@ import {
   type Outcome,
 } from '../unit-of-work/operation.js';
 import { withTurnCut } from './cut-turn.js';
-import type { Wake } from './wake.js';
 
 /**
  * A task whose execution is gone (the process running it crashed, or it failed, timed out or
@@ -29,7 +29,11 @@ export async function reviveTask(
     parkedExecutionGone?: boolean;
   } = {}
 ): Promise<Wake> {
-  return resultOf(deps, { taskId, decide: decideRevival(taskId, generation, options) });
+  return resultOf(deps, {
+    taskId,
+    decide: decideRevival(taskId, generation, options),
+    wakes: (wake) => wake,
+  });
 }
 
 /** The decision to revive a task (pure): a cut to a new generation, or nothing to do. */

@@ -6,6 +6,7 @@ import type { Ids } from '../ports/ids.js';
 import type { Model } from '../ports/model.js';
 import type { TaskStore } from '../ports/task-store.js';
 import type { ToolRunner } from '../ports/tool-runner.js';
+import type { Waker } from '../ports/waker.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { LoopConfig } from './config.js';
 import type { HarnessHookPoints } from './hook-points.js';
@@ -22,6 +23,8 @@ export interface LoopDeps {
   ids: Ids;
   hooks: Hooks<HarnessHookPoints>;
   config: LoopConfig;
+  /** Follows the wakes operations end with (resume, cut, revive, release ended tasks). */
+  waker: Waker;
   /**
    * Waits before an operation reads and decides again after its `attempt`-th conflict, so
    * writers that lost the same race do not all race again at once. Absent: at once.

@@ -7,7 +7,6 @@ import { type ChildChange, recordChildChange } from '../intake/child-changed.js'
 import { cancelTask, requestCompletion } from '../intake/control.js';
 import { type Receipt, receiveMessage } from '../intake/receive-message.js';
 import { startTask } from '../intake/start-task.js';
-import type { Wake } from '../intake/wake.js';
 import { DEFAULT_LOOP_CONFIG, type LoopConfig } from '../loop/config.js';
 import type { LoopDeps } from '../loop/deps.js';
 import type { HarnessHookPoints } from '../loop/hook-points.js';
@@ -15,6 +14,7 @@ import type { InheritedSettings, RegisteredAgent } from '../ports/agent-director
 import type { Model } from '../ports/model.js';
 import type { TaskRecord } from '../ports/task-store.js';
 import type { ToolRunner } from '../ports/tool-runner.js';
+import type { Wake } from '../ports/waker.js';
 import { stateOf, subStateOf } from '../task/a2a-task.js';
 import { findEnvelope, type ServerRelations } from '../task/envelope.js';
 import { ParticipantSchema } from '../task/extension.schema.js';
@@ -108,6 +108,8 @@ export class InProcessHarness {
       ids: new SequentialIds(),
       hooks: this.hooks,
       config,
+      // A wake queues its task: like the real runtime, it never runs inside the turn that caused it.
+      waker: { follow: async (wake) => this.#follow(wake) },
     };
     this.agents.bindSelf(async (request) => {
       const sender = request.message.metadata?.participant_id;
@@ -148,7 +150,6 @@ export class InProcessHarness {
   /** A client's message to an existing task. */
   async send(taskId: string, message: Message, sender: string): Promise<Receipt> {
     const receipt = await receiveMessage(this.deps, { taskId, message, sender });
-    if (receipt.accepted) this.#follow(receipt.wake);
     await this.settle();
     return receipt;
   }
@@ -158,13 +159,12 @@ export class InProcessHarness {
     participantId: string,
     reason: string | null = null
   ): Promise<void> {
-    this.#follow(await requestCompletion(this.deps, { taskId, participantId, reason }));
+    await requestCompletion(this.deps, { taskId, participantId, reason });
     await this.settle();
   }
 
   async cancel(taskId: string, requestedBy: string | null): Promise<void> {
-    const outcome = await cancelTask(this.deps, { taskId, requestedBy });
-    this.#follow({ action: 'ended', executions: outcome.canceled });
+    await cancelTask(this.deps, { taskId, requestedBy });
     await this.settle();
   }
 
@@ -175,7 +175,7 @@ export class InProcessHarness {
   }
 
   #follow(wake: Wake): void {
-    if (wake.action === 'resume') this.#runnable.push(this.#taskOfToken(wake.token));
+    if (wake.action === 'resume') this.#runnable.push(wake.taskId);
     if (wake.action === 'cut') this.#runnable.push(wake.taskId);
     // Not parked: the task is queued to run already (the harness runs each to its park or end).
     if (wake.action === 'ensure-running' && !this.#runnable.includes(wake.taskId)) {
@@ -187,14 +187,6 @@ export class InProcessHarness {
         if (execution.token !== null) this.#runnable.push(execution.taskId);
       }
     }
-  }
-
-  /** Tokens are minted as `token-<n>`; the harness remembers which task parked on which. */
-  readonly #parkedOn = new Map<string, string>();
-  #taskOfToken(token: string): string {
-    const taskId = this.#parkedOn.get(token);
-    if (taskId === undefined) throw new Error(`unknown task token ${token}`);
-    return taskId;
   }
 
   #settling = false;
@@ -218,13 +210,12 @@ export class InProcessHarness {
     for (let guard = 0; guard < 10_000; guard++) {
       const change = this.#changes.shift();
       if (change !== undefined) {
-        this.#follow(await recordChildChange(this.deps, change));
+        await recordChildChange(this.deps, change);
         continue;
       }
       const taskId = this.#runnable.shift();
       if (taskId === undefined) return;
       const outcome = await runTask(this.deps, taskId);
-      if (outcome.kind === 'parked') this.#parkedOn.set(outcome.token, taskId);
       this.outcomes.push({ taskId, outcome });
     }
     throw new Error('the harness did not settle in 10,000 steps');

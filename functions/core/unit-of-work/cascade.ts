@@ -1,4 +1,5 @@
 import type { LoopDeps } from '../loop/deps.js';
+import type { Wake } from '../ports/waker.js';
 import { resultOf } from './interpreter.js';
 import type { NoEffects, Operation, Wants } from './operation.js';
 
@@ -10,6 +11,8 @@ export interface Cascade<R, C, A> {
   fromCascaded(result: C): readonly Operation<C, NoEffects, never>[];
   /** The answer, from the first result and every cascaded one, in the order they ran. */
   conclude(first: R, cascaded: readonly C[]): A;
+  /** The wake the answer calls for (the ended tasks' executions), followed once all committed. */
+  wakes?: ((answer: A) => Wake) | undefined;
 }
 
 /**
@@ -31,5 +34,7 @@ export async function runCascade<R, W extends Wants, CP, C, A>(
     }
   };
   await run(cascade.fromFirst(result));
-  return cascade.conclude(result, cascaded);
+  const concluded = cascade.conclude(result, cascaded);
+  if (cascade.wakes !== undefined) await deps.waker.follow(cascade.wakes(concluded));
+  return concluded;
 }

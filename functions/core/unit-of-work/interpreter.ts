@@ -63,6 +63,16 @@ export async function runOperation<T, W extends Wants, C>(
   deps: LoopDeps,
   operation: Operation<T, W, C>
 ): Promise<Performed<T>> {
+  const performed = await decideAndCommit(deps, operation);
+  if (operation.wakes !== undefined) await deps.waker.follow(operation.wakes(performed.result));
+  return performed;
+}
+
+/** `runOperation` up to its commit: the wake it calls for is the caller's to follow. */
+async function decideAndCommit<T, W extends Wants, C>(
+  deps: LoopDeps,
+  operation: Operation<T, W, C>
+): Promise<Performed<T>> {
   const { presumed, taskId } = operation;
   if (presumed !== undefined) {
     const committed = await tryCommit(deps, { commit: presumed.commit });

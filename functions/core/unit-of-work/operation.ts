@@ -1,6 +1,7 @@
 import type { Change, StateChanged } from '../loop/records.js';
 import { updateOf } from '../loop/records.js';
 import type { TaskCommit, TaskRecord } from '../ports/task-store.js';
+import type { Wake } from '../ports/waker.js';
 import type { Effect, EffectKind, EffectResults } from './effects.js';
 
 /** What an operation may ask for: under each key, the kind of effect that answers it. */
@@ -87,6 +88,11 @@ export interface Operation<T, W extends Wants = NoEffects, C = never> {
    */
   readsBesideRecord?: ((conflicts: number) => readonly Need<W>[]) | undefined;
   decide(facts: Facts<W, C>): Outcome<T, W, C>;
+  /**
+   * The wake the operation's answer calls for, followed once its commit is in (and only then):
+   * an operation that adds work to a task, or ends tasks, says how their executions are woken.
+   */
+  wakes?: ((result: T) => Wake) | undefined;
 }
 
 export const need = <W extends Wants>(...needs: Need<W>[]): Needs<W> => ({

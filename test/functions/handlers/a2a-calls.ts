@@ -11,7 +11,7 @@ import { ALICE } from '../../support/harness.js';
 import { authorizationFor } from '../../support/identity.js';
 import { readSse } from '../../support/sse.js';
 import { BackgroundExecutions } from '../background-executions.js';
-import { inMemoryRuntime, lambdaContext } from '../support.js';
+import { inMemoryRuntime, lambdaContext, withExecutionWaker } from '../support.js';
 
 /**
  * The A2A handler on the in-memory runtime, driven over either binding with the same calls, so a
@@ -129,7 +129,10 @@ export const event = apiGatewayEvent;
 export const a2aSetup = (replies: ScriptedReply[] = [], options: SetupOptions = {}) => {
   const built = inMemoryRuntime({ replies });
   const background = new BackgroundExecutions(built.harness.deps);
-  const runtime = options.background ? { ...built.runtime, executions: background } : built.runtime;
+  // The background executions are what the runtime's waker wakes, too.
+  const runtime = options.background
+    ? withExecutionWaker({ ...built.runtime, executions: background })
+    : built.runtime;
   const parts = { ...built, runtime, background };
   const service = new A2aService(runtime, {
     blockingTimeoutMs: 50,

@@ -15,7 +15,6 @@ import {
   type RemoteLink,
 } from '../../../functions/core/remote/remote-link.js';
 import { snapshotOf } from '../../../functions/core/remote/remote-snapshot.js';
-import { followWake } from '../../../functions/service/follow-wake.js';
 import {
   failRemoteChild,
   followRemoteChild,
@@ -24,7 +23,7 @@ import {
 } from '../../../functions/service/remote-children.js';
 import { ALICE, STATES, view } from '../../support/harness.js';
 import { textMessage } from '../../support/messages.js';
-import { inMemoryRuntime } from '../support.js';
+import { inMemoryRuntime, withExecutionWaker } from '../support.js';
 
 const agentMessage = (messageId: string, text: string): Message => ({
   messageId,
@@ -104,7 +103,7 @@ const setup = async (delivery: RemoteLink['delivery'] = 'poll') => {
   });
   const played = new PlayedAgent();
   const started: string[] = [];
-  const runtime = {
+  const runtime = withExecutionWaker({
     ...parts.runtime,
     remote: {
       ...parts.runtime.remote,
@@ -115,7 +114,7 @@ const setup = async (delivery: RemoteLink['delivery'] = 'poll') => {
         },
       },
     },
-  };
+  });
   const parent = await parts.harness.start(textMessage('go'), ALICE);
   const created = creatingLink({
     parentId: parent.task.id,
@@ -185,7 +184,7 @@ describe("a remote child's stand-in", () => {
     // The parent's cancel: the link records it and a cancel follower starts; nothing is sent yet.
     const [row] = view(await runtime.loop.store.get(parent.task.id).then((r) => r!)).extension
       .sub_tasks;
-    await followWake(runtime, {
+    await runtime.loop.waker.follow({
       action: 'ended',
       executions: [],
       remoteChildren: [{ parentId: parent.task.id, row: row! }],
