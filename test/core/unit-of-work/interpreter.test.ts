@@ -3,6 +3,7 @@ import { ConcurrencyConflictError } from '../../../functions/core/errors.js';
 import type { LoopDeps } from '../../../functions/core/loop/deps.js';
 import { changeOf, withLoop } from '../../../functions/core/loop/records.js';
 import type { TaskCommit, TaskStore } from '../../../functions/core/ports/task-store.js';
+import type { Wake, Waker } from '../../../functions/core/ports/waker.js';
 import { runOperation } from '../../../functions/core/unit-of-work/interpreter.js';
 import {
   answer,
@@ -267,5 +268,30 @@ describe('the unit of work: read, decide, perform, decide again, commit once', (
       decide: () => need<CountWants>({ key: 'inbox', effect: { kind: 'read_inbox', taskId } }),
     };
     await expect(runOperation(deps, operation)).rejects.toThrow('asked twice for inbox');
+  });
+  it('follows the wake its answer calls for once, after the commit is in, and none for a refused or failed one', async () => {
+    const { deps, taskId, commits } = await setUp(2);
+    const followed: Array<{ wake: Wake; commitsBefore: number }> = [];
+    const waker: Waker = {
+      follow: async (wake) => {
+        followed.push({ wake, commitsBefore: commits.length });
+      },
+    };
+    const { operation } = counting(taskId, 'nothing');
+    const wake: Wake = { action: 'ensure-running', taskId, generation: 1 };
+    await runOperation({ ...deps, waker }, { ...operation, wakes: () => wake });
+    // Two commits refused, the third applied: followed once, after it.
+    expect(followed).toEqual([{ wake, commitsBefore: 3 }]);
+
+    const failing = await setUp(0, new Error('table missing'));
+    const failed = counting(failing.taskId, 'nothing').operation;
+    const failedWakes: Wake[] = [];
+    await expect(
+      runOperation(
+        { ...failing.deps, waker: { follow: async (next) => void failedWakes.push(next) } },
+        { ...failed, wakes: () => wake }
+      )
+    ).rejects.toThrow('table missing');
+    expect(failedWakes).toEqual([]);
   });
 });
