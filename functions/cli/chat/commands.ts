@@ -1,0 +1,112 @@
+/**
+ * What a line typed in the chat asks for: a message to the agent, a control envelope, a pane to
+ * show, help, leaving, or a one-line hint when the line cannot be done as typed. Pure: the chat
+ * does what it says.
+ */
+import type { Message } from '@a2a-js/sdk';
+import { controlTo, subTaskTo, textTo } from '../../view/messages.js';
+
+export const CHAT_HELP = [
+  'Type a message and press Enter. Commands:',
+  '  /plan                 show the plan',
+  '  /audit                show the timeline of this task and its sub-tasks',
+  '  /sub-task <text>      start a sub-task (a conversation of its own) with <text> as its goal',
+  '  /complete [reason]    complete the task (accepting any criterion still unmet)',
+  '  /reject <criterion> <reason>  find a met acceptance criterion unmet (reporters and admins)',
+  '  /approve [reason]     let the tool calls waiting for approval run (approvers only)',
+  '  /reject [reason]      while tool calls wait for approval: refuse them; they never run',
+  '  /cancel [reason]      cancel the task',
+  '  /help                 this list',
+  '  /quit                 leave (the task goes on; `tiny-harness chat --task ID` comes back)',
+  'Ctrl-C while the agent works stops waiting for that turn; the task goes on.',
+].join('\n');
+
+export type ChatAction =
+  | { kind: 'nothing' }
+  | { kind: 'send'; message: Message }
+  | { kind: 'show'; pane: 'plan' | 'audit'; taskId: string }
+  | { kind: 'help' }
+  | { kind: 'leave' }
+  | { kind: 'hint'; text: string };
+
+/** Where the chat stands when the line is typed. */
+export interface ChatPosition {
+  taskId: string | undefined;
+  /** The answers to the pending question, picked by number. */
+  answers: readonly string[];
+  /** Tool calls wait for approval: `/reject` refuses them rather than a criterion. */
+  awaitingApproval: boolean;
+}
+
+const needsTask = (command: string): ChatAction => ({
+  kind: 'hint',
+  text: `no task yet: say something first, then ${command}`,
+});
+
+/** What `line` asks for, from where the chat stands. */
+export function chatActionOf(line: string, position: ChatPosition): ChatAction {
+  const text = line.trim();
+  if (text === '') return { kind: 'nothing' };
+  const { taskId } = position;
+  if (!text.startsWith('/')) {
+    const picked = /^\d+$/.test(text) ? position.answers[Number(text) - 1] : undefined;
+    return { kind: 'send', message: textTo(taskId, picked ?? text) };
+  }
+  const [command = '', ...rest] = text.split(/\s+/);
+  const argument = text.slice(command.length).trim();
+  const sending = (message: Message): ChatAction => ({ kind: 'send', message });
+  switch (command) {
+    case '/help':
+      return { kind: 'help' };
+    case '/quit':
+    case '/exit':
+      return { kind: 'leave' };
+    case '/sub-task':
+      if (argument === '') {
+        return { kind: 'hint', text: '/sub-task needs a description: /sub-task <what it is for>' };
+      }
+      return { kind: 'send', message: subTaskTo(taskId, argument) };
+    case '/plan':
+    case '/audit':
+      if (taskId === undefined) return needsTask(command);
+      return { kind: 'show', pane: command === '/plan' ? 'plan' : 'audit', taskId };
+    case '/approve':
+      // The agent says whether a call waits (approval.not_pending): the view may be behind.
+      if (taskId === undefined) return needsTask(command);
+      return sending(
+        controlTo(taskId, { action: 'approve', ...(argument === '' ? {} : { reason: argument }) })
+      );
+    case '/reject': {
+      if (position.awaitingApproval) {
+        if (taskId === undefined) return needsTask(command);
+        return sending(
+          controlTo(taskId, { action: 'reject', ...(argument === '' ? {} : { reason: argument }) })
+        );
+      }
+      if (rest.length < 2) {
+        return {
+          kind: 'hint',
+          text: '/reject needs a criterion and a reason: /reject c2 the figures are wrong',
+        };
+      }
+      if (taskId === undefined) return needsTask(command);
+      const [criterion = '', ...reason] = rest;
+      return sending(
+        controlTo(taskId, { action: 'reject_criterion', criterion, reason: reason.join(' ') })
+      );
+    }
+    case '/complete':
+    case '/cancel': {
+      if (taskId === undefined) return needsTask(command);
+      const reason = rest.join(' ');
+      return sending(
+        controlTo(taskId, {
+          action: command === '/complete' ? 'complete' : 'cancel',
+          ...(reason ? { reason } : {}),
+        })
+      );
+    }
+    default:
+      return { kind: 'hint', text: `unknown command ${command}: /help lists them` };
+  }
+}
