@@ -11,4 +11,6 @@ export const readExtension: ExtensionReader = (raw) => {
   return parsed.success ? parsed.data : undefined;
 };
 
-export const taskView = (task: Task): TaskView => viewOf(task, readExtension);
+export function taskView(task: Task): TaskView {
+  return viewOf(task, readExtension);
+}

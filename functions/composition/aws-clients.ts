@@ -9,12 +9,17 @@ const clientOptions = (region: string, endpoint: string | undefined) =>
   endpoint === undefined ? { region } : { region, credentials: LOCAL_CREDENTIALS, endpoint };
 
 /** The DynamoDB client of a configuration: DynamoDB Local's endpoint when one is set. */
-export const dynamoDbClientOf = (
+export function dynamoDbClientOf(
   config: Pick<RuntimeConfig, 'AWS_REGION' | 'TINY_HARNESS_DYNAMODB_ENDPOINT'>
-): DynamoDBClient =>
-  new DynamoDBClient(clientOptions(config.AWS_REGION, config.TINY_HARNESS_DYNAMODB_ENDPOINT));
+): DynamoDBClient {
+  return new DynamoDBClient(
+    clientOptions(config.AWS_REGION, config.TINY_HARNESS_DYNAMODB_ENDPOINT)
+  );
+}
 
 /** The Step Functions client of a configuration: the local service's endpoint when one is set. */
-export const sfnClientOf = (
+export function sfnClientOf(
   config: Pick<RuntimeConfig, 'AWS_REGION' | 'TINY_HARNESS_SFN_ENDPOINT'>
-): SFNClient => new SFNClient(clientOptions(config.AWS_REGION, config.TINY_HARNESS_SFN_ENDPOINT));
+): SFNClient {
+  return new SFNClient(clientOptions(config.AWS_REGION, config.TINY_HARNESS_SFN_ENDPOINT));
+}

@@ -94,10 +94,10 @@ const KEY_VARIABLE: Partial<Record<ModelProvider, ModelVariable>> = {
 };
 
 /** The problems of a configuration no single variable shows, each a sentence naming what to set. */
-export const modelConfigProblems = (
+export function modelConfigProblems(
   config: ModelConfig,
   naming: ConfigNaming
-): Array<{ variable: ModelVariable; message: string }> => {
+): Array<{ variable: ModelVariable; message: string }> {
   const n = naming.name;
   const provider = config.TINY_HARNESS_MODEL_PROVIDER;
   const chosen = `${n('TINY_HARNESS_MODEL_PROVIDER')}=${provider}`;
@@ -146,11 +146,11 @@ export const modelConfigProblems = (
     });
   }
   return problems;
-};
+}
 
 /** The one schema: the variables, each checked, then the rules that join them. */
-export const modelConfigSchema = (naming: ConfigNaming) =>
-  ModelConfigObject.superRefine((config, context) => {
+export function modelConfigSchema(naming: ConfigNaming) {
+  return ModelConfigObject.superRefine((config, context) => {
     for (const problem of modelConfigProblems(config, naming)) {
       context.addIssue({
         code: 'custom',
@@ -161,16 +161,18 @@ export const modelConfigSchema = (naming: ConfigNaming) =>
       });
     }
   });
+}
 
 /** A parse failure as one line: `<name>: <problem>; <name>: <problem>`. */
-export const oneLineIssues = (
+export function oneLineIssues(
   error: z.ZodError,
   nameOf: (path: PropertyKey | undefined) => string
-): string =>
-  error.issues
+): string {
+  return error.issues
     .map((issue) => {
       const name = nameOf(issue.path[0]);
       const sentence = issue.code === 'custom' && issue.params?.sentence === true;
       return name === '' || sentence ? issue.message : `${name}: ${issue.message}`;
     })
     .join('; ');
+}

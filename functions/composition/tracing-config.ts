@@ -59,11 +59,14 @@ export const TracingConfigShape = {
 };
 
 /** The traces URL: the signal's own endpoint as given, or the base endpoint's `/v1/traces`. */
-export const tracesUrlOf = (config: {
+export function tracesUrlOf(config: {
   OTEL_EXPORTER_OTLP_ENDPOINT?: string | undefined;
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string | undefined;
-}): string | undefined =>
-  config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
-  (config.OTEL_EXPORTER_OTLP_ENDPOINT === undefined
-    ? undefined
-    : `${config.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`);
+}): string | undefined {
+  return (
+    config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+    (config.OTEL_EXPORTER_OTLP_ENDPOINT === undefined
+      ? undefined
+      : `${config.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`)
+  );
+}

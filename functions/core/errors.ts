@@ -308,5 +308,6 @@ export const RETRYABLE_ERROR_NAMES = [
   'ToolUnreachableError',
 ] as const;
 
-export const isHarnessError = (error: unknown): error is HarnessError =>
-  error instanceof HarnessError;
+export function isHarnessError(error: unknown): error is HarnessError {
+  return error instanceof HarnessError;
+}

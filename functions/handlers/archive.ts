@@ -21,22 +21,22 @@ export const ExecutionStatusChangeSchema = z.object({
  * EventBridge rule and the local engine's close callback both end here. An execution of another
  * state machine, or still running, is left alone.
  */
-export const archiveClosedExecution = async (
+export async function archiveClosedExecution(
   runtime: { logger: Logger },
   audit: ExecutionHistories,
   executionArn: string
-): Promise<ArchiveOutcome | 'not ours'> => {
+): Promise<ArchiveOutcome | 'not ours'> {
   const execution = parseExecutionName(executionArn);
   if (execution === undefined) return 'not ours';
   const outcome = await archiveExecution(audit, execution);
   runtime.logger.info('execution history archive', { executionArn, outcome });
   return outcome;
-};
+}
 
-export const createArchiveHandler = (
+export function createArchiveHandler(
   runtime: () => { logger: Logger; histories: ExecutionHistories }
-) =>
-  middy(async (event: unknown): Promise<{ outcome: string }> => {
+) {
+  return middy(async (event: unknown): Promise<{ outcome: string }> => {
     const parsed = ExecutionStatusChangeSchema.safeParse(event);
     if (!parsed.success) {
       runtime().logger.warn('not an execution status change: ignored', {
@@ -53,5 +53,6 @@ export const createArchiveHandler = (
     );
     return { outcome };
   });
+}
 
 export const handler = createArchiveHandler(lambdaArchiveRuntime);

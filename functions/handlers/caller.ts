@@ -14,26 +14,30 @@ const header = (event: APIGatewayProxyEvent, name: string): string | undefined =
 };
 
 /** The caller of `event`, or why it is refused (401). */
-export const callerOf = (event: APIGatewayProxyEvent, settings: IdentitySettings): CallerResult =>
-  resolveCaller(
+export function callerOf(event: APIGatewayProxyEvent, settings: IdentitySettings): CallerResult {
+  return resolveCaller(
     {
       authorization: header(event, 'authorization'),
       claims: (event.requestContext?.authorizer as { claims?: unknown } | null | undefined)?.claims,
     },
     settings
   );
+}
 
 /** The 401 for a refused caller, with its challenge; the reason names no token. */
-export const unauthorizedResponse = (
+export function unauthorizedResponse(
   refused: Extract<CallerResult, { ok: false }>
-): APIGatewayProxyResult => ({
-  statusCode: 401,
-  headers: { 'Content-Type': 'application/json', 'WWW-Authenticate': refused.challenge },
-  body: JSON.stringify({ error: 'unauthorized', message: refused.reason }),
-});
+): APIGatewayProxyResult {
+  return {
+    statusCode: 401,
+    headers: { 'Content-Type': 'application/json', 'WWW-Authenticate': refused.challenge },
+    body: JSON.stringify({ error: 'unauthorized', message: refused.reason }),
+  };
+}
 
 const AGENT_CARD_PATH = '/.well-known/agent-card.json';
 
 /** The one route served without authentication: the public agent card (A2A §8.2). */
-export const isPublicRoute = (event: APIGatewayProxyEvent): boolean =>
-  event.httpMethod === 'GET' && event.path.endsWith(AGENT_CARD_PATH);
+export function isPublicRoute(event: APIGatewayProxyEvent): boolean {
+  return event.httpMethod === 'GET' && event.path.endsWith(AGENT_CARD_PATH);
+}

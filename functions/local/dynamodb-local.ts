@@ -58,12 +58,13 @@ const PORT_ATTEMPTS = 3;
  * credentials do not partition the tables; fixed values keep the SDK from probing the credential
  * chain (instance metadata included).
  */
-export const localDynamoDbClientConfig = (endpoint: string) =>
-  ({
+export function localDynamoDbClientConfig(endpoint: string) {
+  return {
     endpoint,
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  }) satisfies DynamoDBClientConfig;
+  } satisfies DynamoDBClientConfig;
+}
 
 /** `<repo>/.local/dynamodb`: the nearest folder above this module holding a package.json. */
 const defaultEmulatorDir = (): string => {
@@ -244,9 +245,9 @@ const stopChild = async (launched: Launch) => {
   running.delete(launched.child);
 };
 
-export const startDynamoDbLocal = async (
+export async function startDynamoDbLocal(
   options: DynamoDbLocalOptions = {}
-): Promise<DynamoDbLocal> => {
+): Promise<DynamoDbLocal> {
   const emulatorDir = options.emulatorDir ? resolve(options.emulatorDir) : defaultEmulatorDir();
   if (!existsSync(join(emulatorDir, JAR))) {
     throw new Error(
@@ -292,4 +293,4 @@ export const startDynamoDbLocal = async (
       `DynamoDB Local on port ${port} ${why}. Last output of java:\n${tail || '(none)'}`
     );
   }
-};
+}

@@ -24,10 +24,10 @@ const MAX_DEPTH = 32;
  * about, as for every task operation: to anyone else it is "not found". Its sub-tasks are part
  * of its account, so a participant of the task reads theirs too.
  */
-export const readTimeline = async (
+export async function readTimeline(
   sources: AuditSources,
   options: ReadTimelineOptions
-): Promise<Timeline> => {
+): Promise<Timeline> {
   const root = await sources.task(options.taskId);
   if (
     root === undefined ||
@@ -108,4 +108,4 @@ export const readTimeline = async (
   };
   await visit(root.task.id, 0, null);
   return buildTimeline(root.task.id, parts, gaps);
-};
+}

@@ -9,8 +9,8 @@ export interface WebHeaderOptions {
   connectTo: readonly string[];
 }
 
-export const contentSecurityPolicy = (options: WebHeaderOptions): string =>
-  [
+export function contentSecurityPolicy(options: WebHeaderOptions): string {
+  return [
     "default-src 'none'",
     "script-src 'self'",
     "style-src 'self'",
@@ -21,6 +21,7 @@ export const contentSecurityPolicy = (options: WebHeaderOptions): string =>
     "form-action 'self'",
     "frame-ancestors 'none'",
   ].join('; ');
+}
 
 /** Every header but the CSP, by name (CloudFront sets some of them through typed fields). */
 export const WEB_HEADERS = {
@@ -31,7 +32,9 @@ export const WEB_HEADERS = {
   'Permissions-Policy': 'camera=(), microphone=(), geolocation=(), payment=(), usb=()',
 } as const;
 
-export const webHeaders = (options: WebHeaderOptions): Record<string, string> => ({
-  'Content-Security-Policy': contentSecurityPolicy(options),
-  ...WEB_HEADERS,
-});
+export function webHeaders(options: WebHeaderOptions): Record<string, string> {
+  return {
+    'Content-Security-Policy': contentSecurityPolicy(options),
+    ...WEB_HEADERS,
+  };
+}

@@ -9,4 +9,6 @@
  */
 import { fromEnv } from '@aws-sdk/credential-provider-env';
 
-export const defaultProvider = (init: Parameters<typeof fromEnv>[0] = {}) => fromEnv(init);
+export function defaultProvider(init: Parameters<typeof fromEnv>[0] = {}) {
+  return fromEnv(init);
+}

@@ -16,14 +16,15 @@ export interface McpApprovalPolicy {
  * Whether a tool may destroy something, read as MCP defines its annotations: `destructiveHint`
  * defaults to true and means nothing for a read-only tool, so an unannotated tool is destructive.
  */
-export const mayDestroy = (tool: Pick<Tool, 'annotations'>): boolean =>
-  tool.annotations?.readOnlyHint !== true && tool.annotations?.destructiveHint !== false;
+export function mayDestroy(tool: Pick<Tool, 'annotations'>): boolean {
+  return tool.annotations?.readOnlyHint !== true && tool.annotations?.destructiveHint !== false;
+}
 
 /** The approval a call of `tool` (the server's own name) needs under `policy`; null: none. */
-export const approvalFor = (
+export function approvalFor(
   policy: McpApprovalPolicy,
   tool: Pick<Tool, 'name' | 'annotations'>
-): ToolApproval | null => {
+): ToolApproval | null {
   const { require } = policy;
   const needed =
     require === 'destructive'
@@ -34,4 +35,4 @@ export const approvalFor = (
           ? false
           : require.includes(tool.name);
   return needed ? { approvers: policy.approvers, timeoutSeconds: policy.timeoutSeconds } : null;
-};
+}

@@ -7,9 +7,11 @@ import type { Credentials } from '../remote/credentials.js';
  * what it showed to be stale (an expired access token, a rotated secret) and the request is sent
  * once more with fresh credentials: the server refused it before running anything.
  */
-export const authenticatedFetch =
-  (credentials: Credentials, base: typeof fetch = fetch): FetchLike =>
-  async (url, init) => {
+export function authenticatedFetch(
+  credentials: Credentials,
+  base: typeof fetch = fetch
+): FetchLike {
+  return async (url, init) => {
     const send = async () => {
       const headers = new Headers(init?.headers);
       for (const [name, value] of Object.entries(await credentials.headers())) {
@@ -23,3 +25,4 @@ export const authenticatedFetch =
     credentials.invalidate();
     return send();
   };
+}

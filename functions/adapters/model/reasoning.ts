@@ -16,12 +16,8 @@ export const THINKING_BUDGET_TOKENS: Record<ReasoningEffort, number> = {
  * Refuses, clearly, a reasoning effort the configured model cannot honour: the task fails with a
  * reason naming the model and the effort, rather than silently running without it.
  */
-export const refuseReasoning = (
-  provider: string,
-  model: string,
-  effort: ReasoningEffort
-): never => {
+export function refuseReasoning(provider: string, model: string, effort: ReasoningEffort): never {
   throw new ModelFailedError(
     `${provider} model ${model} does not support reasoning_effort=${effort}; configure a reasoning model or unset it`
   );
-};
+}

@@ -53,10 +53,10 @@ const setGlobals = () => {
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
 };
 
-export const startTracing = (
+export function startTracing(
   settings: TracingSettings,
   get: (taskId: string) => Promise<TaskRecord | undefined>
-): ActiveTracing => {
+): ActiveTracing {
   setGlobals();
   const processors: SpanProcessor[] = [];
   if (settings.endpoint !== undefined) {
@@ -125,4 +125,4 @@ export const startTracing = (
     flush: () => provider.forceFlush(),
     shutdown: () => provider.shutdown(),
   };
-};
+}

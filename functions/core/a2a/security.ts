@@ -31,40 +31,44 @@ export type CardSecurityOptions =
    */
   | { mode: 'cognito'; tokenUrl?: string | undefined; scope?: string | undefined };
 
-export const bearerScheme = (options: {
+export function bearerScheme(options: {
   bearerFormat: string;
   description: string;
-}): SecurityScheme => ({
-  scheme: {
-    $case: 'httpAuthSecurityScheme',
-    value: {
-      scheme: 'Bearer',
-      bearerFormat: options.bearerFormat,
-      description: options.description,
+}): SecurityScheme {
+  return {
+    scheme: {
+      $case: 'httpAuthSecurityScheme',
+      value: {
+        scheme: 'Bearer',
+        bearerFormat: options.bearerFormat,
+        description: options.description,
+      },
     },
-  },
-});
+  };
+}
 
-export const clientCredentialsScheme = (options: {
+export function clientCredentialsScheme(options: {
   tokenUrl: string;
   scopes: Record<string, string>;
   description: string;
-}): SecurityScheme => ({
-  scheme: {
-    $case: 'oauth2SecurityScheme',
-    value: {
-      description: options.description,
-      flows: {
-        flow: {
-          $case: 'clientCredentials',
-          // Client credentials issue no refresh tokens: a client asks again when one expires.
-          value: { tokenUrl: options.tokenUrl, refreshUrl: '', scopes: { ...options.scopes } },
+}): SecurityScheme {
+  return {
+    scheme: {
+      $case: 'oauth2SecurityScheme',
+      value: {
+        description: options.description,
+        flows: {
+          flow: {
+            $case: 'clientCredentials',
+            // Client credentials issue no refresh tokens: a client asks again when one expires.
+            value: { tokenUrl: options.tokenUrl, refreshUrl: '', scopes: { ...options.scopes } },
+          },
         },
+        oauth2MetadataUrl: '',
       },
-      oauth2MetadataUrl: '',
     },
-  },
-});
+  };
+}
 
 /** One alternative of the card's requirements: this scheme, with these scopes. */
 const requirement = (scheme: string, scopes: readonly string[]): SecurityRequirement => ({
@@ -75,7 +79,7 @@ const requirement = (scheme: string, scopes: readonly string[]): SecurityRequire
  * The card's `securitySchemes` and `securityRequirements` (alternatives: any one suffices),
  * for `buildAgentCard`'s options.
  */
-export const cardSecurity = (options: CardSecurityOptions): CardSecurity => {
+export function cardSecurity(options: CardSecurityOptions): CardSecurity {
   if (options.mode === 'tokens') {
     return {
       securitySchemes: {
@@ -112,4 +116,4 @@ export const cardSecurity = (options: CardSecurityOptions): CardSecurity => {
       requirement(SCHEME_NAMES.bearer, []),
     ],
   };
-};
+}

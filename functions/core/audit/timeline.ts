@@ -69,11 +69,11 @@ const causeOf = (
 };
 
 /** The timeline of `rootId`'s tree from each task's part; `gaps` say what could not be read. */
-export const buildTimeline = (
+export function buildTimeline(
   rootId: string,
   parts: readonly TaskPart[],
   gaps: readonly string[]
-): Timeline => {
+): Timeline {
   const indexed = parts
     .flatMap((part) => taskEntries(part))
     .map((entry, index) => ({ entry, index }));
@@ -111,6 +111,8 @@ export const buildTimeline = (
     entries: attributed,
     gaps: [...gaps],
   };
-};
+}
 
-export const isTerminalStateName = (name: string) => TERMINAL.has(name);
+export function isTerminalStateName(name: string) {
+  return TERMINAL.has(name);
+}

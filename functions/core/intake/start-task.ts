@@ -96,14 +96,16 @@ const describedExtension = (deps: LoopDeps, input: StartTaskInput): TaskExtensio
 };
 
 /** The audit row of a message intake decided on. */
-export const intakeAudit = (
+export function intakeAudit(
   messageId: string,
   row: Omit<IntakeAudit, 'message_id' | 'at'>,
   now: string
-): AuditRecord => ({
-  key: `audit:${messageId}`,
-  value: { message_id: messageId, ...row, at: now } satisfies IntakeAudit,
-});
+): AuditRecord {
+  return {
+    key: `audit:${messageId}`,
+    value: { message_id: messageId, ...row, at: now } satisfies IntakeAudit,
+  };
+}
 
 /**
  * A second start with a reserved id (a retried child creation) finds the first one's task and

@@ -79,11 +79,12 @@ const renderCriteria = (extension: TaskExtension): string[] => {
   return lines;
 };
 
-export const renderInstructions = (extension: TaskExtension): string =>
-  [
+export function renderInstructions(extension: TaskExtension): string {
+  return [
     block('system_prompt', DEFAULT_SYSTEM_PROMPT),
     block('participants', renderParticipants(extension)),
   ].join('\n');
+}
 
 /**
  * The most of one transcript entry the model reads (characters, about 25,000 tokens). A longer
@@ -92,10 +93,11 @@ export const renderInstructions = (extension: TaskExtension): string =>
  */
 export const ENTRY_LIMIT = 100_000;
 
-export const forModel = (text: string): string =>
-  text.length <= ENTRY_LIMIT
+export function forModel(text: string): string {
+  return text.length <= ENTRY_LIMIT
     ? text
     : `${text.slice(0, ENTRY_LIMIT)}\n[cut: the model reads the first ${ENTRY_LIMIT} of ${text.length} characters of this entry]`;
+}
 
 const entryToInput = (entry: HistoryEntry): ModelInputItem => {
   switch (entry.kind) {
@@ -131,8 +133,9 @@ const entryToInput = (entry: HistoryEntry): ModelInputItem => {
 };
 
 /** The transcript as model input items, framing what is untrusted. */
-export const historyToInput = (entries: readonly HistoryEntry[]): ModelInputItem[] =>
-  entries.map(entryToInput);
+export function historyToInput(entries: readonly HistoryEntry[]): ModelInputItem[] {
+  return entries.map(entryToInput);
+}
 
 export interface AssembledContext {
   request: ModelRequest;
@@ -141,12 +144,12 @@ export interface AssembledContext {
 }
 
 /** Builds the model request for the next turn from the record and the live transcript. */
-export const assembleContext = (options: {
+export function assembleContext(options: {
   record: TaskRecord;
   history: readonly HistoryEntry[];
   tools: ToolRegistry;
   config: LoopConfig;
-}): AssembledContext => {
+}): AssembledContext {
   const { record, history, tools, config } = options;
   const extension = readExtension(record.task);
   const instructions = renderInstructions(extension);
@@ -172,14 +175,15 @@ export const assembleContext = (options: {
   };
   const characters = JSON.stringify(request).length;
   return { request, characters };
-};
+}
 
 /**
  * Token estimate, no tokenizer: the input tokens the provider measured last turn plus a quarter
  * of the characters added since; on the first turn, characters / 4.
  */
-export const estimateTokens = (record: TaskRecord, characters: number): number =>
-  record.loop.lastInputTokens === null
+export function estimateTokens(record: TaskRecord, characters: number): number {
+  return record.loop.lastInputTokens === null
     ? Math.ceil(characters / 4)
     : record.loop.lastInputTokens +
-      Math.ceil(Math.max(0, characters - record.loop.lastRequestChars) / 4);
+        Math.ceil(Math.max(0, characters - record.loop.lastRequestChars) / 4);
+}

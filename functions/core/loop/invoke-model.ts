@@ -6,8 +6,8 @@ import type { StepResult, TurnRef } from './route.schema.js';
 import { costOf, withCall } from './usage.js';
 
 /** Where a turn goes after the model answered: its tool calls, or the turn's end. */
-export const routeAfter = (ref: TurnRef, response: ModelResponse): StepResult =>
-  response.toolCalls.length === 0
+export function routeAfter(ref: TurnRef, response: ModelResponse): StepResult {
+  return response.toolCalls.length === 0
     ? { ref, route: { next: 'turn' } }
     : {
         ref,
@@ -16,6 +16,7 @@ export const routeAfter = (ref: TurnRef, response: ModelResponse): StepResult =>
           calls: response.toolCalls.map((call) => ({ ref, callId: call.id })),
         },
       };
+}
 
 /** What the auditor reads of a model call (`response:<generation>:<turn>`). */
 export interface ModelCallRecord extends ModelResponse {
@@ -32,7 +33,9 @@ export interface ModelCallRecord extends ModelResponse {
   after_event_seq?: number;
 }
 
-export const responseKey = (ref: TurnRef) => `response:${ref.generation}:${ref.turn}`;
+export function responseKey(ref: TurnRef) {
+  return `response:${ref.generation}:${ref.turn}`;
+}
 
 /** One model call as the turn commits it: the response, the request's size, the auditor's record. */
 export interface ModelCall {
@@ -42,14 +45,14 @@ export interface ModelCall {
 }
 
 /** The call the model answered (its tool calls as the hooks left them), priced and timed. */
-export const modelCallOf = (options: {
+export function modelCallOf(options: {
   request: ModelRequest;
   characters: number;
   response: ModelResponse;
   prices: LoopConfig['prices'];
   startedAt: string;
   at: string;
-}): ModelCall => {
+}): ModelCall {
   const { request, characters, response, startedAt, at } = options;
   const prices = options.prices ?? {};
   return {
@@ -64,10 +67,10 @@ export const modelCallOf = (options: {
       at,
     },
   };
-};
+}
 
 /** A model call made for turn `next.turn`, as it is committed (pure). */
-export const withModelResponse = (change: Change, next: TurnRef, call: ModelCall): Change => {
+export function withModelResponse(change: Change, next: TurnRef, call: ModelCall): Change {
   const { response, characters } = call;
   const { loop, task } = change.record;
   let seq = loop.historySeq;
@@ -117,4 +120,4 @@ export const withModelResponse = (change: Change, next: TurnRef, call: ModelCall
       },
     ],
   };
-};
+}

@@ -28,9 +28,8 @@ type TokenStored = 'token_stored';
  * The park's decision (pure): store the token (a checkpoint, unless a retried park state finds it
  * stored), then, on the inbox read after it, claim the token back if work waits.
  */
-export const decidePark =
-  (ref: TurnRef, token: string) =>
-  ({
+export function decidePark(ref: TurnRef, token: string) {
+  return ({
     record,
     observed,
     reached,
@@ -55,6 +54,7 @@ export const decidePark =
       ? commitThen(record, change, { wakeNow: true })
       : answer({ wakeNow: false });
   };
+}
 
 /**
  * Stores the parked execution's task token on the task (one conditional commit), then looks

@@ -197,9 +197,8 @@ const withWakeSpent = (decision: DrainDecision, record: TaskRecord): DrainDecisi
  * turn in the same commit. A turn with nothing for the model (a completion request, a question
  * still open, nothing unread) ends, parks or waits at once.
  */
-export const decideTurn =
-  (ref: TurnRef, setting: TurnSetting) =>
-  (facts: TurnFacts): TurnOutcome => {
+export function decideTurn(ref: TurnRef, setting: TurnSetting) {
+  return (facts: TurnFacts): TurnOutcome => {
     if (facts.reached !== undefined) {
       return modelPart(facts, facts.reached.ref, facts.reached.inbox, setting);
     }
@@ -244,6 +243,7 @@ export const decideTurn =
     if (writesNothing(decision.change, record)) return reach(drained);
     return checkpoint(record, decision.change, drained);
   };
+}
 
 /**
  * One turn in one state (the Take Turn state): the drain, the model's part, the turn's end,

@@ -5,15 +5,16 @@
  */
 export const REMOTE_PUSH_PREFIX = '/remote-agents/push';
 
-export const remotePushPath = (parentId: string, linkId: string): string =>
-  `${REMOTE_PUSH_PREFIX}/${encodeURIComponent(parentId)}/${linkId}`;
+export function remotePushPath(parentId: string, linkId: string): string {
+  return `${REMOTE_PUSH_PREFIX}/${encodeURIComponent(parentId)}/${linkId}`;
+}
 
 const PATH = /^\/remote-agents\/push\/([^/]+)\/([0-9a-f]{32})\/?$/;
 
 /** The child a webhook path names; undefined for any other path. */
-export const parseRemotePushPath = (
+export function parseRemotePushPath(
   path: string
-): { parentId: string; linkId: string } | undefined => {
+): { parentId: string; linkId: string } | undefined {
   const match = PATH.exec(path);
   if (match === null) return undefined;
   try {
@@ -21,4 +22,4 @@ export const parseRemotePushPath = (
   } catch {
     return undefined;
   }
-};
+}

@@ -34,14 +34,19 @@ export interface IntrinsicTool<S extends z.ZodType = z.ZodType> {
 }
 
 /** Declares an intrinsic with its argument type inferred from its schema. */
-export const defineIntrinsic = <S extends z.ZodType>(tool: IntrinsicTool<S>): IntrinsicTool =>
-  tool as never;
+export function defineIntrinsic<S extends z.ZodType>(tool: IntrinsicTool<S>): IntrinsicTool {
+  return tool as never;
+}
 
-export const refuse = (code: ErrorCode, message: string): ToolOutcome => ({
-  ok: false,
-  code,
-  message,
-});
+export function refuse(code: ErrorCode, message: string): ToolOutcome {
+  return {
+    ok: false,
+    code,
+    message,
+  };
+}
 
 /** The text the model reads for an error result. */
-export const errorResultText = (code: ErrorCode, message: string): string => `[${code}] ${message}`;
+export function errorResultText(code: ErrorCode, message: string): string {
+  return `[${code}] ${message}`;
+}

@@ -70,4 +70,6 @@ const OF_THE_SNAPSHOT: ReadonlySet<EffectKind> = new Set([
   'decide_completion',
 ]);
 
-export const belongsToSnapshot = (kind: EffectKind): boolean => OF_THE_SNAPSHOT.has(kind);
+export function belongsToSnapshot(kind: EffectKind): boolean {
+  return OF_THE_SNAPSHOT.has(kind);
+}

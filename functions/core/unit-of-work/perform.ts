@@ -104,10 +104,7 @@ const compact = async (
  * becomes `tool.not_retried`); an idempotent one rethrows so the state machine's retry policy can
  * run it again.
  */
-export const invokeTool = async (
-  call: ModelToolCall,
-  options: InvokeOptions
-): Promise<Invocation> => {
+export async function invokeTool(call: ModelToolCall, options: InvokeOptions): Promise<Invocation> {
   const prepared = prepareCall(call, options);
   if (prepared.kind !== 'external') return prepared;
   try {
@@ -121,7 +118,7 @@ export const invokeTool = async (
     if (prepared.idempotent) throw error;
     return notRetried(prepared.name, error as Error);
   }
-};
+}
 
 /** The validating invoker inside the `tool.invoked` hooks; an attached plan through `plan.created`. */
 const invoke = async (
@@ -153,13 +150,13 @@ const invoke = async (
 };
 
 /** Performs one effect a decision asked for. */
-export const perform = async <E extends Effect>(
+export async function perform<E extends Effect>(
   deps: LoopDeps,
   effect: E
-): Promise<EffectResults[E['kind']]> => {
+): Promise<EffectResults[E['kind']]> {
   const performed: EffectResults[Effect['kind']] = await performAny(deps, effect);
   return performed as EffectResults[E['kind']];
-};
+}
 
 const performAny = async (
   deps: LoopDeps,

@@ -32,8 +32,9 @@ export class SfnServiceError extends Error {
   }
 }
 
-export const isSfnServiceError = (error: unknown): error is SfnServiceError =>
-  error instanceof SfnServiceError;
+export function isSfnServiceError(error: unknown): error is SfnServiceError {
+  return error instanceof SfnServiceError;
+}
 
 /** An error whose `name` is a Step Functions error name (`States.Timeout`, `Agent.Transient`). */
 export function stateError(name: string, message: string): Error {
@@ -54,8 +55,9 @@ export function abortedError(cause: string): Error {
   });
 }
 
-export const isAbortedError = (error: unknown): boolean =>
-  error instanceof Error && error.name === 'States.Aborted';
+export function isAbortedError(error: unknown): boolean {
+  return error instanceof Error && error.name === 'States.Aborted';
+}
 
 /** The `Error`/`Cause` pair of anything thrown, as Step Functions reports it. */
 export function errorAndCause(error: unknown): { error: string; cause: string } {

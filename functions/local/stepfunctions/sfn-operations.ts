@@ -78,7 +78,9 @@ export class OperationError extends Error {
   }
 }
 
-export const isSfnOperation = (name: string): name is SfnOperation => Object.hasOwn(schemas, name);
+export function isSfnOperation(name: string): name is SfnOperation {
+  return Object.hasOwn(schemas, name);
+}
 
 /** Validates `body` for `operation` and runs it; engine errors propagate unchanged. */
 export function runOperation(
