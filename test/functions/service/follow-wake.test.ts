@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { receiveMessage } from '../../../functions/core/intake/receive-message.js';
-import { ALICE } from '../../support/harness.js';
-import { textMessage } from '../../support/messages.js';
+import { ALICE, BOB, STRANGER } from '../../support/harness.js';
+import { envelopeMessage, textMessage } from '../../support/messages.js';
 import { inMemoryRuntime } from '../support.js';
 
 /** A conversation parked on its first reply, its runtime waking the recording executions. */
@@ -42,6 +42,44 @@ describe('the execution waker, after the operation that calls for it', () => {
       { method: 'start', ref: { taskId, generation: 2, turn: 0 } },
     ]);
     expect((await runtime.loop.store.get(taskId))?.loop.generation).toBe(2);
+  });
+
+  it("wakes nothing for a stranger's message: it is refused, and the task stays parked", async () => {
+    const { runtime, executions, taskId, token } = await parkedConversation();
+    const receipt = await receiveMessage(runtime.loop, {
+      taskId,
+      message: { ...textMessage('let me in'), taskId },
+      sender: STRANGER,
+    });
+    expect(receipt.accepted).toBe(false);
+    expect(executions.calls).toEqual([]);
+    expect((await runtime.loop.store.get(taskId))?.loop.parkToken).toBe(token);
+  });
+
+  it("resumes the task for a watcher's message, as for any participant's", async () => {
+    const parts = inMemoryRuntime({ replies: [{ text: 'Hello.' }] });
+    const parked = await parts.harness.start(
+      envelopeMessage(
+        'task',
+        {
+          name: 'Trip',
+          goal: 'Plan a trip',
+          participants: [
+            { id: ALICE, kind: 'human', role: 'reporter' },
+            { id: BOB, kind: 'human', role: 'watcher' },
+          ],
+        },
+        { text: 'hi' }
+      ),
+      ALICE
+    );
+    const taskId = parked.task.id;
+    await receiveMessage(parts.runtime.loop, {
+      taskId,
+      message: { ...textMessage('I am watching'), taskId },
+      sender: BOB,
+    });
+    expect(parts.executions.calls).toEqual([{ method: 'resume', token: parked.loop.parkToken }]);
   });
 
   it('leaves a task whose execution still runs to that execution', async () => {
