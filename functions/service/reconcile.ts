@@ -58,10 +58,14 @@ export async function reconcileExecutionEnd(
   const { generation, turn } = record.loop;
   // The same input as the waker's start of a cut turn's next generation: a repeated start of a
   // running execution with the same name and input is a no-op.
+  const restarted = (next: number): Extract<Reconciliation, { action: 'restarted' }> => ({
+    action: 'restarted',
+    ref: { taskId: end.taskId, generation: next, turn: 0 },
+  });
   const restart = async (next: number): Promise<Reconciliation> => {
-    const ref = { taskId: end.taskId, generation: next, turn: 0 };
-    await executions.start(ref);
-    return { action: 'restarted', ref };
+    const result = restarted(next);
+    await executions.start(result.ref);
+    return result;
   };
   if (generation === end.generation + 1) return restart(generation);
   if (generation !== end.generation) return { action: 'ignored', why: 'superseded' };
@@ -71,13 +75,9 @@ export async function reconcileExecutionEnd(
     // The ended execution held any park token it had: it answers nobody now. The revival's cut is
     // followed by the loop's waker: the ended generation's stop is a no-op, the next one starts.
     const wake = await reviveTask(loop, end.taskId, end.generation, { parkedExecutionGone: true });
-    if (wake.action === 'cut') {
-      return {
-        action: 'restarted',
-        ref: { taskId: end.taskId, generation: wake.generation, turn: 0 },
-      };
-    }
-    return { action: 'ignored', why: 'superseded' };
+    return wake.action === 'cut'
+      ? restarted(wake.generation)
+      : { action: 'ignored', why: 'superseded' };
   }
   const reason = executionEndReason(end);
   const failed = await failTask(loop, { taskId: end.taskId, generation, turn }, reason);
