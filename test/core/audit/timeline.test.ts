@@ -1,8 +1,9 @@
-import { type Task, TaskState } from '@a2a-js/sdk';
+import { Role, type Task, TaskState } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
 import { STATUS_METADATA_KEY, TASK_METADATA_KEY } from '../../../functions/core/a2a/identifiers.js';
 import type { HistoryEventLike } from '../../../functions/core/audit/execution-history.js';
 import { buildTimeline, type TaskPart } from '../../../functions/core/audit/timeline.js';
+import { textMessageFrom } from '../../../functions/core/loop/messages.js';
 import type { LoggedEvent } from '../../../functions/core/ports/event-log.js';
 
 const extension = (more: Record<string, unknown> = {}) => ({
@@ -41,23 +42,12 @@ const status = (
       message:
         text === ''
           ? undefined
-          : {
+          : textMessageFrom(Role.ROLE_AGENT, {
               messageId: `m-${at}`,
               contextId: 'c-1',
               taskId: 't-1',
-              role: 2,
-              parts: [
-                {
-                  content: { $case: 'text', value: text },
-                  metadata: undefined,
-                  filename: '',
-                  mediaType: 'text/plain',
-                },
-              ],
-              metadata: undefined,
-              extensions: [],
-              referenceTaskIds: [],
-            },
+              text,
+            }),
     },
     metadata: subState === undefined ? {} : { [STATUS_METADATA_KEY]: { sub_state: subState } },
   },

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { paneLines, statusLines, withRowsNotBehind } from '../../../functions/cli/chat/panes.js';
 import { taskView } from '../../../functions/cli/task-view.js';
 import { STATUS_METADATA_KEY, TASK_METADATA_KEY } from '../../../functions/core/a2a/identifiers.js';
-import { userTextMessage } from '../../../functions/core/loop/messages.js';
+import { textMessageFrom } from '../../../functions/core/loop/messages.js';
 
 const plain = createColors(false);
 
@@ -25,7 +25,7 @@ const viewOf = (
       message:
         options.text === undefined
           ? undefined
-          : { ...userTextMessage({ messageId: 'm', text: options.text }), role: Role.ROLE_AGENT },
+          : textMessageFrom(Role.ROLE_AGENT, { messageId: 'm', text: options.text }),
       timestamp: '',
     },
     artifacts: [],
