@@ -15,11 +15,11 @@ import type { TurnExecutions } from './stepfunctions/turn-executions.js';
  * brief's message id, so a retried creation names the same child and finds it created, without a
  * write to reserve the id.
  */
-export function childTaskId(parentId: string, messageId: string): string {
+export const childTaskId = (parentId: string, messageId: string): string => {
   const hex = createHash('sha256').update(`${parentId}\u0000${messageId}`).digest('hex');
   const variant = ((Number.parseInt(hex[16] ?? '0', 16) & 0x3) | 0x8).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
+};
 
 /**
  * Children on this harness: each is an A2A task created from its brief, as SendMessage would,

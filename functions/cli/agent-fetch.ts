@@ -38,22 +38,21 @@ const sleep = (ms: number, signal: AbortSignal | undefined) =>
   });
 
 /** Retry-After as milliseconds: delta-seconds or an HTTP-date (RFC 9110 §10.2.3); 1 s if absent. */
-export function retryAfterMs(value: string | null, now = Date.now()): number {
+export const retryAfterMs = (value: string | null, now = Date.now()): number => {
   if (value === null || value.trim() === '') return 1_000;
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1_000;
   const at = Date.parse(value);
   return Number.isNaN(at) ? 1_000 : Math.max(0, at - now);
-}
+};
 
-export function unauthorized(options: AgentFetchOptions): CliError {
-  return new CliError(
+export const unauthorized = (options: AgentFetchOptions): CliError =>
+  new CliError(
     options.token === undefined
       ? `401 Unauthorized: the agent at ${options.url} wants a bearer token: pass --token (or set TINY_HARNESS_TOKEN)`
       : `401 Unauthorized: the agent at ${options.url} refused the bearer token from ${options.tokenFrom}: pass the right one with --token (or TINY_HARNESS_TOKEN), or leave both out to use the one \`npm start\` wrote`
   );
-}
 
-export function agentFetch(options: AgentFetchOptions): typeof fetch {
+export const agentFetch = (options: AgentFetchOptions): typeof fetch => {
   const wait = options.sleep ?? sleep;
   return async (input, init) => {
     const headers = new Headers(init?.headers);
@@ -80,4 +79,4 @@ export function agentFetch(options: AgentFetchOptions): typeof fetch {
       init?.signal?.throwIfAborted();
     }
   };
-}
+};

@@ -35,10 +35,10 @@ export interface Connection {
 
 export { CliError };
 
-export function resolveConnection(
+export const resolveConnection = (
   options: ConnectionOptions,
   env: NodeJS.ProcessEnv = process.env
-): Connection {
+): Connection => {
   const token = options.token ?? (env.TINY_HARNESS_TOKEN || undefined);
   const tokenFrom = options.token !== undefined ? '--token' : 'TINY_HARNESS_TOKEN';
   const url = options.url ?? (env.TINY_HARNESS_URL || undefined);
@@ -64,7 +64,7 @@ export function resolveConnection(
     from: endpointPath(dataDir),
     tokenFrom: token === undefined ? endpointPath(dataDir) : tokenFrom,
   };
-}
+};
 
 export interface Agent extends TaskSource {
   client: Client;
@@ -74,7 +74,7 @@ export interface Agent extends TaskSource {
   timeline(taskId: string, subTasks: boolean): Promise<Timeline>;
 }
 
-export async function connect(connection: Connection): Promise<Agent> {
+export const connect = async (connection: Connection): Promise<Agent> => {
   const fetchImpl = agentFetch(connection);
   let client: Client;
   try {
@@ -106,11 +106,11 @@ export async function connect(connection: Connection): Promise<Agent> {
         parse: (raw) => TimelineSchema.parse(raw),
       }),
   };
-}
+};
 
 /** An SDK error as one line: the A2A error's message (task not found, ...). */
-export function describeError(error: unknown): string {
+export const describeError = (error: unknown): string => {
   if (error instanceof CliError || error instanceof AgentError) return error.message;
   const message = (error as Error).message ?? String(error);
   return message.replace(/^[A-Za-z]+Error:\s*/, '').replace(/\s*\n\s*/g, ' ');
-}
+};

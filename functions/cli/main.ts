@@ -37,7 +37,7 @@ const positive = (value: string) => {
   return parsed;
 };
 
-export function program(output: Output = outputFor()): Command {
+export const program = (output: Output = outputFor()): Command => {
   const cli = new Command('tiny-harness')
     .description('Talk to a tiny-harness (or any A2A 1.0) agent from a terminal.')
     .version(VERSION, '--version', 'the version of tiny-harness')
@@ -139,13 +139,13 @@ export function program(output: Output = outputFor()): Command {
     });
 
   return cli;
-}
+};
 
-export async function run(argv: string[], output: Output = outputFor()): Promise<void> {
+export const run = async (argv: string[], output: Output = outputFor()): Promise<void> => {
   try {
     await program(output).parseAsync(argv);
   } catch (error) {
     output.err.write(`tiny-harness: ${describeError(error)}\n`);
     process.exitCode = 1;
   }
-}
+};

@@ -27,11 +27,11 @@ const endQuietlyWhenNoOneReads = (stream: NodeJS.WriteStream) => {
   });
 };
 
-export function outputFor(
+export const outputFor = (
   out: NodeJS.WriteStream = process.stdout,
   err: NodeJS.WriteStream = process.stderr,
   env: NodeJS.ProcessEnv = process.env
-): Output {
+): Output => {
   endQuietlyWhenNoOneReads(out);
   endQuietlyWhenNoOneReads(err);
   return {
@@ -46,4 +46,4 @@ export function outputFor(
       out.write(`${JSON.stringify(value, null, 2)}\n`);
     },
   };
-}
+};

@@ -19,20 +19,22 @@ import type { Colors } from './colors.js';
 
 export { rowLabel, stateLabel };
 
-export function stateText(c: Colors, state: string, subState: string | null) {
+export const stateText = (c: Colors, state: string, subState: string | null) => {
   const label = stateWithSubState(state, subState);
   const tone = stateTone(state);
   if (tone === 'done') return c.green(label);
   if (tone === 'failed') return c.red(label);
   if (state === 'TASK_STATE_INPUT_REQUIRED') return c.yellow(label);
   return c.cyan(label);
-}
+};
 
 /**
  * An approval request as the chat shows it: the calls that wait, and until when. The line that
  * tells an A2A client which control envelope to send is left out: `/approve` and `/reject` send it.
  */
-export function approvalPrompt(statusText: string): { calls: string; until: string | undefined } {
+export const approvalPrompt = (
+  statusText: string
+): { calls: string; until: string | undefined } => {
   const text = approvalRequestOf(statusText);
   return {
     calls: text
@@ -41,9 +43,9 @@ export function approvalPrompt(statusText: string): { calls: string; until: stri
       .join('\n'),
     until: /unanswered by (\S+), a call is rejected/.exec(text)?.[1],
   };
-}
+};
 
-export function renderPlan(view: TaskView, c: Colors): string {
+export const renderPlan = (view: TaskView, c: Colors): string => {
   const steps = view.plan?.steps ?? [];
   if (view.plan === null) return `${c.bold('Plan')} · none yet`;
   const lines = [`${c.bold('Plan')} · ${steps.length} step${steps.length === 1 ? '' : 's'}`];
@@ -64,21 +66,20 @@ export function renderPlan(view: TaskView, c: Colors): string {
       lines.push(c.dim(`       depends on ${step.depends_on.map(nameOf).join(', ')}`));
   }
   return lines.join('\n');
-}
+};
 
 /** A row's criteria count, `  criteria 1/2`; nothing when the child has none or they are unknown. */
-export function criteriaText(row: TaskView['sub_tasks'][number]) {
-  return row.criteria === null || row.criteria.total === 0
+export const criteriaText = (row: TaskView['sub_tasks'][number]) =>
+  row.criteria === null || row.criteria.total === 0
     ? ''
     : `  criteria ${row.criteria.met}/${row.criteria.total}`;
-}
 
 const oneLine = (text: string, max = 100) => {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 };
 
-export function renderTask(view: TaskView, c: Colors, options = { state: true }): string {
+export const renderTask = (view: TaskView, c: Colors, options = { state: true }): string => {
   const lines = [
     `${c.bold('Task')} · ${view.name ?? view.id}${options.state ? `  ${stateText(c, view.state, view.sub_state)}` : ''}`,
     c.dim(`  id ${view.id}`),
@@ -116,10 +117,10 @@ export function renderTask(view: TaskView, c: Colors, options = { state: true })
     }
   }
   return lines.join('\n');
-}
+};
 
 /** One line per change, for a stream that is not a terminal (`watch` piped to a file). */
-export function changeLine(view: TaskView, at: Date = new Date()): string {
+export const changeLine = (view: TaskView, at: Date = new Date()): string => {
   const parts = [at.toISOString().slice(11, 19), stateLabel(view.state)];
   if (view.sub_state !== null) parts[1] = `${parts[1]} (${view.sub_state})`;
   const steps = view.plan?.steps ?? [];
@@ -135,13 +136,13 @@ export function changeLine(view: TaskView, at: Date = new Date()): string {
   }
   if (view.status_text !== '') parts.push(view.status_text.replace(/\s+/g, ' ').slice(0, 100));
   return parts.join(' · ');
-}
+};
 
-export function renderTaskRow(view: TaskView, c: Colors): string {
+export const renderTaskRow = (view: TaskView, c: Colors): string => {
   const when = view.updated_at === null ? '' : view.updated_at.slice(0, 19).replace('T', ' ');
   const rows = view.sub_tasks.length > 0 ? c.dim(`  ${view.sub_tasks.length} sub-task(s)`) : '';
   return `${view.id}  ${stateText(c, view.state, view.sub_state).padEnd(20)}  ${when}  ${view.name ?? ''}${rows}`;
-}
+};
 
 const KIND_LABEL: Partial<Record<TimelineEntry['kind'], string>> = {
   state_changed: 'state',
@@ -174,7 +175,7 @@ const actorText = (entry: TimelineEntry) => {
   return ` — by ${actor.kind}${actor.id === null ? '' : ` ${actor.id}`}`;
 };
 
-export function renderTimeline(timeline: Timeline, c: Colors): string {
+export const renderTimeline = (timeline: Timeline, c: Colors): string => {
   const short = new Map(
     timeline.tasks.map((task) => [
       task.task_id,
@@ -203,4 +204,4 @@ export function renderTimeline(timeline: Timeline, c: Colors): string {
   }
   for (const gap of timeline.gaps) lines.push(c.red(`missing: ${gap}`));
   return lines.join('\n');
-}
+};

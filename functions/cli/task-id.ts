@@ -11,10 +11,10 @@ const WHOLE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$
 /** Enough for any one person's tasks; a prefix is looked up among them. */
 const LISTED = 10_000;
 
-export async function resolveTaskId(
+export const resolveTaskId = async (
   agent: Pick<Agent, 'client' | 'view'>,
   id: string
-): Promise<string> {
+): Promise<string> => {
   if (WHOLE_ID.test(id)) return id;
   let ids: string[];
   try {
@@ -33,4 +33,4 @@ export async function resolveTaskId(
   throw new CliError(
     `${id} is ambiguous: ${matches.length} of your tasks start with it (${matches.slice(0, 3).join(', ')}${matches.length > 3 ? ', …' : ''}): type more of the id`
   );
-}
+};

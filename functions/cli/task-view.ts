@@ -11,6 +11,4 @@ export const readExtension: ExtensionReader = (raw) => {
   return parsed.success ? parsed.data : undefined;
 };
 
-export function taskView(task: Task): TaskView {
-  return viewOf(task, readExtension);
-}
+export const taskView = (task: Task): TaskView => viewOf(task, readExtension);

@@ -29,11 +29,11 @@ export interface Audit extends ExecutionHistories {
 }
 
 /** The live and archived histories of the configuration's state machine (the archive function). */
-export function buildExecutionHistories(
+export const buildExecutionHistories = (
   config: RuntimeConfig,
   env: NodeJS.ProcessEnv = process.env,
   dynamodb: DynamoDBClient = dynamoDbClientOf(config)
-): ExecutionHistories {
+): ExecutionHistories => {
   const audit = AuditConfigSchema.parse(env);
   return {
     live: new StepFunctionsExecutionHistory({
@@ -46,7 +46,7 @@ export function buildExecutionHistories(
       retentionDays: audit.TINY_HARNESS_AUDIT_RETENTION_DAYS,
     }),
   };
-}
+};
 
 /** A runtime the audit read model can be built over: its configuration and its loop's records. */
 export interface AuditedRuntime {
@@ -57,7 +57,7 @@ export interface AuditedRuntime {
 const built = new WeakMap<AuditedRuntime, Audit>();
 
 /** The audit read model and archive over the runtime's table and state machine, built once. */
-export function auditOf(runtime: AuditedRuntime, env: NodeJS.ProcessEnv = process.env): Audit {
+export const auditOf = (runtime: AuditedRuntime, env: NodeJS.ProcessEnv = process.env): Audit => {
   const known = built.get(runtime);
   if (known !== undefined) return known;
   const { config } = runtime;
@@ -75,4 +75,4 @@ export function auditOf(runtime: AuditedRuntime, env: NodeJS.ProcessEnv = proces
   };
   built.set(runtime, result);
   return result;
-}
+};

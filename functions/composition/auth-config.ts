@@ -45,20 +45,20 @@ export interface NamedSecret {
 }
 
 /** The secrets `auth` names, labelled by `entry` (an agent id, a server name). */
-export function authSecrets(entry: string, auth: AuthConfig): NamedSecret[] {
+export const authSecrets = (entry: string, auth: AuthConfig): NamedSecret[] => {
   if (auth.type === 'bearer') return [{ where: `${entry}.auth.token`, source: auth.token }];
   if (auth.type === 'oauth2')
     return [{ where: `${entry}.auth.clientSecret`, source: auth.clientSecret }];
   return [];
-}
+};
 
 /**
  * What a deployment refuses of a secret that `npm start` takes: one in the environment (a
  * Lambda's environment is readable by anyone who can read the function), and one named by
  * anything but its full ARN (an IAM grant on a partial ARN matches nothing).
  */
-export function cloudSecretProblems(secrets: readonly NamedSecret[]): string[] {
-  return secrets.flatMap(({ where, source }) => {
+export const cloudSecretProblems = (secrets: readonly NamedSecret[]): string[] =>
+  secrets.flatMap(({ where, source }) => {
     if ('env' in source) {
       return [
         `${where}: in a deployment a secret comes from Secrets Manager: {"secretArn": "arn:aws:secretsmanager:…"}, not from the environment`,
@@ -71,23 +71,20 @@ export function cloudSecretProblems(secrets: readonly NamedSecret[]): string[] {
     }
     return [];
   });
-}
 
 /** The secret ARNs named: what the functions that use them may read, and nothing else. */
-export function secretArnsOf(secrets: readonly NamedSecret[]): string[] {
-  return [
-    ...new Set(secrets.flatMap(({ source }) => ('secretArn' in source ? [source.secretArn] : []))),
-  ];
-}
+export const secretArnsOf = (secrets: readonly NamedSecret[]): string[] => [
+  ...new Set(secrets.flatMap(({ source }) => ('secretArn' in source ? [source.secretArn] : []))),
+];
 
 /**
  * The values of the environment secrets named, read from `env`; a variable that is not set is a
  * configuration error naming it. The values are secrets: never logged.
  */
-export function environmentSecretValues(
+export const environmentSecretValues = (
   secrets: readonly NamedSecret[],
   env: Record<string, string | undefined>
-): { values: Map<string, string>; missing: string[] } {
+): { values: Map<string, string>; missing: string[] } => {
   const values = new Map<string, string>();
   const missing: string[] = [];
   for (const { where, source } of secrets) {
@@ -100,22 +97,20 @@ export function environmentSecretValues(
     }
   }
   return { values, missing };
-}
+};
 
 /** The fields of `urls` that are plain http, each a problem: a deployment calls `what` over https only. */
-export function plainHttpProblems(
+export const plainHttpProblems = (
   entry: string,
   urls: ReadonlyArray<readonly [field: string, url: string]>,
   what: string
-): string[] {
-  return urls.flatMap(([field, url]) =>
+): string[] =>
+  urls.flatMap(([field, url]) =>
     url.startsWith('http://')
       ? [`${entry}.${field}: a deployment calls ${what} over https only`]
       : []
   );
-}
 
 /** The URLs of `auth` a deployment checks (the token endpoint), by field. */
-export function authUrls(auth: AuthConfig): Array<readonly [string, string]> {
-  return auth.type === 'oauth2' ? [['auth.tokenUrl', auth.tokenUrl]] : [];
-}
+export const authUrls = (auth: AuthConfig): Array<readonly [string, string]> =>
+  auth.type === 'oauth2' ? [['auth.tokenUrl', auth.tokenUrl]] : [];

@@ -9,17 +9,12 @@ const clientOptions = (region: string, endpoint: string | undefined) =>
   endpoint === undefined ? { region } : { region, credentials: LOCAL_CREDENTIALS, endpoint };
 
 /** The DynamoDB client of a configuration: DynamoDB Local's endpoint when one is set. */
-export function dynamoDbClientOf(
+export const dynamoDbClientOf = (
   config: Pick<RuntimeConfig, 'AWS_REGION' | 'TINY_HARNESS_DYNAMODB_ENDPOINT'>
-): DynamoDBClient {
-  return new DynamoDBClient(
-    clientOptions(config.AWS_REGION, config.TINY_HARNESS_DYNAMODB_ENDPOINT)
-  );
-}
+): DynamoDBClient =>
+  new DynamoDBClient(clientOptions(config.AWS_REGION, config.TINY_HARNESS_DYNAMODB_ENDPOINT));
 
 /** The Step Functions client of a configuration: the local service's endpoint when one is set. */
-export function sfnClientOf(
+export const sfnClientOf = (
   config: Pick<RuntimeConfig, 'AWS_REGION' | 'TINY_HARNESS_SFN_ENDPOINT'>
-): SFNClient {
-  return new SFNClient(clientOptions(config.AWS_REGION, config.TINY_HARNESS_SFN_ENDPOINT));
-}
+): SFNClient => new SFNClient(clientOptions(config.AWS_REGION, config.TINY_HARNESS_SFN_ENDPOINT));

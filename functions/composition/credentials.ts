@@ -21,7 +21,7 @@ export interface SecretsAt {
 }
 
 /** A secret read when first needed: from the environment, or from Secrets Manager. */
-export function secretReader(source: SecretSource, at: SecretsAt): SecretReader {
+export const secretReader = (source: SecretSource, at: SecretsAt): SecretReader => {
   if ('env' in source) {
     const value = at.environment.get(source.env);
     return async () => {
@@ -34,14 +34,14 @@ export function secretReader(source: SecretSource, at: SecretsAt): SecretReader 
     at.remember?.(value);
     return value;
   };
-}
+};
 
 /** The credentials a configured `auth` sends (secrets and tokens are never logged). */
-export function credentialsOf(
+export const credentialsOf = (
   auth: AuthConfig,
   at: SecretsAt,
   options: { fetch: typeof fetch; timeoutMs: number }
-): Credentials {
+): Credentials => {
   switch (auth.type) {
     case 'none':
       return noCredentials;
@@ -57,4 +57,4 @@ export function credentialsOf(
         timeoutMs: options.timeoutMs,
       });
   }
-}
+};

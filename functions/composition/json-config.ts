@@ -4,11 +4,11 @@ import * as z from 'zod';
  * A variable holding JSON, read by its schema; '' or unset is `empty`. A problem is thrown as one
  * line naming each field, for the start's configuration error.
  */
-export function parseJsonVariable<S extends z.ZodType>(
+export const parseJsonVariable = <S extends z.ZodType>(
   schema: S,
   text: string | undefined,
   empty: z.output<S>
-): z.output<S> {
+): z.output<S> => {
   if (text === undefined || text.trim() === '') return empty;
   let raw: unknown;
   try {
@@ -25,14 +25,13 @@ export function parseJsonVariable<S extends z.ZodType>(
     );
   }
   return parsed.data;
-}
+};
 
 /** A JSON object of named entries: each key must match `name` (else `message`, at that key). */
-export function namedRecord<S extends z.ZodType>(value: S, name: RegExp, message: string) {
-  return z.record(z.string(), value).superRefine((entries, context) => {
+export const namedRecord = <S extends z.ZodType>(value: S, name: RegExp, message: string) =>
+  z.record(z.string(), value).superRefine((entries, context) => {
     for (const key of Object.keys(entries)) {
       if (name.test(key)) continue;
       context.addIssue({ code: 'custom', path: [key], message });
     }
   });
-}

@@ -76,16 +76,14 @@ const registryOf = (runner: ToolRunner | undefined, agents: LoopDeps['agents']):
  * The runtime with external tools connected after it was built (the turn-step Lambda connects
  * its MCP servers only for the steps that offer or run tools).
  */
-export function withToolRunner(runtime: LoopRuntime, runner: ToolRunner): LoopRuntime {
-  return {
-    ...runtime,
-    loop: {
-      ...runtime.loop,
-      tools: registryOf(runner, runtime.loop.agents),
-      runner: tracedRunner(runner, runtime.tracing),
-    },
-  };
-}
+export const withToolRunner = (runtime: LoopRuntime, runner: ToolRunner): LoopRuntime => ({
+  ...runtime,
+  loop: {
+    ...runtime.loop,
+    tools: registryOf(runner, runtime.loop.agents),
+    runner: tracedRunner(runner, runtime.tracing),
+  },
+});
 
 // Each test of tinyHarnessBundledTracing is written out for esbuild to fold (tracing.ts).
 const tracedRunner = (runner: ToolRunner | undefined, tracing: Tracing | undefined) =>
@@ -93,7 +91,7 @@ const tracedRunner = (runner: ToolRunner | undefined, tracing: Tracing | undefin
     ? runner
     : tracedToolRunner(runner, tracing);
 
-export function buildLoopRuntime(config: RuntimeConfig, parts: LoopParts): LoopRuntime {
+export const buildLoopRuntime = (config: RuntimeConfig, parts: LoopParts): LoopRuntime => {
   const sfn = sfnClientOf(config);
   const executions = new TurnExecutions({
     client: sfn,
@@ -168,4 +166,4 @@ export function buildLoopRuntime(config: RuntimeConfig, parts: LoopParts): LoopR
     },
   };
   return { config, loop, executions, logger, remote, publicUrl, tracing };
-}
+};

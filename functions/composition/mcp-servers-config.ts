@@ -112,41 +112,37 @@ export const McpServersSchema = namedRecord(
 export type McpServersConfig = z.infer<typeof McpServersSchema>;
 
 /** The configuration's text (JSON) as the schema reads it; '' or unset is no server. */
-export function parseMcpServers(text: string | undefined): McpServersConfig {
-  return parseJsonVariable(McpServersSchema, text, {});
-}
+export const parseMcpServers = (text: string | undefined): McpServersConfig =>
+  parseJsonVariable(McpServersSchema, text, {});
 
 // --- Auth: bearer or OAuth 2.0 client credentials, secrets from the environment or Secrets
 // Manager (auth-config.ts, shared with the remote agents' directory); the cloud's rules. ---
 
 /** Every secret the servers name, with where (`<server>.auth.token`), for messages and grants. */
-export function mcpSecrets(servers: McpServersConfig): NamedSecret[] {
-  return Object.entries(servers).flatMap(([name, server]) =>
+export const mcpSecrets = (servers: McpServersConfig): NamedSecret[] =>
+  Object.entries(servers).flatMap(([name, server]) =>
     'url' in server ? authSecrets(name, server.auth) : []
   );
-}
 
 /**
  * The values of the environment secrets the servers name (bearer tokens, client secrets), read
  * from `env`; a variable that is not set is a configuration error naming it. Secrets: never logged.
  */
-export function mcpServerSecrets(
+export const mcpServerSecrets = (
   servers: McpServersConfig,
   env: Record<string, string | undefined>
-): { values: Map<string, string>; missing: string[] } {
-  return environmentSecretValues(mcpSecrets(servers), env);
-}
+): { values: Map<string, string>; missing: string[] } =>
+  environmentSecretValues(mcpSecrets(servers), env);
 
 /** Every secret ARN the servers name: what the turn-step function may read, and nothing else. */
-export function mcpSecretArns(servers: McpServersConfig): string[] {
-  return secretArnsOf(mcpSecrets(servers));
-}
+export const mcpSecretArns = (servers: McpServersConfig): string[] =>
+  secretArnsOf(mcpSecrets(servers));
 
 /**
  * What a deployment refuses that `npm start` takes: a stdio server (a Lambda function starts no
  * server processes), plain http, and secrets from the environment or by a partial ARN.
  */
-export function cloudMcpServersProblems(servers: McpServersConfig): string[] {
+export const cloudMcpServersProblems = (servers: McpServersConfig): string[] => {
   const problems = cloudSecretProblems(mcpSecrets(servers));
   for (const [name, server] of Object.entries(servers)) {
     if (!('url' in server)) {
@@ -160,4 +156,4 @@ export function cloudMcpServersProblems(servers: McpServersConfig): string[] {
     );
   }
   return problems;
-}
+};

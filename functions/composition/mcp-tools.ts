@@ -55,11 +55,11 @@ const transportsOf = (
  * The configured MCP servers connected and their tools listed (once, at cold start); undefined
  * when none is configured. A server that cannot be reached or listed fails the start, named.
  */
-export async function connectMcpTools(
+export const connectMcpTools = async (
   config: RuntimeConfig,
   logger: Logger,
   options: McpConnectOptions = {}
-): Promise<McpToolRunner | undefined> {
+): Promise<McpToolRunner | undefined> => {
   const servers = Object.entries(config.TINY_HARNESS_MCP_SERVERS);
   if (servers.length === 0) return undefined;
   const at: SecretsAt = {
@@ -82,4 +82,4 @@ export async function connectMcpTools(
     }),
     logger
   );
-}
+};

@@ -94,10 +94,10 @@ const KEY_VARIABLE: Partial<Record<ModelProvider, ModelVariable>> = {
 };
 
 /** The problems of a configuration no single variable shows, each a sentence naming what to set. */
-export function modelConfigProblems(
+export const modelConfigProblems = (
   config: ModelConfig,
   naming: ConfigNaming
-): Array<{ variable: ModelVariable; message: string }> {
+): Array<{ variable: ModelVariable; message: string }> => {
   const n = naming.name;
   const provider = config.TINY_HARNESS_MODEL_PROVIDER;
   const chosen = `${n('TINY_HARNESS_MODEL_PROVIDER')}=${provider}`;
@@ -146,11 +146,11 @@ export function modelConfigProblems(
     });
   }
   return problems;
-}
+};
 
 /** The one schema: the variables, each checked, then the rules that join them. */
-export function modelConfigSchema(naming: ConfigNaming) {
-  return ModelConfigObject.superRefine((config, context) => {
+export const modelConfigSchema = (naming: ConfigNaming) =>
+  ModelConfigObject.superRefine((config, context) => {
     for (const problem of modelConfigProblems(config, naming)) {
       context.addIssue({
         code: 'custom',
@@ -161,18 +161,16 @@ export function modelConfigSchema(naming: ConfigNaming) {
       });
     }
   });
-}
 
 /** A parse failure as one line: `<name>: <problem>; <name>: <problem>`. */
-export function oneLineIssues(
+export const oneLineIssues = (
   error: z.ZodError,
   nameOf: (path: PropertyKey | undefined) => string
-): string {
-  return error.issues
+): string =>
+  error.issues
     .map((issue) => {
       const name = nameOf(issue.path[0]);
       const sentence = issue.code === 'custom' && issue.params?.sentence === true;
       return name === '' || sentence ? issue.message : `${name}: ${issue.message}`;
     })
     .join('; ');
-}

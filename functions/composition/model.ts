@@ -54,7 +54,7 @@ const keyedModel = (
  * from Secrets Manager in the cloud (TINY_HARNESS_MODEL_API_KEY_SECRET) or from the environment
  * locally; Bedrock uses the Lambda role's credentials.
  */
-export function buildModel(config: RuntimeConfig): Model {
+export const buildModel = (config: RuntimeConfig): Model => {
   const provider = config.TINY_HARNESS_MODEL_PROVIDER;
   // Each test is written out (not a helper's call) for esbuild to fold it to a constant.
   switch (provider) {
@@ -111,4 +111,4 @@ export function buildModel(config: RuntimeConfig): Model {
   throw new ConfigurationError(
     `TINY_HARNESS_MODEL_PROVIDER=${provider}, but this bundle holds the ${globalThis.tinyHarnessBundledModelProvider} model only (the provider it was deployed with): deploy with -c modelProvider=${provider} to change it`
   );
-}
+};

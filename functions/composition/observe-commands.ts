@@ -35,10 +35,10 @@ const unitsOf = (command: string, output: unknown) => {
 };
 
 /** Reports every command the client sends (and asks each item command for its capacity). */
-export function observeCommands(
+export const observeCommands = (
   client: DynamoDBClient,
   observe: (observation: DynamoDbCommandObservation) => void
-): void {
+): void => {
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const command = (context.commandName ?? 'Unknown').replace(/Command$/, '');
@@ -59,4 +59,4 @@ export function observeCommands(
     },
     { step: 'initialize', name: 'tinyHarnessObserveCommands' }
   );
-}
+};

@@ -53,20 +53,18 @@ export const RemoteAgentsSchema = namedRecord(
 export type RemoteAgentsConfig = z.infer<typeof RemoteAgentsSchema>;
 
 /** The configuration's text (JSON) as the schema reads it; '' or unset is no remote agent. */
-export function parseRemoteAgents(text: string | undefined): RemoteAgentsConfig {
-  return parseJsonVariable(RemoteAgentsSchema, text, {});
-}
+export const parseRemoteAgents = (text: string | undefined): RemoteAgentsConfig =>
+  parseJsonVariable(RemoteAgentsSchema, text, {});
 
 /** Every secret the directory names, with where (`<agent>.auth.token`), for messages and grants. */
-export function remoteAgentSecrets(agents: RemoteAgentsConfig): NamedSecret[] {
-  return Object.entries(agents).flatMap(([agent, config]) => authSecrets(agent, config.auth));
-}
+export const remoteAgentSecrets = (agents: RemoteAgentsConfig): NamedSecret[] =>
+  Object.entries(agents).flatMap(([agent, config]) => authSecrets(agent, config.auth));
 
 /**
  * What a deployment refuses that `npm start` takes: secrets from the environment or by a partial
  * ARN (`cloudSecretProblems`), and plain http.
  */
-export function cloudRemoteAgentsProblems(agents: RemoteAgentsConfig): string[] {
+export const cloudRemoteAgentsProblems = (agents: RemoteAgentsConfig): string[] => {
   const problems = cloudSecretProblems(remoteAgentSecrets(agents));
   for (const [agent, config] of Object.entries(agents)) {
     problems.push(
@@ -78,20 +76,18 @@ export function cloudRemoteAgentsProblems(agents: RemoteAgentsConfig): string[] 
     );
   }
   return problems;
-}
+};
 
 /** Every secret ARN the directory names: what the functions that call remote agents may read. */
-export function remoteSecretArns(agents: RemoteAgentsConfig): string[] {
-  return secretArnsOf(remoteAgentSecrets(agents));
-}
+export const remoteSecretArns = (agents: RemoteAgentsConfig): string[] =>
+  secretArnsOf(remoteAgentSecrets(agents));
 
 /**
  * The values of the directory's environment secrets, read from `env`; a variable that is not set
  * is a configuration error naming it. The values are secrets: never logged.
  */
-export function environmentSecrets(
+export const environmentSecrets = (
   agents: RemoteAgentsConfig,
   env: Record<string, string | undefined>
-): { values: Map<string, string>; missing: string[] } {
-  return environmentSecretValues(remoteAgentSecrets(agents), env);
-}
+): { values: Map<string, string>; missing: string[] } =>
+  environmentSecretValues(remoteAgentSecrets(agents), env);

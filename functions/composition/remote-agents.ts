@@ -26,11 +26,11 @@ const settingsOf = (
   }));
 
 /** The directory of remote agents from configuration (TINY_HARNESS_REMOTE_AGENTS). */
-export function buildRemoteAgents(
+export const buildRemoteAgents = (
   config: RuntimeConfig,
   fetchImpl: typeof fetch = fetch
-): A2aRemoteAgents {
-  return new A2aRemoteAgents({
+): A2aRemoteAgents =>
+  new A2aRemoteAgents({
     agents: settingsOf(config.TINY_HARNESS_REMOTE_AGENTS, (auth) =>
       credentialsOf(
         auth,
@@ -47,20 +47,18 @@ export function buildRemoteAgents(
     // The same switch as webhooks': http to loopback is for two stacks on one machine.
     endpoints: { allowLoopback: config.TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS },
   });
-}
 
 /**
  * The directory as a deployment's registration needs it: cards are public, so no credential is
  * read. Its function is given no TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS: endpoints are https.
  */
-export function registrationAgents(
+export const registrationAgents = (
   agents: RemoteAgentsConfig,
   env: Record<string, string | undefined> = process.env
-): A2aRemoteAgents {
-  return new A2aRemoteAgents({
+): A2aRemoteAgents =>
+  new A2aRemoteAgents({
     agents: settingsOf(agents, () => noCredentials),
     timeoutMs: REMOTE_TIMEOUT_MS,
     // Read alone, not with the runtime's whole schema: this function's bundle holds no more.
     endpoints: { allowLoopback: env.TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS === 'true' },
   });
-}

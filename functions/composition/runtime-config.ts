@@ -165,9 +165,9 @@ export class ConfigurationError extends Error {
   override readonly name = 'ConfigurationError';
 }
 
-export function readRuntimeConfig(
+export const readRuntimeConfig = (
   env: Record<string, string | undefined> = process.env
-): RuntimeConfig {
+): RuntimeConfig => {
   const parsed = RuntimeConfigSchema.safeParse(env);
   // The model's own rules (a provider without its model id, key or script) in the same words
   // `cdk synth` uses for them.
@@ -191,15 +191,15 @@ export function readRuntimeConfig(
     );
   }
   return { ...parsed.data, remoteAgentSecrets: secrets.values, mcpServerSecrets: mcp.values };
-}
+};
 
 /**
  * The configured secrets no log line, stored message or echoed text may carry. The same list for
  * a configuration every time, and it grows: a secret read from Secrets Manager after start joins
  * it as it is read (`rememberSecret`, secret-list.ts).
  */
-export function configuredSecrets(config: RuntimeConfig): readonly string[] {
-  return secretListOf(config, () =>
+export const configuredSecrets = (config: RuntimeConfig): readonly string[] =>
+  secretListOf(config, () =>
     [
       ...config.TINY_HARNESS_BEARER_TOKENS.keys(),
       config.OPENAI_API_KEY,
@@ -210,4 +210,3 @@ export function configuredSecrets(config: RuntimeConfig): readonly string[] {
       ...Object.values(config.OTEL_EXPORTER_OTLP_HEADERS),
     ].filter((secret): secret is string => secret !== undefined)
   );
-}

@@ -38,7 +38,7 @@ export interface RuntimeOverrides {
   onDynamoDbCommand?: (observation: DynamoDbCommandObservation) => void;
 }
 
-export function buildRuntime(config: RuntimeConfig, overrides: RuntimeOverrides = {}): Runtime {
+export const buildRuntime = (config: RuntimeConfig, overrides: RuntimeOverrides = {}): Runtime => {
   const dynamodb = dynamoDbClientOf(config);
   if (overrides.onDynamoDbCommand) observeCommands(dynamodb, overrides.onDynamoDbCommand);
   const service = buildServiceRuntime(config, {
@@ -53,4 +53,4 @@ export function buildRuntime(config: RuntimeConfig, overrides: RuntimeOverrides 
     ...service,
     webhooks: overrides.webhooks ?? new HttpWebhookSender({ policy: service.webhookPolicy }),
   };
-}
+};

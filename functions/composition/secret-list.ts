@@ -16,17 +16,17 @@ const entryOf = (config: object) => {
 };
 
 /** The configuration's list, holding `configured` (the secrets known at start) from its first use. */
-export function secretListOf(config: object, configured: () => string[]): readonly string[] {
+export const secretListOf = (config: object, configured: () => string[]): readonly string[] => {
   const entry = entryOf(config);
   if (!entry.seeded) {
     entry.secrets.unshift(...configured().filter((secret) => !entry.secrets.includes(secret)));
     entry.seeded = true;
   }
   return entry.secrets;
-}
+};
 
 /** Adds a secret just read to the configuration's list, before anyone uses it. */
-export function rememberSecret(config: object, secret: string): void {
+export const rememberSecret = (config: object, secret: string): void => {
   const { secrets } = entryOf(config);
   if (!secrets.includes(secret)) secrets.push(secret);
-}
+};

@@ -10,10 +10,10 @@ import { buildSealer } from './sealer.js';
 /** The loop and everything the A2A service needs beside it: the A2A function's runtime. */
 export type ServiceRuntime = LoopRuntime & ServiceDeps;
 
-export function buildServiceRuntime(
+export const buildServiceRuntime = (
   config: RuntimeConfig,
   parts: LoopParts & { sealer?: SecretSealer | undefined }
-): ServiceRuntime {
+): ServiceRuntime => {
   refuseAgentAsCaller(config.TINY_HARNESS_BEARER_TOKENS, config.TINY_HARNESS_AGENT_ID);
   const dynamodb = parts.dynamodb ?? dynamoDbClientOf(config);
   return {
@@ -26,4 +26,4 @@ export function buildServiceRuntime(
     webhookPolicy: { allowLoopback: config.TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS },
     secrets: configuredSecrets(config),
   };
-}
+};

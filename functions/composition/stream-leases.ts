@@ -9,10 +9,9 @@ import type { RuntimeConfig } from './runtime-config.js';
 const STREAM_LEASE_TTL_MS = 15 * 60_000;
 
 /** The leases of callers' open streams (the A2A function's per-caller stream cap). */
-export function buildStreamLeases(config: RuntimeConfig): StreamLeases {
-  return new DynamoDbStreamLeases({
+export const buildStreamLeases = (config: RuntimeConfig): StreamLeases =>
+  new DynamoDbStreamLeases({
     client: dynamoDbClientOf(config),
     tableName: config.TINY_HARNESS_TABLE,
     ttlMs: STREAM_LEASE_TTL_MS,
   });
-}

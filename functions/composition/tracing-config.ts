@@ -59,14 +59,11 @@ export const TracingConfigShape = {
 };
 
 /** The traces URL: the signal's own endpoint as given, or the base endpoint's `/v1/traces`. */
-export function tracesUrlOf(config: {
+export const tracesUrlOf = (config: {
   OTEL_EXPORTER_OTLP_ENDPOINT?: string | undefined;
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string | undefined;
-}): string | undefined {
-  return (
-    config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
-    (config.OTEL_EXPORTER_OTLP_ENDPOINT === undefined
-      ? undefined
-      : `${config.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`)
-  );
-}
+}): string | undefined =>
+  config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+  (config.OTEL_EXPORTER_OTLP_ENDPOINT === undefined
+    ? undefined
+    : `${config.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`);

@@ -8,10 +8,10 @@ import { tracesUrlOf } from './tracing-config.js';
  * The runtime's tracing, from its configuration: an OTLP endpoint, a file, or both; neither (or
  * `OTEL_SDK_DISABLED=true`) is no tracing at all, the API's no-op tracer and no decorator.
  */
-export function buildTracing(
+export const buildTracing = (
   config: RuntimeConfig,
   get: (taskId: string) => Promise<TaskRecord | undefined>
-): Tracing {
+): Tracing => {
   const endpoint = tracesUrlOf(config);
   const file = config.TINY_HARNESS_OTEL_FILE;
   const configured = !config.OTEL_SDK_DISABLED && (endpoint !== undefined || file !== undefined);
@@ -34,10 +34,10 @@ export function buildTracing(
     );
   }
   return NO_TRACING;
-}
+};
 
 /** The provider as the GenAI conventions name it (`gen_ai.provider.name`). */
-export function providerNameOf(config: RuntimeConfig): string {
+export const providerNameOf = (config: RuntimeConfig): string => {
   switch (config.TINY_HARNESS_MODEL_PROVIDER) {
     case 'openai':
     case 'openai-chat':
@@ -49,4 +49,4 @@ export function providerNameOf(config: RuntimeConfig): string {
     default:
       return `tiny_harness.${config.TINY_HARNESS_MODEL_PROVIDER}`;
   }
-}
+};

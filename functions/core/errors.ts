@@ -308,6 +308,5 @@ export const RETRYABLE_ERROR_NAMES = [
   'ToolUnreachableError',
 ] as const;
 
-export function isHarnessError(error: unknown): error is HarnessError {
-  return error instanceof HarnessError;
-}
+export const isHarnessError = (error: unknown): error is HarnessError =>
+  error instanceof HarnessError;

@@ -28,19 +28,19 @@ const RequestSchema = z.object({
 });
 
 /** Whether a JSON-RPC body calls the extension's method (read before any A2A dispatch). */
-export function isAuditJsonRpc(body: string): boolean {
+export const isAuditJsonRpc = (body: string): boolean => {
   try {
     return (JSON.parse(body) as { method?: unknown } | null)?.method === AUDIT_JSON_RPC_METHOD;
   } catch {
     return false;
   }
-}
+};
 
-export async function answerAuditJsonRpc(
+export const answerAuditJsonRpc = async (
   body: string,
   caller: string,
   audit: Audit
-): Promise<JsonRpcReply> {
+): Promise<JsonRpcReply> => {
   const request = RequestSchema.safeParse(JSON.parse(body));
   if (!request.success) {
     return jsonRpcFailure(null, new A2aError('InvalidRequest', 'not a JSON-RPC 2.0 request'));
@@ -71,12 +71,12 @@ export async function answerAuditJsonRpc(
   } catch (error) {
     return { ...jsonRpcFailure(id, toA2aError(error)), operation };
   }
-}
+};
 
 const ROUTE = new RegExp(`^/tasks/([^/:]+)${AUDIT_REST_SUFFIX}$`);
 
 /** The task id of `GET /tasks/{id}:timeline`, or undefined for any other request. */
-export function auditRouteTaskId(method: string, path: string): string | undefined {
+export const auditRouteTaskId = (method: string, path: string): string | undefined => {
   if (method !== 'GET') return undefined;
   const segment = ROUTE.exec(path)?.[1];
   if (segment === undefined) return undefined;
@@ -85,14 +85,14 @@ export function auditRouteTaskId(method: string, path: string): string | undefin
   } catch {
     return undefined;
   }
-}
+};
 
-export async function answerAuditRest(
+export const answerAuditRest = async (
   taskId: string,
   query: Readonly<Record<string, string | undefined>>,
   caller: string,
   audit: Audit
-): Promise<RestReply> {
+): Promise<RestReply> => {
   const operation = 'GetTaskTimeline';
   const subTasks = query.subTasks;
   if (subTasks !== undefined && subTasks !== 'true' && subTasks !== 'false') {
@@ -107,4 +107,4 @@ export async function answerAuditRest(
   } catch (error) {
     return { ...restFailure(toA2aError(error)), operation };
   }
-}
+};

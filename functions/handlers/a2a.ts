@@ -192,12 +192,12 @@ const logFailure = (
   });
 };
 
-export function createA2aHandler(
+export const createA2aHandler = (
   runtime: () => ServiceRuntime,
   service: () => A2aService,
   builtAt = cardBuiltAt()
-) {
-  return middy(async (event: APIGatewayProxyEvent): Promise<A2aHttpResult> => {
+) =>
+  middy(async (event: APIGatewayProxyEvent): Promise<A2aHttpResult> => {
     const { logger } = runtime();
     const card = cardOf(event, runtime());
     if (event.httpMethod === 'GET' && event.path.endsWith(AGENT_CARD_PATH)) {
@@ -254,7 +254,6 @@ export function createA2aHandler(
       }
     }).finally(() => flushTraces(tracing, logger));
   });
-}
 
 let serviceMemo: A2aService | undefined;
 const lambdaService = () => {

@@ -21,22 +21,22 @@ export const ExecutionStatusChangeSchema = z.object({
  * EventBridge rule and the local engine's close callback both end here. An execution of another
  * state machine, or still running, is left alone.
  */
-export async function archiveClosedExecution(
+export const archiveClosedExecution = async (
   runtime: { logger: Logger },
   audit: ExecutionHistories,
   executionArn: string
-): Promise<ArchiveOutcome | 'not ours'> {
+): Promise<ArchiveOutcome | 'not ours'> => {
   const execution = parseExecutionName(executionArn);
   if (execution === undefined) return 'not ours';
   const outcome = await archiveExecution(audit, execution);
   runtime.logger.info('execution history archive', { executionArn, outcome });
   return outcome;
-}
+};
 
-export function createArchiveHandler(
+export const createArchiveHandler = (
   runtime: () => { logger: Logger; histories: ExecutionHistories }
-) {
-  return middy(async (event: unknown): Promise<{ outcome: string }> => {
+) =>
+  middy(async (event: unknown): Promise<{ outcome: string }> => {
     const parsed = ExecutionStatusChangeSchema.safeParse(event);
     if (!parsed.success) {
       runtime().logger.warn('not an execution status change: ignored', {
@@ -53,6 +53,5 @@ export function createArchiveHandler(
     );
     return { outcome };
   });
-}
 
 export const handler = createArchiveHandler(lambdaArchiveRuntime);

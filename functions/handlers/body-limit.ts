@@ -21,7 +21,7 @@ const contentLength = (event: APIGatewayProxyEvent): number | undefined => {
  * enough to refuse; a smaller one is not trusted, the body itself is measured (decoded bytes
  * when API Gateway passed it base64-encoded).
  */
-export function isTooLarge(event: APIGatewayProxyEvent, limit = MAX_REQUEST_BYTES): boolean {
+export const isTooLarge = (event: APIGatewayProxyEvent, limit = MAX_REQUEST_BYTES): boolean => {
   const declared = contentLength(event);
   if (declared !== undefined && declared > limit) return true;
   const body = event.body ?? '';
@@ -29,13 +29,11 @@ export function isTooLarge(event: APIGatewayProxyEvent, limit = MAX_REQUEST_BYTE
     ? Buffer.byteLength(body, 'base64')
     : Buffer.byteLength(body, 'utf8');
   return bytes > limit;
-}
+};
 
 /** The 413 answer: the same body the local shim gives. */
-export function payloadTooLargeResponse(limit = MAX_REQUEST_BYTES): APIGatewayProxyResult {
-  return {
-    statusCode: 413,
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ error: 'request body too large', limit }),
-  };
-}
+export const payloadTooLargeResponse = (limit = MAX_REQUEST_BYTES): APIGatewayProxyResult => ({
+  statusCode: 413,
+  headers: { 'Content-Type': 'application/json' },
+  body: JSON.stringify({ error: 'request body too large', limit }),
+});

@@ -14,10 +14,10 @@ type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<A2aHtt
 /** Response headers a page may read besides the CORS-safelisted ones. */
 export const EXPOSED_HEADERS = ['A2A-Extensions', 'Retry-After', 'WWW-Authenticate'] as const;
 
-export function corsHeaders(
+export const corsHeaders = (
   allowed: string | undefined,
   requestOrigin: string | undefined
-): Record<string, string> {
+): Record<string, string> => {
   if (allowed === undefined) return {};
   const headers: Record<string, string> = { Vary: 'Origin' };
   if (requestOrigin !== allowed) return headers;
@@ -26,13 +26,13 @@ export function corsHeaders(
     'Access-Control-Allow-Origin': allowed,
     'Access-Control-Expose-Headers': EXPOSED_HEADERS.join(', '),
   };
-}
+};
 
-export function withBrowserOrigin(allowed: () => string | undefined, handler: Handler): Handler {
-  return async (event, context) => {
+export const withBrowserOrigin =
+  (allowed: () => string | undefined, handler: Handler): Handler =>
+  async (event, context) => {
     const result = await handler(event, context);
     const cors = corsHeaders(allowed(), header(event, 'origin'));
     if (Object.keys(cors).length === 0) return result;
     return { ...result, headers: { ...result.headers, ...cors } };
   };
-}

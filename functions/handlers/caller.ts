@@ -14,30 +14,26 @@ const header = (event: APIGatewayProxyEvent, name: string): string | undefined =
 };
 
 /** The caller of `event`, or why it is refused (401). */
-export function callerOf(event: APIGatewayProxyEvent, settings: IdentitySettings): CallerResult {
-  return resolveCaller(
+export const callerOf = (event: APIGatewayProxyEvent, settings: IdentitySettings): CallerResult =>
+  resolveCaller(
     {
       authorization: header(event, 'authorization'),
       claims: (event.requestContext?.authorizer as { claims?: unknown } | null | undefined)?.claims,
     },
     settings
   );
-}
 
 /** The 401 for a refused caller, with its challenge; the reason names no token. */
-export function unauthorizedResponse(
+export const unauthorizedResponse = (
   refused: Extract<CallerResult, { ok: false }>
-): APIGatewayProxyResult {
-  return {
-    statusCode: 401,
-    headers: { 'Content-Type': 'application/json', 'WWW-Authenticate': refused.challenge },
-    body: JSON.stringify({ error: 'unauthorized', message: refused.reason }),
-  };
-}
+): APIGatewayProxyResult => ({
+  statusCode: 401,
+  headers: { 'Content-Type': 'application/json', 'WWW-Authenticate': refused.challenge },
+  body: JSON.stringify({ error: 'unauthorized', message: refused.reason }),
+});
 
 const AGENT_CARD_PATH = '/.well-known/agent-card.json';
 
 /** The one route served without authentication: the public agent card (A2A §8.2). */
-export function isPublicRoute(event: APIGatewayProxyEvent): boolean {
-  return event.httpMethod === 'GET' && event.path.endsWith(AGENT_CARD_PATH);
-}
+export const isPublicRoute = (event: APIGatewayProxyEvent): boolean =>
+  event.httpMethod === 'GET' && event.path.endsWith(AGENT_CARD_PATH);

@@ -36,11 +36,11 @@ const EventInsertSchema = z.object({
  * task's push configs. Returns whether the record is done with; `false` (a config still to be
  * delivered) makes it the batch's failure, and the event source retries from it.
  */
-export async function handlePushRecord(
+export const handlePushRecord = async (
   runtime: PushRuntime,
   record: DynamoDBRecord,
   deadline: number
-): Promise<boolean> {
+): Promise<boolean> => {
   const parsed = EventInsertSchema.safeParse(record);
   const image = parsed.data?.dynamodb.NewImage as ItemImage | undefined;
   // The filter passes nothing else; anything else is not ours to deliver.
@@ -52,12 +52,12 @@ export async function handlePushRecord(
     deadline
   );
   return delivery.complete;
-}
+};
 
 // In order, stopping at the first record not done with: a task's events reach a webhook in the
 // order of its log (a retried record redelivers the ones after it: at least once, not exactly).
-export function createPushHandler(runtime: () => PushRuntime) {
-  return middy((event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> => {
+export const createPushHandler = (runtime: () => PushRuntime) =>
+  middy((event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> => {
     const deadline = Date.now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS;
     return handleInOrder(
       event.Records,
@@ -65,6 +65,5 @@ export function createPushHandler(runtime: () => PushRuntime) {
       runtime().logger
     );
   });
-}
 
 export const handler = createPushHandler(lambdaPushRuntime);

@@ -29,10 +29,10 @@ export type ExecutionStatusChange = z.infer<typeof ExecutionStatusChangeSchema>;
  * must not be left waiting on it. A failure is thrown (transient AWS errors under the name
  * EventBridge's retries and the dead-letter queue expect), and EventBridge delivers again.
  */
-export function createReconcileHandler(
+export const createReconcileHandler = (
   runtime: () => Pick<Runtime, 'loop' | 'executions' | 'logger'>
-) {
-  return middy(async (raw: unknown) => {
+) =>
+  middy(async (raw: unknown) => {
     const { logger } = runtime();
     const { detail } = ExecutionStatusChangeSchema.parse(raw);
     const named = parseExecutionName(detail.name);
@@ -55,6 +55,5 @@ export function createReconcileHandler(
       throw asStepError(error);
     }
   });
-}
 
 export const handler = createReconcileHandler(lambdaLoopRuntime);

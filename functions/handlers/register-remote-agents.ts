@@ -8,7 +8,7 @@ import { parseRemoteAgents } from '../composition/remote-agents-config.js';
  * can call fails the deployment, named, as `npm start` refuses to start. An agent that does not
  * answer yet does not (it may be deployed after us): its card is read when it is first called.
  */
-export async function registerRemoteAgents(directory: string | undefined) {
+export const registerRemoteAgents = async (directory: string | undefined) => {
   const registrations = await registrationAgents(parseRemoteAgents(directory)).register();
   const refused = registrations.flatMap((registration) =>
     registration.outcome === 'refused' ? [registration.reason] : []
@@ -19,7 +19,7 @@ export async function registerRemoteAgents(directory: string | undefined) {
       ? { agent: registration.agent, outcome: 'ready', binding: registration.card.binding }
       : { agent: registration.agent, outcome: registration.outcome, reason: registration.reason }
   );
-}
+};
 
 export const handler = middy(async () => {
   const registrations = await registerRemoteAgents(process.env.TINY_HARNESS_REMOTE_AGENTS);

@@ -32,8 +32,8 @@ export const FollowStepEventSchema = z.union([
  * poll; then how long to wait), and the step that fails the child when following it failed for
  * good. A transient AWS failure is thrown under the name the state machine retries.
  */
-export function createRemoteFollowHandler(runtime: () => Runtime) {
-  return middy(async (raw: unknown) => {
+export const createRemoteFollowHandler = (runtime: () => Runtime) =>
+  middy(async (raw: unknown) => {
     const event = FollowStepEventSchema.parse(raw);
     const ref = { parentId: event.parentId, linkId: event.linkId };
     const log = runtime().logger.child({
@@ -56,6 +56,5 @@ export function createRemoteFollowHandler(runtime: () => Runtime) {
       throw asStepError(error);
     }
   });
-}
 
 export const handler = createRemoteFollowHandler(lambdaRuntime);

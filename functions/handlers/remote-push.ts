@@ -30,8 +30,8 @@ const isJsonObject = (text: string): boolean => {
  * An unknown child and a wrong token get the same 401, so the webhook tells nobody which
  * children exist.
  */
-export function createRemotePushHandler(runtime: () => Runtime) {
-  return middy(async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+export const createRemotePushHandler = (runtime: () => Runtime) =>
+  middy(async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
     const { logger } = runtime();
     const ref = parseRemotePushPath(event.path);
     if (ref === undefined) return answer(404, 'no such webhook');
@@ -56,6 +56,5 @@ export function createRemotePushHandler(runtime: () => Runtime) {
       return answer(500, 'the push could not be taken');
     }
   });
-}
 
 export const handler = createRemotePushHandler(lambdaRuntime);

@@ -1,8 +1,8 @@
 /** The readable reason of a failure Step Functions caught (its Cause is the Lambda's error JSON). */
-export function failureReason(error: {
+export const failureReason = (error: {
   Error?: string | undefined;
   Cause?: string | undefined;
-}): string {
+}): string => {
   try {
     const cause = JSON.parse(error.Cause ?? '') as { errorMessage?: unknown };
     if (typeof cause.errorMessage === 'string')
@@ -11,4 +11,4 @@ export function failureReason(error: {
     // The cause is not the Lambda error JSON: use it as it is.
   }
   return [error.Error, error.Cause].filter(Boolean).join(': ') || 'the turn failed';
-}
+};

@@ -6,11 +6,11 @@ import { errorFields, type Logger } from '../core/ports/logger.js';
  * (throws, or returns `false`): it is reported as the batch's item failure, and the event source
  * retries from it on, so nothing later in the shard is applied before it.
  */
-export async function handleInOrder(
+export const handleInOrder = async (
   records: readonly DynamoDBRecord[],
   handle: (record: DynamoDBRecord) => Promise<boolean>,
   logger: Logger
-): Promise<DynamoDBBatchResponse> {
+): Promise<DynamoDBBatchResponse> => {
   for (const record of records) {
     const sequenceNumber = record.dynamodb?.SequenceNumber ?? '';
     let done: boolean;
@@ -23,4 +23,4 @@ export async function handleInOrder(
     if (!done) return { batchItemFailures: [{ itemIdentifier: sequenceNumber }] };
   }
   return { batchItemFailures: [] };
-}
+};

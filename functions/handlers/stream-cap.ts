@@ -21,7 +21,7 @@ export const STREAMING_OPERATIONS: ReadonlySet<string> = new Set([
 export const RETRY_AFTER_SECONDS = 30;
 
 /** The streaming operation a request names, read from the JSON-RPC method or the REST route. */
-export function streamingOperationOf(event: APIGatewayProxyEvent): string | undefined {
+export const streamingOperationOf = (event: APIGatewayProxyEvent): string | undefined => {
   if (isJsonRpcRequest(event.httpMethod, event.path)) {
     try {
       const { method } = JSON.parse(bodyOf(event)) as { method?: unknown };
@@ -32,7 +32,7 @@ export function streamingOperationOf(event: APIGatewayProxyEvent): string | unde
   }
   const operation = matchRoute(event.httpMethod, event.path)?.route.operation;
   return operation !== undefined && STREAMING_OPERATIONS.has(operation) ? operation : undefined;
-}
+};
 
 const tooManyStreams = (event: APIGatewayProxyEvent, limit: number): A2aHttpResult =>
   tooManyRequests(
@@ -59,10 +59,10 @@ const LEASE = 'tinyHarnessStreamLease';
  * Retry-After, in the binding's error shape (too-many-requests.ts). Requests that do not
  * stream, and unauthenticated ones (the handler refuses those), pass through untouched.
  */
-export function capStreamsPerCaller(
+export const capStreamsPerCaller = (
   runtime: () => { config: RuntimeConfig; logger: Logger },
   leases: () => StreamLeases
-): middy.MiddlewareObj<APIGatewayProxyEvent, A2aHttpResult> {
+): middy.MiddlewareObj<APIGatewayProxyEvent, A2aHttpResult> => {
   const release = (lease: Lease) =>
     leases()
       .release(lease.caller, lease.leaseId)
@@ -121,4 +121,4 @@ export function capStreamsPerCaller(
       if (lease !== undefined) await release(lease);
     },
   };
-}
+};

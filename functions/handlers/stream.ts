@@ -72,10 +72,10 @@ const relayChildChange = async (
  * process that took it, and a child's change reaches its parent. A failing record is reported
  * (partial batch response) and the batch stops there; a redelivered record is a no-op.
  */
-export async function handleStreamRecord(
+export const handleStreamRecord = async (
   runtime: StreamRuntime,
   record: DynamoDBRecord
-): Promise<void> {
+): Promise<void> => {
   const newImage = record.dynamodb?.NewImage as Image | undefined;
   if (newImage === undefined) return;
   const oldImage = record.dynamodb?.OldImage as Image | undefined;
@@ -83,11 +83,11 @@ export async function handleStreamRecord(
   const before = oldImage === undefined ? undefined : decodeTaskRecord(oldImage);
   await answerReleasedPark(runtime, before, after);
   await relayChildChange(runtime, before, after);
-}
+};
 
 // Stopping at the first failure means later changes of a child are never applied before it.
-export function createStreamHandler(runtime: () => StreamRuntime) {
-  return middy(
+export const createStreamHandler = (runtime: () => StreamRuntime) =>
+  middy(
     (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> =>
       handleInOrder(
         event.Records,
@@ -98,6 +98,5 @@ export function createStreamHandler(runtime: () => StreamRuntime) {
         runtime().logger
       ).finally(() => flushTraces(runtime().tracing ?? NO_TRACING, runtime().logger))
   );
-}
 
 export const handler = createStreamHandler(lambdaLoopRuntime);

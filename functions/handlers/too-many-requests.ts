@@ -3,9 +3,8 @@ import { A2A_CONTENT_TYPE, JSON_CONTENT_TYPE, respond } from './a2a/http.js';
 import { jsonRpcIdOf } from './a2a/json-rpc.js';
 
 /** JSON-RPC is `POST /`; everything else at the base URL is the HTTP+JSON binding (§5.3). */
-export function isJsonRpcRequest(method: string, path: string): boolean {
-  return method === 'POST' && (path === '/' || path === '');
-}
+export const isJsonRpcRequest = (method: string, path: string): boolean =>
+  method === 'POST' && (path === '/' || path === '');
 
 /**
  * The JSON-RPC code of a limit reached: -32000, the one code of JSON-RPC 2.0's
@@ -46,7 +45,10 @@ export interface LimitedRequest {
  * 429. Both carry a `google.rpc.ErrorInfo` saying which limit (in this server's domain: an A2A
  * reason would be read by the SDK clients as one of A2A's errors) and a `google.rpc.RetryInfo`.
  */
-export function tooManyRequests(request: LimitedRequest, limited: Limited): APIGatewayProxyResult {
+export const tooManyRequests = (
+  request: LimitedRequest,
+  limited: Limited
+): APIGatewayProxyResult => {
   const retryAfter = String(limited.retryAfterSeconds);
   const details = [
     {
@@ -65,4 +67,4 @@ export function tooManyRequests(request: LimitedRequest, limited: Limited): APIG
   }
   const status = { code: 429, status: 'RESOURCE_EXHAUSTED', message: limited.message, details };
   return respond(429, A2A_CONTENT_TYPE, { error: status }, headers);
-}
+};

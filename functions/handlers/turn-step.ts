@@ -47,7 +47,7 @@ export type TurnStepEvent = z.infer<typeof TurnStepEventSchema>;
 export { failureReason };
 
 /** One core operation per state; the state machine routes on the result. */
-export async function runTurnStep(runtime: Runtime, event: TurnStepEvent): Promise<unknown> {
+export const runTurnStep = async (runtime: Runtime, event: TurnStepEvent): Promise<unknown> => {
   const { loop, executions } = runtime;
   switch (event.op) {
     case 'turn':
@@ -68,7 +68,7 @@ export async function runTurnStep(runtime: Runtime, event: TurnStepEvent): Promi
     case 'fail':
       return failTask(loop, event.ref, failureReason(event.error));
   }
-}
+};
 
 /**
  * The model as one invocation sees it: each call that reaches the provider is reported (tokens
@@ -91,12 +91,12 @@ const metered = (runtime: Runtime, metrics: TurnMetrics): Runtime => {
 
 const refOf = (event: TurnStepEvent) => (event.op === 'execute_tool' ? event.call.ref : event.ref);
 
-export function createTurnStepHandler(
+export const createTurnStepHandler = (
   /** The runtime a step needs (the turn-step Lambda connects its tools only for the tool steps). */
   runtimeOf: (op: TurnStepEvent['op']) => Runtime | Promise<Runtime>,
   metrics: (runtime: Runtime) => TurnMetrics = () => NO_TURN_METRICS
-) {
-  return middy(async (raw: unknown) => {
+) =>
+  middy(async (raw: unknown) => {
     const event = TurnStepEventSchema.parse(raw);
     const runtime = await runtimeOf(event.op);
     const { logger } = runtime;
@@ -131,7 +131,6 @@ export function createTurnStepHandler(
       await flushTraces(tracing, log);
     }
   });
-}
 
 let metricsMemo: TurnMetrics | undefined;
 const lambdaMetrics = (runtime: Runtime) => {

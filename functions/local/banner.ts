@@ -37,37 +37,33 @@ const headers = (token: string) =>
   `-H 'Content-Type: application/json' -H 'A2A-Version: 1.0' -H 'Authorization: Bearer ${token}'`;
 
 /** The two curl lines of the banner: a first message, then a second one to the same task. */
-export function curlExamples(url: string, token: string): [string, string] {
-  return [
-    `TASK=$(curl -s ${url}/message:send ${headers(token)} \\\n    -d '{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"text":"Hello!"}]}}' \\\n    | node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).task.id')`,
-    `curl -sN ${url}/message:stream ${headers(token)} \\\n    -d '{"message":{"messageId":"m-2","taskId":"'"$TASK"'","role":"ROLE_USER","parts":[{"text":"Hello again!"}]}}'`,
-  ];
-}
+export const curlExamples = (url: string, token: string): [string, string] => [
+  `TASK=$(curl -s ${url}/message:send ${headers(token)} \\\n    -d '{"message":{"messageId":"m-1","role":"ROLE_USER","parts":[{"text":"Hello!"}]}}' \\\n    | node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).task.id')`,
+  `curl -sN ${url}/message:stream ${headers(token)} \\\n    -d '{"message":{"messageId":"m-2","taskId":"'"$TASK"'","role":"ROLE_USER","parts":[{"text":"Hello again!"}]}}'`,
+];
 
 /**
  * What to type to see each part of the product on the built-in demo model (it answers these
  * words the same way every time: functions/adapters/model/demo-tour.ts, demo-model.ts); the notes
  * only when the sample notes server is the one running.
  */
-export function demoTourLines(sampleNotes: boolean): string[] {
-  return [
-    'With the demo model, say (in the chat or on the page):',
-    '  plan a trip to Lisbon   a plan of three steps, one given to a sub-task that meets its acceptance',
-    '                          criterion with evidence, then a question for you (answer it to finish)',
-    ...(sampleNotes
-      ? [
-          '  note buy milk           a call to the sample notes server; then "delete note n1", which waits',
-          '                          for your approval (/approve in the chat, a button on the page)',
-        ]
-      : []),
-  ];
-}
+export const demoTourLines = (sampleNotes: boolean): string[] => [
+  'With the demo model, say (in the chat or on the page):',
+  '  plan a trip to Lisbon   a plan of three steps, one given to a sub-task that meets its acceptance',
+  '                          criterion with evidence, then a question for you (answer it to finish)',
+  ...(sampleNotes
+    ? [
+        '  note buy milk           a call to the sample notes server; then "delete note n1", which waits',
+        '                          for your approval (/approve in the chat, a button on the page)',
+      ]
+    : []),
+];
 
 /** The demo model and the sample server name themselves so (functions/local/start.ts). */
 const onDemoModel = (facts: BannerFacts) => /\bdemo model\b/.test(facts.model);
 const onSampleNotes = (facts: BannerFacts) => facts.tools?.startsWith('notes, the sample') === true;
 
-export function banner(facts: BannerFacts): string {
+export const banner = (facts: BannerFacts): string => {
   const token = facts.token ?? '<a token from TINY_HARNESS_BEARER_TOKENS>';
   const [first, second] = curlExamples(facts.url, token);
   return [
@@ -98,4 +94,4 @@ export function banner(facts: BannerFacts): string {
     '',
     'Ctrl-C stops everything.',
   ].join('\n');
-}
+};

@@ -49,7 +49,7 @@ export interface DataDirLock {
  * live process is refused with a message naming it; one left by a process that was killed is
  * taken over, and the DynamoDB Local it left running on the directory is stopped first.
  */
-export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
+export const lockDataDir = async (dataDir: string): Promise<DataDirLock> => {
   const path = join(dataDir, 'lock.json');
   const directory = resolve(dataDir);
   let holder: Holder = { pid: process.pid, startedAt: new Date().toISOString() };
@@ -88,4 +88,4 @@ export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
     rmSync(path, { force: true });
   }
   throw new DataDirLockedError(`could not take the data directory ${directory}`);
-}
+};

@@ -58,13 +58,12 @@ const PORT_ATTEMPTS = 3;
  * credentials do not partition the tables; fixed values keep the SDK from probing the credential
  * chain (instance metadata included).
  */
-export function localDynamoDbClientConfig(endpoint: string) {
-  return {
+export const localDynamoDbClientConfig = (endpoint: string) =>
+  ({
     endpoint,
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  } satisfies DynamoDBClientConfig;
-}
+  }) satisfies DynamoDBClientConfig;
 
 /** `<repo>/.local/dynamodb`: the nearest folder above this module holding a package.json. */
 const defaultEmulatorDir = (): string => {
@@ -245,9 +244,9 @@ const stopChild = async (launched: Launch) => {
   running.delete(launched.child);
 };
 
-export async function startDynamoDbLocal(
+export const startDynamoDbLocal = async (
   options: DynamoDbLocalOptions = {}
-): Promise<DynamoDbLocal> {
+): Promise<DynamoDbLocal> => {
   const emulatorDir = options.emulatorDir ? resolve(options.emulatorDir) : defaultEmulatorDir();
   if (!existsSync(join(emulatorDir, JAR))) {
     throw new Error(
@@ -293,4 +292,4 @@ export async function startDynamoDbLocal(
       `DynamoDB Local on port ${port} ${why}. Last output of java:\n${tail || '(none)'}`
     );
   }
-}
+};

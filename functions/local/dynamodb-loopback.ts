@@ -18,9 +18,7 @@ export const LAUNCHER_CLASS = 'LoopbackDynamoDbLocal';
 export const SECRET_VARIABLE = 'TINY_HARNESS_DYNAMODB_SECRET';
 
 /** A secret for one run of DynamoDB Local: URL-safe, as it is the endpoint's path. */
-export function newDynamoDbSecret(): string {
-  return randomBytes(24).toString('base64url');
-}
+export const newDynamoDbSecret = (): string => randomBytes(24).toString('base64url');
 
 const run = (command: string, args: string[], cwd: string) =>
   new Promise<{ code: number | null; output: string; error?: Error }>((done) => {
@@ -40,7 +38,7 @@ const run = (command: string, args: string[], cwd: string) =>
  * Several processes may compile at once (test files starting in parallel): each compiles into a
  * folder of its own and the first rename wins.
  */
-export async function compiledLauncher(emulatorDir: string, jar: string): Promise<string> {
+export const compiledLauncher = async (emulatorDir: string, jar: string): Promise<string> => {
   const source = readFileSync(SOURCE);
   const version = createHash('sha256').update(source).digest('hex').slice(0, 16);
   const directory = join(emulatorDir, 'loopback-launcher', version);
@@ -69,9 +67,8 @@ export async function compiledLauncher(emulatorDir: string, jar: string): Promis
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-}
+};
 
 /** The class path of the launcher beside the jar (whose manifest names DynamoDB Local's libraries). */
-export function launcherClassPath(jar: string, launcherDir: string): string {
-  return `${jar}${delimiter}${launcherDir}`;
-}
+export const launcherClassPath = (jar: string, launcherDir: string): string =>
+  `${jar}${delimiter}${launcherDir}`;

@@ -22,20 +22,18 @@ export const EndpointSchema = z.strictObject({
 });
 export type Endpoint = z.infer<typeof EndpointSchema>;
 
-export function endpointPath(dataDir: string) {
-  return join(resolve(dataDir), ENDPOINT_FILE);
-}
+export const endpointPath = (dataDir: string) => join(resolve(dataDir), ENDPOINT_FILE);
 
-export function writeEndpoint(dataDir: string, endpoint: Endpoint): string {
+export const writeEndpoint = (dataDir: string, endpoint: Endpoint): string => {
   const path = endpointPath(dataDir);
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, `${JSON.stringify(endpoint, null, 2)}\n`, { mode: 0o600 });
   chmodSync(path, 0o600);
   return path;
-}
+};
 
 /** The endpoint file, if there is one and it is well formed. */
-export function readEndpoint(dataDir: string): Endpoint | undefined {
+export const readEndpoint = (dataDir: string): Endpoint | undefined => {
   let text: string;
   try {
     text = readFileSync(endpointPath(dataDir), 'utf8');
@@ -47,9 +45,9 @@ export function readEndpoint(dataDir: string): Endpoint | undefined {
   } catch {
     return undefined;
   }
-}
+};
 
 /** Removes the file if it is still this process's (a newer `npm start` may have replaced it). */
-export function removeEndpoint(dataDir: string, pid: number): void {
+export const removeEndpoint = (dataDir: string, pid: number): void => {
   if (readEndpoint(dataDir)?.pid === pid) rmSync(endpointPath(dataDir), { force: true });
-}
+};

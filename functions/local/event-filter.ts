@@ -24,8 +24,8 @@ const matchesRule = (value: unknown, rule: unknown): boolean => {
   }
 };
 
-export function matchesPattern(value: unknown, pattern: Pattern): boolean {
-  return Object.entries(pattern).every(([key, expected]) => {
+export const matchesPattern = (value: unknown, pattern: Pattern): boolean =>
+  Object.entries(pattern).every(([key, expected]) => {
     const actual =
       value !== null && typeof value === 'object'
         ? (value as Record<string, unknown>)[key]
@@ -33,11 +33,9 @@ export function matchesPattern(value: unknown, pattern: Pattern): boolean {
     if (Array.isArray(expected)) return expected.some((rule) => matchesRule(actual, rule));
     return matchesPattern(actual, expected as Pattern);
   });
-}
 
 /** A record passes when any filter matches (filters are OR-ed, as in the service). */
-export function passesFilters(record: unknown, filters: readonly Pattern[]): boolean {
-  return filters.length === 0 || filters.some((pattern) => matchesPattern(record, pattern));
-}
+export const passesFilters = (record: unknown, filters: readonly Pattern[]): boolean =>
+  filters.length === 0 || filters.some((pattern) => matchesPattern(record, pattern));
 
 export type { Pattern as FilterPattern };

@@ -9,11 +9,11 @@ const RECONCILED = new Set(['FAILED', 'TIMED_OUT', 'ABORTED']);
  * Status Change"), built from the local engine's description of it; undefined for an end the
  * rule does not pass (SUCCEEDED).
  */
-export function executionStatusChange(
+export const executionStatusChange = (
   execution: DescribeExecutionOutput,
   region: string,
   accountId: string
-) {
+) => {
   const status = execution.status ?? '';
   if (!RECONCILED.has(status)) return undefined;
   return {
@@ -38,4 +38,4 @@ export function executionStatusChange(
       cause: execution.cause ?? null,
     },
   };
-}
+};

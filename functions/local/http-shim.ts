@@ -61,10 +61,10 @@ const declaredLength = (request: IncomingMessage): number | undefined => {
  * Whose bucket a request spends: its bearer token's (one per configured caller), or its remote
  * address's when it has none. An unknown token gets a bucket too; it is refused with 401 anyway.
  */
-export function clientKeyOf(request: IncomingMessage): string {
+export const clientKeyOf = (request: IncomingMessage): string => {
   const token = bearerTokenOf(request.headers.authorization);
   return token === undefined ? `address:${request.socket.remoteAddress ?? ''}` : `token:${token}`;
-}
+};
 
 const sendJson = (
   response: ServerResponse,
@@ -77,11 +77,11 @@ const sendJson = (
 };
 
 /** The REST API's proxy event for a local request, as API Gateway would build it. */
-export function toProxyEvent(
+export const toProxyEvent = (
   request: IncomingMessage,
   body: Buffer,
   stage: string
-): APIGatewayProxyEvent {
+): APIGatewayProxyEvent => {
   const url = new URL(request.url ?? '/', 'http://localhost');
   // Loopback is plain HTTP: say so, as a load balancer would, so absolute URLs come out right.
   const headers: Record<string, string> = { 'x-forwarded-proto': 'http' };
@@ -109,7 +109,7 @@ export function toProxyEvent(
       identity: { sourceIp: request.socket.remoteAddress ?? '' },
     } as APIGatewayProxyEvent['requestContext'],
   };
-}
+};
 
 /**
  * The 429 of a client past its bucket, in the error shape of the binding it called. Only a
@@ -167,9 +167,9 @@ export interface HttpShimOptions {
  * a body (413). Before anything, a Host that is not its loopback address is refused (421: a
  * DNS-rebinding page, loopback-host.ts).
  */
-export async function startHttpShim(
+export const startHttpShim = async (
   options: HttpShimOptions
-): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+): Promise<{ server: Server; url: string; close(): Promise<void> }> => {
   const host = options.host ?? '127.0.0.1';
   const maxBodyBytes = options.maxBodyBytes ?? MAX_REQUEST_BYTES;
   const limits = options.throttle === false ? undefined : (options.throttle ?? DEFAULT_THROTTLE);
@@ -222,4 +222,4 @@ export async function startHttpShim(
         server.close(() => resolve());
       }),
   };
-}
+};

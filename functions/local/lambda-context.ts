@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 
 /** A Lambda context for a handler invoked in-process by the local runtime. */
-export function localLambdaContext(functionName: string, timeoutMs = 300_000): Context {
+export const localLambdaContext = (functionName: string, timeoutMs = 300_000): Context => {
   const deadline = Date.now() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: false,
@@ -18,4 +18,4 @@ export function localLambdaContext(functionName: string, timeoutMs = 300_000): C
     fail: () => undefined,
     succeed: () => undefined,
   };
-}
+};

@@ -97,7 +97,7 @@ const STOP_WAIT_MS = 10_000;
  * delivery), and an HTTP shim in front of the A2A handler. Handlers reach DynamoDB and Step
  * Functions through the real SDK clients with local endpoints: no separate code path.
  */
-export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+export const startLocalStack = async (options: LocalStackOptions): Promise<LocalStack> => {
   const closers: Array<() => Promise<void> | void> = [];
   const close = async () => {
     for (const closer of closers.reverse()) await closer();
@@ -375,4 +375,4 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await close();
     throw error;
   }
-}
+};

@@ -13,7 +13,7 @@ const newToken = () => `local-${randomBytes(18).toString('base64url')}`;
  * made there (readable by its owner only) on the first start, or again when `rotate` asks for a
  * new one (`npm start -- --new-token`), which every holder of the old one must then be given.
  */
-export function persistentLocalToken(dataDir: string, options: { rotate: boolean }): string {
+export const persistentLocalToken = (dataDir: string, options: { rotate: boolean }): string => {
   const path = join(dataDir, LOCAL_TOKEN_FILE);
   if (!options.rotate) {
     try {
@@ -27,7 +27,7 @@ export function persistentLocalToken(dataDir: string, options: { rotate: boolean
   writeFileSync(path, `${token}\n`, { mode: 0o600 });
   chmodSync(path, 0o600);
   return token;
-}
+};
 
 /** A token for one run: `--in-memory` keeps nothing, its token included. */
 export const runToken = newToken;

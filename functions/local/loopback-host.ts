@@ -15,32 +15,30 @@ const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
  * one of `alsoAllowed` (host[:port], as `new URL(...).host` spells it). Names are compared
  * case-insensitively; a missing port, another port or any other name is not loopback.
  */
-export function isLoopbackHost(
+export const isLoopbackHost = (
   host: string | undefined,
   port: number,
   alsoAllowed: readonly string[] = []
-): boolean {
+): boolean => {
   if (host === undefined) return false;
   const named = host.toLowerCase();
   if (alsoAllowed.some((allowed) => allowed.toLowerCase() === named)) return true;
   const match = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(named);
   return match !== null && LOOPBACK_NAMES.has(match[1] ?? '') && Number(match[2]) === port;
-}
+};
 
 /** The port a request came in on (the server's own, whatever the Host says). */
-export function localPortOf(request: IncomingMessage): number {
-  return request.socket.localPort ?? 0;
-}
+export const localPortOf = (request: IncomingMessage): number => request.socket.localPort ?? 0;
 
 /**
  * Answers 421 and returns true when the request's Host is not this server's loopback address;
  * returns false, having written nothing, when it is. The body says what to use instead.
  */
-export function refuseForeignHost(
+export const refuseForeignHost = (
   request: IncomingMessage,
   response: ServerResponse,
   alsoAllowed: readonly string[] = []
-): boolean {
+): boolean => {
   const port = localPortOf(request);
   if (isLoopbackHost(request.headers.host, port, alsoAllowed)) return false;
   const body = `misdirected request: this server answers only to Host 127.0.0.1:${port}, localhost:${port} or [::1]:${port} (Host: ${request.headers.host ?? 'none'})\n`;
@@ -52,4 +50,4 @@ export function refuseForeignHost(
   });
   response.end(body);
   return true;
-}
+};

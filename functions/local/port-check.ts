@@ -1,8 +1,8 @@
 import { createServer } from 'node:net';
 
 /** Whether 127.0.0.1:port can be listened on now (0 always can). */
-export function portIsFree(port: number): Promise<boolean> {
-  return new Promise((done) => {
+export const portIsFree = (port: number): Promise<boolean> =>
+  new Promise((done) => {
     if (port === 0) {
       done(true);
       return;
@@ -11,4 +11,3 @@ export function portIsFree(port: number): Promise<boolean> {
     server.once('error', () => done(false));
     server.listen(port, '127.0.0.1', () => server.close(() => done(true)));
   });
-}

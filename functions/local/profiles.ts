@@ -24,7 +24,7 @@ export const PROFILES = {
 export type ProfileName = keyof typeof PROFILES;
 
 /** The profile `--profile name` (or `--profile=name`) names; undefined when none. */
-export function profileOf(argv: readonly string[]): ProfileName | undefined {
+export const profileOf = (argv: readonly string[]): ProfileName | undefined => {
   const index = argv.findIndex((arg) => arg === '--profile' || arg.startsWith('--profile='));
   if (index === -1) return undefined;
   const arg = argv[index] ?? '';
@@ -35,15 +35,14 @@ export function profileOf(argv: readonly string[]): ProfileName | undefined {
     );
   }
   return name as ProfileName;
-}
+};
 
 /** The environment with the profile's defaults under what is already set. */
-export function withProfile(
+export const withProfile = (
   env: Record<string, string | undefined>,
   profile: ProfileName | undefined
-): Record<string, string | undefined> {
-  return profile === undefined ? env : { ...PROFILES[profile], ...definedOnly(env) };
-}
+): Record<string, string | undefined> =>
+  profile === undefined ? env : { ...PROFILES[profile], ...definedOnly(env) };
 
 const definedOnly = (env: Record<string, string | undefined>) =>
   Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined));

@@ -12,7 +12,7 @@ const read = (path: string) => readFileSync(path, 'utf8').trim();
  * the data directory, or made there (readable by its owner only) on the first start, so the
  * tokens stored in DynamoDB Local still open after a restart.
  */
-export function persistentPushTokenKey(dataDir: string): string {
+export const persistentPushTokenKey = (dataDir: string): string => {
   const path = join(dataDir, PUSH_TOKEN_KEY_FILE);
   try {
     return read(path);
@@ -28,4 +28,4 @@ export function persistentPushTokenKey(dataDir: string): string {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return read(path);
     throw error;
   }
-}
+};

@@ -11,7 +11,7 @@ import { isTerminalState, stateOf } from '../core/task/a2a-task.js';
  * leave without a checkpoint: a task created just before its first execution started, or parked
  * on a token whose park was not checkpointed yet. Returns the ids it woke or revived.
  */
-export async function reviveOrphans(runtime: Runtime): Promise<string[]> {
+export const reviveOrphans = async (runtime: Runtime): Promise<string[]> => {
   const { loop, executions } = runtime;
   const revived: string[] = [];
   for (const record of await loop.store.list({})) {
@@ -28,4 +28,4 @@ export async function reviveOrphans(runtime: Runtime): Promise<string[]> {
     if (wake.action !== 'none') revived.push(record.task.id);
   }
   return revived;
-}
+};

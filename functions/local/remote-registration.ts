@@ -4,7 +4,7 @@ import type { Registration } from '../core/ports/remote-agents.js';
 import { StartOptionsError } from './start-options.js';
 
 /** One remote agent as the banner shows it. */
-export function describeRegistration(registration: Registration): string {
+export const describeRegistration = (registration: Registration): string => {
   if (registration.outcome === 'ready') {
     const { card } = registration;
     const delivery = registration.push ? 'push' : 'polled';
@@ -13,7 +13,7 @@ export function describeRegistration(registration: Registration): string {
   // A refusal's reason names the agent already.
   if (registration.outcome === 'refused') return registration.reason;
   return `${registration.agent}: not reachable yet: ${registration.reason}`;
-}
+};
 
 /**
  * `npm start` registers the remote agents before anything starts: an agent whose card offers no
@@ -21,7 +21,7 @@ export function describeRegistration(registration: Registration): string {
  * not answer yet is not an error: two stacks that delegate to each other start one at a time,
  * and its card is read again when a child is first sent to it.
  */
-export async function checkRemoteAgents(env: NodeJS.ProcessEnv): Promise<Registration[]> {
+export const checkRemoteAgents = async (env: NodeJS.ProcessEnv): Promise<Registration[]> => {
   const config = readRuntimeConfig({
     ...env,
     TINY_HARNESS_TABLE: 'tiny-harness-local',
@@ -35,4 +35,4 @@ export async function checkRemoteAgents(env: NodeJS.ProcessEnv): Promise<Registr
     );
   }
   return registrations;
-}
+};

@@ -58,7 +58,7 @@ const portFrom = (text: string, name: string): number => {
  * The options from the command line, then npm's own forwarding of flags given without `--`
  * (`npm start --in-memory` sets npm_config_in_memory), then the TINY_HARNESS_* variables.
  */
-export function readStartOptions(argv: readonly string[], env: NodeJS.ProcessEnv): StartOptions {
+export const readStartOptions = (argv: readonly string[], env: NodeJS.ProcessEnv): StartOptions => {
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
@@ -112,13 +112,13 @@ export function readStartOptions(argv: readonly string[], env: NodeJS.ProcessEnv
   const newToken =
     values['new-token'] === true || ['true', ''].includes(npmFlag('new_token') ?? 'unset');
   return { help: values.help === true, port, dataDir, inMemory, newToken, profile };
-}
+};
 
 /**
  * The runtime configuration as `npm start` will read it, checked now: the variables the local
  * stack sets itself get stand-ins, everything else is the user's.
  */
-export function checkRuntimeConfig(env: NodeJS.ProcessEnv): void {
+export const checkRuntimeConfig = (env: NodeJS.ProcessEnv): void => {
   try {
     readRuntimeConfig({
       ...env,
@@ -128,4 +128,4 @@ export function checkRuntimeConfig(env: NodeJS.ProcessEnv): void {
   } catch (error) {
     throw new StartOptionsError((error as Error).message);
   }
-}
+};

@@ -33,8 +33,8 @@ export class StepSignals {
 }
 
 /** The task a turn-step event is about (`ref` or a tool call's `call.ref`), if it names one. */
-export function taskOfStep(event: unknown): string | undefined {
+export const taskOfStep = (event: unknown): string | undefined => {
   const shaped = event as { ref?: { taskId?: unknown }; call?: { ref?: { taskId?: unknown } } };
   const taskId = shaped?.ref?.taskId ?? shaped?.call?.ref?.taskId;
   return typeof taskId === 'string' ? taskId : undefined;
-}
+};

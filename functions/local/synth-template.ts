@@ -13,7 +13,7 @@ let synthesized: Promise<CloudFormationTemplate> | undefined;
  * memory). Once per process: the template depends on the code alone (and CDK context given by
  * the environment, which a process does not change).
  */
-export function synthesizeTemplate(): Promise<CloudFormationTemplate> {
+export const synthesizeTemplate = (): Promise<CloudFormationTemplate> => {
   synthesized ??= new Promise<CloudFormationTemplate>((resolve, reject) => {
     execFile(
       process.execPath,
@@ -33,4 +33,4 @@ export function synthesizeTemplate(): Promise<CloudFormationTemplate> {
     synthesized = undefined;
   });
   return synthesized;
-}
+};

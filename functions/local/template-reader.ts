@@ -31,7 +31,7 @@ const constructIdOf = (resource: Resource): string | undefined => {
 };
 
 /** Lambda logical id → the construct id (TurnStepFunction, ...), for every function of ours. */
-export function functionsByLogicalId(template: CloudFormationTemplate): Map<string, FunctionId> {
+export const functionsByLogicalId = (template: CloudFormationTemplate): Map<string, FunctionId> => {
   const found = new Map<string, FunctionId>();
   for (const [logicalId, resource] of Object.entries(resourcesOf(template))) {
     if (resource.Type !== 'AWS::Lambda::Function') continue;
@@ -43,7 +43,7 @@ export function functionsByLogicalId(template: CloudFormationTemplate): Map<stri
     if (![...found.values()].includes(id)) throw new Error(`the synthesized template has no ${id}`);
   }
   return found;
-}
+};
 
 type MappingProperties = {
   FunctionName?: { Ref?: string } | string;
@@ -63,7 +63,7 @@ export interface EventSourceMapping {
  * Every event source mapping of the template (the table stream's consumers: the stand-in and
  * push delivery), each with the function it feeds and its settings, so local matches cloud.
  */
-export function eventSourceMappings(template: CloudFormationTemplate): EventSourceMapping[] {
+export const eventSourceMappings = (template: CloudFormationTemplate): EventSourceMapping[] => {
   const functions = functionsByLogicalId(template);
   const mappings = Object.values(resourcesOf(template)).filter(
     (resource) => resource.Type === 'AWS::Lambda::EventSourceMapping'
@@ -89,4 +89,4 @@ export function eventSourceMappings(template: CloudFormationTemplate): EventSour
       },
     };
   });
-}
+};

@@ -29,7 +29,7 @@ interface Bucket {
   at: number;
 }
 
-export function createThrottle(options: ThrottleOptions): Throttle {
+export const createThrottle = (options: ThrottleOptions): Throttle => {
   if (!(options.ratePerMinute > 0) || !(options.burst >= 1)) {
     throw new Error('throttle: ratePerMinute must be > 0 and burst >= 1');
   }
@@ -62,4 +62,4 @@ export function createThrottle(options: ThrottleOptions): Throttle {
       };
     },
   };
-}
+};

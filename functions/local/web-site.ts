@@ -64,11 +64,11 @@ const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><t
 <body><main><h1>tiny-harness</h1><p>The web page is not built: run <code>npm run web:build</code> (npm start and npm test build it for you), then reload.</p></main></body></html>`;
 
 /** The config for a page loaded from `host`, or why it is refused. */
-export function localConfigFor(
+export const localConfigFor = (
   request: Pick<IncomingMessage, 'headers'>,
   port: number,
   identity: WebSiteOptions['identity']
-): { config: WebConfig } | { refused: string } {
+): { config: WebConfig } | { refused: string } => {
   const host = request.headers.host ?? '';
   if (!isLoopbackHost(host, port)) {
     return {
@@ -85,9 +85,9 @@ export function localConfigFor(
       auth: { kind: 'token', token: identity.token, participant: identity.participant },
     },
   };
-}
+};
 
-export function webSite(options: WebSiteOptions) {
+export const webSite = (options: WebSiteOptions) => {
   const root = normalize(options.dir);
   const headers = webHeaders({ connectTo: [] });
   return {
@@ -142,7 +142,7 @@ export function webSite(options: WebSiteOptions) {
       createReadStream(file).pipe(response);
     },
   };
-}
+};
 
 export type WebSite = ReturnType<typeof webSite>;
 

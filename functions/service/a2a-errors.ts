@@ -100,20 +100,20 @@ export class A2aError extends Error {
 }
 
 /** What the client may learn of something that went wrong inside: that it did, and its id. */
-export function internalError(cause: unknown): A2aError {
+export const internalError = (cause: unknown): A2aError => {
   const correlationId = randomUUID();
   return new A2aError('InternalError', `internal error (correlation id ${correlationId})`, {
     cause,
     correlationId,
   });
-}
+};
 
 /**
  * The error's details (`google.rpc.Status.details`, JSON-RPC `error.data`): the ErrorInfo of an
  * A2A error first (what the SDK clients read), then the refused fields of a malformed request
  * (BadRequest), or the correlation id of an internal error (RequestInfo).
  */
-export function errorDetails(error: A2aError): Array<Record<string, unknown>> {
+export const errorDetails = (error: A2aError): Array<Record<string, unknown>> => {
   const { reason } = A2A_ERRORS[error.kind];
   const details: Array<Record<string, unknown>> =
     reason === null ? [] : [{ '@type': ERROR_INFO_TYPE, reason, domain: A2A_ERROR_DOMAIN }];
@@ -127,7 +127,7 @@ export function errorDetails(error: A2aError): Array<Record<string, unknown>> {
     details.push({ '@type': REQUEST_INFO_TYPE, requestId: error.correlationId });
   }
   return details;
-}
+};
 
 /**
  * Every core error code mapped to the A2A error a client gets. Typed as a Record over all codes,
@@ -177,7 +177,7 @@ export const A2A_ERROR_FOR_CODE: Record<ErrorCode, A2aErrorName> = {
  * error that maps to InternalError (a store conflict, a model failure, anything unexpected)
  * keeps its message to itself: it may name tables, keys or hosts.
  */
-export function toA2aError(error: unknown): A2aError {
+export const toA2aError = (error: unknown): A2aError => {
   if (error instanceof A2aError) return error;
   if (isHarnessError(error)) {
     const kind = A2A_ERROR_FOR_CODE[error.code];
@@ -187,4 +187,4 @@ export function toA2aError(error: unknown): A2aError {
     if (kind !== 'InternalError') return new A2aError(kind, error.message);
   }
   return internalError(error);
-}
+};

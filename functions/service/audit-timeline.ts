@@ -5,10 +5,10 @@ import { toA2aError } from './a2a-errors.js';
 import { readTimeline } from './read-timeline.js';
 
 /** GetTaskTimeline (the audit extension): the caller's task's timeline, or an A2A error. */
-export async function taskTimeline(
+export const taskTimeline = async (
   audit: { sources: AuditSources; prices: ModelPrices },
   request: { taskId: string; caller: string; subTasks: boolean }
-): Promise<Timeline> {
+): Promise<Timeline> => {
   try {
     return await readTimeline(audit.sources, {
       taskId: request.taskId,
@@ -19,4 +19,4 @@ export async function taskTimeline(
   } catch (error) {
     throw toA2aError(error);
   }
-}
+};

@@ -9,11 +9,11 @@ const MAX_ATTEMPTS = 10;
  * now is when another follower wrote first (a push and a poll at once). What was learnt from the
  * agent is captured by `decide`, never asked again. Undefined when the link does not exist.
  */
-export async function changeLink(
+export const changeLink = async (
   links: RemoteLinks,
   ref: LinkRef,
   decide: (link: RemoteLink) => RemoteLink
-): Promise<RemoteLink | undefined> {
+): Promise<RemoteLink | undefined> => {
   for (let attempt = 1; ; attempt++) {
     const link = await links.get(ref.parentId, ref.linkId);
     if (link === undefined) return undefined;
@@ -26,4 +26,4 @@ export async function changeLink(
       throw error;
     }
   }
-}
+};

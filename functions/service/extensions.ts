@@ -9,7 +9,7 @@ import { A2aError } from './a2a-errors.js';
  * applies every advertised extension it is asked for, so the activated set is the requested one,
  * and the response echoes it in its own `A2A-Extensions` header.
  */
-export function negotiateExtensions(header: string | undefined, card: AgentCard): string[] {
+export const negotiateExtensions = (header: string | undefined, card: AgentCard): string[] => {
   const requested = Extensions.parseServiceParameter(header);
   const advertised = card.capabilities?.extensions ?? [];
   const known = new Set(advertised.map((extension) => extension.uri));
@@ -30,4 +30,4 @@ export function negotiateExtensions(header: string | undefined, card: AgentCard)
     );
   }
   return requested;
-}
+};

@@ -22,7 +22,7 @@ export interface WakeDeps {
  * execution is gone (the revival is an operation whose own wake, a cut, comes back here), and
  * releases or stops the executions of ended tasks and has their remote children canceled.
  */
-export function executionWaker(deps: WakeDeps): Waker {
+export const executionWaker = (deps: WakeDeps): Waker => {
   const { executions } = deps;
   /** Work waits for a task that is not parked: revived, unless its execution is still running. */
   const reviveIfGone = async (owner: { taskId: string; generation: number }): Promise<void> => {
@@ -65,4 +65,4 @@ export function executionWaker(deps: WakeDeps): Waker {
     }
   };
   return { follow };
-}
+};

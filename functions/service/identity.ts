@@ -49,9 +49,8 @@ const refuse = (reason: string, error?: 'invalid_token'): CallerResult => ({
 });
 
 /** The token of an `Authorization: Bearer <token>` header (the scheme is case-insensitive). */
-export function bearerTokenOf(authorization: string | undefined): string | undefined {
-  return authorization?.match(/^\s*bearer\s+(\S+)\s*$/i)?.[1];
-}
+export const bearerTokenOf = (authorization: string | undefined): string | undefined =>
+  authorization?.match(/^\s*bearer\s+(\S+)\s*$/i)?.[1];
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
@@ -59,9 +58,7 @@ const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8
  * Constant-time string equality. Both sides are hashed first, so the buffers compared are
  * always 32 bytes: `timingSafeEqual` needs equal lengths, and comparing lengths would leak one.
  */
-export function tokensEqual(a: string, b: string): boolean {
-  return timingSafeEqual(digest(a), digest(b));
-}
+export const tokensEqual = (a: string, b: string): boolean => timingSafeEqual(digest(a), digest(b));
 
 /** The configured tokens' digests, computed once per map (a cold start's configuration). */
 const digests = new WeakMap<ReadonlyMap<string, string>, ReadonlyArray<[Buffer, string]>>();
@@ -113,13 +110,16 @@ export interface OfferedIdentity {
  * The caller's participant id, or why the request is refused (401). Asked for every request
  * except the public agent card.
  */
-export function resolveCaller(offered: OfferedIdentity, settings: IdentitySettings): CallerResult {
+export const resolveCaller = (
+  offered: OfferedIdentity,
+  settings: IdentitySettings
+): CallerResult => {
   const resolved = resolveIdentity(offered, settings);
   if (resolved.ok && resolved.participantId === settings.agentId) {
     return refuse("the agent's own id is never a caller", 'invalid_token');
   }
   return resolved;
-}
+};
 
 const resolveIdentity = (offered: OfferedIdentity, settings: IdentitySettings): CallerResult => {
   if (settings.mode === 'cognito') {
@@ -159,32 +159,32 @@ export class ImpersonationError extends A2aError {
   }
 }
 
-export function checkAssertedParticipant(
+export const checkAssertedParticipant = (
   callerId: string,
   message: { metadata?: Record<string, unknown> | undefined }
-): { ok: true } | { ok: false; error: ImpersonationError } {
+): { ok: true } | { ok: false; error: ImpersonationError } => {
   const asserted = message.metadata?.participant_id;
   if (asserted === undefined || asserted === callerId) return { ok: true };
   return { ok: false, error: new ImpersonationError() };
-}
+};
 
 /**
  * Refuses, at start, a token that would make the agent a caller (see `IdentitySettings.agentId`).
  * The message names the entry's participant, never the token.
  */
-export function refuseAgentAsCaller(tokens: ReadonlyMap<string, string>, agentId: string): void {
+export const refuseAgentAsCaller = (tokens: ReadonlyMap<string, string>, agentId: string): void => {
   if ([...tokens.values()].includes(agentId)) {
     throw new Error(
       `TINY_HARNESS_BEARER_TOKENS maps a token to ${agentId}, the agent's own id (TINY_HARNESS_AGENT_ID): the agent is never a caller`
     );
   }
-}
+};
 
 /**
  * `TINY_HARNESS_BEARER_TOKENS`: `token=participant,token=participant`. A token may itself end in
  * `=` (base64 padding): each entry splits at its last `=`. Errors never quote a token.
  */
-export function parseBearerTokens(text: string): Map<string, string> {
+export const parseBearerTokens = (text: string): Map<string, string> => {
   const tokens = new Map<string, string>();
   const entries = text
     .split(',')
@@ -202,4 +202,4 @@ export function parseBearerTokens(text: string): Map<string, string> {
     tokens.set(token, participantId);
   }
   return tokens;
-}
+};

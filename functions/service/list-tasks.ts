@@ -55,7 +55,7 @@ export interface ListingQuery {
   since: number | undefined;
 }
 
-export function listingQuery(request: ListTasksRequest): ListingQuery {
+export const listingQuery = (request: ListTasksRequest): ListingQuery => {
   const pageSize = request.pageSize ?? DEFAULT_PAGE_SIZE;
   if (!Number.isSafeInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
     throw new A2aError('InvalidParams', `pageSize must be an integer from 1 to ${MAX_PAGE_SIZE}`);
@@ -80,7 +80,7 @@ export function listingQuery(request: ListTasksRequest): ListingQuery {
     status: request.status === TaskState.TASK_STATE_UNSPECIFIED ? undefined : request.status,
     since,
   };
-}
+};
 
 export interface TaskPage {
   tasks: Task[];
@@ -91,7 +91,7 @@ export interface TaskPage {
 }
 
 /** One page of the records that match the query, in the listing order. */
-export function pageOfTasks(records: readonly TaskRecord[], query: ListingQuery): TaskPage {
+export const pageOfTasks = (records: readonly TaskRecord[], query: ListingQuery): TaskPage => {
   const matching = records
     .map((record) => record.task)
     .filter(
@@ -111,4 +111,4 @@ export function pageOfTasks(records: readonly TaskRecord[], query: ListingQuery)
       rest.length > tasks.length && last !== undefined ? encodeToken(cursorOf(last)) : '',
     totalSize: matching.length,
   };
-}
+};

@@ -48,9 +48,8 @@ const invalidField = (field: string, description: string) =>
  * two participants may both name a config `hook` on one task: the store keys each by owner and
  * id. The owner is percent-encoded and the client's ids have no `/`, so the two split apart.
  */
-export function storedIdOf(ownerId: string, clientId: string) {
-  return `${encodeURIComponent(ownerId)}/${clientId}`;
-}
+export const storedIdOf = (ownerId: string, clientId: string) =>
+  `${encodeURIComponent(ownerId)}/${clientId}`;
 
 /** The id the client named; a config stored before ids were owned has its id as it was given. */
 const clientIdOf = (config: PushConfig) => {

@@ -116,12 +116,12 @@ const deliverTo = async (
  * for all. A task without configs costs one query. Resolves once every config has an outcome;
  * throws only when the configs or the task cannot be read.
  */
-export async function deliverEvent(
+export const deliverEvent = async (
   deps: PushDeliveryDeps,
   taskId: string,
   logged: LoggedEvent,
   deadline: number
-): Promise<EventDelivery> {
+): Promise<EventDelivery> => {
   const configs = await deps.pushConfigs.list(taskId);
   if (configs.length === 0) return { outcomes: [], complete: true };
   const record = await deps.store.get(taskId);
@@ -139,4 +139,4 @@ export async function deliverEvent(
     }))
   );
   return { outcomes, complete: outcomes.every(({ outcome }) => outcome !== 'failed') };
-}
+};

@@ -23,11 +23,9 @@ const withSecrets = async (config: PushConfig, transform: Transform): Promise<Pu
 };
 
 /** The config as it is stored: token and credentials sealed. */
-export function sealPushSecrets(sealer: SecretSealer, config: PushConfig): Promise<PushConfig> {
-  return withSecrets(config, (value, context) => sealer.seal(value, context));
-}
+export const sealPushSecrets = (sealer: SecretSealer, config: PushConfig): Promise<PushConfig> =>
+  withSecrets(config, (value, context) => sealer.seal(value, context));
 
 /** A stored config with its token and credentials open (`SecretUnreadableError` if they do not). */
-export function openPushSecrets(sealer: SecretSealer, config: PushConfig): Promise<PushConfig> {
-  return withSecrets(config, (value, context) => sealer.open(value, context));
-}
+export const openPushSecrets = (sealer: SecretSealer, config: PushConfig): Promise<PushConfig> =>
+  withSecrets(config, (value, context) => sealer.open(value, context));

@@ -24,10 +24,10 @@ const MAX_DEPTH = 32;
  * about, as for every task operation: to anyone else it is "not found". Its sub-tasks are part
  * of its account, so a participant of the task reads theirs too.
  */
-export async function readTimeline(
+export const readTimeline = async (
   sources: AuditSources,
   options: ReadTimelineOptions
-): Promise<Timeline> {
+): Promise<Timeline> => {
   const root = await sources.task(options.taskId);
   if (
     root === undefined ||
@@ -108,4 +108,4 @@ export async function readTimeline(
   };
   await visit(root.task.id, 0, null);
   return buildTimeline(root.task.id, parts, gaps);
-}
+};

@@ -30,12 +30,12 @@ const WHY: Record<ExecutionEndStatus, string> = {
 };
 
 /** The task's failure reason: what ended, how, and Step Functions' own words, shortened. */
-export function executionEndReason(end: ExecutionEnd): string {
+export const executionEndReason = (end: ExecutionEnd): string => {
   const detail = [end.error, end.cause].filter((part) => part !== undefined && part !== '');
   const said = detail.join(': ');
   const shortened = said.length > CAUSE_LIMIT ? `${said.slice(0, CAUSE_LIMIT)}…` : said;
   return `The turn execution ${end.taskId}-g${end.generation} ${WHY[end.status]} before the task ended${shortened === '' ? '' : ` (${shortened})`}.`;
-}
+};
 
 /**
  * A turn execution ended without ending its task (a step failed past Fail Task, a States.Runtime
@@ -47,10 +47,10 @@ export function executionEndReason(end: ExecutionEnd): string {
  * alone, except the generation right after it, whose execution is started again (a no-op when it
  * exists), so a restart that was cut short before its start is finished by the redelivery.
  */
-export async function reconcileExecutionEnd(
+export const reconcileExecutionEnd = async (
   runtime: Pick<ServiceDeps, 'loop' | 'executions'>,
   end: ExecutionEnd
-): Promise<Reconciliation> {
+): Promise<Reconciliation> => {
   const { loop, executions } = runtime;
   const record = await loop.store.get(end.taskId);
   if (record === undefined) return { action: 'ignored', why: 'unknown task' };
@@ -84,4 +84,4 @@ export async function reconcileExecutionEnd(
   // Decided on a fresh read: the task may have ended, or moved on, since the one above.
   if (failed.route.next === 'superseded') return { action: 'ignored', why: 'superseded' };
   return { action: 'failed', reason };
-}
+};

@@ -12,14 +12,14 @@ import { changeLink } from './change-link.js';
  * here waits on a remote agent: a parent's cancel is answered whether its children's agents are
  * up or not, and a failure to record one is logged, never thrown.
  */
-export async function requestRemoteCancels(
+export const requestRemoteCancels = async (
   deps: {
     logger: Logger;
     loop: { clock: Clock };
     remote: { links: RemoteLinks; followers: RemoteFollowers };
   },
   children: readonly RemoteChildRef[]
-): Promise<void> {
+): Promise<void> => {
   for (const { parentId, row } of children) {
     try {
       const link = (await deps.remote.links.list(parentId)).find(
@@ -53,4 +53,4 @@ export async function requestRemoteCancels(
       });
     }
   }
-}
+};

@@ -174,10 +174,10 @@ const cancel = async (deps: RemoteChildrenDeps, link: RemoteLink): Promise<Remot
  * to wait. The follower is done once the child ended and its parent took the ending (a cancel
  * follower, once its cancel went through).
  */
-export async function followRemoteChild(
+export const followRemoteChild = async (
   deps: RemoteChildrenDeps,
   state: FollowState
-): Promise<FollowOutcome> {
+): Promise<FollowOutcome> => {
   const finished = { ...state, done: true, waitSeconds: 0 };
   let link = await deps.remote.links.get(state.parentId, state.linkId);
   // A link still `creating` belongs to its creation, which starts a follower when it is done.
@@ -202,22 +202,22 @@ export async function followRemoteChild(
     return { ...finished, steps };
   }
   return { ...state, steps, done: false, waitSeconds: nextWaitSeconds(link, policyOf(deps, link)) };
-}
+};
 
 /**
  * The follower itself failed past its retries: the child fails with the reason (a parent must
  * not wait for ever on a child nobody follows).
  */
-export async function failRemoteChild(
+export const failRemoteChild = async (
   deps: RemoteChildrenDeps,
   ref: LinkRef,
   reason: string
-): Promise<void> {
+): Promise<void> => {
   const link = await changeLink(deps.remote.links, ref, (current) =>
     failed(current, `the stand-in following it failed: ${reason}`)
   );
   if (link !== undefined) await deliver(deps, link);
-}
+};
 
 export type PushReceipt = 'accepted' | 'unauthorized' | 'unavailable';
 
@@ -228,11 +228,11 @@ export type PushReceipt = 'accepted' | 'unauthorized' | 'unavailable';
  * poll would. A GetTask that fails answers `unavailable`, so the agent pushes again; the
  * follower's own polls catch up anyway.
  */
-export async function receiveRemotePush(
+export const receiveRemotePush = async (
   deps: RemoteChildrenDeps,
   ref: LinkRef,
   token: string | undefined
-): Promise<PushReceipt> {
+): Promise<PushReceipt> => {
   const link = await deps.remote.links.get(ref.parentId, ref.linkId);
   if (link === undefined || !tokenMatches(token, link.tokenHash)) return 'unauthorized';
   if (link.phase !== 'following') {
@@ -243,4 +243,4 @@ export async function receiveRemotePush(
   const after = await poll(deps, link);
   await deliver(deps, after);
   return after.failures > before ? 'unavailable' : 'accepted';
-}
+};

@@ -16,13 +16,16 @@ export const MAX_HISTORY_MESSAGES = 1_000;
  * What a request's `historyLength` asks for, given the operation's default when it is unset. A
  * negative or fractional length is malformed.
  */
-export function historyLimit(historyLength: number | undefined, unset: HistoryLimit): HistoryLimit {
+export const historyLimit = (
+  historyLength: number | undefined,
+  unset: HistoryLimit
+): HistoryLimit => {
   if (historyLength === undefined) return unset;
   if (!Number.isSafeInteger(historyLength) || historyLength < 0) {
     throw new A2aError('InvalidParams', 'historyLength must be a non-negative integer');
   }
   return historyLength;
-}
+};
 
 const textMessage = (
   task: Task,
@@ -85,20 +88,19 @@ const AS_MESSAGE: {
 };
 
 /** The transcript as A2A messages, in transcript order. */
-export function transcriptMessages(task: Task, entries: readonly HistoryEntry[]): Message[] {
-  return entries.flatMap((entry) => {
+export const transcriptMessages = (task: Task, entries: readonly HistoryEntry[]): Message[] =>
+  entries.flatMap((entry) => {
     const asMessage = AS_MESSAGE[entry.kind] as (task: Task, entry: HistoryEntry) => Message | null;
     const message = asMessage(task, entry);
     return message === null ? [] : [message];
   });
-}
 
 /**
  * The task with its history as limited, never more than the `cap` most recent messages. The stored task keeps `history: []` (the transcript is
  * many small items), so the history is built from the transcript here, and not read at all when
  * none is wanted. Messages still in the inbox (not yet folded in by a turn) are not history yet.
  */
-export async function withHistory(
+export const withHistory = async (
   store: TaskStore,
   task: Task,
   limit: HistoryLimit,
@@ -107,10 +109,10 @@ export async function withHistory(
     /** The transcript's last seq as the task's record knows it (the answer's snapshot). */
     throughSeq?: number | undefined;
   } = {}
-): Promise<Task> {
+): Promise<Task> => {
   const cap = options.cap ?? MAX_HISTORY_MESSAGES;
   if (limit === 0) return { ...task, history: [] };
   const entries = await store.readHistory(task.id, 0, options.throughSeq);
   const messages = transcriptMessages(task, entries);
   return { ...task, history: messages.slice(-(limit === 'all' ? cap : Math.min(limit, cap))) };
-}
+};

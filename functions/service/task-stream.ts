@@ -16,7 +16,7 @@ export const INTERRUPTED_STATES: ReadonlySet<TaskState> = new Set([
  * flight for it, and the execution waits on its token). A blocking SendMessage answers, and a
  * SendStreamingMessage stream ends, once the task is settled (A2A §3.2.2, §3.1.2).
  */
-export function isSettled(record: TaskRecord, inboxSeq: number): boolean {
+export const isSettled = (record: TaskRecord, inboxSeq: number): boolean => {
   const state = record.task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
   if (isTerminalState(state)) return true;
   return (
@@ -24,7 +24,7 @@ export function isSettled(record: TaskRecord, inboxSeq: number): boolean {
     record.loop.inboxCursor >= inboxSeq &&
     record.loop.parkToken !== null
   );
-}
+};
 
 /**
  * When a stream ends, besides a terminal status (which always ends it):

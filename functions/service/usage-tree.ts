@@ -19,10 +19,10 @@ import { namesParent } from '../core/task/links.js';
  * the total of its whole sub-task tree (`tree`), children on remote agents included as their
  * agents report them, and the ids of the tasks whose usage is unknown (`tree.unknown`).
  */
-export async function withUsageTree(
+export const withUsageTree = async (
   deps: { loop: Pick<LoopDeps, 'store'>; remote: { links: RemoteLinks } },
   task: Task
-): Promise<Task> {
+): Promise<Task> => {
   const tree = await usageTree(deps.loop.store, task, async (parentId) => {
     const links = await deps.remote.links.list(parentId);
     return new Map(links.map((link) => [childIdOf(link), link.usage]));
@@ -37,7 +37,7 @@ export async function withUsageTree(
       },
     },
   };
-}
+};
 
 export interface UsageTree {
   taskId: string;
@@ -83,11 +83,11 @@ const remoteLeaf = (
  * and one that reports nothing is unknown, never zero. Read on demand, so it is never out of step
  * with the records.
  */
-export async function usageTree(
+export const usageTree = async (
   store: TaskStore,
   task: Task,
   remoteUsageOf?: RemoteUsageOf
-): Promise<UsageTree> {
+): Promise<UsageTree> => {
   const taskId = task.id;
   const own = readUsage(task);
   const rows = readExtension(task).sub_tasks;
@@ -113,4 +113,4 @@ export async function usageTree(
     total: children.reduce((sum, child) => addUsage(sum, child.total), own),
     unknown: children.flatMap((child) => child.unknown),
   };
-}
+};

@@ -5,7 +5,7 @@ import { A2aError } from './a2a-errors.js';
  * A push-notification URL the agent may call (functions/core/push/webhook-address.ts), parsed;
  * anything else is InvalidParams saying why.
  */
-export function checkWebhookUrl(raw: string, policy: WebhookPolicy): URL {
+export const checkWebhookUrl = (raw: string, policy: WebhookPolicy): URL => {
   let url: URL;
   try {
     url = new URL(raw);
@@ -15,4 +15,4 @@ export function checkWebhookUrl(raw: string, policy: WebhookPolicy): URL {
   const refusal = webhookUrlRefusal(url, policy);
   if (refusal !== undefined) throw new A2aError('InvalidParams', `webhook url refused: ${refusal}`);
   return url;
-}
+};

@@ -22,12 +22,9 @@ export interface TaskSource {
 /** How long a burst of events must be quiet before the task is read again. */
 const SETTLE_MS = 250;
 
-export function sameView(a: TaskView, b: TaskView) {
-  return (
-    JSON.stringify({ ...a, updated_at: null, usage: null }) ===
-    JSON.stringify({ ...b, updated_at: null, usage: null })
-  );
-}
+export const sameView = (a: TaskView, b: TaskView) =>
+  JSON.stringify({ ...a, updated_at: null, usage: null }) ===
+  JSON.stringify({ ...b, updated_at: null, usage: null });
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((done) => {
@@ -40,9 +37,8 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 
 const QUIET = Symbol('quiet');
 
-export async function readView(source: TaskSource, taskId: string) {
-  return source.view(await source.client.getTask({ tenant: '', id: taskId, historyLength: 0 }));
-}
+export const readView = async (source: TaskSource, taskId: string) =>
+  source.view(await source.client.getTask({ tenant: '', id: taskId, historyLength: 0 }));
 
 /**
  * The views a stream brings, one per change, starting from `start` (or, with none, from the

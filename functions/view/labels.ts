@@ -27,27 +27,24 @@ export const ROW_MARK: Record<string, string> = {
 };
 
 /** `TASK_STATE_INPUT_REQUIRED` → `input-required`. */
-export function stateLabel(state: string) {
-  return state
+export const stateLabel = (state: string) =>
+  state
     .replace(/^TASK_STATE_/, '')
     .toLowerCase()
     .replace(/_/g, '-');
-}
 
 /** `input-required (awaiting-answer)`. */
-export function stateWithSubState(state: string, subState: string | null) {
-  return `${stateLabel(state)}${subState === null ? '' : ` (${subState})`}`;
-}
+export const stateWithSubState = (state: string, subState: string | null) =>
+  `${stateLabel(state)}${subState === null ? '' : ` (${subState})`}`;
 
 /** `agent/task_id` for a child on a remote agent, `task_id` on this harness. */
-export function rowLabel(row: Pick<SubTaskRow, 'task_id' | 'agent'>) {
-  return row.agent === null ? row.task_id : `${row.agent}/${row.task_id}`;
-}
+export const rowLabel = (row: Pick<SubTaskRow, 'task_id' | 'agent'>) =>
+  row.agent === null ? row.task_id : `${row.agent}/${row.task_id}`;
 
 /** The tone a state is shown in: what a reader should make of it at a glance. */
 export type Tone = 'done' | 'failed' | 'waiting' | 'active' | 'idle';
 
-export function stateTone(state: string): Tone {
+export const stateTone = (state: string): Tone => {
   if (state === 'TASK_STATE_COMPLETED') return 'done';
   if (['TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED'].includes(state))
     return 'failed';
@@ -55,13 +52,13 @@ export function stateTone(state: string): Tone {
     return 'waiting';
   if (state === 'TASK_STATE_WORKING') return 'active';
   return 'idle';
-}
+};
 
 /**
  * A pending question as the harness words its status (`<question>\nOptions: a, b`): the question
  * and its closed set of answers (none for an open question).
  */
-export function questionOf(statusText: string): { question: string; options: string[] } {
+export const questionOf = (statusText: string): { question: string; options: string[] } => {
   const options =
     /(?:^|\n)Options: (.+)$/m
       .exec(statusText)?.[1]
@@ -69,19 +66,16 @@ export function questionOf(statusText: string): { question: string; options: str
       .map((option) => option.trim())
       .filter((option) => option !== '') ?? [];
   return { question: statusText.replace(/\nOptions: .+$/m, ''), options };
-}
+};
 
 /** Whether the task waits on an answer to a question. */
-export function isAsking(view: Pick<TaskView, 'state' | 'sub_state'>) {
-  return view.state === 'TASK_STATE_INPUT_REQUIRED' && view.sub_state === 'awaiting-answer';
-}
+export const isAsking = (view: Pick<TaskView, 'state' | 'sub_state'>) =>
+  view.state === 'TASK_STATE_INPUT_REQUIRED' && view.sub_state === 'awaiting-answer';
 
 /** Whether the task waits for a participant's approval of tool calls. */
-export function isAwaitingApproval(view: Pick<TaskView, 'state' | 'sub_state'>) {
-  return view.state === 'TASK_STATE_INPUT_REQUIRED' && view.sub_state === 'awaiting-approval';
-}
+export const isAwaitingApproval = (view: Pick<TaskView, 'state' | 'sub_state'>) =>
+  view.state === 'TASK_STATE_INPUT_REQUIRED' && view.sub_state === 'awaiting-approval';
 
 /** The calls an approval request lists, without its closing options line (approve, reject). */
-export function approvalRequestOf(statusText: string): string {
-  return statusText.replace(/\nOptions: .+$/m, '');
-}
+export const approvalRequestOf = (statusText: string): string =>
+  statusText.replace(/\nOptions: .+$/m, '');

@@ -8,45 +8,40 @@ import type { ControlPayload } from '../core/task/envelope.schema.js';
 const newMessageId = () => globalThis.crypto.randomUUID();
 
 /** A participant's text to a task (or, with no task id, the first message of a new one). */
-export function textTo(taskId: string | undefined, text: string): Message {
-  return userTextMessage({ messageId: newMessageId(), taskId: taskId ?? '', text });
-}
+export const textTo = (taskId: string | undefined, text: string): Message =>
+  userTextMessage({ messageId: newMessageId(), taskId: taskId ?? '', text });
 
 /** `/sub-task <description>`: the harness starts a sub-task with it as its goal. */
-export function subTaskTo(taskId: string | undefined, description: string): Message {
-  return textTo(taskId, `/sub-task ${description}`);
-}
+export const subTaskTo = (taskId: string | undefined, description: string): Message =>
+  textTo(taskId, `/sub-task ${description}`);
 
 /**
  * The control envelope: a participant completes or cancels the task, or a reviewer rejects a met
  * criterion (docs/a2a/ext/README.md).
  */
-export function controlTo(taskId: string, payload: ControlPayload): Message {
-  return {
-    messageId: newMessageId(),
-    contextId: '',
-    taskId,
-    role: Role.ROLE_USER,
-    parts: [
-      {
-        content: {
-          $case: 'data',
-          value: { kind: 'control', payload },
-        },
-        metadata: undefined,
-        filename: '',
-        mediaType: EVENT_MEDIA_TYPE,
+export const controlTo = (taskId: string, payload: ControlPayload): Message => ({
+  messageId: newMessageId(),
+  contextId: '',
+  taskId,
+  role: Role.ROLE_USER,
+  parts: [
+    {
+      content: {
+        $case: 'data',
+        value: { kind: 'control', payload },
       },
-    ],
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  };
-}
+      metadata: undefined,
+      filename: '',
+      mediaType: EVENT_MEDIA_TYPE,
+    },
+  ],
+  metadata: undefined,
+  extensions: [],
+  referenceTaskIds: [],
+});
 
 /** A message's text parts, joined. */
-export function messageText(message: Pick<Message, 'parts'>): string {
-  return message.parts
+export const messageText = (message: Pick<Message, 'parts'>): string =>
+  message.parts
     .flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : []))
     .join('\n');
-}

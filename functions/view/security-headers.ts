@@ -9,8 +9,8 @@ export interface WebHeaderOptions {
   connectTo: readonly string[];
 }
 
-export function contentSecurityPolicy(options: WebHeaderOptions): string {
-  return [
+export const contentSecurityPolicy = (options: WebHeaderOptions): string =>
+  [
     "default-src 'none'",
     "script-src 'self'",
     "style-src 'self'",
@@ -21,7 +21,6 @@ export function contentSecurityPolicy(options: WebHeaderOptions): string {
     "form-action 'self'",
     "frame-ancestors 'none'",
   ].join('; ');
-}
 
 /** Every header but the CSP, by name (CloudFront sets some of them through typed fields). */
 export const WEB_HEADERS = {
@@ -32,9 +31,7 @@ export const WEB_HEADERS = {
   'Permissions-Policy': 'camera=(), microphone=(), geolocation=(), payment=(), usb=()',
 } as const;
 
-export function webHeaders(options: WebHeaderOptions): Record<string, string> {
-  return {
-    'Content-Security-Policy': contentSecurityPolicy(options),
-    ...WEB_HEADERS,
-  };
-}
+export const webHeaders = (options: WebHeaderOptions): Record<string, string> => ({
+  'Content-Security-Policy': contentSecurityPolicy(options),
+  ...WEB_HEADERS,
+});

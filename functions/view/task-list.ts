@@ -17,13 +17,13 @@ export const STATE_FILTERS = [
 export type StateFilter = (typeof STATE_FILTERS)[number];
 
 /** `input-required` → TASK_STATE_INPUT_REQUIRED; none → no filter. */
-export function stateFilter(filter: string | undefined): TaskState {
+export const stateFilter = (filter: string | undefined): TaskState => {
   if (filter === undefined || filter === '') return TaskState.TASK_STATE_UNSPECIFIED;
   if (!(STATE_FILTERS as readonly string[]).includes(filter)) {
     throw new AgentError(`the state must be one of ${STATE_FILTERS.join(', ')}`);
   }
   return taskStateFromJSON(`TASK_STATE_${filter.toUpperCase().replace('-', '_')}`);
-}
+};
 
 export interface TaskListOptions {
   state?: string | undefined;
@@ -32,12 +32,12 @@ export interface TaskListOptions {
 }
 
 /** Up to `limit` of the caller's tasks, page by page. */
-export async function listTaskViews(
+export const listTaskViews = async (
   client: Pick<Client, 'listTasks'>,
   view: (task: Task) => TaskView,
   options: TaskListOptions,
   signal?: AbortSignal
-): Promise<TaskView[]> {
+): Promise<TaskView[]> => {
   const status = stateFilter(options.state);
   const views: TaskView[] = [];
   let pageToken = '';
@@ -59,4 +59,4 @@ export async function listTaskViews(
     pageToken = page.nextPageToken;
   } while (pageToken !== '' && views.length < options.limit);
   return views;
-}
+};

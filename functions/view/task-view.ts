@@ -29,16 +29,13 @@ export const TERMINAL_STATES: ReadonlySet<string> = new Set([
   'TASK_STATE_REJECTED',
 ]);
 
-export function isTerminal(view: Pick<TaskView, 'state'>) {
-  return TERMINAL_STATES.has(view.state);
-}
+export const isTerminal = (view: Pick<TaskView, 'state'>) => TERMINAL_STATES.has(view.state);
 
 /** The text parts of a status's message, joined. */
-export function textOf(status: TaskStatus | undefined): string {
-  return (status?.message?.parts ?? [])
+export const textOf = (status: TaskStatus | undefined): string =>
+  (status?.message?.parts ?? [])
     .flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : []))
     .join('\n');
-}
 
 const subStateOf = (metadata: Record<string, unknown> | undefined): string | null => {
   const status = metadata?.[STATUS_METADATA_KEY] as { sub_state?: unknown } | undefined;
@@ -50,7 +47,7 @@ const refOf = (ref: Pick<TaskRef, 'task_id'> & { agent?: { id: string } | null |
   agent: ref.agent?.id ?? null,
 });
 
-export function taskView(task: Task, readExtension: ExtensionReader): TaskView {
+export const taskView = (task: Task, readExtension: ExtensionReader): TaskView => {
   const extension = readExtension(task.metadata?.[TASK_METADATA_KEY]);
   const usage = task.metadata?.[USAGE_METADATA_KEY] as
     | (Omit<NonNullable<TaskView['usage']>, 'tree'> & {
@@ -115,21 +112,19 @@ export function taskView(task: Task, readExtension: ExtensionReader): TaskView {
             tree: usage.tree ?? null,
           },
   };
-}
+};
 
 /** The view after a status update: the new state and message, the extension as it was. */
-export function withStatus(
+export const withStatus = (
   view: TaskView,
   update: {
     status?: TaskStatus | undefined;
     metadata?: Record<string, unknown> | undefined;
   }
-): TaskView {
-  return {
-    ...view,
-    state: taskStateToJSON(update.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED),
-    sub_state: subStateOf(update.metadata),
-    status_text: textOf(update.status),
-    updated_at: update.status?.timestamp ?? view.updated_at,
-  };
-}
+): TaskView => ({
+  ...view,
+  state: taskStateToJSON(update.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED),
+  sub_state: subStateOf(update.metadata),
+  status_text: textOf(update.status),
+  updated_at: update.status?.timestamp ?? view.updated_at,
+});

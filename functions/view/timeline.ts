@@ -13,21 +13,18 @@ export class AgentError extends Error {
   override readonly name = 'AgentError';
 }
 
-export function offersTimeline(card: AgentCard) {
-  return (
-    card.capabilities?.extensions.some((extension) => extension.uri === AUDIT_EXTENSION_URI) ===
-      true && card.supportedInterfaces.some((i) => i.protocolBinding === 'JSONRPC')
-  );
-}
+export const offersTimeline = (card: AgentCard) =>
+  card.capabilities?.extensions.some((extension) => extension.uri === AUDIT_EXTENSION_URI) ===
+    true && card.supportedInterfaces.some((i) => i.protocolBinding === 'JSONRPC');
 
 /** GetTaskTimeline over JSON-RPC, parsed by the caller's validator of the published schema. */
-export async function fetchTimeline(options: {
+export const fetchTimeline = async (options: {
   fetch: typeof fetch;
   card: AgentCard;
   taskId: string;
   subTasks: boolean;
   parse: (raw: unknown) => Timeline;
-}): Promise<Timeline> {
+}): Promise<Timeline> => {
   const { card, taskId } = options;
   const jsonRpc = card.supportedInterfaces.find((i) => i.protocolBinding === 'JSONRPC');
   if (!offersTimeline(card) || jsonRpc === undefined) {
@@ -52,7 +49,7 @@ export async function fetchTimeline(options: {
   }))) as { result?: unknown; error?: { code: number; message: string } };
   if (body.error !== undefined) throw new AgentError(`${body.error.message} (${taskId})`);
   return options.parse(body.result);
-}
+};
 
 export interface TimelineTotals {
   model_calls: number;
@@ -67,7 +64,7 @@ export interface TimelineTotals {
 const numberOf = (value: unknown) => (typeof value === 'number' ? value : 0);
 
 /** What the entries (of the whole tree, or a filtered part) add up to. */
-export function timelineTotals(entries: readonly TimelineEntry[]): TimelineTotals {
+export const timelineTotals = (entries: readonly TimelineEntry[]): TimelineTotals => {
   const totals: TimelineTotals = {
     model_calls: 0,
     tool_calls: 0,
@@ -87,4 +84,4 @@ export function timelineTotals(entries: readonly TimelineEntry[]): TimelineTotal
     totals.cost_usd += numberOf(details.cost_usd);
   }
   return totals;
-}
+};

@@ -9,6 +9,4 @@
  */
 import { fromEnv } from '@aws-sdk/credential-provider-env';
 
-export function defaultProvider(init: Parameters<typeof fromEnv>[0] = {}) {
-  return fromEnv(init);
-}
+export const defaultProvider = (init: Parameters<typeof fromEnv>[0] = {}) => fromEnv(init);

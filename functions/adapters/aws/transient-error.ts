@@ -14,7 +14,7 @@ export class TransientServiceError extends Error {
 export const TRANSIENT_SERVICE_ERROR_NAME = 'TransientServiceError';
 
 /** Whether an AWS SDK error is one the SDK itself would retry: throttling, transient or 5xx. */
-export function isTransientServiceError(error: unknown): boolean {
+export const isTransientServiceError = (error: unknown): boolean => {
   if (!(error instanceof Error) || error instanceof TransientServiceError) return false;
   // The domain's errors say themselves whether they are retryable (RETRYABLE_ERROR_NAMES).
   if (isHarnessError(error)) return false;
@@ -25,16 +25,15 @@ export function isTransientServiceError(error: unknown): boolean {
     return isTransientError(sdkError);
   }
   return isThrottlingError(sdkError) || isTransientError(sdkError) || isServerError(sdkError);
-}
+};
 
 /**
  * The error as the state machine should see it: a transient AWS failure becomes
  * `TransientServiceError` (its message names the original), anything else is unchanged.
  */
-export function asStepError(error: unknown): unknown {
-  return isTransientServiceError(error)
+export const asStepError = (error: unknown): unknown =>
+  isTransientServiceError(error)
     ? new TransientServiceError(`${(error as Error).name}: ${(error as Error).message}`, {
         cause: error,
       })
     : error;
-}

@@ -28,11 +28,11 @@ export interface CreatedTable {
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
-export async function createTable(
+export const createTable = async (
   client: DynamoDBClient,
   tableName: string,
   options: CreateTableOptions = {}
-): Promise<CreatedTable> {
+): Promise<CreatedTable> => {
   const definition = options.definition ?? TABLE_DEFINITION;
   try {
     await client.send(
@@ -80,7 +80,7 @@ export async function createTable(
     if (Date.now() > deadline) throw new Error(`table ${tableName} is not ACTIVE in time`);
     await sleep(100);
   }
-}
+};
 
 const enableTimeToLive = async (client: DynamoDBClient, tableName: string, attribute: string) => {
   const { TimeToLiveDescription: ttl } = await client.send(

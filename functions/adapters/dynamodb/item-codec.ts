@@ -72,61 +72,40 @@ const utf8Bytes = (value: string) => new TextEncoder().encode(value).length;
  * itself when short, else its SHA-256. Strings that start with the hash prefix are hashed too,
  * so the mapping stays one-to-one.
  */
-export function keyPart(value: string): string {
-  return utf8Bytes(value) <= MAX_KEY_PART_BYTES && !value.startsWith(HASHED_PREFIX)
+export const keyPart = (value: string): string =>
+  utf8Bytes(value) <= MAX_KEY_PART_BYTES && !value.startsWith(HASHED_PREFIX)
     ? value
     : `${HASHED_PREFIX}${createHash('sha256').update(value, 'utf8').digest('hex')}`;
-}
 
 /** Whether a task id fits a partition key (a longer one can name no stored task). */
-export function isStorableTaskId(taskId: string): boolean {
-  return utf8Bytes(taskPk(taskId)) <= MAX_PARTITION_KEY_BYTES;
-}
+export const isStorableTaskId = (taskId: string): boolean =>
+  utf8Bytes(taskPk(taskId)) <= MAX_PARTITION_KEY_BYTES;
 
-export function key(taskId: string, sk: string): Item {
-  return {
-    [PARTITION_KEY]: { S: taskPk(taskId) },
-    [SORT_KEY]: { S: sk },
-  };
-}
+export const key = (taskId: string, sk: string): Item => ({
+  [PARTITION_KEY]: { S: taskPk(taskId) },
+  [SORT_KEY]: { S: sk },
+});
 
-export function taskKey(taskId: string) {
-  return key(taskId, SORT_KEY_VALUE.task);
-}
-export function participantSk(participantId: string) {
-  return `${KEY_PREFIX.participant}${keyPart(participantId)}`;
-}
-export function historySk(seq: number) {
-  return `${KEY_PREFIX.history}${padSeq(seq)}`;
-}
-export function inboxSk(seq: number) {
-  return `${KEY_PREFIX.inbox}${padSeq(seq)}`;
-}
-export function inboxIdSk(itemId: string) {
-  return `${KEY_PREFIX.inboxId}${keyPart(itemId)}`;
-}
-export function onceSk(onceKey: string) {
-  return `${KEY_PREFIX.once}${keyPart(onceKey)}`;
-}
-export function eventSk(seq: number) {
-  return `${KEY_PREFIX.event}${padSeq(seq)}`;
-}
-export function pushConfigSk(configId: string) {
-  return `${KEY_PREFIX.pushConfig}${keyPart(configId)}`;
-}
-export function remoteLinkSk(linkId: string) {
-  return `${KEY_PREFIX.remoteLink}${linkId}`;
-}
+export const taskKey = (taskId: string) => key(taskId, SORT_KEY_VALUE.task);
+export const participantSk = (participantId: string) =>
+  `${KEY_PREFIX.participant}${keyPart(participantId)}`;
+export const historySk = (seq: number) => `${KEY_PREFIX.history}${padSeq(seq)}`;
+export const inboxSk = (seq: number) => `${KEY_PREFIX.inbox}${padSeq(seq)}`;
+export const inboxIdSk = (itemId: string) => `${KEY_PREFIX.inboxId}${keyPart(itemId)}`;
+export const onceSk = (onceKey: string) => `${KEY_PREFIX.once}${keyPart(onceKey)}`;
+export const eventSk = (seq: number) => `${KEY_PREFIX.event}${padSeq(seq)}`;
+export const pushConfigSk = (configId: string) => `${KEY_PREFIX.pushConfig}${keyPart(configId)}`;
+export const remoteLinkSk = (linkId: string) => `${KEY_PREFIX.remoteLink}${linkId}`;
 
 /**
  * The first seq strictly after `afterSeq`, or `undefined` when no seq can follow it. Mirrors
  * `seq > afterSeq` for any number (negative, fractional, NaN, Infinity).
  */
-export function firstSeqAfter(afterSeq: number): number | undefined {
+export const firstSeqAfter = (afterSeq: number): number | undefined => {
   if (Number.isNaN(afterSeq)) return undefined;
   const first = Math.max(1, Math.floor(afterSeq) + 1);
   return first > MAX_SEQ ? undefined : first;
-}
+};
 
 // ---------------------------------------------------------------------------------------------
 // Reading attributes
@@ -165,11 +144,11 @@ const parseWith = <T>(schema: z.ZodType<T>, value: unknown, what: string): T => 
 };
 
 /** The JSON text of a value; `undefined`, functions and symbols have none. */
-export function toJsonText(value: unknown): string {
+export const toJsonText = (value: unknown): string => {
   const text = JSON.stringify(value);
   if (text === undefined) throw new TypeError('the value is not JSON-serialisable');
   return text;
-}
+};
 
 /** A value about to be written must read back: refuse it now rather than poison the store. */
 const refuseInvalid = <T>(schema: z.ZodType<T>, value: unknown, what: string): T => {
@@ -204,9 +183,7 @@ const StoredTaskJsonSchema = z.looseObject({
 
 const JsonObjectSchema = z.looseObject({});
 
-export function taskToJson(task: Task): unknown {
-  return JSON.parse(JSON.stringify(Task.toJSON(task)));
-}
+export const taskToJson = (task: Task): unknown => JSON.parse(JSON.stringify(Task.toJSON(task)));
 
 const fromJsonChecked = <T>(decode: (json: unknown) => T, json: unknown, what: string): T => {
   try {
@@ -216,31 +193,28 @@ const fromJsonChecked = <T>(decode: (json: unknown) => T, json: unknown, what: s
   }
 };
 
-export function taskFromJson(json: unknown, what = 'task'): Task {
-  return fromJsonChecked(Task.fromJSON, parseWith(StoredTaskJsonSchema, json, what), what);
-}
+export const taskFromJson = (json: unknown, what = 'task'): Task =>
+  fromJsonChecked(Task.fromJSON, parseWith(StoredTaskJsonSchema, json, what), what);
 
 /** The A2A state name of a task (`TASK_STATE_UNSPECIFIED` without a status). */
-export function stateNameOf(task: Task): string {
-  return taskStateToJSON(task.status?.state ?? 0);
-}
+export const stateNameOf = (task: Task): string => taskStateToJSON(task.status?.state ?? 0);
 
 /**
  * The participant ids of a task, from its extension (deduplicated, in order). A task without a
  * valid extension has none: it is listed by no participant.
  */
-export function participantIdsOf(task: Task): string[] {
+export const participantIdsOf = (task: Task): string[] => {
   const parsed = TaskExtensionSchema.safeParse(task.metadata?.[TASK_METADATA_KEY]);
   if (!parsed.success) return [];
   return [...new Set(parsed.data.participants.map((participant) => participant.id))];
-}
+};
 
 /** The first parent task on this harness (`agent: null`): the one the stream Lambda notifies. */
-export function parentIdOf(task: Task): string | undefined {
+export const parentIdOf = (task: Task): string | undefined => {
   const parsed = TaskExtensionSchema.safeParse(task.metadata?.[TASK_METADATA_KEY]);
   if (!parsed.success) return undefined;
   return parsed.data.parent_tasks.find((parent) => parent.agent === null)?.task_id;
-}
+};
 
 // ---------------------------------------------------------------------------------------------
 // Task records
@@ -254,7 +228,7 @@ export interface TaskRecordAttributes {
 }
 
 /** The record's attributes, the version aside (create and update write the same ones). */
-export function taskRecordAttributes(record: Pick<TaskRecord, 'task' | 'loop' | 'eventSeq'>) {
+export const taskRecordAttributes = (record: Pick<TaskRecord, 'task' | 'loop' | 'eventSeq'>) => {
   const task = record.task;
   const taskJson = refuseInvalid(StoredTaskJsonSchema, taskToJson(task), 'task');
   const loop = refuseInvalid(LoopStateSchema, record.loop, 'loop state');
@@ -282,13 +256,13 @@ export function taskRecordAttributes(record: Pick<TaskRecord, 'task' | 'loop' | 
     set[ATTR.ctxSk] = { S: task.id };
   }
   return { set, remove, participantIds } satisfies TaskRecordAttributes;
-}
+};
 
 /** The whole record item, for a create. */
-export function encodeTaskRecord(
+export const encodeTaskRecord = (
   record: Pick<TaskRecord, 'task' | 'loop' | 'eventSeq'> & { inboxCount?: number },
   version: number
-) {
+) => {
   const attributes = taskRecordAttributes(record);
   const item: Item = {
     ...taskKey(record.task.id),
@@ -297,11 +271,10 @@ export function encodeTaskRecord(
     [ATTR.version]: { N: String(version) },
   };
   return { item, participantIds: attributes.participantIds };
-}
+};
 
-export function decodeVersion(image: ItemImage): number {
-  return readInt(image, ATTR.version, 'task version', 1);
-}
+export const decodeVersion = (image: ItemImage): number =>
+  readInt(image, ATTR.version, 'task version', 1);
 
 /**
  * Membership changes one record write may carry: a transaction holds at most 100 actions, one
@@ -310,19 +283,18 @@ export function decodeVersion(image: ItemImage): number {
 export const MAX_TRANSACTION_PARTICIPANTS = 99;
 
 /** The stored participant ids of a record item (for diffing membership on update). */
-export function decodeParticipantIds(image: ItemImage): string[] {
-  return parseWith(
+export const decodeParticipantIds = (image: ItemImage): string[] =>
+  parseWith(
     z.array(z.string()),
     readJson(image, ATTR.participants, 'task participants'),
     'task participants'
   );
-}
 
 /**
  * A record item (also a stream image) back to a `TaskRecord`. `taskId`, when given, must be the
  * id the item was read under.
  */
-export function decodeTaskRecord(image: ItemImage, taskId?: string): TaskRecord {
+export const decodeTaskRecord = (image: ItemImage, taskId?: string): TaskRecord => {
   const task = taskFromJson(readJson(image, ATTR.task, 'task'), 'task');
   if (taskId !== undefined && task.id !== taskId) {
     throw invalid(`task (id ${JSON.stringify(task.id)} stored under ${JSON.stringify(taskId)})`);
@@ -342,7 +314,7 @@ export function decodeTaskRecord(image: ItemImage, taskId?: string): TaskRecord 
         : readInt(image, ATTR.inboxCount, 'task inbox count', 0),
     ...(hasPushIds(image) ? { pushConfigured: true } : {}),
   };
-}
+};
 
 const decodeParkToken = (image: ItemImage): string | null => {
   const value = image[ATTR.parkToken];
@@ -354,29 +326,24 @@ const decodeParkToken = (image: ItemImage): string | null => {
 const hasPushIds = (image: ItemImage): boolean => (image[ATTR.pushIds]?.SS?.length ?? 0) > 0;
 
 /** The newest event's seq the record names (0 for a record written before it had one). */
-export function decodeEventSeq(image: ItemImage): number {
-  return image[ATTR.eventSeq] === undefined
-    ? 0
-    : readInt(image, ATTR.eventSeq, 'task event seq', 0);
-}
+export const decodeEventSeq = (image: ItemImage): number =>
+  image[ATTR.eventSeq] === undefined ? 0 : readInt(image, ATTR.eventSeq, 'task event seq', 0);
 
-export function membershipItem(taskId: string, participantId: string): Item {
-  return {
-    ...key(taskId, participantSk(participantId)),
-    [ATTR.type]: { S: ITEM_TYPE.participant },
-    [ATTR.taskId]: { S: taskId },
-    [ATTR.participantId]: { S: participantId },
-    [ATTR.partPk]: { S: keyPart(participantId) },
-    [ATTR.partSk]: { S: taskId },
-  };
-}
+export const membershipItem = (taskId: string, participantId: string): Item => ({
+  ...key(taskId, participantSk(participantId)),
+  [ATTR.type]: { S: ITEM_TYPE.participant },
+  [ATTR.taskId]: { S: taskId },
+  [ATTR.participantId]: { S: participantId },
+  [ATTR.partPk]: { S: keyPart(participantId) },
+  [ATTR.partSk]: { S: taskId },
+});
 
 /** The task id an index entry (or record key) points at: `pk` without its prefix. */
-export function taskIdOfKey(image: ItemImage): string {
+export const taskIdOfKey = (image: ItemImage): string => {
   const pk = readString(image, PARTITION_KEY, 'index entry');
   if (!pk.startsWith(KEY_PREFIX.task)) throw invalid(`index entry (pk ${JSON.stringify(pk)})`);
   return pk.slice(KEY_PREFIX.task.length);
-}
+};
 
 // ---------------------------------------------------------------------------------------------
 // History and inbox
@@ -397,12 +364,12 @@ const checkSeq = (image: ItemImage, prefix: string, payloadSeq: number, what: st
   }
 };
 
-export function encodeHistoryEntry(taskId: string, entry: HistoryEntry): Item {
+export const encodeHistoryEntry = (taskId: string, entry: HistoryEntry): Item => {
   const valid = refuseInvalid(HistoryEntrySchema, entry, 'history entry');
   return sequenced(taskId, historySk(valid.seq), ITEM_TYPE.history, valid.seq, valid);
-}
+};
 
-export function decodeHistoryEntry(image: ItemImage): HistoryEntry {
+export const decodeHistoryEntry = (image: ItemImage): HistoryEntry => {
   const entry = parseWith(
     HistoryEntrySchema,
     readJson(image, ATTR.data, 'history entry'),
@@ -410,76 +377,68 @@ export function decodeHistoryEntry(image: ItemImage): HistoryEntry {
   );
   checkSeq(image, KEY_PREFIX.history, entry.seq, 'history entry');
   return entry;
-}
+};
 
-export function encodeInboxItem(taskId: string, item: InboxItem): Item {
+export const encodeInboxItem = (taskId: string, item: InboxItem): Item => {
   const valid = refuseInvalid(InboxItemSchema, item, 'inbox item');
   return sequenced(taskId, inboxSk(valid.seq), ITEM_TYPE.inbox, valid.seq, valid);
-}
+};
 
-export function decodeInboxItem(image: ItemImage): InboxItem {
+export const decodeInboxItem = (image: ItemImage): InboxItem => {
   const item = parseWith(InboxItemSchema, readJson(image, ATTR.data, 'inbox item'), 'inbox item');
   checkSeq(image, KEY_PREFIX.inbox, item.seq, 'inbox item');
   return item;
-}
+};
 
 // ---------------------------------------------------------------------------------------------
 // Markers (dedup) and counters
 
 /** A dedup marker: the original key and the seq of the first item written under it. */
-export function markerItem(
+export const markerItem = (
   taskId: string,
   sk: string,
   type: string,
   markerKey: string,
   seq: number
-) {
-  return {
-    ...key(taskId, sk),
-    [ATTR.type]: { S: type },
-    [ATTR.key]: { S: markerKey },
-    [ATTR.seq]: { N: String(seq) },
-  };
-}
+) => ({
+  ...key(taskId, sk),
+  [ATTR.type]: { S: type },
+  [ATTR.key]: { S: markerKey },
+  [ATTR.seq]: { N: String(seq) },
+});
 
 /** A marker's seq: where its item was enqueued, or 0 for an id only seen. */
-export function decodeMarkerSeq(image: ItemImage, what: string): number {
-  return readInt(image, ATTR.seq, what, 0);
-}
+export const decodeMarkerSeq = (image: ItemImage, what: string): number =>
+  readInt(image, ATTR.seq, what, 0);
 
 /** A task's inbox counter as a new task's first commit writes it: `seq`, its last seq taken. */
-export function inboxCounterItem(taskId: string, seq: number): Item {
-  return {
-    ...key(taskId, SORT_KEY_VALUE.inboxCounter),
-    [ATTR.type]: { S: ITEM_TYPE.inboxCounter },
-    [ATTR.seq]: { N: String(seq) },
-  };
-}
+export const inboxCounterItem = (taskId: string, seq: number): Item => ({
+  ...key(taskId, SORT_KEY_VALUE.inboxCounter),
+  [ATTR.type]: { S: ITEM_TYPE.inboxCounter },
+  [ATTR.seq]: { N: String(seq) },
+});
 
 /** A counter's last seq (0 when the counter item does not exist yet). */
-export function decodeCounter(image: ItemImage | undefined, what: string): number {
-  return image === undefined ? 0 : readInt(image, ATTR.seq, what, 0);
-}
+export const decodeCounter = (image: ItemImage | undefined, what: string): number =>
+  image === undefined ? 0 : readInt(image, ATTR.seq, what, 0);
 
 // ---------------------------------------------------------------------------------------------
 // Once values
 
-export function encodeOnce(taskId: string, onceKey: string, value: unknown): Item {
-  return {
-    ...key(taskId, onceSk(onceKey)),
-    [ATTR.type]: { S: ITEM_TYPE.once },
-    [ATTR.key]: { S: onceKey },
-    [ATTR.data]: { S: toJsonText(value) },
-  };
-}
+export const encodeOnce = (taskId: string, onceKey: string, value: unknown): Item => ({
+  ...key(taskId, onceSk(onceKey)),
+  [ATTR.type]: { S: ITEM_TYPE.once },
+  [ATTR.key]: { S: onceKey },
+  [ATTR.data]: { S: toJsonText(value) },
+});
 
 /** A once value. Its type is the caller's: only its JSON form (and its key) can be checked. */
-export function decodeOnce(image: ItemImage, onceKey: string): unknown {
+export const decodeOnce = (image: ItemImage, onceKey: string): unknown => {
   if (readString(image, ATTR.key, 'once value') !== onceKey) {
     throw invalid(`once value (stored under another key than ${JSON.stringify(onceKey)})`);
   }
   return readJson(image, ATTR.data, 'once value');
-}
+};
 
 // ---------------------------------------------------------------------------------------------
 // Events
@@ -492,7 +451,7 @@ const StoredEventSchema = z.discriminatedUnion('kind', [
 ]);
 
 /** An event in its stored form: the payload in ProtoJSON. */
-export function eventToJson(event: TaskEvent): unknown {
+export const eventToJson = (event: TaskEvent): unknown => {
   const json = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
   switch (event.kind) {
     case 'task':
@@ -510,9 +469,9 @@ export function eventToJson(event: TaskEvent): unknown {
     case 'message':
       return { kind: event.kind, message: json(Message.toJSON(event.message)) };
   }
-}
+};
 
-export function eventFromJson(json: unknown): TaskEvent {
+export const eventFromJson = (json: unknown): TaskEvent => {
   const stored = parseWith(StoredEventSchema, json, 'event');
   switch (stored.kind) {
     case 'task':
@@ -537,13 +496,13 @@ export function eventFromJson(json: unknown): TaskEvent {
         message: fromJsonChecked(Message.fromJSON, stored.message, 'event'),
       };
   }
-}
+};
 
 /**
  * An event of a task's log; `push` marks it for the push function (the task has a push config),
  * whose stream filter passes nothing else.
  */
-export function encodeEvent(taskId: string, seq: number, event: TaskEvent, push = false): Item {
+export const encodeEvent = (taskId: string, seq: number, event: TaskEvent, push = false): Item => {
   const item = sequenced(
     taskId,
     eventSk(seq),
@@ -552,18 +511,18 @@ export function encodeEvent(taskId: string, seq: number, event: TaskEvent, push 
     refuseInvalid(StoredEventSchema, eventToJson(event), 'event')
   );
   return push ? { ...item, [ATTR.push]: { BOOL: true } } : item;
-}
+};
 
-export function decodeEvent(image: ItemImage): LoggedEvent {
+export const decodeEvent = (image: ItemImage): LoggedEvent => {
   const seq = readInt(image, ATTR.seq, 'event', 1);
   checkSeq(image, KEY_PREFIX.event, seq, 'event');
   return { seq, event: eventFromJson(readJson(image, ATTR.data, 'event')) };
-}
+};
 
 // ---------------------------------------------------------------------------------------------
 // Push-notification configs
 
-export function encodePushConfig(config: PushConfig): Item {
+export const encodePushConfig = (config: PushConfig): Item => {
   const valid = refuseInvalid(PushConfigSchema, config, 'push config');
   return {
     ...key(valid.taskId, pushConfigSk(valid.id)),
@@ -572,10 +531,10 @@ export function encodePushConfig(config: PushConfig): Item {
     [ATTR.key]: { S: valid.id },
     [ATTR.data]: { S: toJsonText(valid) },
   };
-}
+};
 
 /** A stored config is untrusted input: it must parse, and be the one its key names. */
-export function decodePushConfig(image: ItemImage, taskId: string): PushConfig {
+export const decodePushConfig = (image: ItemImage, taskId: string): PushConfig => {
   const config = parseWith(
     PushConfigSchema,
     readJson(image, ATTR.data, 'push config'),
@@ -585,12 +544,12 @@ export function decodePushConfig(image: ItemImage, taskId: string): PushConfig {
     throw invalid('push config (not under its own key)');
   }
   return config;
-}
+};
 
 // ---------------------------------------------------------------------------------------------
 // Remote children's links
 
-export function encodeRemoteLink(link: RemoteLink): Item {
+export const encodeRemoteLink = (link: RemoteLink): Item => {
   const valid = refuseInvalid(RemoteLinkSchema, link, 'remote link');
   return {
     ...key(valid.parentId, remoteLinkSk(valid.linkId)),
@@ -599,10 +558,10 @@ export function encodeRemoteLink(link: RemoteLink): Item {
     [ATTR.version]: { N: String(valid.version) },
     [ATTR.data]: { S: toJsonText(valid) },
   };
-}
+};
 
 /** A stored link is untrusted input: it must parse, and be the one its key names. */
-export function decodeRemoteLink(image: ItemImage, parentId: string): RemoteLink {
+export const decodeRemoteLink = (image: ItemImage, parentId: string): RemoteLink => {
   const link = parseWith(
     RemoteLinkSchema,
     readJson(image, ATTR.data, 'remote link'),
@@ -612,7 +571,7 @@ export function decodeRemoteLink(image: ItemImage, parentId: string): RemoteLink
     throw invalid('remote link (not under its own key)');
   }
   return link;
-}
+};
 
 // ---------------------------------------------------------------------------------------------
 // Large payloads
@@ -624,9 +583,7 @@ export function decodeRemoteLink(image: ItemImage, parentId: string): RemoteLink
  */
 export const PART_CHARACTERS = 100_000;
 
-export function partSk(sk: string, index: number) {
-  return `${KEY_PREFIX.part}${sk}#${index}`;
-}
+export const partSk = (sk: string, index: number) => `${KEY_PREFIX.part}${sk}#${index}`;
 
 /** `text` cut into pieces of at most `size` code units, never inside a surrogate pair. */
 const pieces = (text: string, size: number): string[] => {
@@ -646,7 +603,7 @@ const pieces = (text: string, size: number): string[] => {
  * itself with the first piece and the number of parts, then one part item per further piece
  * (`PIECE#<sk>#<n>`). An item that fits is returned alone, unchanged.
  */
-export function splitData(item: Item): Item[] {
+export const splitData = (item: Item): Item[] => {
   const data = item[ATTR.data]?.S;
   if (data === undefined || data.length <= PART_CHARACTERS) return [item];
   const [first = '', ...rest] = pieces(data, PART_CHARACTERS);
@@ -661,15 +618,14 @@ export function splitData(item: Item): Item[] {
       [ATTR.data]: { S: piece },
     })),
   ];
-}
+};
 
 /** How many part items follow an item (0 for one that fits). */
-export function partsOf(image: ItemImage): number {
-  return image[ATTR.parts] === undefined ? 0 : readInt(image, ATTR.parts, 'item parts', 0);
-}
+export const partsOf = (image: ItemImage): number =>
+  image[ATTR.parts] === undefined ? 0 : readInt(image, ATTR.parts, 'item parts', 0);
 
 /** The keys of an item's parts, in order. */
-export function partKeys(image: ItemImage): Item[] {
+export const partKeys = (image: ItemImage): Item[] => {
   const pk = image[PARTITION_KEY]?.S;
   const sk = image[SORT_KEY]?.S;
   if (pk === undefined || sk === undefined) throw invalid('item (no key)');
@@ -677,14 +633,14 @@ export function partKeys(image: ItemImage): Item[] {
     [PARTITION_KEY]: { S: pk },
     [SORT_KEY]: { S: partSk(sk, index + 1) },
   }));
-}
+};
 
 /** An item with its parts' pieces put back into its payload (`parts` in the order of `partKeys`). */
-export function joinData(item: Item, parts: readonly ItemImage[]): Item {
+export const joinData = (item: Item, parts: readonly ItemImage[]): Item => {
   if (parts.length !== partsOf(item)) {
     throw invalid(`item ${item[SORT_KEY]?.S} (${parts.length} of ${partsOf(item)} parts found)`);
   }
   const data = [item, ...parts].map((part) => readString(part, ATTR.data, 'item part')).join('');
   const { [ATTR.parts]: _parts, ...whole } = item;
   return { ...whole, [ATTR.data]: { S: data } };
-}
+};

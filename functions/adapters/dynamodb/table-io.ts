@@ -33,11 +33,10 @@ export const NOT_PARKED = '#parked = :false';
  * `:inboxCount`). A record stored by an earlier build has no count until its first enqueue adds
  * one: it reads as 0.
  */
-export function inboxCountMatches(count: number): string {
-  return count === 0
+export const inboxCountMatches = (count: number): string =>
+  count === 0
     ? '(attribute_not_exists(#inboxCount) OR #inboxCount = :inboxCount)'
     : '#inboxCount = :inboxCount';
-}
 
 // ---------------------------------------------------------------------------------------------
 // Errors
@@ -45,26 +44,25 @@ export function inboxCountMatches(count: number): string {
 const nameOf = (error: unknown): string | undefined =>
   error instanceof Error ? error.name : undefined;
 
-export function isConditionFailed(error: unknown): boolean {
-  return nameOf(error) === 'ConditionalCheckFailedException';
-}
+export const isConditionFailed = (error: unknown): boolean =>
+  nameOf(error) === 'ConditionalCheckFailedException';
 
 /** The cancellation reason codes of a cancelled transaction; `undefined` for other errors. */
-export function cancellationCodes(error: unknown): (string | undefined)[] | undefined {
+export const cancellationCodes = (error: unknown): (string | undefined)[] | undefined => {
   if (nameOf(error) !== 'TransactionCanceledException') return undefined;
   const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
   return (reasons ?? []).map((reason) => reason.Code);
-}
+};
 
 // ---------------------------------------------------------------------------------------------
 // Reads
 
 /** Every item of a Query, all pages; or the first `maxItems` (the Query has no filter). */
-export async function queryAll(
+export const queryAll = async (
   client: DynamoDBClient,
   input: QueryCommandInput,
   maxItems?: number
-) {
+) => {
   const items: Item[] = [];
   let startKey: Item | undefined;
   do {
@@ -80,10 +78,10 @@ export async function queryAll(
     startKey = page.LastEvaluatedKey;
   } while (startKey && (maxItems === undefined || items.length < maxItems));
   return items;
-}
+};
 
 /** Every item a Scan returns, all pages. */
-export async function scanAll(client: DynamoDBClient, input: ScanCommandInput) {
+export const scanAll = async (client: DynamoDBClient, input: ScanCommandInput) => {
   const items: Item[] = [];
   let startKey: Item | undefined;
   do {
@@ -92,12 +90,12 @@ export async function scanAll(client: DynamoDBClient, input: ScanCommandInput) {
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return items;
-}
+};
 
 const BATCH_GET_LIMIT = 100;
 
 /** Strongly consistent BatchGetItem of any number of keys (chunks, unprocessed keys retried). */
-export async function batchGetAll(client: DynamoDBClient, tableName: string, keys: Item[]) {
+export const batchGetAll = async (client: DynamoDBClient, tableName: string, keys: Item[]) => {
   const items: Item[] = [];
   for (let start = 0; start < keys.length; start += BATCH_GET_LIMIT) {
     let pending: Item[] = keys.slice(start, start + BATCH_GET_LIMIT);
@@ -113,15 +111,14 @@ export async function batchGetAll(client: DynamoDBClient, tableName: string, key
     }
   }
   return items;
-}
+};
 
-export async function getItem(client: DynamoDBClient, tableName: string, itemKey: Item) {
-  return (
+export const getItem = async (client: DynamoDBClient, tableName: string, itemKey: Item) =>
+  (
     await client.send(
       new GetItemCommand({ TableName: tableName, Key: itemKey, ConsistentRead: true })
     )
   ).Item;
-}
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 /** Jittered exponential backoff: ~10, 20, 40 ... ms, capped at 200 ms. */
@@ -129,11 +126,11 @@ const backoff = (attempt: number) =>
   sleep(Math.random() * Math.min(200, 10 * 2 ** Math.min(attempt, 5)));
 
 /** Items with their payloads whole: the pieces of a large one read and put back in place. */
-export async function wholePayloads(
+export const wholePayloads = async (
   client: DynamoDBClient,
   tableName: string,
   items: Item[]
-): Promise<Item[]> {
+): Promise<Item[]> => {
   const keys = items.flatMap(partKeys);
   if (keys.length === 0) return items;
   const pieces = new Map(
@@ -148,4 +145,4 @@ export async function wholePayloads(
       })
     )
   );
-}
+};

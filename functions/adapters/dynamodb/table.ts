@@ -216,13 +216,11 @@ export const TABLE_DEFINITION: TableDefinition = {
 };
 
 /** `seq` zero-padded to SEQ_WIDTH digits; throws for anything but an integer in [0, MAX_SEQ]. */
-export function padSeq(seq: number): string {
+export const padSeq = (seq: number): string => {
   if (!Number.isSafeInteger(seq) || seq < 0 || seq > MAX_SEQ) {
     throw new RangeError(`seq must be an integer in [0, ${MAX_SEQ}], got ${seq}`);
   }
   return String(seq).padStart(SEQ_WIDTH, '0');
-}
+};
 
-export function taskPk(taskId: string): string {
-  return `${KEY_PREFIX.task}${taskId}`;
-}
+export const taskPk = (taskId: string): string => `${KEY_PREFIX.task}${taskId}`;

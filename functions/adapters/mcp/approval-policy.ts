@@ -16,15 +16,14 @@ export interface McpApprovalPolicy {
  * Whether a tool may destroy something, read as MCP defines its annotations: `destructiveHint`
  * defaults to true and means nothing for a read-only tool, so an unannotated tool is destructive.
  */
-export function mayDestroy(tool: Pick<Tool, 'annotations'>): boolean {
-  return tool.annotations?.readOnlyHint !== true && tool.annotations?.destructiveHint !== false;
-}
+export const mayDestroy = (tool: Pick<Tool, 'annotations'>): boolean =>
+  tool.annotations?.readOnlyHint !== true && tool.annotations?.destructiveHint !== false;
 
 /** The approval a call of `tool` (the server's own name) needs under `policy`; null: none. */
-export function approvalFor(
+export const approvalFor = (
   policy: McpApprovalPolicy,
   tool: Pick<Tool, 'name' | 'annotations'>
-): ToolApproval | null {
+): ToolApproval | null => {
   const { require } = policy;
   const needed =
     require === 'destructive'
@@ -35,4 +34,4 @@ export function approvalFor(
           ? false
           : require.includes(tool.name);
   return needed ? { approvers: policy.approvers, timeoutSeconds: policy.timeoutSeconds } : null;
-}
+};

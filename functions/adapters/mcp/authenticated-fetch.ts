@@ -7,11 +7,9 @@ import type { Credentials } from '../remote/credentials.js';
  * what it showed to be stale (an expired access token, a rotated secret) and the request is sent
  * once more with fresh credentials: the server refused it before running anything.
  */
-export function authenticatedFetch(
-  credentials: Credentials,
-  base: typeof fetch = fetch
-): FetchLike {
-  return async (url, init) => {
+export const authenticatedFetch =
+  (credentials: Credentials, base: typeof fetch = fetch): FetchLike =>
+  async (url, init) => {
     const send = async () => {
       const headers = new Headers(init?.headers);
       for (const [name, value] of Object.entries(await credentials.headers())) {
@@ -25,4 +23,3 @@ export function authenticatedFetch(
     credentials.invalidate();
     return send();
   };
-}

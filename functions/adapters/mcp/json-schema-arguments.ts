@@ -62,10 +62,10 @@ export class JsonSchemaChecker implements SdkValidatorProvider {
  * be checked is never offered. Arguments are sent as the model wrote them: the server applies its
  * own defaults.
  */
-export function jsonSchemaArguments(
+export const jsonSchemaArguments = (
   checker: JsonSchemaChecker,
   schema: Record<string, unknown>
-): ToolArguments {
+): ToolArguments => {
   if (schema.type !== 'object') throw new Error('an input schema is an object schema');
   const check = checker.check(schema);
   // A schema whose references do not resolve fails on its first use: use it once now.
@@ -79,4 +79,4 @@ export function jsonSchemaArguments(
       return problems === undefined ? { ok: true, value } : { ok: false, message: problems };
     },
   };
-}
+};

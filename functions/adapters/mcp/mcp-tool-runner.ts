@@ -47,17 +47,14 @@ const unreachable = (server: string, error: unknown): ToolUnreachableError =>
   new ToolUnreachableError(`MCP server ${server}: ${(error as Error).message}`, { cause: error });
 
 /** How a server's tool is named to the model: by its server, so two servers never clash. */
-export function namespacedToolName(server: string, tool: string): string {
-  return `${server}__${tool}`;
-}
+export const namespacedToolName = (server: string, tool: string): string => `${server}__${tool}`;
 
 /**
  * Only a tool its server declares read-only or idempotent is retried after a failure; any other
  * is attempted once (the turn step commits the attempt before the call).
  */
-export function retriable(tool: Pick<Tool, 'annotations'>): boolean {
-  return tool.annotations?.readOnlyHint === true || tool.annotations?.idempotentHint === true;
-}
+export const retriable = (tool: Pick<Tool, 'annotations'>): boolean =>
+  tool.annotations?.readOnlyHint === true || tool.annotations?.idempotentHint === true;
 
 /** Every page of a server's tool list. */
 const listAll = async (client: Client): Promise<Tool[]> => {

@@ -36,23 +36,23 @@ export const MAX_STORED_RESULT_CHARS = 400_000;
  * text does not already carry it. The context frames every tool result as untrusted data when
  * the model reads it.
  */
-export function toolResultText(result: {
+export const toolResultText = (result: {
   content?: McpContent[];
   structuredContent?: unknown;
-}): string {
+}): string => {
   const parts = (result.content ?? []).map(blockText);
   if (result.structuredContent !== undefined) {
     const json = JSON.stringify(result.structuredContent);
     if (!parts.includes(json)) parts.push(`[structured content]\n${json}`);
   }
   return parts.join('\n');
-}
+};
 
 /**
  * A result as the transcript keeps it: whole when it fits `maxChars`; else its first `maxChars`
  * with its full size, and the whole (up to MAX_STORED_RESULT_CHARS) for the call's record.
  */
-export function cutResult(text: string, maxChars: number): { output: string; whole?: string } {
+export const cutResult = (text: string, maxChars: number): { output: string; whole?: string } => {
   if (text.length <= maxChars) return { output: text };
   const stored =
     text.length <= MAX_STORED_RESULT_CHARS
@@ -62,4 +62,4 @@ export function cutResult(text: string, maxChars: number): { output: string; who
     output: `${text.slice(0, maxChars)}\n[cut: the first ${maxChars} of ${text.length} characters of this result; the whole is in the call's record]`,
     whole: stored,
   };
-}
+};

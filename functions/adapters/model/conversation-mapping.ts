@@ -21,13 +21,13 @@ export interface ConversationTurn {
 }
 
 /** The request's tool-name codec; two names that encode alike fail the call (not retried). */
-export function toolCodec(provider: string, tools: readonly ToolDefinition[]): ToolNameCodec {
+export const toolCodec = (provider: string, tools: readonly ToolDefinition[]): ToolNameCodec => {
   try {
     return new ToolNameCodec(tools.map((tool) => tool.name));
   } catch (error) {
     throw new ModelFailedError(`${provider}: ${(error as Error).message}`, { cause: error });
   }
-}
+};
 
 /** Placeholder for a call with no recorded result (both APIs reject an unanswered tool_use). */
 export const MISSING_RESULT = '(no result was recorded for this tool call)';
@@ -39,7 +39,7 @@ export const CONTINUED = '(conversation continues)';
  * is not a JSON object (the invoker already answered it with `tool.invalid_arguments`) is sent
  * back as `{}`, since neither API can carry the raw text in a `tool_use`.
  */
-export function parseToolInput(text: string): Record<string, unknown> {
+export const parseToolInput = (text: string): Record<string, unknown> => {
   try {
     const value: unknown = JSON.parse(text);
     if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
@@ -49,7 +49,7 @@ export function parseToolInput(text: string): Record<string, unknown> {
     // not JSON: fall through
   }
   return {};
-}
+};
 
 const toBlock = (item: ModelInputItem, codec: ToolNameCodec): ConversationTurn | undefined => {
   switch (item.type) {
@@ -142,11 +142,11 @@ const pairToolResults = (turns: ConversationTurn[]): ConversationTurn[] => {
  * The per-turn input as alternating turns. Tool names are encoded with the request's codec so a
  * call in the history names the tool as it was offered.
  */
-export function toConversation(
+export const toConversation = (
   input: readonly ModelInputItem[],
   codec: ToolNameCodec
-): ConversationTurn[] {
-  return pairToolResults(
+): ConversationTurn[] =>
+  pairToolResults(
     mergeRoles(
       input.flatMap((item) => {
         const turn = toBlock(item, codec);
@@ -154,7 +154,6 @@ export function toConversation(
       })
     )
   );
-}
 
 /**
  * Whether the request continues a tool-use loop: the last assistant turn called tools. With
@@ -162,38 +161,38 @@ export function toConversation(
  * model port does not carry; adapters send these requests without thinking (the thinking budget
  * applies to the first model call of each user turn).
  */
-export function continuesToolUse(turns: readonly ConversationTurn[]): boolean {
+export const continuesToolUse = (turns: readonly ConversationTurn[]): boolean => {
   const lastAssistant = turns.findLast((turn) => turn.role === 'assistant');
   return lastAssistant?.blocks.some((block) => block.type === 'tool_use') ?? false;
-}
+};
 
 /**
  * Usage in the port's terms from a provider that reports uncached input, cache reads and cache
  * writes as three disjoint counts (Anthropic, Bedrock): `inputTokens` is the whole prompt (the
  * loop sizes the context window from it), `cachedInputTokens` the part read from the cache.
  */
-export function splitCacheUsage(counts: {
+export const splitCacheUsage = (counts: {
   uncached: number | null | undefined;
   cacheRead: number | null | undefined;
   cacheWrite: number | null | undefined;
   output: number | null | undefined;
-}): ModelUsage {
+}): ModelUsage => {
   const cached = counts.cacheRead ?? 0;
   return {
     inputTokens: (counts.uncached ?? 0) + cached + (counts.cacheWrite ?? 0),
     cachedInputTokens: cached,
     outputTokens: counts.output ?? 0,
   };
-}
+};
 
 /**
  * An extended-thinking budget for an effort, and the `max_tokens` that leaves the configured
  * output limit on top of it (both APIs require `max_tokens` > `budget_tokens`).
  */
-export function thinkingBudget(
+export const thinkingBudget = (
   effort: ReasoningEffort,
   maxOutputTokens: number
-): { budgetTokens: number; maxTokens: number } {
+): { budgetTokens: number; maxTokens: number } => {
   const budgetTokens = THINKING_BUDGET_TOKENS[effort];
   return { budgetTokens, maxTokens: budgetTokens + maxOutputTokens };
-}
+};

@@ -189,9 +189,9 @@ const parentMove = (request: ModelRequest, context: string): TourMove | undefine
 };
 
 /** The tour's next move for this request, if the conversation is on it. */
-export function tourMove(request: ModelRequest): TourMove | undefined {
+export const tourMove = (request: ModelRequest): TourMove | undefined => {
   const context = contextOf(request);
   const last = request.input.at(-1);
   const fresh = last?.type === 'message' && last.role === 'user' && request.input.length > 1;
   return childMove(request, context, fresh) ?? parentMove(request, context);
-}
+};

@@ -34,7 +34,7 @@ const hostOf = (provider: string, baseUrl: string): string => {
  * project ids the environment may hold. Fails at construction, not at the first turn, when
  * there is neither a key nor a base URL.
  */
-export function openAiEndpoint(provider: string, options: ProviderModelOptions): OpenAiEndpoint {
+export const openAiEndpoint = (provider: string, options: ProviderModelOptions): OpenAiEndpoint => {
   const baseURL = options.baseUrl ?? OFFICIAL_BASE_URL;
   const official = hostOf(provider, baseURL) === OFFICIAL_HOST;
   const apiKey = options.apiKey || undefined;
@@ -52,7 +52,7 @@ export function openAiEndpoint(provider: string, options: ProviderModelOptions):
     ...(official ? {} : { organization: null, project: null }),
   });
   return { client, provider, official, apiKey };
-}
+};
 
 /** The typed error, with the key scrubbed should a server echo it back (and then no cause). */
 const scrubbed = (endpoint: OpenAiEndpoint, error: Error): Error => {
@@ -121,14 +121,14 @@ const sendUnscrubbed = async <T>(
  * is a `ModelFailedError` naming the status rather than a TypeError from deep inside the SDK.
  * Every failure is the port's typed error, and none carries the API key.
  */
-export async function send<T>(
+export const send = async <T>(
   endpoint: OpenAiEndpoint,
   call: () => { asResponse(): Promise<Response> },
   schema: z.ZodType<T>
-): Promise<T> {
+): Promise<T> => {
   try {
     return await sendUnscrubbed(endpoint, call, schema);
   } catch (error) {
     throw scrubbed(endpoint, error as Error);
   }
-}
+};

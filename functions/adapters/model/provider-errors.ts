@@ -28,7 +28,7 @@ const statusOf = (error: unknown): number | undefined => {
  * with backoff) for throttling, 5xx, timeouts and connection faults; failed (the task fails with
  * this reason) for everything else. The message never carries the request or a credential.
  */
-export function toModelError(provider: string, error: unknown): Error {
+export const toModelError = (provider: string, error: unknown): Error => {
   if (error instanceof ModelFailedError || error instanceof ModelRetryableError) return error;
   const status = statusOf(error);
   const name = (error as Error)?.name ?? 'Error';
@@ -41,4 +41,4 @@ export function toModelError(provider: string, error: unknown): Error {
     return new ModelRetryableError(reason, { cause: error });
   }
   return new ModelFailedError(reason, { cause: error });
-}
+};

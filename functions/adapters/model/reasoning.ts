@@ -16,8 +16,12 @@ export const THINKING_BUDGET_TOKENS: Record<ReasoningEffort, number> = {
  * Refuses, clearly, a reasoning effort the configured model cannot honour: the task fails with a
  * reason naming the model and the effort, rather than silently running without it.
  */
-export function refuseReasoning(provider: string, model: string, effort: ReasoningEffort): never {
+export const refuseReasoning = (
+  provider: string,
+  model: string,
+  effort: ReasoningEffort
+): never => {
   throw new ModelFailedError(
     `${provider} model ${model} does not support reasoning_effort=${effort}; configure a reasoning model or unset it`
   );
-}
+};

@@ -25,7 +25,7 @@ export const ModelScriptSchema = z.strictObject({
 });
 export type ModelScript = z.infer<typeof ModelScriptSchema>;
 
-export function loadModelScript(path: string): ScriptedModel {
+export const loadModelScript = (path: string): ScriptedModel => {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
@@ -37,4 +37,4 @@ export function loadModelScript(path: string): ScriptedModel {
     throw new Error(`the model script ${path} is invalid: ${z.prettifyError(parsed.error)}`);
   }
   return new ScriptedModel(parsed.data.replies);
-}
+};

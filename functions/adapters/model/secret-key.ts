@@ -4,7 +4,7 @@ import { readSecretString } from '../aws/secret-string.js';
  * The provider API key stored in Secrets Manager: the secret string itself, or its `apiKey` field
  * when the secret is JSON. The value is returned to the model adapter only, never logged.
  */
-export async function readApiKeySecret(secretId: string, region: string): Promise<string> {
+export const readApiKeySecret = async (secretId: string, region: string): Promise<string> => {
   const secret = await readSecretString(secretId, region);
   try {
     const parsed = JSON.parse(secret) as { apiKey?: unknown };
@@ -13,4 +13,4 @@ export async function readApiKeySecret(secretId: string, region: string): Promis
     // Not JSON: the secret is the key.
   }
   return secret;
-}
+};

@@ -17,12 +17,12 @@ const hash = (text: string): string => {
   return value.toString(36);
 };
 
-export function encodeToolName(name: string): string {
+export const encodeToolName = (name: string): string => {
   if (ALLOWED.test(name)) return name;
   const cleaned = name.replace(/[^A-Za-z0-9_-]/g, '_');
   const suffix = `_${hash(name)}`;
   return `${cleaned.slice(0, MAX_LENGTH - suffix.length)}${suffix}`;
-}
+};
 
 /** The encoding for one request: both directions, built from the names offered. */
 export class ToolNameCodec {

@@ -19,7 +19,7 @@ export const noCredentials: Credentials = {
 };
 
 /** A bearer token, read once and kept (a secret: never logged). */
-export function bearerCredentials(token: SecretReader): Credentials {
+export const bearerCredentials = (token: SecretReader): Credentials => {
   let value: Promise<string> | undefined;
   return {
     headers: async () => {
@@ -36,7 +36,7 @@ export function bearerCredentials(token: SecretReader): Credentials {
       value = undefined;
     },
   };
-}
+};
 
 const TokenResponseSchema = z.object({
   access_token: z.string().min(1),
@@ -54,7 +54,7 @@ const DEFAULT_LIFETIME_MS = 5 * 60_000;
  * authenticated with HTTP Basic (§2.3.1), kept until shortly before it expires. The client
  * secret and the tokens are never logged.
  */
-export function oauth2Credentials(options: {
+export const oauth2Credentials = (options: {
   tokenUrl: string;
   clientId: string;
   clientSecret: SecretReader;
@@ -62,7 +62,7 @@ export function oauth2Credentials(options: {
   fetch: typeof fetch;
   timeoutMs: number;
   now?: () => number;
-}): Credentials {
+}): Credentials => {
   const now = options.now ?? Date.now;
   let cached: { token: string; expiresAt: number } | undefined;
   let pending: Promise<string> | undefined;
@@ -126,14 +126,14 @@ export function oauth2Credentials(options: {
       cached = undefined;
     },
   };
-}
+};
 
 /** A failed request in a few words, without what it carried. */
-export function describe(error: unknown): string {
+export const describe = (error: unknown): string => {
   if (!(error instanceof Error)) return String(error);
   if (error.name === 'TimeoutError' || error.name === 'AbortError') return 'no answer in time';
   const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
   if (typeof cause?.code === 'string')
     return `${cause.code}${typeof cause.message === 'string' ? ` (${cause.message})` : ''}`;
   return error.message.slice(0, 300);
-}
+};

@@ -5,18 +5,15 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
  * random bits, given to the agent once and kept by us only as its SHA-256, so the store never
  * holds a token that would let anyone push news into a parent.
  */
-export function newPushToken(): string {
-  return randomBytes(32).toString('base64url');
-}
+export const newPushToken = (): string => randomBytes(32).toString('base64url');
 
-export function tokenHashOf(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
-}
+export const tokenHashOf = (token: string): string =>
+  createHash('sha256').update(token, 'utf8').digest('hex');
 
 /** Whether a pushed token is the one whose hash the child's link keeps (in constant time). */
-export function tokenMatches(token: string | undefined, hash: string | null): boolean {
+export const tokenMatches = (token: string | undefined, hash: string | null): boolean => {
   if (token === undefined || token === '' || hash === null) return false;
   const given = Buffer.from(tokenHashOf(token), 'hex');
   const kept = Buffer.from(hash, 'hex');
   return given.length === kept.length && timingSafeEqual(given, kept);
-}
+};

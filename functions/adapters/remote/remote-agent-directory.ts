@@ -25,9 +25,8 @@ import { stateFromName } from '../../core/task/a2a-task.js';
 import { newPushToken, tokenHashOf } from './push-token.js';
 
 /** The link of the child a brief creates: the same parent and message id give the same link. */
-export function linkIdOf(parentId: string, messageId: string): string {
-  return createHash('sha256').update(`${parentId}\u0000${messageId}`).digest('hex').slice(0, 32);
-}
+export const linkIdOf = (parentId: string, messageId: string): string =>
+  createHash('sha256').update(`${parentId}\u0000${messageId}`).digest('hex').slice(0, 32);
 
 /** Attempts at sending a brief, and the waits between them, before the child fails. */
 const SEND_WAITS_MS = [500, 1_500];

@@ -26,9 +26,7 @@ const additionalData = (context: SealContext): Buffer =>
   );
 
 /** A fresh random key, for a process that was given none (what it seals dies with it). */
-export function randomLocalKey(): Buffer {
-  return randomBytes(LOCAL_KEY_BYTES);
-}
+export const randomLocalKey = (): Buffer => randomBytes(LOCAL_KEY_BYTES);
 
 /**
  * AES-256-GCM with a key the operator holds (`TINY_HARNESS_PUSH_TOKEN_KEY`, or the key file

@@ -3,9 +3,8 @@ import type { RemoteFollowers } from '../../core/ports/remote-followers.js';
 import type { LinkRef } from '../../core/remote/remote-link.js';
 
 /** A follower's execution name: one per link and run (`rf-<link id>-<run>`), at most 45 characters. */
-export function followExecutionName(ref: LinkRef, run: number | 'cancel'): string {
-  return `rf-${ref.linkId}-${run}`;
-}
+export const followExecutionName = (ref: LinkRef, run: number | 'cancel'): string =>
+  `rf-${ref.linkId}-${run}`;
 
 /**
  * The remote children's stand-ins as executions of the follow state machine: one per child,

@@ -12,9 +12,8 @@ import {
 import type { TurnRef } from '../../core/loop/route.schema.js';
 
 /** Execution names are deterministic per (task, generation): a second start is a no-op. */
-export function executionName(taskId: string, generation: number): string {
-  return `${taskId}-g${generation}`;
-}
+export const executionName = (taskId: string, generation: number): string =>
+  `${taskId}-g${generation}`;
 
 const EXECUTION_NAME = /(?:^|:)([^:]+)-g([1-9][0-9]*)$/;
 
@@ -22,17 +21,16 @@ const EXECUTION_NAME = /(?:^|:)([^:]+)-g([1-9][0-9]*)$/;
  * The task and generation an execution name (or ARN) stands for; undefined for a name not of
  * this form.
  */
-export function parseExecutionName(
+export const parseExecutionName = (
   nameOrArn: string
-): { taskId: string; generation: number } | undefined {
+): { taskId: string; generation: number } | undefined => {
   const match = EXECUTION_NAME.exec(nameOrArn);
   if (match === null) return undefined;
   return { taskId: match[1] as string, generation: Number(match[2]) };
-}
+};
 
-export function executionArn(stateMachineArn: string, taskId: string, generation: number): string {
-  return `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${executionName(taskId, generation)}`;
-}
+export const executionArn = (stateMachineArn: string, taskId: string, generation: number): string =>
+  `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${executionName(taskId, generation)}`;
 
 /**
  * The turn state machine's executions, as the handlers drive them: start a generation, resume a

@@ -9,10 +9,8 @@ export const MAX_CONFLICT_PAUSE_MS = 100;
  * (fifty senders to one parked task, say) then come back at different moments instead of all
  * racing again, and one that keeps losing waits longer each time. `random` is in [0, 1).
  */
-export function conflictPauseMs(attempt: number, random: number): number {
-  return random * exponentialDelayMs(attempt, 4, MAX_CONFLICT_PAUSE_MS);
-}
+export const conflictPauseMs = (attempt: number, random: number): number =>
+  random * exponentialDelayMs(attempt, 4, MAX_CONFLICT_PAUSE_MS);
 
-export function pauseAfterConflict(attempt: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, conflictPauseMs(attempt, Math.random())));
-}
+export const pauseAfterConflict = (attempt: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, conflictPauseMs(attempt, Math.random())));

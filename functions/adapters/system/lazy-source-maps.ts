@@ -23,7 +23,7 @@ const sourcePath = (source: string): string => {
  * Installed only for a bundle (an `.mjs` module, the one file esbuild writes) while Node's own
  * source maps are off: under tsx and in the tests, nothing changes. Returns whether it installed.
  */
-export function mapStackTracesLazily(bundleUrl: string): boolean {
+export const mapStackTracesLazily = (bundleUrl: string): boolean => {
   if (!bundleUrl.endsWith('.mjs') || process.sourceMapsEnabled) return false;
   let map: SourceMap | null | undefined;
   const sourceMap = (): SourceMap | null => {
@@ -52,4 +52,4 @@ export function mapStackTracesLazily(bundleUrl: string): boolean {
       ...frames.map((frame) => `    at ${frameText(frame)}`),
     ].join('\n');
   return true;
-}
+};

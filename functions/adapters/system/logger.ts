@@ -9,13 +9,13 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
-export function createLogger(options: {
+export const createLogger = (options: {
   level: LogLevel;
   fields?: Record<string, unknown>;
   write?: (line: string) => void;
   /** Configured secrets (tokens, keys): masked, like any bearer token or key, in every line. */
   secrets?: readonly string[];
-}): Logger {
+}): Logger => {
   const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
   const base = options.fields ?? {};
   const emit = (level: LogLevel, message: string, fields: Record<string, unknown> = {}) => {
@@ -36,4 +36,4 @@ export function createLogger(options: {
     error: (message, fields) => emit('error', message, fields),
     child: (fields) => createLogger({ ...options, fields: { ...base, ...fields } }),
   };
-}
+};

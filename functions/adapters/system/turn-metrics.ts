@@ -26,7 +26,7 @@ export const NO_TURN_METRICS: TurnMetrics = { modelCall: () => undefined };
  * written by Powertools for AWS Lambda: CloudWatch turns them into metrics with no API call.
  * Dimensions: the service and the stage, so stages in one account stay apart.
  */
-export function powertoolsTurnMetrics(stage: string): TurnMetrics {
+export const powertoolsTurnMetrics = (stage: string): TurnMetrics => {
   const metrics = new Metrics({
     namespace: TURN_METRICS.namespace,
     serviceName: TURN_METRICS.service,
@@ -43,4 +43,4 @@ export function powertoolsTurnMetrics(stage: string): TurnMetrics {
       metrics.publishStoredMetrics();
     },
   };
-}
+};

@@ -10,14 +10,10 @@ const digest = (label: string, id: string, chars: number): string =>
  * invocations (Lambda or not) that carry only `{ taskId, generation, turn }`, so the ids are
  * derived, not stored: every step of every task in the tree lands in the same trace.
  */
-export function traceIdOfTree(rootTaskId: string): string {
-  return digest('trace', rootTaskId, 32);
-}
+export const traceIdOfTree = (rootTaskId: string): string => digest('trace', rootTaskId, 32);
 
 /** The span of a task (its `invoke_agent` span): the parent of each of its steps' spans. */
-export function spanIdOfTask(taskId: string): string {
-  return digest('task', taskId, 16);
-}
+export const spanIdOfTask = (taskId: string): string => digest('task', taskId, 16);
 
 /**
  * Random ids, except for the one span started inside `withIds`: a task's span is emitted once,

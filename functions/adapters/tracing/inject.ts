@@ -1,8 +1,8 @@
 import { context, propagation } from '@opentelemetry/api';
 
 /** The active span's W3C headers (`traceparent`, `tracestate`); none without an active span. */
-export function traceHeaders(): Record<string, string> {
+export const traceHeaders = (): Record<string, string> => {
   const carrier: Record<string, string> = {};
   propagation.inject(context.active(), carrier);
   return carrier;
-}
+};

@@ -5,7 +5,7 @@
  * rather than with this module: the remote agents' adapter is in every bundle that calls an agent,
  * and a bundle without tracing (tracing.ts) then holds none of it.
  */
-export function fetchWithTraceparent(base: typeof fetch): typeof fetch {
+export const fetchWithTraceparent = (base: typeof fetch): typeof fetch => {
   // Written out for esbuild to fold (tracing.ts): without tracing, the fetch as it is.
   if (globalThis.tinyHarnessBundledTracing ?? true) {
     return async (input, init) => {
@@ -19,4 +19,4 @@ export function fetchWithTraceparent(base: typeof fetch): typeof fetch {
     };
   }
   return base;
-}
+};

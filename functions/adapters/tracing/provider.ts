@@ -53,10 +53,10 @@ const setGlobals = () => {
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
 };
 
-export function startTracing(
+export const startTracing = (
   settings: TracingSettings,
   get: (taskId: string) => Promise<TaskRecord | undefined>
-): ActiveTracing {
+): ActiveTracing => {
   setGlobals();
   const processors: SpanProcessor[] = [];
   if (settings.endpoint !== undefined) {
@@ -125,4 +125,4 @@ export function startTracing(
     flush: () => provider.forceFlush(),
     shutdown: () => provider.shutdown(),
   };
-}
+};

@@ -17,11 +17,11 @@ const headerGetter = {
  * An incoming A2A request as a server span, a child of the caller's `traceparent` when it sent
  * one: a task it creates or a message it brings is linked from here (tracedTaskStore).
  */
-export async function inRequestSpan<T>(
+export const inRequestSpan = async <T>(
   tracing: Tracing,
   headers: Headers_,
   run: (span: Span | undefined) => Promise<T>
-): Promise<T> {
+): Promise<T> => {
   // Written out for esbuild to fold (tracing.ts): without tracing, only the return below.
   if ((globalThis.tinyHarnessBundledTracing ?? true) && tracing.enabled) {
     const parent = propagation.extract(ROOT_CONTEXT, headers, headerGetter);
@@ -33,14 +33,14 @@ export async function inRequestSpan<T>(
     return within(tracing, span, () => run(span));
   }
   return run(undefined);
-}
+};
 
 /** The request's span named by the operation it turned out to be (`a2a SendMessage`). */
-export function nameRequest(
+export const nameRequest = (
   span: Span | undefined,
   operation: string | undefined,
   status: number
-): void {
+): void => {
   if (span === undefined) return;
   span.updateName(`a2a ${operation ?? 'request'}`);
   span.setAttributes({
@@ -49,4 +49,4 @@ export function nameRequest(
     'rpc.system': 'a2a',
     ...(operation === undefined ? {} : { 'rpc.method': operation }),
   });
-}
+};

@@ -21,7 +21,7 @@ export type SamplerName = (typeof SAMPLERS)[number];
  * specification defines them. A tree's spans share a trace id derived from its root task, so a
  * ratio sampler keeps or drops a whole tree, in every invocation alike.
  */
-export function samplerOf(name: SamplerName, ratio: number): Sampler {
+export const samplerOf = (name: SamplerName, ratio: number): Sampler => {
   switch (name) {
     case 'always_on':
       return new AlwaysOnSampler();
@@ -36,4 +36,4 @@ export function samplerOf(name: SamplerName, ratio: number): Sampler {
     case 'parentbased_traceidratio':
       return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
   }
-}
+};

@@ -18,14 +18,14 @@ const toolNameOf = (record: TaskRecord | undefined, callId: string): string | un
  * A span about one task (a step, a wake, a child's news), in its tree's trace under its task
  * span. Off, `run` runs alone and nothing is read.
  */
-export async function inTaskSpan<T>(
+export const inTaskSpan = async <T>(
   tracing: Tracing,
   task: { id: string; record?: TaskRecord | undefined },
   name: string,
   attributes: Attributes,
   run: () => Promise<T>,
   links: Link[] = []
-): Promise<T> {
+): Promise<T> => {
   // Written out for esbuild to fold (tracing.ts): without tracing, only the return below.
   if ((globalThis.tinyHarnessBundledTracing ?? true) && tracing.enabled) {
     const lineage: TaskLineage | undefined =
@@ -47,19 +47,19 @@ export async function inTaskSpan<T>(
     return within(tracing, span, run);
   }
   return run();
-}
+};
 
 /**
  * One state of the turn state machine as a span: `turn`, `park`, `renew`, `fail`, and for a tool
  * call the conventions' `execute_tool <name>` (its record read for the name: one read per call
  * step, only while tracing is on). The route the step returned is recorded on it.
  */
-export async function inStepSpan<T>(
+export const inStepSpan = async <T>(
   tracing: Tracing,
   step: TracedStep,
   read: (taskId: string) => Promise<TaskRecord | undefined>,
   run: () => Promise<T>
-): Promise<T> {
+): Promise<T> => {
   // Written out for esbuild to fold (tracing.ts): without tracing, only the return below.
   if ((globalThis.tinyHarnessBundledTracing ?? true) && tracing.enabled) {
     const { taskId, generation, turn } = step.ref;
@@ -88,22 +88,22 @@ export async function inStepSpan<T>(
     });
   }
   return run();
-}
+};
 
 /** A link to a task's span (a child whose news reaches its parent); none while tracing is off. */
-export async function linkToTask(tracing: Tracing, record: TaskRecord): Promise<Link[]> {
+export const linkToTask = async (tracing: Tracing, record: TaskRecord): Promise<Link[]> => {
   // Written out for esbuild to fold (tracing.ts): without tracing, only the return below.
   if ((globalThis.tinyHarnessBundledTracing ?? true) && tracing.enabled) {
     const context = trace.getSpanContext(tracing.contextOf(await tracing.lineages.of(record)));
     return context === undefined ? [] : [{ context }];
   }
   return [];
-}
+};
 
 /** Attributes on the span running now (a step's outcome learnt inside it); nothing when off. */
-export function annotate(tracing: Tracing, attributes: Attributes): void {
+export const annotate = (tracing: Tracing, attributes: Attributes): void => {
   // Written out for esbuild to fold (tracing.ts).
   if ((globalThis.tinyHarnessBundledTracing ?? true) && tracing.enabled) {
     trace.getActiveSpan()?.setAttributes(attributes);
   }
-}
+};

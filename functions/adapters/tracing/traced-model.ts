@@ -82,43 +82,38 @@ const requestAttributes = (
  * when the deployment prices the model, finish reason and latency; prompt and completion only
  * when content capture is on, through the transcript's redaction.
  */
-export function tracedModel(
+export const tracedModel = (
   model: Model,
   tracing: ActiveTracing,
   options: TracedModelOptions
-): Model {
-  return {
-    invoke: (request) => {
-      const requested = request.model ?? options.defaultModel;
-      // The conventions' name is `chat <request model>`; with none asked for, the one that answered.
-      const span = tracing.tracer.startSpan(
-        requested === undefined ? 'chat' : `chat ${requested}`,
-        {
-          kind: SpanKind.CLIENT,
-          attributes: requestAttributes(request, requested, options, tracing),
-        }
-      );
-      const started = performance.now();
-      return within(tracing, span, async () => {
-        const response = await model.invoke(request);
-        const prices = options.prices ?? {};
-        const price =
-          prices[response.model] ?? (requested === undefined ? undefined : prices[requested]);
-        if (requested === undefined) span.updateName(`chat ${response.model}`);
-        span.setAttributes({
-          [GEN_AI.responseModel]: response.model,
-          [GEN_AI.finishReasons]: [response.finishReason],
-          [GEN_AI.inputTokens]: response.usage.inputTokens,
-          [GEN_AI.outputTokens]: response.usage.outputTokens,
-          [GEN_AI.cacheReadTokens]: response.usage.cachedInputTokens,
-          [HARNESS.latencyMs]: Math.round(performance.now() - started),
-          ...(price === undefined ? {} : { [HARNESS.costUsd]: costOf(response.usage, price) }),
-          ...(tracing.captureContent
-            ? { [GEN_AI.outputMessages]: JSON.stringify(outputMessages(response, tracing.redact)) }
-            : {}),
-        });
-        return response;
+): Model => ({
+  invoke: (request) => {
+    const requested = request.model ?? options.defaultModel;
+    // The conventions' name is `chat <request model>`; with none asked for, the one that answered.
+    const span = tracing.tracer.startSpan(requested === undefined ? 'chat' : `chat ${requested}`, {
+      kind: SpanKind.CLIENT,
+      attributes: requestAttributes(request, requested, options, tracing),
+    });
+    const started = performance.now();
+    return within(tracing, span, async () => {
+      const response = await model.invoke(request);
+      const prices = options.prices ?? {};
+      const price =
+        prices[response.model] ?? (requested === undefined ? undefined : prices[requested]);
+      if (requested === undefined) span.updateName(`chat ${response.model}`);
+      span.setAttributes({
+        [GEN_AI.responseModel]: response.model,
+        [GEN_AI.finishReasons]: [response.finishReason],
+        [GEN_AI.inputTokens]: response.usage.inputTokens,
+        [GEN_AI.outputTokens]: response.usage.outputTokens,
+        [GEN_AI.cacheReadTokens]: response.usage.cachedInputTokens,
+        [HARNESS.latencyMs]: Math.round(performance.now() - started),
+        ...(price === undefined ? {} : { [HARNESS.costUsd]: costOf(response.usage, price) }),
+        ...(tracing.captureContent
+          ? { [GEN_AI.outputMessages]: JSON.stringify(outputMessages(response, tracing.redact)) }
+          : {}),
       });
-    },
-  };
-}
+      return response;
+    });
+  },
+});

@@ -42,28 +42,26 @@ const approvalEvents = (span: Span, base: TaskRecord, record: TaskRecord) => {
  * trace (a request, a parent's step) links that span to the task's, and approvals become events.
  * Reads pass through untouched.
  */
-export function tracedTaskStore(store: TaskStore, tracing: ActiveTracing): TaskStore {
-  return {
-    get: (taskId) => store.get(taskId),
-    list: (query) => store.list(query),
-    readHistory: (taskId, afterSeq, throughSeq) => store.readHistory(taskId, afterSeq, throughSeq),
-    readInbox: (taskId) => store.readInbox(taskId),
-    inboxSeqOf: (taskId, itemId) => store.inboxSeqOf(taskId, itemId),
-    getAudit: (taskId, key) => store.getAudit(taskId, key),
-    commit: async (commit) => {
-      const result = await store.commit(commit);
-      const span = trace.getActiveSpan();
-      if (commit.kind === 'create') {
-        await tracing.taskCreated(result.record ?? commit.record);
-      } else if (commit.kind === 'update' && span?.isRecording()) {
-        approvalEvents(span, commit.base, commit.record);
-        const lineage = await tracing.lineages.of(commit.record);
-        if (lineage.traceId !== span.spanContext().traceId) {
-          span.addLink({ context: trace.getSpanContext(tracing.contextOf(lineage))! });
-          span.setAttribute(HARNESS.taskId, lineage.taskId);
-        }
+export const tracedTaskStore = (store: TaskStore, tracing: ActiveTracing): TaskStore => ({
+  get: (taskId) => store.get(taskId),
+  list: (query) => store.list(query),
+  readHistory: (taskId, afterSeq, throughSeq) => store.readHistory(taskId, afterSeq, throughSeq),
+  readInbox: (taskId) => store.readInbox(taskId),
+  inboxSeqOf: (taskId, itemId) => store.inboxSeqOf(taskId, itemId),
+  getAudit: (taskId, key) => store.getAudit(taskId, key),
+  commit: async (commit) => {
+    const result = await store.commit(commit);
+    const span = trace.getActiveSpan();
+    if (commit.kind === 'create') {
+      await tracing.taskCreated(result.record ?? commit.record);
+    } else if (commit.kind === 'update' && span?.isRecording()) {
+      approvalEvents(span, commit.base, commit.record);
+      const lineage = await tracing.lineages.of(commit.record);
+      if (lineage.traceId !== span.spanContext().traceId) {
+        span.addLink({ context: trace.getSpanContext(tracing.contextOf(lineage))! });
+        span.setAttribute(HARNESS.taskId, lineage.taskId);
       }
-      return result;
-    },
-  };
-}
+    }
+    return result;
+  },
+});

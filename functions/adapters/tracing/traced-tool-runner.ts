@@ -17,7 +17,7 @@ const KEPT_CALLS = 1_000;
  * and attempt. The step running the call is its `execute_tool` span (the turn-step handler's);
  * the outcome is set there too, so a tool's result reads off the conventions' span.
  */
-export function tracedToolRunner(runner: ToolRunner, tracing: ActiveTracing): ToolRunner {
+export const tracedToolRunner = (runner: ToolRunner, tracing: ActiveTracing): ToolRunner => {
   const attempts = new Map<string, number>();
   return {
     tools: () => runner.tools(),
@@ -59,4 +59,4 @@ export function tracedToolRunner(runner: ToolRunner, tracing: ActiveTracing): To
       });
     },
   };
-}
+};

@@ -53,25 +53,23 @@ export interface ActiveTracing {
 export const NO_TRACING: NoTracing = { enabled: false };
 
 /** The attributes every span about a task carries. */
-export function taskAttributes(lineage: TaskLineage) {
-  return {
-    [HARNESS.taskId]: lineage.taskId,
-    [HARNESS.contextId]: lineage.contextId,
-    [HARNESS.rootTask]: lineage.rootId,
-    ...(lineage.type === null ? {} : { [HARNESS.taskType]: lineage.type }),
-    ...(lineage.parentId === null ? {} : { [HARNESS.parentTask]: lineage.parentId }),
-  };
-}
+export const taskAttributes = (lineage: TaskLineage) => ({
+  [HARNESS.taskId]: lineage.taskId,
+  [HARNESS.contextId]: lineage.contextId,
+  [HARNESS.rootTask]: lineage.rootId,
+  ...(lineage.type === null ? {} : { [HARNESS.taskType]: lineage.type }),
+  ...(lineage.parentId === null ? {} : { [HARNESS.parentTask]: lineage.parentId }),
+});
 
 /**
  * `run` inside `span`, which ends with it: an error is recorded on it (its message redacted: a
  * provider's error may echo a key) and thrown on.
  */
-export async function within<T>(
+export const within = async <T>(
   tracing: Pick<ActiveTracing, 'redact'>,
   span: Span,
   run: (span: Span) => Promise<T>
-): Promise<T> {
+): Promise<T> => {
   try {
     return await context.with(trace.setSpan(context.active(), span), () => run(span));
   } catch (error) {
@@ -84,16 +82,16 @@ export async function within<T>(
   } finally {
     span.end();
   }
-}
+};
 
 /**
  * What the invocation buffered, exported before it returns: a frozen Lambda sends nothing. A
  * collector that cannot be reached costs a warning, never the step.
  */
-export async function flushTraces(
+export const flushTraces = async (
   tracing: Tracing,
   logger: { warn(message: string, fields?: Record<string, unknown>): void }
-): Promise<void> {
+): Promise<void> => {
   // Written out for esbuild to fold: without tracing, nothing.
   if ((globalThis.tinyHarnessBundledTracing ?? true) && tracing.enabled) {
     await tracing
@@ -102,4 +100,4 @@ export async function flushTraces(
         logger.warn('spans not exported', { errorMessage: (error as Error).message })
       );
   }
-}
+};

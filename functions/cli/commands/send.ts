@@ -5,13 +5,13 @@ import { stateText } from '../render.js';
 import { taskView } from '../task-view.js';
 
 /** `tiny-harness send ID TEXT`: one message to a task; prints where the task is once it settles. */
-export async function sendToTask(
+export const sendToTask = async (
   agent: Agent,
   output: Output,
   taskId: string,
   text: string,
   options: { json: boolean }
-): Promise<void> {
+): Promise<void> => {
   const result = await agent.client.sendMessage({
     tenant: '',
     message: textTo(taskId, text),
@@ -26,4 +26,4 @@ export async function sendToTask(
   }
   output.line(`${view.id}  ${stateText(output.c, view.state, view.sub_state)}`);
   if (view.status_text !== '') output.line(view.status_text);
-}
+};

@@ -18,11 +18,11 @@ const nothingListed = (options: { state?: string; context?: string }): string =>
 };
 
 /** `tiny-harness tasks`: the caller's tasks, newest first, filtered by state or context. */
-export async function listTasks(
+export const listTasks = async (
   agent: Agent,
   output: Output,
   options: { state?: string; context?: string; limit: number; json: boolean }
-): Promise<void> {
+): Promise<void> => {
   const views = await listTaskViews(agent.client, taskView, options);
   if (options.json) {
     output.json(views);
@@ -33,4 +33,4 @@ export async function listTasks(
     return;
   }
   for (const view of views) output.line(renderTaskRow(view, output.c));
-}
+};

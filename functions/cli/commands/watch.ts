@@ -17,12 +17,12 @@ const frame = (view: TaskView, output: Output) =>
  * `tiny-harness watch ID`: on a terminal, the task, its plan and its rows redrawn in place; else
  * one line per change (`--json`: one JSON object per line). Ends when the task does, or on Ctrl-C.
  */
-export async function watchTask(
+export const watchTask = async (
   agent: Agent,
   output: Output,
   taskId: string,
   options: { json: boolean; signal: AbortSignal }
-): Promise<TaskView | undefined> {
+): Promise<TaskView | undefined> => {
   const live = output.tty && !options.json;
   const draw = live ? createLogUpdate(output.out) : undefined;
   let lastLine = '';
@@ -45,4 +45,4 @@ export async function watchTask(
     output.line(`stopped watching; ${last.id} goes on`);
   }
   return last;
-}
+};

@@ -9,18 +9,18 @@ import { buildStreamLeases } from '../stream-leases.js';
 let memo: ServiceRuntime | undefined;
 
 /** The A2A function's composition root: the loop without a model, and the service's parts. */
-export function lambdaRuntime(): ServiceRuntime {
+export const lambdaRuntime = (): ServiceRuntime => {
   memo ??= buildServiceRuntime(readRuntimeConfig(), {
     model: NO_MODEL,
     remoteAgents: NO_REMOTE_AGENTS,
   });
   return memo;
-}
+};
 
 let leasesMemo: StreamLeases | undefined;
 
 /** The A2A function's stream leases, built on first use from the same configuration. */
-export function lambdaStreamLeases(): StreamLeases {
+export const lambdaStreamLeases = (): StreamLeases => {
   leasesMemo ??= buildStreamLeases(lambdaRuntime().config);
   return leasesMemo;
-}
+};

@@ -7,10 +7,10 @@ import { readRuntimeConfig } from '../runtime-config.js';
 let memo: { logger: Logger; histories: ExecutionHistories } | undefined;
 
 /** The archive function's composition root: the live and archived execution histories. */
-export function lambdaArchiveRuntime(): { logger: Logger; histories: ExecutionHistories } {
+export const lambdaArchiveRuntime = (): { logger: Logger; histories: ExecutionHistories } => {
   if (memo === undefined) {
     const config = readRuntimeConfig();
     memo = { logger: loggerOf(config), histories: buildExecutionHistories(config) };
   }
   return memo;
-}
+};

@@ -10,10 +10,10 @@ let memo: LoopRuntime | undefined;
  * The root of the functions that drive tasks without a model or a remote agent (the stream
  * stand-in, the reconciler): the loop over the table and the executions, from the environment, built once.
  */
-export function lambdaLoopRuntime(): LoopRuntime {
+export const lambdaLoopRuntime = (): LoopRuntime => {
   memo ??= buildLoopRuntime(readRuntimeConfig(), {
     model: NO_MODEL,
     remoteAgents: NO_REMOTE_AGENTS,
   });
   return memo;
-}
+};

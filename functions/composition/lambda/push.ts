@@ -25,7 +25,7 @@ const build = () => {
 let memo: ReturnType<typeof build> | undefined;
 
 /** The push function's composition root: the task records, the configs, their sealer, the sender. */
-export function lambdaPushRuntime(): ReturnType<typeof build> {
+export const lambdaPushRuntime = (): ReturnType<typeof build> => {
   memo ??= build();
   return memo;
-}
+};

@@ -10,10 +10,10 @@ let memo: LoopRuntime | undefined;
  * The root of the functions that follow children on remote agents (the follow step, the push
  * webhook): the loop without a model, with the configured remote agents and their credentials.
  */
-export function lambdaRemoteRuntime(): LoopRuntime {
+export const lambdaRemoteRuntime = (): LoopRuntime => {
   if (memo === undefined) {
     const config = readRuntimeConfig();
     memo = buildLoopRuntime(config, { model: NO_MODEL, remoteAgents: buildRemoteAgents(config) });
   }
   return memo;
-}
+};

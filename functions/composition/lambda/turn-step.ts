@@ -46,7 +46,7 @@ let tooled: Promise<TurnStepRuntime> | undefined;
  * that offers or runs tools: a park, a renewal or a task's failure never waits on a server. A
  * failed connection (a server down) is not kept: the next such step tries again.
  */
-export function lambdaRuntime(op: string): TurnStepRuntime | Promise<TurnStepRuntime> {
+export const lambdaRuntime = (op: string): TurnStepRuntime | Promise<TurnStepRuntime> => {
   if (base === undefined) {
     const config = readRuntimeConfig();
     base = buildLoopRuntime(config, {
@@ -66,4 +66,4 @@ export function lambdaRuntime(op: string): TurnStepRuntime | Promise<TurnStepRun
     }
   );
   return tooled;
-}
+};

@@ -69,7 +69,7 @@ export const DEFAULT_SKILLS: readonly SkillConfig[] = [
  * The skills from their configured JSON (an array of skills); throws a message naming what is
  * wrong, so a bad configuration stops the start rather than serving a broken card.
  */
-export function parseAgentSkills(json: string): SkillConfig[] {
+export const parseAgentSkills = (json: string): SkillConfig[] => {
   let raw: unknown;
   try {
     raw = JSON.parse(json);
@@ -79,7 +79,7 @@ export function parseAgentSkills(json: string): SkillConfig[] {
   const parsed = AgentSkillsSchema.safeParse(raw);
   if (!parsed.success) throw new Error(z.prettifyError(parsed.error));
   return parsed.data;
-}
+};
 
 const toAgentSkill = (skill: SkillConfig): AgentSkill => ({
   id: skill.id,
@@ -115,57 +115,51 @@ export interface AgentCardOptions {
 }
 
 /** The task extension as the card advertises it. */
-export function taskExtension(agentId: string): AgentExtension {
-  return {
-    uri: TASK_EXTENSION_URI,
-    description:
-      'Tasks with a goal, acceptance criteria, participants, sub-task links and a plan, carried ' +
-      'in Task.metadata; task and control envelopes change and end them.',
-    required: false,
-    // The participant id the agent takes on its tasks, so a client can name it in a task envelope.
-    params: { agent_id: agentId },
-  };
-}
+export const taskExtension = (agentId: string): AgentExtension => ({
+  uri: TASK_EXTENSION_URI,
+  description:
+    'Tasks with a goal, acceptance criteria, participants, sub-task links and a plan, carried ' +
+    'in Task.metadata; task and control envelopes change and end them.',
+  required: false,
+  // The participant id the agent takes on its tasks, so a client can name it in a task envelope.
+  params: { agent_id: agentId },
+});
 
 /** The audit extension: GetTaskTimeline, the auditor's timeline of a task (docs/a2a/audit.md). */
-export function auditExtension(): AgentExtension {
-  return {
-    uri: AUDIT_EXTENSION_URI,
-    description:
-      "The auditor's timeline of a task and its sub-tasks, for its participants: JSON-RPC " +
-      'tiny-harness/GetTaskTimeline, or GET /tasks/{id}:timeline.',
-    required: false,
-    params: { json_rpc_method: AUDIT_JSON_RPC_METHOD, http_route: 'GET /tasks/{id}:timeline' },
-  };
-}
+export const auditExtension = (): AgentExtension => ({
+  uri: AUDIT_EXTENSION_URI,
+  description:
+    "The auditor's timeline of a task and its sub-tasks, for its participants: JSON-RPC " +
+    'tiny-harness/GetTaskTimeline, or GET /tasks/{id}:timeline.',
+  required: false,
+  params: { json_rpc_method: AUDIT_JSON_RPC_METHOD, http_route: 'GET /tasks/{id}:timeline' },
+});
 
 /** The agent card served at `/.well-known/agent-card.json`. */
-export function buildAgentCard(options: AgentCardOptions): AgentCard {
-  return {
-    name: options.name ?? AGENT_NAME,
-    description: options.description ?? AGENT_DESCRIPTION,
-    supportedInterfaces: PROTOCOL_BINDINGS.map((protocolBinding) => ({
-      url: options.baseUrl,
-      protocolBinding,
-      tenant: '',
-      protocolVersion: PROTOCOL_VERSION,
-    })),
-    provider: undefined,
-    version: options.version ?? AGENT_VERSION,
-    capabilities: {
-      // SendStreamingMessage and SubscribeToTask: SSE tailing the task's durable event log.
-      streaming: true,
-      pushNotifications: true,
-      extensions: [taskExtension(options.agentId ?? DEFAULT_AGENT_ID), auditExtension()],
-    },
-    securitySchemes: { ...options.securitySchemes },
-    securityRequirements: [...(options.securityRequirements ?? [])],
-    defaultInputModes: [...INPUT_MODES],
-    defaultOutputModes: ['text/plain', TASK_MEDIA_TYPE],
-    skills: (options.skills ?? DEFAULT_SKILLS).map(toAgentSkill),
-    signatures: [],
-  };
-}
+export const buildAgentCard = (options: AgentCardOptions): AgentCard => ({
+  name: options.name ?? AGENT_NAME,
+  description: options.description ?? AGENT_DESCRIPTION,
+  supportedInterfaces: PROTOCOL_BINDINGS.map((protocolBinding) => ({
+    url: options.baseUrl,
+    protocolBinding,
+    tenant: '',
+    protocolVersion: PROTOCOL_VERSION,
+  })),
+  provider: undefined,
+  version: options.version ?? AGENT_VERSION,
+  capabilities: {
+    // SendStreamingMessage and SubscribeToTask: SSE tailing the task's durable event log.
+    streaming: true,
+    pushNotifications: true,
+    extensions: [taskExtension(options.agentId ?? DEFAULT_AGENT_ID), auditExtension()],
+  },
+  securitySchemes: { ...options.securitySchemes },
+  securityRequirements: [...(options.securityRequirements ?? [])],
+  defaultInputModes: [...INPUT_MODES],
+  defaultOutputModes: ['text/plain', TASK_MEDIA_TYPE],
+  skills: (options.skills ?? DEFAULT_SKILLS).map(toAgentSkill),
+  signatures: [],
+});
 
 type JsonObject = Record<string, unknown>;
 
@@ -178,7 +172,7 @@ const asObject = (value: unknown): JsonObject =>
  * REQUIRED (`skills`, each skill's `tags`) and each extension's `required`, so a client reading
  * the JSON sees "required": false rather than inferring it from an absence.
  */
-export function cardToJson(card: AgentCard): JsonObject {
+export const cardToJson = (card: AgentCard): JsonObject => {
   const json = asObject(AgentCard.toJSON(card));
   const capabilities = asObject(json.capabilities);
   const extensions = card.capabilities?.extensions ?? [];
@@ -196,4 +190,4 @@ export function cardToJson(card: AgentCard): JsonObject {
       tags: [...skill.tags],
     })),
   };
-}
+};

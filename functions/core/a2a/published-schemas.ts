@@ -30,7 +30,7 @@ const DIALECT = 'https://json-schema.org/draft/2020-12/schema';
  * (enum values, `required`, `oneOf` branches are meaningful in order). Makes the output
  * byte-stable whatever order zod emits keys in.
  */
-export function sortKeys(value: unknown): unknown {
+export const sortKeys = (value: unknown): unknown => {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (typeof value !== 'object' || value === null) return value;
   const record = value as Record<string, unknown>;
@@ -40,7 +40,7 @@ export function sortKeys(value: unknown): unknown {
       .sort()
       .map((key) => [key, sortKeys(record[key])])
   );
-}
+};
 
 /**
  * JSON Schema 2020-12 of a zod schema, on the **input** side: a field with a default is optional
@@ -55,9 +55,7 @@ const document = (header: Record<string, unknown>, body: Record<string, unknown>
   sortKeys({ ...body, ...header }) as object;
 
 /** The text of a schema file: two-space JSON with a trailing newline. */
-export function serializeSchema(schema: object): string {
-  return `${JSON.stringify(schema, null, 2)}\n`;
-}
+export const serializeSchema = (schema: object): string => `${JSON.stringify(schema, null, 2)}\n`;
 
 const INTERNAL_SCHEMAS: ReadonlyArray<{ file: string; title: string; schema: z.ZodType }> = [
   {
@@ -90,41 +88,39 @@ export const TIMELINE_SCHEMA_ID =
   'https://madarauchiha-314.github.io/tiny-harness/a2a/ext/audit/v1/timeline.json';
 
 /** Every generated schema file, in a fixed order. */
-export function publishedSchemas(): PublishedSchema[] {
-  return [
-    {
-      path: 'docs/a2a/ext/task.json',
-      schema: document(
-        { $id: TASK_SCHEMA_ID, title: 'tiny-harness task extension' },
-        jsonSchema(TaskExtensionSchema)
-      ),
-    },
-    {
-      path: 'docs/a2a/ext/timeline.json',
-      schema: document(
-        { $id: TIMELINE_SCHEMA_ID, title: 'tiny-harness audit timeline' },
-        jsonSchema(TimelineSchema)
-      ),
-    },
-    ...INTRINSICS.map((tool) => ({
-      path: `docs/a2a/ext/intrinsics/${tool.name}.json`,
-      // Exactly the parameters the model is shown (toolParameters), plus identification.
-      schema: document(
-        {
-          $schema: DIALECT,
-          $id: `${INTRINSIC_SCHEMA_BASE}${tool.name}.json`,
-          title: tool.name,
-          description: tool.description,
-        },
-        toolParameters(tool.input)
-      ),
-    })),
-    ...INTERNAL_SCHEMAS.map(({ file, title, schema }) => ({
-      path: `schemas/${file}`,
-      schema: document({ title }, jsonSchema(schema)),
-    })),
-  ];
-}
+export const publishedSchemas = (): PublishedSchema[] => [
+  {
+    path: 'docs/a2a/ext/task.json',
+    schema: document(
+      { $id: TASK_SCHEMA_ID, title: 'tiny-harness task extension' },
+      jsonSchema(TaskExtensionSchema)
+    ),
+  },
+  {
+    path: 'docs/a2a/ext/timeline.json',
+    schema: document(
+      { $id: TIMELINE_SCHEMA_ID, title: 'tiny-harness audit timeline' },
+      jsonSchema(TimelineSchema)
+    ),
+  },
+  ...INTRINSICS.map((tool) => ({
+    path: `docs/a2a/ext/intrinsics/${tool.name}.json`,
+    // Exactly the parameters the model is shown (toolParameters), plus identification.
+    schema: document(
+      {
+        $schema: DIALECT,
+        $id: `${INTRINSIC_SCHEMA_BASE}${tool.name}.json`,
+        title: tool.name,
+        description: tool.description,
+      },
+      toolParameters(tool.input)
+    ),
+  })),
+  ...INTERNAL_SCHEMAS.map(({ file, title, schema }) => ({
+    path: `schemas/${file}`,
+    schema: document({ title }, jsonSchema(schema)),
+  })),
+];
 
 export const SCHEMAS_README_PATH = 'schemas/README.md';
 

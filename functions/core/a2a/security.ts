@@ -31,44 +31,40 @@ export type CardSecurityOptions =
    */
   | { mode: 'cognito'; tokenUrl?: string | undefined; scope?: string | undefined };
 
-export function bearerScheme(options: {
+export const bearerScheme = (options: {
   bearerFormat: string;
   description: string;
-}): SecurityScheme {
-  return {
-    scheme: {
-      $case: 'httpAuthSecurityScheme',
-      value: {
-        scheme: 'Bearer',
-        bearerFormat: options.bearerFormat,
-        description: options.description,
-      },
+}): SecurityScheme => ({
+  scheme: {
+    $case: 'httpAuthSecurityScheme',
+    value: {
+      scheme: 'Bearer',
+      bearerFormat: options.bearerFormat,
+      description: options.description,
     },
-  };
-}
+  },
+});
 
-export function clientCredentialsScheme(options: {
+export const clientCredentialsScheme = (options: {
   tokenUrl: string;
   scopes: Record<string, string>;
   description: string;
-}): SecurityScheme {
-  return {
-    scheme: {
-      $case: 'oauth2SecurityScheme',
-      value: {
-        description: options.description,
-        flows: {
-          flow: {
-            $case: 'clientCredentials',
-            // Client credentials issue no refresh tokens: a client asks again when one expires.
-            value: { tokenUrl: options.tokenUrl, refreshUrl: '', scopes: { ...options.scopes } },
-          },
+}): SecurityScheme => ({
+  scheme: {
+    $case: 'oauth2SecurityScheme',
+    value: {
+      description: options.description,
+      flows: {
+        flow: {
+          $case: 'clientCredentials',
+          // Client credentials issue no refresh tokens: a client asks again when one expires.
+          value: { tokenUrl: options.tokenUrl, refreshUrl: '', scopes: { ...options.scopes } },
         },
-        oauth2MetadataUrl: '',
       },
+      oauth2MetadataUrl: '',
     },
-  };
-}
+  },
+});
 
 /** One alternative of the card's requirements: this scheme, with these scopes. */
 const requirement = (scheme: string, scopes: readonly string[]): SecurityRequirement => ({
@@ -79,7 +75,7 @@ const requirement = (scheme: string, scopes: readonly string[]): SecurityRequire
  * The card's `securitySchemes` and `securityRequirements` (alternatives: any one suffices),
  * for `buildAgentCard`'s options.
  */
-export function cardSecurity(options: CardSecurityOptions): CardSecurity {
+export const cardSecurity = (options: CardSecurityOptions): CardSecurity => {
   if (options.mode === 'tokens') {
     return {
       securitySchemes: {
@@ -116,4 +112,4 @@ export function cardSecurity(options: CardSecurityOptions): CardSecurity {
       requirement(SCHEME_NAMES.bearer, []),
     ],
   };
-}
+};

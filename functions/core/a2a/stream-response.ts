@@ -5,7 +5,7 @@ import type { TaskEvent } from '../ports/event-log.js';
  * An event of a task's log as the A2A `StreamResponse` that carries it, on a stream (a frame) or
  * to a webhook (a push notification): the same object for both.
  */
-export function streamResponseOf(event: TaskEvent): StreamResponse {
+export const streamResponseOf = (event: TaskEvent): StreamResponse => {
   switch (event.kind) {
     case 'task':
       return { payload: { $case: 'task', value: event.task } };
@@ -16,4 +16,4 @@ export function streamResponseOf(event: TaskEvent): StreamResponse {
     case 'message':
       return { payload: { $case: 'message', value: event.message } };
   }
-}
+};

@@ -12,7 +12,7 @@ const daysIn = (year: number, month: number): number => {
 };
 
 /** The instant in ms since the epoch, or undefined when the text is not such a timestamp. */
-export function parseUtcTimestamp(text: string): number | undefined {
+export const parseUtcTimestamp = (text: string): number | undefined => {
   const match = UTC_TIMESTAMP.exec(text);
   if (match === null) return undefined;
   const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [
@@ -26,4 +26,4 @@ export function parseUtcTimestamp(text: string): number | undefined {
   if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return undefined;
   if (hour > 23 || minute > 59 || second > 59) return undefined;
   return Date.parse(text);
-}
+};

@@ -40,7 +40,7 @@ const CLOSING_EVENTS: Record<string, string> = {
 export type ArchiveOutcome = 'archived' | 'already archived' | 'not closed' | 'not found';
 
 /** The archive's copy of an execution's history, once it has closed; undefined while it runs. */
-export function archivedCopy(live: LiveHistory): ArchivedHistory | undefined {
+export const archivedCopy = (live: LiveHistory): ArchivedHistory | undefined => {
   const closing = [...live.events].reverse().find((event) => CLOSING_EVENTS[event.type]);
   if (closing === undefined) return undefined;
   return {
@@ -55,4 +55,4 @@ export function archivedCopy(live: LiveHistory): ArchivedHistory | undefined {
     ).toISOString(),
     events: live.events,
   };
-}
+};

@@ -56,11 +56,11 @@ export interface ExecutionFacts {
   runs: StepRun[];
 }
 
-export function isoOf(timestamp: Date | number | string): string {
+export const isoOf = (timestamp: Date | number | string): string => {
   if (timestamp instanceof Date) return timestamp.toISOString();
   if (typeof timestamp === 'number') return new Date(Math.round(timestamp * 1000)).toISOString();
   return new Date(timestamp).toISOString();
-}
+};
 
 const record = (value: unknown): Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -130,7 +130,7 @@ const EXECUTION_ENDS: Record<string, ExecutionEnd['status']> = {
 };
 
 /** The steps of one execution, in the order they were scheduled. */
-export function readExecution(events: readonly HistoryEventLike[]): ExecutionFacts {
+export const readExecution = (events: readonly HistoryEventLike[]): ExecutionFacts => {
   const sorted = [...events].sort((a, b) => a.id - b.id);
   const next = new Map<number, HistoryEventLike[]>();
   for (const event of sorted) {
@@ -193,7 +193,7 @@ export function readExecution(events: readonly HistoryEventLike[]): ExecutionFac
     });
   }
   return facts;
-}
+};
 
 const endFailure = (event: HistoryEventLike) => {
   const failure = failureOf(event);

@@ -627,13 +627,13 @@ const recordEntries = (input: TaskAuditInput): Draft[] =>
   });
 
 /** The latest Task snapshot in the log: the task as the timeline describes it. */
-export function latestTask(log: readonly LoggedEvent[]): Task | undefined {
+export const latestTask = (log: readonly LoggedEvent[]): Task | undefined => {
   for (let index = log.length - 1; index >= 0; index--) {
     const event = log[index]?.event;
     if (event?.kind === 'task') return event.task;
   }
   return undefined;
-}
+};
 
 /** The seq of the event a model call followed, from its record (see `ModelCallRecord`). */
 const eventSeqBefore = (draft: Draft, records: TaskAuditInput['records']): number | undefined => {
@@ -670,7 +670,7 @@ const withModelCallsPlaced = (
 };
 
 /** One task's entries, each stamped with the task and its depth, in no particular order. */
-export function taskEntries(input: TaskAuditInput): TimelineEntry[] {
+export const taskEntries = (input: TaskAuditInput): TimelineEntry[] => {
   const latest = latestTask(input.log);
   const extension = latest === undefined ? undefined : extensionOf(latest);
   // Sources in this order, so that among entries of the same millisecond a message comes before
@@ -684,4 +684,4 @@ export function taskEntries(input: TaskAuditInput): TimelineEntry[] {
     ...executions.filter((draft) => eventSeqBefore(draft, input.records) === undefined),
   ];
   return drafts.map((draft) => ({ ...draft, task_id: input.taskId, depth: input.depth }));
-}
+};

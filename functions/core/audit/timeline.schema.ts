@@ -106,10 +106,8 @@ export type Timeline = z.infer<typeof TimelineSchema>;
 export const TEXT_BOUND = 2_000;
 
 /** `text` cut to `bound` characters, with the full size beside it. */
-export function bounded(text: string, bound = TEXT_BOUND) {
-  return {
-    text: text.length > bound ? `${text.slice(0, bound)}…` : text,
-    size: text.length,
-    truncated: text.length > bound,
-  };
-}
+export const bounded = (text: string, bound = TEXT_BOUND) => ({
+  text: text.length > bound ? `${text.slice(0, bound)}…` : text,
+  size: text.length,
+  truncated: text.length > bound,
+});

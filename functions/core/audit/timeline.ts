@@ -69,11 +69,11 @@ const causeOf = (
 };
 
 /** The timeline of `rootId`'s tree from each task's part; `gaps` say what could not be read. */
-export function buildTimeline(
+export const buildTimeline = (
   rootId: string,
   parts: readonly TaskPart[],
   gaps: readonly string[]
-): Timeline {
+): Timeline => {
   const indexed = parts
     .flatMap((part) => taskEntries(part))
     .map((entry, index) => ({ entry, index }));
@@ -111,8 +111,6 @@ export function buildTimeline(
     entries: attributed,
     gaps: [...gaps],
   };
-}
+};
 
-export function isTerminalStateName(name: string) {
-  return TERMINAL.has(name);
-}
+export const isTerminalStateName = (name: string) => TERMINAL.has(name);

@@ -28,9 +28,8 @@ export interface ApprovalAuditRow {
 
 type Records = ReadonlyMap<string, unknown>;
 
-export function toolRecordKey(generation: number, turn: number, callId: string) {
-  return `tool:${generation}:${turn}:${callId}`;
-}
+export const toolRecordKey = (generation: number, turn: number, callId: string) =>
+  `tool:${generation}:${turn}:${callId}`;
 
 const approvalRow = (
   records: Records,
@@ -53,11 +52,11 @@ const lastApproval = (records: Records, turn: number, callId: string) => ({
  * The step that ran each call of one execution, by its record key: the first that succeeded, or
  * for a call that waited for approval the first after the answer (the step before it only asked).
  */
-export function stepsThatRan(
+export const stepsThatRan = (
   runs: readonly StepRun[],
   generation: number,
   records: Records
-): Map<string, StepRun> {
+): Map<string, StepRun> => {
   const chosen = new Map<string, StepRun>();
   for (const run of runs) {
     if (run.op !== 'execute_tool' || run.outcome !== 'succeeded') continue;
@@ -71,7 +70,7 @@ export function stepsThatRan(
     chosen.set(key, run);
   }
   return chosen;
-}
+};
 
 /**
  * The call the model made, from its turn's response: turns count across generations, so a call
@@ -111,12 +110,12 @@ export interface CallFacts {
   } | null;
 }
 
-export function callFacts(
+export const callFacts = (
   records: Records,
   generation: number,
   turn: number,
   callId: string
-): CallFacts {
+): CallFacts => {
   const call = modelCall(records, generation, turn, callId);
   const requested = approvalRow(records, turn, callId, 'requested');
   const { asked, decided } = lastApproval(records, turn, callId);
@@ -134,9 +133,8 @@ export function callFacts(
           }
         : null,
   };
-}
+};
 
 /** "never ran: rejected by alice: I still need it", "never ran: expired by the deadline: …". */
-export function neverRanText(neverRan: NonNullable<CallFacts['neverRan']>) {
-  return `${neverRan.mayHaveRun ? 'may have run before the harness stopped, not sent again' : 'never ran'}: ${neverRan.verdict === 'expired' ? 'expired by the deadline' : `rejected by ${neverRan.by ?? 'an approver'}`}${neverRan.reason ? `: ${neverRan.reason}` : ''}`;
-}
+export const neverRanText = (neverRan: NonNullable<CallFacts['neverRan']>) =>
+  `${neverRan.mayHaveRun ? 'may have run before the harness stopped, not sent again' : 'never ran'}: ${neverRan.verdict === 'expired' ? 'expired by the deadline' : `rejected by ${neverRan.by ?? 'an approver'}`}${neverRan.reason ? `: ${neverRan.reason}` : ''}`;

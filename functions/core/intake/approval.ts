@@ -32,10 +32,10 @@ const mayDecide = (participant: Participant | undefined, approval: PendingApprov
  * one named that does not wait (`approval.not_pending`), a deadline passed (the timeout answers),
  * or a sender whose role may not decide one of them (`approval.not_allowed`).
  */
-export function withApprovalAnswer(
+export const withApprovalAnswer = (
   change: Change,
   answer: ApprovalAnswer
-): { change: Change; wake: Wake } {
+): { change: Change; wake: Wake } => {
   const { record } = change;
   const waiting = awaitingApproval(record.loop);
   if (waiting.length === 0) {
@@ -79,4 +79,4 @@ export function withApprovalAnswer(
     return { change: decided, wake: { action: 'none' } };
   }
   return wakingTheTask(decided);
-}
+};

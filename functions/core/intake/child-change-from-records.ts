@@ -17,11 +17,11 @@ const sameCount = (a: CriteriaCount, b: CriteriaCount) => a.met === b.met && a.t
  * child's state, sub-state or criteria count (met / total; anything else is not the parent's
  * business). Undefined when the task has no parent on this harness or none of these changed.
  */
-export function childChangeFromRecords(
+export const childChangeFromRecords = (
   before: TaskRecord | undefined,
   after: TaskRecord,
   agentId: string
-): ChildChange | undefined {
+): ChildChange | undefined => {
   const extension = readExtension(after.task);
   const parent = extension.parent_tasks.find((ref) => ref.agent === null);
   if (parent === undefined) return undefined;
@@ -51,4 +51,4 @@ export function childChangeFromRecords(
     changeKey: `v${after.version}`,
     order: after.version,
   };
-}
+};

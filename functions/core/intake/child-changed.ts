@@ -76,16 +76,13 @@ const REMOTE_NOTE_LIMIT = 8_200;
  * parking with a question (for an answer, or for a review of its unmet criteria). A child parking
  * or resuming otherwise never wakes it, nor does its criteria count moving.
  */
-export function isNews(change: ChildChange): boolean {
-  return (
-    isTerminalState(change.state) ||
-    change.remoteTurn ||
-    (change.childLifecycle === 'delegated' &&
-      !change.participantTask &&
-      change.state === TaskState.TASK_STATE_INPUT_REQUIRED &&
-      (change.subState === 'awaiting-answer' || change.subState === 'awaiting-review'))
-  );
-}
+export const isNews = (change: ChildChange): boolean =>
+  isTerminalState(change.state) ||
+  change.remoteTurn ||
+  (change.childLifecycle === 'delegated' &&
+    !change.participantTask &&
+    change.state === TaskState.TASK_STATE_INPUT_REQUIRED &&
+    (change.subState === 'awaiting-answer' || change.subState === 'awaiting-review'));
 
 const noteText = (change: ChildChange): string => {
   const summary = change.summary.slice(
@@ -123,10 +120,10 @@ const reasonOf = (change: ChildChange): string | undefined =>
 const withoutReason = ({ reason: _reason, ...row }: SubTaskRow): SubTaskRow => row;
 
 /** The parent's side of a child's change (pure); undefined when it changes nothing. */
-export function withChildChange(
+export const withChildChange = (
   record: TaskRecord,
   change: ChildChange
-): { change: Change; wake: 'claim' | 'none' } | undefined {
+): { change: Change; wake: 'claim' | 'none' } | undefined => {
   const applied = record.loop.childOrder[change.childId] ?? -1;
   // A redelivered or older change never moves the row back in time.
   if (change.order <= applied) return undefined;
@@ -191,11 +188,12 @@ export function withChildChange(
   };
   const claimed = withTokenClaimed(next);
   return { change: claimed.change, wake: claimed.token === null ? 'none' : 'claim' };
-}
+};
 
 /** The parent's decision on a child's change (pure): the commit, and the wake it needs. */
-export function decideChildChange(change: ChildChange) {
-  return ({ record }: Facts<NoEffects, never>): Outcome<Wake, NoEffects, never> => {
+export const decideChildChange =
+  (change: ChildChange) =>
+  ({ record }: Facts<NoEffects, never>): Outcome<Wake, NoEffects, never> => {
     const decision = withChildChange(record, change);
     if (decision === undefined) return answer({ action: 'none' });
     const { parkToken, generation } = record.loop;
@@ -208,7 +206,6 @@ export function decideChildChange(change: ChildChange) {
           : { action: 'none' };
     return commitThen(record, decision.change, wake);
   };
-}
 
 /**
  * The stand-in's rule on every state change of a child (and every change of its criteria count),

@@ -27,14 +27,12 @@ import { withTurnCut } from './cut-turn.js';
 /** What the request that asked for a completion or a cancel writes with it (its audit row, ...). */
 export type AlongWith = Pick<CommitWrites, 'audit' | 'pushConfigs' | 'seen'>;
 
-export function withAlong(change: Change, along: AlongWith | undefined): Change {
-  return {
-    ...change,
-    audit: [...change.audit, ...(along?.audit ?? [])],
-    pushConfigs: [...change.pushConfigs, ...(along?.pushConfigs ?? [])],
-    seen: [...change.seen, ...(along?.seen ?? [])],
-  };
-}
+export const withAlong = (change: Change, along: AlongWith | undefined): Change => ({
+  ...change,
+  audit: [...change.audit, ...(along?.audit ?? [])],
+  pushConfigs: [...change.pushConfigs, ...(along?.pushConfigs ?? [])],
+  seen: [...change.seen, ...(along?.seen ?? [])],
+});
 
 /**
  * A participant may complete the task if their role allows it, and, while acceptance criteria are
@@ -72,8 +70,9 @@ interface CompletionRequest {
 }
 
 /** The decision on a completion request (pure): the request recorded, and the wake it needs. */
-export function decideCompletionRequest(options: CompletionRequest) {
-  return ({ record }: Facts<NoEffects, never>): Outcome<Wake, NoEffects, never> => {
+export const decideCompletionRequest =
+  (options: CompletionRequest) =>
+  ({ record }: Facts<NoEffects, never>): Outcome<Wake, NoEffects, never> => {
     requireCompletionRight(readExtension(record.task), options.participantId);
     if (isTerminalState(stateOf(record.task))) throw new TaskClosedError(options.taskId);
     const requested = withAlong(
@@ -100,7 +99,6 @@ export function decideCompletionRequest(options: CompletionRequest) {
       generation: cut.record.loop.generation,
     });
   };
-}
 
 export interface CancelOutcome {
   /** The task and every unresolved child on this harness, canceled with it (the cascade). */
@@ -143,8 +141,9 @@ export interface CancelRequest {
 export type Canceled = { record: TaskRecord; token: string | null } | undefined;
 
 /** The decision to cancel one task (pure); undefined when there is nothing to cancel. */
-export function decideCancel(taskId: string, { by, reason, along }: CancelRequest) {
-  return ({ record, now }: Facts<NoEffects, never>): Outcome<Canceled, NoEffects, never> => {
+export const decideCancel =
+  (taskId: string, { by, reason, along }: CancelRequest) =>
+  ({ record, now }: Facts<NoEffects, never>): Outcome<Canceled, NoEffects, never> => {
     if ('participantId' in by) {
       requirePermission(readExtension(record.task), by.participantId, 'cancel');
     } else if ('parentId' in by && !namesParent(record.task, by.parentId)) {
@@ -160,22 +159,19 @@ export function decideCancel(taskId: string, { by, reason, along }: CancelReques
     const change = withAlong(withCanceled(changeOf(record), reason, now), along);
     return commitThen(record, change, { record: change.record, token: record.loop.parkToken });
   };
-}
 
 /** The cancel of one task as an operation (a child never stored needs none). */
-export function cancelOperation(
+export const cancelOperation = (
   taskId: string,
   request: CancelRequest
-): Operation<Canceled, NoEffects, never> {
-  return {
-    taskId,
-    ifAbsent: { result: undefined },
-    decide: decideCancel(taskId, request),
-  };
-}
+): Operation<Canceled, NoEffects, never> => ({
+  taskId,
+  ifAbsent: { result: undefined },
+  decide: decideCancel(taskId, request),
+});
 
 /** The cancels a canceled task calls for: each unresolved child on this harness. */
-export function childCancels(canceled: Canceled): Operation<Canceled, NoEffects, never>[] {
+export const childCancels = (canceled: Canceled): Operation<Canceled, NoEffects, never>[] => {
   if (canceled === undefined) return [];
   const taskId = canceled.record.task.id;
   return unresolvedSubTasks(canceled.record)
@@ -186,10 +182,10 @@ export function childCancels(canceled: Canceled): Operation<Canceled, NoEffects,
         reason: `parent ${taskId} was canceled`,
       })
     );
-}
+};
 
 /** What a cancel and its cascade come to: the executions to stop, the remote children to cancel. */
-export function cancelOutcomeOf(all: readonly Canceled[]): CancelOutcome {
+export const cancelOutcomeOf = (all: readonly Canceled[]): CancelOutcome => {
   const done = all.filter((canceled) => canceled !== undefined);
   return {
     canceled: done.map(({ record, token }) => ({
@@ -203,7 +199,7 @@ export function cancelOutcomeOf(all: readonly Canceled[]): CancelOutcome {
         .map((row) => ({ parentId: record.task.id, row }))
     ),
   };
-}
+};
 
 /** The cascade of a cancel: each unresolved local child canceled in turn, each its own commit. */
 export const CANCEL_CASCADE: Cascade<Canceled, Canceled, CancelOutcome> = {

@@ -10,7 +10,7 @@ import { errorResultText } from '../tools/tool.js';
  * transcript never holds a call without its result. Pure: the caller commits it, stops the old
  * execution and starts the new one.
  */
-export function withTurnCut(change: Change): Change {
+export const withTurnCut = (change: Change): Change => {
   const { loop } = change.record;
   const unanswered = (loop.response?.toolCalls ?? []).filter(
     (call) => !loop.appliedCalls.includes(call.id)
@@ -30,4 +30,4 @@ export function withTurnCut(change: Change): Change {
     appliedCalls: [...next.appliedCalls, ...unanswered.map((call) => call.id)],
   }));
   return { ...cut, history: [...cut.history, ...entries] };
-}
+};

@@ -126,13 +126,13 @@ export interface ParsedMessage {
   queuesText: boolean;
 }
 
-export function parseMessage(message: Message): ParsedMessage {
+export const parseMessage = (message: Message): ParsedMessage => {
   const text = messageText(message);
   const envelope = findEnvelope(message);
   const subTask = parseSubTaskCommand(text);
   const queuesText = envelope?.kind !== 'control' && subTask === undefined && text.trim() !== '';
   return { text, envelope, subTask, queuesText };
-}
+};
 
 /**
  * A message for the model is enqueued under its id, which the commit refuses when the id was
@@ -144,8 +144,9 @@ const assumedNew = (parsed: ParsedMessage, conflicts: number): boolean =>
   parsed.queuesText && parsed.envelope === undefined && conflicts === 0;
 
 /** The intake's decision on one message (pure); `record` in its result is the task as decided on. */
-export function decideReceipt(input: ReceiveInput, parsed: ParsedMessage, agentId: string) {
-  return (facts: Facts<ReceiveWants, never>): Outcome<Step, ReceiveWants, never> => {
+export const decideReceipt =
+  (input: ReceiveInput, parsed: ParsedMessage, agentId: string) =>
+  (facts: Facts<ReceiveWants, never>): Outcome<Step, ReceiveWants, never> => {
     const { record, observed, conflicts, now } = facts;
     const { taskId, message, sender } = input;
     const { text, envelope, subTask, queuesText } = parsed;
@@ -308,7 +309,6 @@ export function decideReceipt(input: ReceiveInput, parsed: ParsedMessage, agentI
     }
     return commitThen(record, change, resultOn(record, []), resultOn);
   };
-}
 
 /**
  * A message for an existing task (A2A SendMessage with a task id), taken in with one commit:

@@ -81,11 +81,11 @@ const maskConfigured = (text: string, secrets: readonly string[]): string =>
  * Anthropic keys, AWS access key ids and secret access keys, GitHub tokens, and each of
  * `extraSecrets` (the deployment's own: configured bearer tokens, provider keys) verbatim.
  */
-export function redactSecrets(text: string, extraSecrets: readonly string[] = []): string {
+export const redactSecrets = (text: string, extraSecrets: readonly string[] = []): string => {
   let masked = maskConfigured(text, extraSecrets);
   for (const rule of RULES) masked = masked.replace(rule.pattern, rule.replace);
   return masked;
-}
+};
 
 type JsonContainer = Record<string, unknown> | unknown[];
 
@@ -135,23 +135,21 @@ const redactJson = (value: unknown, extraSecrets: readonly string[]): unknown =>
  * as it would have been. File parts are not text: they pass as they are. The message is not
  * mutated.
  */
-export function redactMessage(message: Message, extraSecrets: readonly string[] = []): Message {
-  return {
-    ...message,
-    parts: message.parts.map((part) => {
-      if (part.content?.$case === 'text') {
-        return {
-          ...part,
-          content: { $case: 'text', value: redactSecrets(part.content.value, extraSecrets) },
-        };
-      }
-      if (part.content?.$case === 'data') {
-        return {
-          ...part,
-          content: { $case: 'data', value: redactJson(part.content.value, extraSecrets) },
-        };
-      }
-      return part;
-    }),
-  };
-}
+export const redactMessage = (message: Message, extraSecrets: readonly string[] = []): Message => ({
+  ...message,
+  parts: message.parts.map((part) => {
+    if (part.content?.$case === 'text') {
+      return {
+        ...part,
+        content: { $case: 'text', value: redactSecrets(part.content.value, extraSecrets) },
+      };
+    }
+    if (part.content?.$case === 'data') {
+      return {
+        ...part,
+        content: { $case: 'data', value: redactJson(part.content.value, extraSecrets) },
+      };
+    }
+    return part;
+  }),
+});

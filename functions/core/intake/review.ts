@@ -25,10 +25,10 @@ export interface Rejection {
  * reject (`criterion.reviewer_required`); the criterion must exist (`criterion.unknown`) and be
  * met (`criterion.not_met`). Nothing is applied when any check fails.
  */
-export function withCriterionRejection(
+export const withCriterionRejection = (
   change: Change,
   rejection: Rejection
-): { change: Change; wake: Wake } {
+): { change: Change; wake: Wake } => {
   const { record } = change;
   const extension = readExtension(record.task);
   const reviewer = extension.participants.find((p) => p.id === rejection.reviewer);
@@ -83,7 +83,7 @@ export function withCriterionRejection(
     ],
   };
   return wakingTheTask(noted);
-}
+};
 
 /**
  * A task envelope that changes the acceptance criteria of a task parked for their review
@@ -91,11 +91,11 @@ export function withCriterionRejection(
  * what changed in a harness note, and the task resumes to read it. Undefined when the task is not
  * waiting for a review or its criteria did not change.
  */
-export function withCriteriaChangeForReview(
+export const withCriteriaChangeForReview = (
   change: Change,
   base: TaskRecord,
   options: { sender: string; messageId: string }
-): { change: Change; wake: Wake } | undefined {
+): { change: Change; wake: Wake } | undefined => {
   if (subStateOf(base.task) !== 'awaiting-review') return undefined;
   const before = readExtension(base.task);
   const after = readExtension(change.record.task);
@@ -118,4 +118,4 @@ export function withCriteriaChangeForReview(
       },
     ],
   });
-}
+};

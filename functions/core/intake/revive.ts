@@ -37,12 +37,9 @@ export async function reviveTask(
 }
 
 /** The decision to revive a task (pure): a cut to a new generation, or nothing to do. */
-export function decideRevival(
-  taskId: string,
-  generation: number,
-  options: { parkedExecutionGone?: boolean }
-) {
-  return ({ record }: Facts<NoEffects, never>): Outcome<Wake, NoEffects, never> => {
+export const decideRevival =
+  (taskId: string, generation: number, options: { parkedExecutionGone?: boolean }) =>
+  ({ record }: Facts<NoEffects, never>): Outcome<Wake, NoEffects, never> => {
     const { loop } = record;
     const parked = loop.parkToken !== null && options.parkedExecutionGone !== true;
     if (isTerminalState(stateOf(record.task)) || parked || loop.generation !== generation) {
@@ -55,4 +52,3 @@ export function decideRevival(
       generation: revived.record.loop.generation,
     });
   };
-}

@@ -96,16 +96,14 @@ const describedExtension = (deps: LoopDeps, input: StartTaskInput): TaskExtensio
 };
 
 /** The audit row of a message intake decided on. */
-export function intakeAudit(
+export const intakeAudit = (
   messageId: string,
   row: Omit<IntakeAudit, 'message_id' | 'at'>,
   now: string
-): AuditRecord {
-  return {
-    key: `audit:${messageId}`,
-    value: { message_id: messageId, ...row, at: now } satisfies IntakeAudit,
-  };
-}
+): AuditRecord => ({
+  key: `audit:${messageId}`,
+  value: { message_id: messageId, ...row, at: now } satisfies IntakeAudit,
+});
 
 /**
  * A second start with a reserved id (a retried child creation) finds the first one's task and

@@ -16,7 +16,7 @@ const NAME_LENGTH = 60;
  * (the reference's parsing was not recoverable): the command must open the text, and an empty
  * description is refused.
  */
-export function parseSubTaskCommand(text: string): string | undefined {
+export const parseSubTaskCommand = (text: string): string | undefined => {
   const trimmed = text.trimStart();
   if (
     trimmed !== PREFIX &&
@@ -28,7 +28,7 @@ export function parseSubTaskCommand(text: string): string | undefined {
   const description = trimmed.slice(PREFIX.length).trim();
   if (description === '') throw new InvalidMessageError('/sub-task needs a description');
   return description;
-}
+};
 
 /**
  * `/sub-task <description>`: a conversation child in the parent's context, with the sender as
@@ -37,13 +37,13 @@ export function parseSubTaskCommand(text: string): string | undefined {
  * intake finds the same child); the parent's side is `withSubTaskOpened`, committed with the
  * message that asked for it.
  */
-export function subTaskRequest(options: {
+export const subTaskRequest = (options: {
   parent: TaskRecord;
   sender: string;
   description: string;
   messageId: string;
   agentId: string;
-}): ChildRequest {
+}): ChildRequest => {
   const { parent, sender, description, agentId } = options;
   const extension = readExtension(parent.task);
   const payload: TaskExtensionInput = {
@@ -74,14 +74,14 @@ export function subTaskRequest(options: {
       reasoning_effort: extension.reasoning_effort,
     },
   };
-}
+};
 
 /**
  * The parent's side of a `/sub-task` (pure): the child's row, the updated Task on its stream, the
  * message in its transcript (the history shows what the participant said), and a note for the
  * model that does not wake it (no model turn).
  */
-export function withSubTaskOpened(
+export const withSubTaskOpened = (
   change: Change,
   created: ChildCreated,
   options: {
@@ -90,7 +90,7 @@ export function withSubTaskOpened(
     /** The message that asked for it: kept in the transcript, so the history shows it. */
     message: { id: string; text: string; source: 'human' | 'agent' };
   }
-): Change {
+): Change => {
   const row = childRow(null, created);
   const extension = readExtension(change.record.task);
   const known = extension.sub_tasks.some((existing) => existing.task_id === row.task_id);
@@ -129,4 +129,4 @@ export function withSubTaskOpened(
       },
     ],
   });
-}
+};

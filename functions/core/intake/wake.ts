@@ -6,7 +6,7 @@ import type { Wake } from '../ports/waker.js';
  * `change`, and the task woken to read what it adds: a parked task's token is claimed in the
  * change (and resumed after the commit); a running one takes it at its next drain.
  */
-export function wakingTheTask(change: Change): { change: Change; wake: Wake } {
+export const wakingTheTask = (change: Change): { change: Change; wake: Wake } => {
   const { change: claimed, token } = withTokenClaimed(change);
   const { generation } = change.record.loop;
   const taskId = change.record.task.id;
@@ -17,4 +17,4 @@ export function wakingTheTask(change: Change): { change: Change; wake: Wake } {
         ? { action: 'ensure-running', taskId, generation }
         : { action: 'resume', token, taskId, generation },
   };
-}
+};

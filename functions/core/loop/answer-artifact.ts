@@ -29,7 +29,7 @@ const structureOf = (text: string): unknown => {
  * and its data when the answer is JSON; streamed as an artifact update before the task's end.
  * One artifact per task, named `answer`: a later answer replaces it.
  */
-export function withAnswerArtifact(change: Change, answer: string | undefined): Change {
+export const withAnswerArtifact = (change: Change, answer: string | undefined): Change => {
   if (answer === undefined || answer.trim() === '') return change;
   const { task } = change.record;
   const data = structureOf(answer);
@@ -66,4 +66,4 @@ export function withAnswerArtifact(change: Change, answer: string | undefined): 
       },
     ],
   };
-}
+};

@@ -12,15 +12,13 @@ export interface CommandTarget {
 }
 
 /** The sub-task row for a child as its agent reported it on creation. */
-export function childRow(agent: string | null, created: ChildCreated): SubTaskRow {
-  return {
-    task_id: created.taskId,
-    agent: agent === null ? null : { kind: 'agent', id: agent, version: null },
-    state: stateName(created.state),
-    sub_state: created.subState ?? null,
-    criteria: null,
-  };
-}
+export const childRow = (agent: string | null, created: ChildCreated): SubTaskRow => ({
+  task_id: created.taskId,
+  agent: agent === null ? null : { kind: 'agent', id: agent, version: null },
+  state: stateName(created.state),
+  sub_state: created.subState ?? null,
+  criteria: null,
+});
 
 const addChild = (target: CommandTarget, row: SubTaskRow, stepId: string | null): CommandTarget => {
   const { extension } = target;
@@ -47,11 +45,11 @@ const addChild = (target: CommandTarget, row: SubTaskRow, stepId: string | null)
  * Applies an intrinsic's command to the task: pure, deterministic, no I/O. A command that
  * created a child is applied with the child the agent directory returned.
  */
-export function applyCommand(
+export const applyCommand = (
   target: CommandTarget,
   command: Command,
   applied: { callId: string; created?: ChildCreated | undefined }
-): CommandTarget {
+): CommandTarget => {
   const { created } = applied;
   const { extension, loop } = target;
   switch (command.kind) {
@@ -108,4 +106,4 @@ export function applyCommand(
         },
       };
   }
-}
+};

@@ -16,18 +16,16 @@ import { type Change, withLoop, withStatusChange } from './records.js';
  */
 
 /** Calls of the current turn still waiting for an answer. */
-export function awaitingApproval(loop: LoopState): PendingApproval[] {
-  return loop.approvals.filter(
+export const awaitingApproval = (loop: LoopState): PendingApproval[] =>
+  loop.approvals.filter(
     (approval) => approval.decision === null && !loop.appliedCalls.includes(approval.callId)
   );
-}
 
-export function approvalOf(loop: LoopState, callId: string): PendingApproval | undefined {
-  return loop.approvals.find((approval) => approval.callId === callId);
-}
+export const approvalOf = (loop: LoopState, callId: string): PendingApproval | undefined =>
+  loop.approvals.find((approval) => approval.callId === callId);
 
 /** Whether an earlier call of the turn still waits for approval: calls apply in order. */
-export function heldBehindApproval(loop: LoopState, callId: string): boolean {
+export const heldBehindApproval = (loop: LoopState, callId: string): boolean => {
   const calls = loop.response?.toolCalls ?? [];
   const index = calls.findIndex((call) => call.id === callId);
   return calls
@@ -35,16 +33,14 @@ export function heldBehindApproval(loop: LoopState, callId: string): boolean {
     .some(
       (call) => !loop.appliedCalls.includes(call.id) && approvalOf(loop, call.id)?.decision === null
     );
-}
+};
 
 /** The key of an approval's audit record: turns count across generations, so `turn` is unique. */
-export function approvalAuditKey(
+export const approvalAuditKey = (
   turn: number,
   callId: string,
   event: 'requested' | 'decided' | 'asked_again' | 'decided_again'
-) {
-  return `approval:${turn}:${callId}:${event}`;
-}
+) => `approval:${turn}:${callId}:${event}`;
 
 /**
  * Who is asked, and for how long, about a call that may run only once and whose fate a crash left
@@ -65,7 +61,7 @@ export const FATE_UNKNOWN_TEXT =
  * tool's, or those of `FATE_UNKNOWN_APPROVAL`) as waiting, its attempt cleared so an approval
  * sends it again through the run-once path; a rejection leaves it (pure).
  */
-export function withFateUnknown(change: Change, request: ApprovalAsked): Change {
+export const withFateUnknown = (change: Change, request: ApprovalAsked): Change => {
   const { call } = request;
   const cleared = withLoop(change, (loop) => ({
     ...loop,
@@ -73,7 +69,7 @@ export function withFateUnknown(change: Change, request: ApprovalAsked): Change 
     approvals: loop.approvals.filter((existing) => existing.callId !== call.id),
   }));
   return withApprovalAsked(cleared, request, true);
-}
+};
 
 /** Names whose value is a credential, whatever the schema says. */
 const SECRET_NAME =
@@ -110,16 +106,15 @@ const masked = (value: unknown, schema: Schema): unknown => {
  * credential's name or a property the tool's JSON Schema marks `writeOnly` or `format: password`
  * masked whole, and every recognised secret in other strings masked (as intake masks messages).
  */
-export function maskedArguments(args: unknown, parameters: Record<string, unknown>): string {
-  return JSON.stringify(masked(args, parameters));
-}
+export const maskedArguments = (args: unknown, parameters: Record<string, unknown>): string =>
+  JSON.stringify(masked(args, parameters));
 
 /**
  * A call's arguments as the model wrote them (JSON text), masked as `maskedArguments` masks them
  * when the tool's schema is not at hand (the audit timeline's reading): credentials by name and
  * by shape. Text that is not JSON is masked by shape alone.
  */
-export function maskedArgumentsText(text: string): string {
+export const maskedArgumentsText = (text: string): string => {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -127,7 +122,7 @@ export function maskedArgumentsText(text: string): string {
     return redactSecrets(text);
   }
   return maskedArguments(parsed, {});
-}
+};
 
 /** A call to ask approval for: on which turn, with what arguments (masked), from whom. */
 export interface ApprovalAsked {
@@ -180,12 +175,10 @@ const withApprovalAsked = (
 };
 
 /** A call whose tool needs approval, recorded as waiting for it (pure). */
-export function withApprovalRequested(
+export const withApprovalRequested = (
   change: Change,
   request: ApprovalAsked & { approval: ToolApproval }
-): Change {
-  return withApprovalAsked(change, request, false);
-}
+): Change => withApprovalAsked(change, request, false);
 
 /**
  * A task parked for approval whose status lists calls answered since: it lists only those still
@@ -234,11 +227,11 @@ const withWaitingRelisted = (change: Change, now: string): Change => {
 };
 
 /** Each named call's answer recorded, with an audit record per call (pure). */
-export function withApprovalsDecided(
+export const withApprovalsDecided = (
   change: Change,
   callIds: readonly string[],
   decision: ApprovalDecision
-): Change {
+): Change => {
   const { loop } = change.record;
   const decided = loop.approvals.filter((approval) => callIds.includes(approval.callId));
   const next = withLoop(change, (current) => ({
@@ -270,14 +263,14 @@ export function withApprovalsDecided(
       })),
     ],
   };
-}
+};
 
 /**
  * What settles calls still waiting without a participant's answer (pure): a deadline passed is a
  * rejection (`expired`); a participant's request to complete the task rejects them all, since the
  * turn they belong to will not go on.
  */
-export function withApprovalsSettled(change: Change, now: string): Change {
+export const withApprovalsSettled = (change: Change, now: string): Change => {
   const { loop } = change.record;
   const waiting = awaitingApproval(loop);
   if (waiting.length === 0) return change;
@@ -305,20 +298,20 @@ export function withApprovalsSettled(change: Change, now: string): Change {
     });
   }
   return settled;
-}
+};
 
 /** Whole seconds until the earliest deadline of the calls waiting (at least 1). */
-export function secondsToDeadline(waiting: readonly PendingApproval[], now: string): number {
+export const secondsToDeadline = (waiting: readonly PendingApproval[], now: string): number => {
   const earliest = Math.min(...waiting.map((approval) => Date.parse(approval.deadline)));
   return Math.max(1, Math.ceil((earliest - Date.parse(now)) / 1000));
-}
+};
 
 /**
  * The status message of a task awaiting approval: each call (tool, masked arguments, who may
  * approve), how to answer and when the silence becomes a rejection. The last line is the closed
  * set of answers, as a question's is.
  */
-export function approvalStatusText(waiting: readonly PendingApproval[]): string {
+export const approvalStatusText = (waiting: readonly PendingApproval[]): string => {
   const count = waiting.length === 1 ? 'this tool call' : `these ${waiting.length} tool calls`;
   const earliest = waiting
     .map((approval) => approval.deadline)
@@ -333,10 +326,10 @@ export function approvalStatusText(waiting: readonly PendingApproval[]): string 
     `Answer with a control envelope {"action":"approve"} or {"action":"reject","reason":"…"} ("calls" names some of them); unanswered by ${earliest}, a call is rejected.`,
     'Options: approve, reject',
   ].join('\n');
-}
+};
 
 /** The result the model reads for a call that was not approved: it did not run. */
-export function rejectedResultText(approval: PendingApproval): string {
+export const rejectedResultText = (approval: PendingApproval): string => {
   const { decision } = approval;
   const why =
     decision?.verdict === 'expired'
@@ -349,4 +342,4 @@ export function rejectedResultText(approval: PendingApproval): string {
     );
   }
   return errorResultText('tool.rejected', `${approval.tool} did not run: ${why}`);
-}
+};

@@ -5,11 +5,10 @@ import type { TaskExtension } from '../task/extension.schema.js';
  * create_task_for_participant) has a human assignee: no model runs on it, and the assignee's
  * next message completes it.
  */
-export function agentIsAssignee(extension: TaskExtension, agentId: string): boolean {
+export const agentIsAssignee = (extension: TaskExtension, agentId: string): boolean => {
   const assignees = extension.participants.filter((participant) => participant.role === 'assignee');
   return assignees.length === 0 || assignees.some((participant) => participant.id === agentId);
-}
+};
 
-export function assigneeOf(extension: TaskExtension): string | undefined {
-  return extension.participants.find((participant) => participant.role === 'assignee')?.id;
-}
+export const assigneeOf = (extension: TaskExtension): string | undefined =>
+  extension.participants.find((participant) => participant.role === 'assignee')?.id;

@@ -26,12 +26,12 @@ const participantTaskParticipants = (
  * it, never inside the envelope.
  * The message id is deterministic, so a retried creation is deduplicated by the child's agent.
  */
-export function childBrief(options: {
+export const childBrief = (options: {
   parent: TaskRecord;
   command: ChildCommand;
   messageId: string;
   agentId: string;
-}): ChildRequest {
+}): ChildRequest => {
   const { parent, command, messageId, agentId } = options;
   const extension = readExtension(parent.task);
   const onSelf = command.kind === 'create_participant_task' || command.agent === null;
@@ -81,4 +81,4 @@ export function childBrief(options: {
         }
       : { lifecycle: 'delegated' },
   };
-}
+};

@@ -28,11 +28,11 @@ const SUMMARY_INSTRUCTIONS = [
 ].join(' ');
 
 /** The oldest half of the live transcript (at least one entry), never splitting a call from its result. */
-export function oldestHalf(live: readonly HistoryEntry[]): HistoryEntry[] {
+export const oldestHalf = (live: readonly HistoryEntry[]): HistoryEntry[] => {
   let count = Math.max(1, Math.floor(live.length / 2));
   while (count < live.length && live[count]?.kind === 'tool_result') count++;
   return live.slice(0, count);
-}
+};
 
 const renderEntry = (entry: HistoryEntry): string => {
   switch (entry.kind) {
@@ -54,45 +54,43 @@ const renderEntry = (entry: HistoryEntry): string => {
 const renderForSummary = (entries: readonly HistoryEntry[]): string =>
   entries.map(renderEntry).join('\n');
 
-export function compactionKey(ref: TurnRef) {
-  return `compaction:${ref.generation}:${ref.turn}`;
-}
+export const compactionKey = (ref: TurnRef) => `compaction:${ref.generation}:${ref.turn}`;
 
 /** The compaction applied to the loop state, its record kept for the auditor. */
-export function withCompaction(change: Change, ref: TurnRef, compaction: CompactionRecord): Change {
-  return {
-    ...withLoop(change, (loop) => ({
-      ...loop,
-      summary: compaction.summary,
-      compactedThrough: Math.max(loop.compactedThrough, compaction.removed_through),
-      keptSections: compaction.kept_sections,
-      lastInputTokens: null,
-    })),
-    audit: [...change.audit, { key: compactionKey(ref), value: compaction }],
-  };
-}
+export const withCompaction = (
+  change: Change,
+  ref: TurnRef,
+  compaction: CompactionRecord
+): Change => ({
+  ...withLoop(change, (loop) => ({
+    ...loop,
+    summary: compaction.summary,
+    compactedThrough: Math.max(loop.compactedThrough, compaction.removed_through),
+    keptSections: compaction.kept_sections,
+    lastInputTokens: null,
+  })),
+  audit: [...change.audit, { key: compactionKey(ref), value: compaction }],
+});
 
 /** The token budget past which a request is compacted. */
-export function compactionBudget(
+export const compactionBudget = (
   config: Pick<LoopConfig, 'compactionFraction' | 'contextWindowTokens' | 'turnBudgetTokens'>
-): number {
-  return Math.floor(
+): number =>
+  Math.floor(
     config.compactionFraction * Math.min(config.contextWindowTokens, config.turnBudgetTokens)
   );
-}
 
 /** The transcript entries not yet represented by the summary. */
-export function liveEntries(record: TaskRecord, history: readonly HistoryEntry[]): HistoryEntry[] {
-  return history.filter((entry) => entry.seq > record.loop.compactedThrough);
-}
+export const liveEntries = (record: TaskRecord, history: readonly HistoryEntry[]): HistoryEntry[] =>
+  history.filter((entry) => entry.seq > record.loop.compactedThrough);
 
 /** The model request that summarises `removed` (folding in the previous summary). */
-export function summaryRequest(
+export const summaryRequest = (
   taskId: string,
   previousSummary: string | null,
   removed: readonly HistoryEntry[],
   maxOutputTokens: number
-): ModelRequest {
+): ModelRequest => {
   const previous = previousSummary ? `Previous summary:\n${previousSummary}\n\n` : '';
   return {
     instructions: SUMMARY_INSTRUCTIONS,
@@ -103,14 +101,14 @@ export function summaryRequest(
     cacheKey: `${taskId}:compaction`,
     maxOutputTokens,
   };
-}
+};
 
 /**
  * What a compaction leaves, from what its hooks decided: its record (the summary, the entries it
  * replaces and the sections kept, with the estimate before and after for the auditor), and the
  * request assembled on the compacted transcript, the one the estimate after is of.
  */
-export function compactionOf(options: {
+export const compactionOf = (options: {
   ref: TurnRef;
   record: TaskRecord;
   history: readonly HistoryEntry[];
@@ -119,7 +117,7 @@ export function compactionOf(options: {
   tools: ToolRegistry;
   config: LoopConfig;
   now: string;
-}): { record: CompactionRecord; context: AssembledContext } {
+}): { record: CompactionRecord; context: AssembledContext } => {
   const { ref, record, history, tokensBefore, decided, tools, config } = options;
   const { summary, removedThrough, keptSections } = decided;
   const compacted: TaskRecord = {
@@ -148,4 +146,4 @@ export function compactionOf(options: {
     at: options.now,
   };
   return { record: compaction, context };
-}
+};

@@ -6,22 +6,19 @@ import { mayDo, participantOf } from '../task/permissions.js';
 import type { CompletionVerdict, HarnessHookPoints } from './hook-points.js';
 
 /** The sub-tasks that have not reached a terminal state. */
-export function unresolvedSubTasks(record: TaskRecord) {
-  return readExtension(record.task).sub_tasks.filter(
-    (row) => !isTerminalState(stateFromName(row.state))
-  );
-}
+export const unresolvedSubTasks = (record: TaskRecord) =>
+  readExtension(record.task).sub_tasks.filter((row) => !isTerminalState(stateFromName(row.state)));
 
 /**
  * The built-in body of decide_completion (priority 1000): wait while a sub-task is unresolved;
  * then refuse while an acceptance criterion is unmet, unless the participant asking may accept
  * it as it is (a reporter or an admin: docs/identity.md).
  */
-export function builtInCompletion(context: {
+export const builtInCompletion = (context: {
   unresolved: readonly SubTaskRow[];
   unmet: readonly AcceptanceCriterion[];
   acceptsUnmet: boolean;
-}): CompletionVerdict {
+}): CompletionVerdict => {
   const { unresolved, unmet, acceptsUnmet } = context;
   if (unresolved.length > 0) {
     return {
@@ -37,7 +34,7 @@ export function builtInCompletion(context: {
     };
   }
   return { decision: 'complete' };
-}
+};
 
 /** Whether the participant asking may accept unmet criteria; the agent by itself never may. */
 const mayAcceptUnmet = (extension: TaskExtension, requestedBy: string | null): boolean => {
@@ -51,17 +48,15 @@ const mayAcceptUnmet = (extension: TaskExtension, requestedBy: string | null): b
  * `requestedBy` (null: the agent by itself). A lower-priority executor can complete anyway
  * (overriding the sub-task or the criteria rule) or fail the task.
  */
-export function completionContext(
+export const completionContext = (
   record: TaskRecord,
   requestedBy: string | null,
   result: string
-): HarnessHookPoints['task.complete']['context'] {
-  return {
-    taskId: record.task.id,
-    unresolved: unresolvedSubTasks(record),
-    unmet: unmetCriteria(readExtension(record.task)),
-    requestedBy,
-    acceptsUnmet: mayAcceptUnmet(readExtension(record.task), requestedBy),
-    result,
-  };
-}
+): HarnessHookPoints['task.complete']['context'] => ({
+  taskId: record.task.id,
+  unresolved: unresolvedSubTasks(record),
+  unmet: unmetCriteria(readExtension(record.task)),
+  requestedBy,
+  acceptsUnmet: mayAcceptUnmet(readExtension(record.task), requestedBy),
+  result,
+});

@@ -79,12 +79,11 @@ const renderCriteria = (extension: TaskExtension): string[] => {
   return lines;
 };
 
-export function renderInstructions(extension: TaskExtension): string {
-  return [
+export const renderInstructions = (extension: TaskExtension): string =>
+  [
     block('system_prompt', DEFAULT_SYSTEM_PROMPT),
     block('participants', renderParticipants(extension)),
   ].join('\n');
-}
 
 /**
  * The most of one transcript entry the model reads (characters, about 25,000 tokens). A longer
@@ -93,11 +92,10 @@ export function renderInstructions(extension: TaskExtension): string {
  */
 export const ENTRY_LIMIT = 100_000;
 
-export function forModel(text: string): string {
-  return text.length <= ENTRY_LIMIT
+export const forModel = (text: string): string =>
+  text.length <= ENTRY_LIMIT
     ? text
     : `${text.slice(0, ENTRY_LIMIT)}\n[cut: the model reads the first ${ENTRY_LIMIT} of ${text.length} characters of this entry]`;
-}
 
 const entryToInput = (entry: HistoryEntry): ModelInputItem => {
   switch (entry.kind) {
@@ -133,9 +131,8 @@ const entryToInput = (entry: HistoryEntry): ModelInputItem => {
 };
 
 /** The transcript as model input items, framing what is untrusted. */
-export function historyToInput(entries: readonly HistoryEntry[]): ModelInputItem[] {
-  return entries.map(entryToInput);
-}
+export const historyToInput = (entries: readonly HistoryEntry[]): ModelInputItem[] =>
+  entries.map(entryToInput);
 
 export interface AssembledContext {
   request: ModelRequest;
@@ -144,12 +141,12 @@ export interface AssembledContext {
 }
 
 /** Builds the model request for the next turn from the record and the live transcript. */
-export function assembleContext(options: {
+export const assembleContext = (options: {
   record: TaskRecord;
   history: readonly HistoryEntry[];
   tools: ToolRegistry;
   config: LoopConfig;
-}): AssembledContext {
+}): AssembledContext => {
   const { record, history, tools, config } = options;
   const extension = readExtension(record.task);
   const instructions = renderInstructions(extension);
@@ -175,15 +172,14 @@ export function assembleContext(options: {
   };
   const characters = JSON.stringify(request).length;
   return { request, characters };
-}
+};
 
 /**
  * Token estimate, no tokenizer: the input tokens the provider measured last turn plus a quarter
  * of the characters added since; on the first turn, characters / 4.
  */
-export function estimateTokens(record: TaskRecord, characters: number): number {
-  return record.loop.lastInputTokens === null
+export const estimateTokens = (record: TaskRecord, characters: number): number =>
+  record.loop.lastInputTokens === null
     ? Math.ceil(characters / 4)
     : record.loop.lastInputTokens +
-        Math.ceil(Math.max(0, characters - record.loop.lastRequestChars) / 4);
-}
+      Math.ceil(Math.max(0, characters - record.loop.lastRequestChars) / 4);

@@ -14,40 +14,39 @@ const named = (extension: TaskExtension, ids: readonly string[]) =>
   extension.acceptance_criteria.filter((criterion) => ids.includes(criterion.id));
 
 /** Who reviews a task: its reporters, or failing those its admins. */
-export function reviewersOf(extension: TaskExtension): string[] {
+export const reviewersOf = (extension: TaskExtension): string[] => {
   const reporters = extension.participants.filter((p) => p.role === 'reporter').map((p) => p.id);
   return reporters.length > 0
     ? reporters
     : extension.participants.filter((p) => p.role === 'admin').map((p) => p.id);
-}
+};
 
 /** The harness note that tells the model which criteria keep the task from completing. */
-export function unmetNoteText(
+export const unmetNoteText = (
   extension: TaskExtension,
   unmet: readonly AcceptanceCriterion[],
   reminder: { number: number; of: number }
-): string {
-  return [
+): string =>
+  [
     `This task cannot complete yet: ${unmet.length} of ${extension.acceptance_criteria.length} acceptance criteria not met:`,
     listed(unmet),
     'Call meet_criterion for each once it holds, with the evidence that shows it, or go on working until it does.',
     `Reminder ${reminder.number} of ${reminder.of}: after that, the task waits for its reporter's review.`,
   ].join('\n');
-}
 
 /** The status message of a task parked for review: what is unmet, and what a reviewer can do. */
-export function reviewRequestText(
+export const reviewRequestText = (
   extension: TaskExtension,
   unmet: readonly AcceptanceCriterion[],
   reminders: number
-): string {
+): string => {
   const reviewers = reviewersOf(extension);
   return [
     `Review needed: ${unmet.length} of ${extension.acceptance_criteria.length} acceptance criteria not met after ${reminders} reminder(s):`,
     listed(unmet),
     `${reviewers.length > 0 ? `${reviewers.join(', ')}: reply` : 'Reply'} to let the agent go on, reject a criterion it met wrongly, or complete the task to accept it as it is.`,
   ].join('\n');
-}
+};
 
 /**
  * The end of a delegated turn with acceptance criteria unmet (pure). While reminders are left,
@@ -55,12 +54,12 @@ export function reviewRequestText(
  * are used up, the task parks in INPUT_REQUIRED, sub-state `awaiting-review`, asking its
  * reporters, and the count starts again for when the work resumes.
  */
-export function withUnmetCriteria(
+export const withUnmetCriteria = (
   change: Change,
   ref: TurnRef,
   criteria: readonly string[],
   options: { reminders: number; now: string }
-): { change: Change; result: StepResult } {
+): { change: Change; result: StepResult } => {
   const { record } = change;
   const extension = readExtension(record.task);
   const unmet = named(extension, criteria);
@@ -93,17 +92,17 @@ export function withUnmetCriteria(
     options.now
   );
   return { change: parked, result: { ref, route: { next: 'park', subState: 'awaiting-review' } } };
-}
+};
 
 /**
  * A participant's completion with acceptance criteria unmet records that they accepted them
  * (criteria.ts), in the extension and as an updated Task; with every criterion met, nothing.
  */
-export function withCriteriaAccepted(
+export const withCriteriaAccepted = (
   change: Change,
   request: { requestedBy: string; reason: string | null },
   now: string
-): Change {
+): Change => {
   const extension = readExtension(change.record.task);
   if (unmetCriteria(extension).length === 0) return change;
   const accepted = withUnmetAccepted(extension, {
@@ -114,4 +113,4 @@ export function withCriteriaAccepted(
   return withTaskEvent(
     withRecord(change, (current) => ({ ...current, task: withExtension(current.task, accepted) }))
   );
-}
+};

@@ -24,7 +24,7 @@ import { currentRef, unappliedCalls } from './turn-position.js';
 export const DRAIN_LIMITS = { items: 20, characters: 400_000 } as const;
 
 /** The items one drain takes: the oldest first, within the limits (always at least one). */
-export function itemsToFold(inbox: readonly InboxItem[]): InboxItem[] {
+export const itemsToFold = (inbox: readonly InboxItem[]): InboxItem[] => {
   const taken: InboxItem[] = [];
   let characters = 0;
   for (const item of inbox) {
@@ -38,7 +38,7 @@ export function itemsToFold(inbox: readonly InboxItem[]): InboxItem[] {
     taken.push(item);
   }
   return taken;
-}
+};
 
 /**
  * Folds what arrived since the last drain into the transcript: accepted messages (a reply to the
@@ -46,7 +46,7 @@ export function itemsToFold(inbox: readonly InboxItem[]): InboxItem[] {
  * inbox in the same commit that writes their transcript entries, so a retried drain never folds
  * an item twice and a crash never loses one.
  */
-export function foldInbox(change: Change, items: readonly InboxItem[], agentId: string): Change {
+export const foldInbox = (change: Change, items: readonly InboxItem[], agentId: string): Change => {
   if (items.length === 0) return change;
   const { record } = change;
   const extension = readExtension(record.task);
@@ -110,7 +110,7 @@ export function foldInbox(change: Change, items: readonly InboxItem[], agentId: 
     history: [...change.history, ...entries],
     consumed: [...change.consumed, ...items],
   };
-}
+};
 
 /**
  * What the drain decides: a route the turn takes at once (`step`, with what it commits, if
@@ -159,12 +159,12 @@ const midTurn = (
 };
 
 /** The drain's decision on a loaded task and its inbox (pure). */
-export function decideDrain(
+export const decideDrain = (
   record: TaskRecord,
   inbox: readonly InboxItem[],
   ref: TurnRef,
   options: { agentId: string; turnsPerGeneration: number; now: string }
-): DrainDecision {
+): DrainDecision => {
   const state = stateOf(record.task);
   if (isTerminalState(state)) return { step: { ref, route: endRoute(state) } };
   if (record.loop.generation !== ref.generation)
@@ -189,4 +189,4 @@ export function decideDrain(
   }
   if (!loop.needsModel) return { goOn: 'end_turn', ref: current, change: folded };
   return { goOn: 'model', ref: current, change: working(folded, options.now) };
-}
+};

@@ -29,9 +29,8 @@ import type { LoopDeps } from './deps.js';
 import { type Change, changeOf, withLoop, withTaskEvent } from './records.js';
 import type { ToolCallRef, TurnRef } from './route.schema.js';
 
-export function toolKey(ref: TurnRef, callId: string) {
-  return `tool:${ref.generation}:${ref.turn}:${callId}`;
-}
+export const toolKey = (ref: TurnRef, callId: string) =>
+  `tool:${ref.generation}:${ref.turn}:${callId}`;
 
 /** The call of the current turn that `callRef` names, if this step may still apply it. */
 const callToApply = (
@@ -48,13 +47,13 @@ const callToApply = (
 };
 
 /** The invoker's result applied to the task (pure): the transcript entry, the command, the Task. */
-export function withToolResult(
+export const withToolResult = (
   change: Change,
   callRef: ToolCallRef,
   call: ModelToolCall,
   result: Invocation,
   created: ChildCreated | undefined
-): Change {
+): Change => {
   const { callId } = callRef;
   const { record } = change;
   const seq = record.loop.historySeq + 1;
@@ -91,7 +90,7 @@ export function withToolResult(
   // Renderers read the extension only from Task events: every plan or row change is followed
   // by the updated Task.
   return extensionChanged ? withTaskEvent(next) : next;
-}
+};
 
 /** A call to a tool that may run only once: not idempotent, and with effects outside the task. */
 const attemptedOnce = (tools: ToolRegistry, call: ModelToolCall): boolean => {
@@ -222,8 +221,9 @@ const childRequestOf = (
  * run: it goes back to its approvers, never run again unasked. Then the invocation, the child it
  * creates, and one commit of the result.
  */
-export function decideToolCall(callRef: ToolCallRef, setting: CallSetting) {
-  return ({
+export const decideToolCall =
+  (callRef: ToolCallRef, setting: CallSetting) =>
+  ({
     record,
     observed,
     reached,
@@ -263,7 +263,6 @@ export function decideToolCall(callRef: ToolCallRef, setting: CallSetting) {
     const change = withToolResult(changeOf(record), callRef, call, invocation, created);
     return commitThen(record, change, undefined);
   };
-}
 
 /**
  * Runs one tool call of the current turn through the validating invoker and applies an

@@ -17,8 +17,9 @@ import { ended, endRoute } from './status.js';
  * The failure's decision (pure): a task already ended stays as it is, and a superseded
  * generation's failure (a cut turn's step) is not the task's.
  */
-export function decideFailure(ref: TurnRef, reason: string) {
-  return ({ record, now }: Facts<NoEffects, never>): Outcome<StepResult, NoEffects, never> => {
+export const decideFailure =
+  (ref: TurnRef, reason: string) =>
+  ({ record, now }: Facts<NoEffects, never>): Outcome<StepResult, NoEffects, never> => {
     const state = stateOf(record.task);
     if (isTerminalState(state)) return answer({ ref, route: endRoute(state) });
     if (record.loop.generation !== ref.generation) {
@@ -30,7 +31,6 @@ export function decideFailure(ref: TurnRef, reason: string) {
       route: endRoute(failed),
     });
   };
-}
 
 /**
  * A state failed past its retries: the task fails with a readable reason, persisted and emitted

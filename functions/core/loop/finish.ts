@@ -58,7 +58,11 @@ export interface TurnEndFacts {
  * The inbox is needed only to end a task: whatever arrives before a park is seen by the park
  * itself.
  */
-export function decideTurnEnd(change: Change, ref: TurnRef, facts: TurnEndFacts): TurnEndDecision {
+export const decideTurnEnd = (
+  change: Change,
+  ref: TurnRef,
+  facts: TurnEndFacts
+): TurnEndDecision => {
   const to = (end: TurnEnd): TurnEndDecision => ({ kind: 'end', end });
   const { record } = change;
   const state = stateOf(record.task);
@@ -148,4 +152,4 @@ export function decideTurnEnd(change: Change, ref: TurnRef, facts: TurnEndFacts)
   }
   // Waiting for children: the task stays WORKING, parked on a token until a child's news.
   return to({ change, route: { ref, route: { next: 'park', subState: null } } });
-}
+};

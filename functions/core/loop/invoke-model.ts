@@ -6,8 +6,8 @@ import type { StepResult, TurnRef } from './route.schema.js';
 import { costOf, withCall } from './usage.js';
 
 /** Where a turn goes after the model answered: its tool calls, or the turn's end. */
-export function routeAfter(ref: TurnRef, response: ModelResponse): StepResult {
-  return response.toolCalls.length === 0
+export const routeAfter = (ref: TurnRef, response: ModelResponse): StepResult =>
+  response.toolCalls.length === 0
     ? { ref, route: { next: 'turn' } }
     : {
         ref,
@@ -16,7 +16,6 @@ export function routeAfter(ref: TurnRef, response: ModelResponse): StepResult {
           calls: response.toolCalls.map((call) => ({ ref, callId: call.id })),
         },
       };
-}
 
 /** What the auditor reads of a model call (`response:<generation>:<turn>`). */
 export interface ModelCallRecord extends ModelResponse {
@@ -33,9 +32,7 @@ export interface ModelCallRecord extends ModelResponse {
   after_event_seq?: number;
 }
 
-export function responseKey(ref: TurnRef) {
-  return `response:${ref.generation}:${ref.turn}`;
-}
+export const responseKey = (ref: TurnRef) => `response:${ref.generation}:${ref.turn}`;
 
 /** One model call as the turn commits it: the response, the request's size, the auditor's record. */
 export interface ModelCall {
@@ -45,14 +42,14 @@ export interface ModelCall {
 }
 
 /** The call the model answered (its tool calls as the hooks left them), priced and timed. */
-export function modelCallOf(options: {
+export const modelCallOf = (options: {
   request: ModelRequest;
   characters: number;
   response: ModelResponse;
   prices: LoopConfig['prices'];
   startedAt: string;
   at: string;
-}): ModelCall {
+}): ModelCall => {
   const { request, characters, response, startedAt, at } = options;
   const prices = options.prices ?? {};
   return {
@@ -67,10 +64,10 @@ export function modelCallOf(options: {
       at,
     },
   };
-}
+};
 
 /** A model call made for turn `next.turn`, as it is committed (pure). */
-export function withModelResponse(change: Change, next: TurnRef, call: ModelCall): Change {
+export const withModelResponse = (change: Change, next: TurnRef, call: ModelCall): Change => {
   const { response, characters } = call;
   const { loop, task } = change.record;
   let seq = loop.historySeq;
@@ -120,4 +117,4 @@ export function withModelResponse(change: Change, next: TurnRef, call: ModelCall
       },
     ],
   };
-}
+};

@@ -9,24 +9,23 @@ import { type Change, withLoop } from './records.js';
  * first write (`withClaimSpent`), so a waker that dies before it sends the success loses no wake:
  * recovery sends it (`lostWakeOf`).
  */
-export function withTokenClaimed(change: Change): { change: Change; token: string | null } {
+export const withTokenClaimed = (change: Change): { change: Change; token: string | null } => {
   const token = change.record.loop.parkToken;
   if (token === null) return { change, token };
   return {
     change: withLoop(change, (loop) => ({ ...loop, parkToken: null, claimedToken: token })),
     token,
   };
-}
+};
 
 /**
  * The claim its execution was woken by has done its work: the resumed execution's first write
  * drops the claimed token, so it is not carried (and paid for) by every write of the record after.
  */
-export function withClaimSpent(change: Change): Change {
-  return change.record.loop.claimedToken === null
+export const withClaimSpent = (change: Change): Change =>
+  change.record.loop.claimedToken === null
     ? change
     : withLoop(change, (loop) => ({ ...loop, claimedToken: null }));
-}
 
 /**
  * After a crash: the wake a task may have lost. A task that is not parked (no token on its
@@ -34,10 +33,10 @@ export function withClaimSpent(change: Change): Change {
  * sending the success; sending it again resumes the execution still parked on it, and is answered
  * "nobody's" when the execution had moved on. Undefined when there is nothing to resend.
  */
-export function lostWakeOf(
+export const lostWakeOf = (
   record: TaskRecord
-): { action: 'resume'; token: string; taskId: string; generation: number } | undefined {
+): { action: 'resume'; token: string; taskId: string; generation: number } | undefined => {
   const { parkToken, claimedToken, generation } = record.loop;
   if (parkToken !== null || claimedToken === null) return undefined;
   return { action: 'resume', token: claimedToken, taskId: record.task.id, generation };
-}
+};

@@ -28,8 +28,9 @@ type TokenStored = 'token_stored';
  * The park's decision (pure): store the token (a checkpoint, unless a retried park state finds it
  * stored), then, on the inbox read after it, claim the token back if work waits.
  */
-export function decidePark(ref: TurnRef, token: string) {
-  return ({
+export const decidePark =
+  (ref: TurnRef, token: string) =>
+  ({
     record,
     observed,
     reached,
@@ -54,7 +55,6 @@ export function decidePark(ref: TurnRef, token: string) {
       ? commitThen(record, change, { wakeNow: true })
       : answer({ wakeNow: false });
   };
-}
 
 /**
  * Stores the parked execution's task token on the task (one conditional commit), then looks

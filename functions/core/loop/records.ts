@@ -30,69 +30,58 @@ export interface Change {
   stateChanges: StateChanged[];
 }
 
-export function changeOf(record: TaskRecord): Change {
-  return {
-    record,
-    history: [],
-    events: [],
-    consumed: [],
-    enqueue: [],
-    seen: [],
-    audit: [],
-    pushConfigs: [],
-    stateChanges: [],
-  };
-}
+export const changeOf = (record: TaskRecord): Change => ({
+  record,
+  history: [],
+  events: [],
+  consumed: [],
+  enqueue: [],
+  seen: [],
+  audit: [],
+  pushConfigs: [],
+  stateChanges: [],
+});
 
 /** Whether committing `change` (made on `base`) would write nothing at all. */
-export function writesNothing(change: Change, base: TaskRecord): boolean {
-  return (
-    change.record === base &&
-    [
-      change.history,
-      change.events,
-      change.consumed,
-      change.enqueue,
-      change.seen,
-      change.audit,
-      change.pushConfigs,
-    ].every((list) => list.length === 0)
-  );
-}
+export const writesNothing = (change: Change, base: TaskRecord): boolean =>
+  change.record === base &&
+  [
+    change.history,
+    change.events,
+    change.consumed,
+    change.enqueue,
+    change.seen,
+    change.audit,
+    change.pushConfigs,
+  ].every((list) => list.length === 0);
 
 /** The change with the record rewritten (task or loop state). */
-export function withRecord(change: Change, update: (record: TaskRecord) => TaskRecord): Change {
-  return {
-    ...change,
-    record: update(change.record),
-  };
-}
+export const withRecord = (change: Change, update: (record: TaskRecord) => TaskRecord): Change => ({
+  ...change,
+  record: update(change.record),
+});
 
-export function withLoop(
+export const withLoop = (
   change: Change,
   update: (loop: TaskRecord['loop']) => TaskRecord['loop']
-): Change {
-  return withRecord(change, (record) => ({ ...record, loop: update(record.loop) }));
-}
+): Change => withRecord(change, (record) => ({ ...record, loop: update(record.loop) }));
 
 /** The task as it now is, appended to its log: renderers read the extension only from Tasks. */
-export function withTaskEvent(change: Change): Change {
-  return {
-    ...change,
-    events: [...change.events, { kind: 'task', task: change.record.task }],
-  };
-}
+export const withTaskEvent = (change: Change): Change => ({
+  ...change,
+  events: [...change.events, { kind: 'task', task: change.record.task }],
+});
 
 /**
  * The task with a new status. A change of state or sub-state is logged as a status update (every
  * subscriber and push config reads it) and runs the `task.state_changed` hooks once committed;
  * the same state and sub-state again only updates the status message and timestamp.
  */
-export function withStatusChange(
+export const withStatusChange = (
   change: Change,
   status: Omit<StatusChange, 'timestamp'>,
   now: string
-): Change {
+): Change => {
   const from = stateOf(change.record.task);
   const fromSubState = subStateOf(change.record.task);
   const task = withStatus(change.record.task, { ...status, timestamp: now });
@@ -114,20 +103,18 @@ export function withStatusChange(
     ],
     stateChanges: [...next.stateChanges, { from, to: status.state, subState: subStateOf(task) }],
   };
-}
+};
 
 /** The commit of a change decided on `base`: applies only while the task is still at `base`. */
-export function updateOf(base: TaskRecord, change: Change): TaskCommit {
-  return {
-    kind: 'update',
-    base,
-    record: change.record,
-    history: change.history,
-    events: change.events,
-    consumed: change.consumed,
-    enqueue: change.enqueue,
-    seen: change.seen,
-    audit: change.audit,
-    pushConfigs: change.pushConfigs,
-  };
-}
+export const updateOf = (base: TaskRecord, change: Change): TaskCommit => ({
+  kind: 'update',
+  base,
+  record: change.record,
+  history: change.history,
+  events: change.events,
+  consumed: change.consumed,
+  enqueue: change.enqueue,
+  seen: change.seen,
+  audit: change.audit,
+  pushConfigs: change.pushConfigs,
+});

@@ -11,19 +11,19 @@ import { type Change, changeOf, withLoop } from './records.js';
 import type { TurnRef } from './route.schema.js';
 
 /** The next generation takes the task over: the one that owns it from now on (pure). */
-export function withNextGeneration(change: Change): Change {
-  return withLoop(change, (loop) => ({
+export const withNextGeneration = (change: Change): Change =>
+  withLoop(change, (loop) => ({
     ...loop,
     generation: loop.generation + 1,
     generationStartTurn: loop.turn,
     generationStartToolCalls: loop.toolCalls,
     parkToken: null,
   }));
-}
 
 /** The renewal's decision (pure): the next generation, or the one that already took over. */
-export function decideRenewal(ref: TurnRef) {
-  return ({ record }: Facts<NoEffects, never>): Outcome<TurnRef, NoEffects, never> => {
+export const decideRenewal =
+  (ref: TurnRef) =>
+  ({ record }: Facts<NoEffects, never>): Outcome<TurnRef, NoEffects, never> => {
     const { loop } = record;
     if (loop.generation !== ref.generation) {
       return answer({ taskId: ref.taskId, generation: loop.generation, turn: loop.turn });
@@ -36,7 +36,6 @@ export function decideRenewal(ref: TurnRef) {
       turn: next.turn,
     });
   };
-}
 
 /**
  * Continue-as-new: the next generation takes the task over. Only references cross: the

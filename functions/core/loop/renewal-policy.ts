@@ -17,14 +17,14 @@ export const HISTORY_EVENT_BUDGET = 20_000;
  * next turn: after `turnsPerGeneration` turns, or sooner when tool-heavy turns would bring the
  * history near its limit.
  */
-export function shouldRenew(
+export const shouldRenew = (
   loop: LoopState,
   config: Pick<LoopConfig, 'turnsPerGeneration'>
-): boolean {
+): boolean => {
   const turns = loop.turn - loop.generationStartTurn;
   const calls = loop.toolCalls - loop.generationStartToolCalls;
   return (
     turns >= config.turnsPerGeneration ||
     turns * HISTORY_EVENTS_PER_TURN + calls * HISTORY_EVENTS_PER_TOOL_CALL >= HISTORY_EVENT_BUDGET
   );
-}
+};

@@ -21,13 +21,13 @@ const statusMessage = (change: Change, ref: TurnRef, purpose: string, text: stri
  * Parks in INPUT_REQUIRED with a sub-state; the status message is what the task waits on. The
  * same park again (a turn state re-entered after its turn ended) changes nothing.
  */
-export function parkedForInput(
+export const parkedForInput = (
   change: Change,
   ref: TurnRef,
   subState: SubState,
   text: string | undefined,
   now: string
-): Change {
+): Change => {
   const message = statusMessage(change, ref, `park:${subState}`, text);
   const { task } = change.record;
   const samePark =
@@ -40,17 +40,17 @@ export function parkedForInput(
     { state: TaskState.TASK_STATE_INPUT_REQUIRED, subState, message },
     now
   );
-}
+};
 
 /** Ends the task: nobody may wake it any more. */
-export function ended(
+export const ended = (
   change: Change,
   ref: TurnRef,
   state: TaskState,
   text: string | undefined,
   now: string
-): Change {
-  return withLoop(
+): Change =>
+  withLoop(
     withStatusChange(
       change,
       { state, message: statusMessage(change, ref, `end:${stateName(state)}`, text) },
@@ -58,15 +58,11 @@ export function ended(
     ),
     (loop) => ({ ...loop, parkToken: null })
   );
-}
 
 /** WORKING, unless it already is (a turn after a tool call changes nothing). */
-export function working(change: Change, now: string): Change {
-  return stateOf(change.record.task) === TaskState.TASK_STATE_WORKING
+export const working = (change: Change, now: string): Change =>
+  stateOf(change.record.task) === TaskState.TASK_STATE_WORKING
     ? change
     : withStatusChange(change, { state: TaskState.TASK_STATE_WORKING }, now);
-}
 
-export function endRoute(state: TaskState): Route {
-  return { next: 'end', state: stateName(state) };
-}
+export const endRoute = (state: TaskState): Route => ({ next: 'end', state: stateName(state) });

@@ -197,8 +197,9 @@ const withWakeSpent = (decision: DrainDecision, record: TaskRecord): DrainDecisi
  * turn in the same commit. A turn with nothing for the model (a completion request, a question
  * still open, nothing unread) ends, parks or waits at once.
  */
-export function decideTurn(ref: TurnRef, setting: TurnSetting) {
-  return (facts: TurnFacts): TurnOutcome => {
+export const decideTurn =
+  (ref: TurnRef, setting: TurnSetting) =>
+  (facts: TurnFacts): TurnOutcome => {
     if (facts.reached !== undefined) {
       return modelPart(facts, facts.reached.ref, facts.reached.inbox, setting);
     }
@@ -243,7 +244,6 @@ export function decideTurn(ref: TurnRef, setting: TurnSetting) {
     if (writesNothing(decision.change, record)) return reach(drained);
     return checkpoint(record, decision.change, drained);
   };
-}
 
 /**
  * One turn in one state (the Take Turn state): the drain, the model's part, the turn's end,

@@ -9,16 +9,12 @@ import type { TurnRef } from './route.schema.js';
  */
 
 /** Tool calls of the current turn whose results are not applied yet. */
-export function unappliedCalls(loop: LoopState): ModelToolCall[] {
-  return (loop.response?.toolCalls ?? []).filter((call) => !loop.appliedCalls.includes(call.id));
-}
+export const unappliedCalls = (loop: LoopState): ModelToolCall[] =>
+  (loop.response?.toolCalls ?? []).filter((call) => !loop.appliedCalls.includes(call.id));
 
 /** Something the model has not answered yet: a tool to run, a message or result to read. */
-export function turnUnfinished(loop: LoopState): boolean {
-  return loop.needsModel || unappliedCalls(loop).length > 0;
-}
+export const turnUnfinished = (loop: LoopState): boolean =>
+  loop.needsModel || unappliedCalls(loop).length > 0;
 
 /** The reference of the task's current turn. */
-export function currentRef(ref: TurnRef, loop: LoopState): TurnRef {
-  return { ...ref, turn: loop.turn };
-}
+export const currentRef = (ref: TurnRef, loop: LoopState): TurnRef => ({ ...ref, turn: loop.turn });

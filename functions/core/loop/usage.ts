@@ -32,7 +32,7 @@ export const EMPTY_USAGE: TaskUsage = {
 };
 
 /** One call's cost: cached input at its own rate (or the input rate when none is set). */
-export function costOf(usage: ModelUsage, price: ModelPrice | undefined): number {
+export const costOf = (usage: ModelUsage, price: ModelPrice | undefined): number => {
   if (price === undefined) return 0;
   const cached = Math.min(usage.cachedInputTokens, usage.inputTokens);
   const fresh = usage.inputTokens - cached;
@@ -42,26 +42,24 @@ export function costOf(usage: ModelUsage, price: ModelPrice | undefined): number
       usage.outputTokens * price.output) /
     1_000_000
   );
-}
+};
 
-export function readUsage(task: Task): TaskUsage {
+export const readUsage = (task: Task): TaskUsage => {
   const parsed = TaskUsageSchema.safeParse(task.metadata?.[USAGE_METADATA_KEY]);
   return parsed.success ? parsed.data : EMPTY_USAGE;
-}
+};
 
 /** Sums two ledgers; costs are rounded to a micro-dollar so sums stay readable and stable. */
-export function addUsage(a: TaskUsage, b: TaskUsage): TaskUsage {
-  return {
-    model_calls: a.model_calls + b.model_calls,
-    input_tokens: a.input_tokens + b.input_tokens,
-    cached_input_tokens: a.cached_input_tokens + b.cached_input_tokens,
-    output_tokens: a.output_tokens + b.output_tokens,
-    cost_usd: Math.round((a.cost_usd + b.cost_usd) * 1_000_000) / 1_000_000,
-  };
-}
+export const addUsage = (a: TaskUsage, b: TaskUsage): TaskUsage => ({
+  model_calls: a.model_calls + b.model_calls,
+  input_tokens: a.input_tokens + b.input_tokens,
+  cached_input_tokens: a.cached_input_tokens + b.cached_input_tokens,
+  output_tokens: a.output_tokens + b.output_tokens,
+  cost_usd: Math.round((a.cost_usd + b.cost_usd) * 1_000_000) / 1_000_000,
+});
 
 /** The task with one more model call added to its usage ledger. */
-export function withCall(task: Task, usage: ModelUsage, cost: number): Task {
+export const withCall = (task: Task, usage: ModelUsage, cost: number): Task => {
   const after = addUsage(readUsage(task), {
     model_calls: 1,
     input_tokens: usage.inputTokens,
@@ -70,7 +68,7 @@ export function withCall(task: Task, usage: ModelUsage, cost: number): Task {
     cost_usd: cost,
   });
   return { ...task, metadata: { ...task.metadata, [USAGE_METADATA_KEY]: after } };
-}
+};
 
 /** What a remote agent reports for its child: its tree's usage and what it cannot count. */
 export interface ReportedUsage {

@@ -5,24 +5,20 @@ import type { StepResult } from './route.schema.js';
 import { turnUnfinished } from './turn-position.js';
 
 /** Whether something waits that the model has not read: a message, a child's result, a harness note. */
-export function hasUnreadWork(inbox: readonly InboxItem[]): boolean {
-  return inbox.some((item) => item.kind !== 'note' || item.result);
-}
+export const hasUnreadWork = (inbox: readonly InboxItem[]): boolean =>
+  inbox.some((item) => item.kind !== 'note' || item.result);
 
 /**
  * Whether work waits for the task it parks: something that raced in while the turn was ending,
  * or a turn that is not over (the park state re-entered after its wake was consumed).
  */
-export function hasWaitingWork(record: TaskRecord, inbox: readonly InboxItem[]): boolean {
-  return (
-    record.loop.completionRequest !== null ||
-    // A call waits for approval: only its answer (or a completion request, above) wakes the task.
-    (awaitingApproval(record.loop).length === 0 &&
-      (record.loop.pendingQuestion === null
-        ? hasUnreadWork(inbox) || turnUnfinished(record.loop)
-        : inbox.length > 0))
-  );
-}
+export const hasWaitingWork = (record: TaskRecord, inbox: readonly InboxItem[]): boolean =>
+  record.loop.completionRequest !== null ||
+  // A call waits for approval: only its answer (or a completion request, above) wakes the task.
+  (awaitingApproval(record.loop).length === 0 &&
+    (record.loop.pendingQuestion === null
+      ? hasUnreadWork(inbox) || turnUnfinished(record.loop)
+      : inbox.length > 0));
 
 /** The inbox as a turn read it: the record's inbox count then, and the items the turn left. */
 export interface InboxRead {
@@ -35,11 +31,11 @@ export interface InboxRead {
  * on `record` (the task as the turn left it) and `inbox`. The inbox must have been read after
  * the record whose inbox count it carries, so every item counted by then is in it.
  */
-export function withParkDecidedOn(
+export const withParkDecidedOn = (
   step: StepResult,
   record: TaskRecord,
   inbox: InboxRead
-): StepResult {
+): StepResult => {
   const { route } = step;
   if (route.next !== 'park' || hasWaitingWork(record, inbox.left)) return step;
   if (record.loop.generation !== step.ref.generation) return step;
@@ -47,4 +43,4 @@ export function withParkDecidedOn(
     ...step,
     route: { ...route, decidedOn: { version: record.version, inboxCount: inbox.count } },
   };
-}
+};

@@ -27,7 +27,7 @@ type Colour = typeof WHITE | typeof GREY | typeof BLACK;
  * The first cycle a depth-first search with three-colour marking meets, visiting steps and
  * their dependencies in order, or null. Dependencies naming no step are ignored here.
  */
-export function findCycle(steps: readonly Step[]): string[] | null {
+export const findCycle = (steps: readonly Step[]): string[] | null => {
   const graph = graphOf(steps);
   const colour = new Map<string, Colour>();
   for (const root of graph.keys()) {
@@ -60,13 +60,13 @@ export function findCycle(steps: readonly Step[]): string[] | null {
     }
   }
   return null;
-}
+};
 
 /**
  * Throws PlanCycleError (`plan.cycle`) unless the steps form a DAG: unique ids, every
  * dependency naming a step, and no cycle (the error's `path` holds the cycle).
  */
-export function assertDag(steps: readonly Step[]): void {
+export const assertDag = (steps: readonly Step[]): void => {
   const seen = new Set<string>();
   const duplicates = new Set<string>();
   for (const step of steps) {
@@ -86,4 +86,4 @@ export function assertDag(steps: readonly Step[]): void {
   if (cycle !== null) {
     throw new PlanCycleError(`plan has a cycle: ${cycle.join(' -> ')}`, cycle);
   }
-}
+};

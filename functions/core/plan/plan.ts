@@ -25,7 +25,7 @@ export interface PlanStepInput {
 }
 
 /** A fresh plan (revision 1) from create_plan's steps; PlanCycleError unless it is a DAG. */
-export function buildPlan(steps: readonly PlanStepInput[]): Plan {
+export const buildPlan = (steps: readonly PlanStepInput[]): Plan => {
   const built: Step[] = steps.map((input) => ({
     id: slugify(input.name),
     name: input.name,
@@ -37,15 +37,12 @@ export function buildPlan(steps: readonly PlanStepInput[]): Plan {
   }));
   assertDag(built);
   return { steps: built, revision: 1, revisions: [] };
-}
+};
 
 /** The step with this exact id, else the step whose id is the slug of the given string. */
-export function resolveStep(plan: Plan, idOrName: string): Step | undefined {
-  return (
-    plan.steps.find((step) => step.id === idOrName) ??
-    plan.steps.find((step) => step.id === slugify(idOrName))
-  );
-}
+export const resolveStep = (plan: Plan, idOrName: string): Step | undefined =>
+  plan.steps.find((step) => step.id === idOrName) ??
+  plan.steps.find((step) => step.id === slugify(idOrName));
 
 const withStep = (plan: Plan, idOrName: string, change: (step: Step) => Step): Plan => {
   const target = resolveStep(plan, idOrName);
@@ -54,12 +51,11 @@ const withStep = (plan: Plan, idOrName: string, change: (step: Step) => Step): P
 };
 
 /** The step becomes `done` with this output; re-completing a done step overwrites its output. */
-export function completeStep(plan: Plan, idOrName: string, output: string): Plan {
-  return withStep(plan, idOrName, (step) => ({ ...step, state: 'done', output }));
-}
+export const completeStep = (plan: Plan, idOrName: string, output: string): Plan =>
+  withStep(plan, idOrName, (step) => ({ ...step, state: 'done', output }));
 
 /** Links a task to the step; a task already linked (same task_id) leaves the plan as it is. */
-export function linkTask(plan: Plan, idOrName: string, ref: TaskRef): Plan {
+export const linkTask = (plan: Plan, idOrName: string, ref: TaskRef): Plan => {
   const target = resolveStep(plan, idOrName);
   if (target === undefined) throw new UnknownStepError(idOrName);
   if (target.linked_tasks.some((linked) => linked.task_id === ref.task_id)) return plan;
@@ -67,7 +63,7 @@ export function linkTask(plan: Plan, idOrName: string, ref: TaskRef): Plan {
     ...step,
     linked_tasks: [...step.linked_tasks, ref],
   }));
-}
+};
 
 const RUNNING_CHILD: ReadonlySet<TaskStateName> = new Set([
   'TASK_STATE_SUBMITTED',
@@ -93,7 +89,7 @@ const stepStateFor = (current: StepState, child: TaskStateName): StepState => {
  * cancelled or rejected. A completed child changes nothing (complete_step records the output);
  * a done step never changes. Returns the same plan when nothing changed.
  */
-export function applyLinkedTaskState(plan: Plan, taskId: string, state: TaskStateName): Plan {
+export const applyLinkedTaskState = (plan: Plan, taskId: string, state: TaskStateName): Plan => {
   let changed = false;
   const steps = plan.steps.map((step) => {
     if (!step.linked_tasks.some((linked) => linked.task_id === taskId)) return step;
@@ -103,14 +99,14 @@ export function applyLinkedTaskState(plan: Plan, taskId: string, state: TaskStat
     return { ...step, state: next };
   });
   return changed ? { ...plan, steps } : plan;
-}
+};
 
 /**
  * Replaces the current plan by the next one without losing progress: a step whose id survives
  * keeps its state, output and links; the revision records the ids added and kept, and the
  * dropped steps whole. PlanCycleError (current untouched) unless the next plan is a DAG.
  */
-export function revisePlan(current: Plan | null, next: Plan): Plan {
+export const revisePlan = (current: Plan | null, next: Plan): Plan => {
   assertDag(next.steps);
   if (current === null) return next;
   const before = new Map(current.steps.map((step) => [step.id, step] as const));
@@ -140,20 +136,19 @@ export function revisePlan(current: Plan | null, next: Plan): Plan {
   };
   // Ids and dependencies all come from `next`, so the merged plan is the DAG checked above.
   return { steps, revision, revisions: [...current.revisions, record] };
-}
+};
 
 /** Pending steps whose dependencies are all done. */
-export function readySteps(plan: Plan): Step[] {
+export const readySteps = (plan: Plan): Step[] => {
   const done = new Set(plan.steps.filter((step) => step.state === 'done').map((step) => step.id));
   return plan.steps.filter(
     (step) => step.state === 'pending' && step.depends_on.every((dep) => done.has(dep))
   );
-}
+};
 
 /** Steps still to resolve: pending or active. */
-export function unresolvedSteps(plan: Plan): Step[] {
-  return plan.steps.filter((step) => step.state === 'pending' || step.state === 'active');
-}
+export const unresolvedSteps = (plan: Plan): Step[] =>
+  plan.steps.filter((step) => step.state === 'pending' || step.state === 'active');
 
 const MARKS: Readonly<Record<StepState, string>> = {
   done: 'x',
@@ -163,7 +158,7 @@ const MARKS: Readonly<Record<StepState, string>> = {
 };
 
 /** The plan section of the model's context: one line per step. */
-export function renderPlanForModel(plan: Plan | null): string {
+export const renderPlanForModel = (plan: Plan | null): string => {
   if (plan === null) return '(no plan yet; create one with create_plan)';
   if (plan.steps.length === 0) return '(the plan has no steps)';
   return plan.steps
@@ -173,4 +168,4 @@ export function renderPlanForModel(plan: Plan | null): string {
       return `- [${MARKS[step.state]}] ${step.id}: ${step.name}${after}${output}`;
     })
     .join('\n');
-}
+};

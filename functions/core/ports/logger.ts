@@ -13,12 +13,11 @@ export interface Logger {
 }
 
 /** What a log line says of an error: its name, message and code, never its stack or payload. */
-export function errorFields(error: unknown): Record<string, unknown> {
-  return error instanceof Error
+export const errorFields = (error: unknown): Record<string, unknown> =>
+  error instanceof Error
     ? {
         errorName: error.name,
         errorMessage: error.message,
         code: (error as { code?: unknown }).code,
       }
     : { errorMessage: String(error) };
-}

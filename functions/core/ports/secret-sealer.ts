@@ -23,12 +23,11 @@ export interface SecretSealer {
 export const SEALED_PREFIX = 'sealed:v1:';
 
 /** `sealed:v1:<scheme>:<payload>`. */
-export function sealedValue(scheme: string, payload: string): string {
-  return `${SEALED_PREFIX}${scheme}:${payload}`;
-}
+export const sealedValue = (scheme: string, payload: string): string =>
+  `${SEALED_PREFIX}${scheme}:${payload}`;
 
 /** The payload of a value sealed by `scheme`; anything else is unreadable. */
-export function sealedPayload(sealed: string, scheme: string): string {
+export const sealedPayload = (sealed: string, scheme: string): string => {
   const prefix = `${SEALED_PREFIX}${scheme}:`;
   if (!sealed.startsWith(SEALED_PREFIX)) {
     throw new SecretUnreadableError('the value is not sealed');
@@ -37,4 +36,4 @@ export function sealedPayload(sealed: string, scheme: string): string {
     throw new SecretUnreadableError(`the value was not sealed by the ${scheme} sealer`);
   }
   return sealed.slice(prefix.length);
-}
+};

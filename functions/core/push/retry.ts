@@ -33,29 +33,25 @@ export const PUSH_RETRY_POLICY: RetryPolicy = {
  */
 export type Verdict = 'delivered' | 'rejected' | 'retry';
 
-export function verdictOf(result: WebhookResult): Verdict {
+export const verdictOf = (result: WebhookResult): Verdict => {
   if (result.kind === 'refused') return 'rejected';
   if (result.kind === 'failed') return 'retry';
   const { status } = result;
   if (status >= 200 && status < 300) return 'delivered';
   if (status === 408 || status === 429 || status >= 500) return 'retry';
   return 'rejected';
-}
+};
 
 /** The wait after failed attempt `attempt` (1-based): exponential, capped. */
-export function backoffMs(attempt: number, policy: RetryPolicy = PUSH_RETRY_POLICY): number {
-  return exponentialDelayMs(attempt, policy.firstDelayMs, policy.maxDelayMs);
-}
+export const backoffMs = (attempt: number, policy: RetryPolicy = PUSH_RETRY_POLICY): number =>
+  exponentialDelayMs(attempt, policy.firstDelayMs, policy.maxDelayMs);
 
 /** The limit of the next attempt, or `undefined` when too little time is left to start one. */
-export function attemptTimeoutMs(
+export const attemptTimeoutMs = (
   remainingMs: number,
   policy: RetryPolicy = PUSH_RETRY_POLICY
-): number | undefined {
-  return remainingMs < policy.minAttemptMs
-    ? undefined
-    : Math.min(policy.attemptTimeoutMs, remainingMs);
-}
+): number | undefined =>
+  remainingMs < policy.minAttemptMs ? undefined : Math.min(policy.attemptTimeoutMs, remainingMs);
 
 export type NextStep =
   | { action: 'done'; outcome: 'delivered' | 'rejected' }
@@ -67,16 +63,16 @@ export type NextStep =
  * stop, wait and try again, or give up (the record is then retried by the event source). A wait
  * is only worth it if an attempt can still start after it.
  */
-export function nextStep(
+export const nextStep = (
   attempt: number,
   result: WebhookResult,
   remainingMs: number,
   policy: RetryPolicy = PUSH_RETRY_POLICY
-): NextStep {
+): NextStep => {
   const verdict = verdictOf(result);
   if (verdict !== 'retry') return { action: 'done', outcome: verdict };
   if (attempt >= policy.attempts) return { action: 'give_up', why: 'attempts' };
   const delayMs = backoffMs(attempt, policy);
   if (remainingMs - delayMs < policy.minAttemptMs) return { action: 'give_up', why: 'time' };
   return { action: 'wait', delayMs };
-}
+};

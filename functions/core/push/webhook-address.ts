@@ -166,7 +166,7 @@ const classifyV6 = (bytes: Bytes): AddressClass => {
 };
 
 /** What an IP address is (either family, IPv6 with or without brackets), or undefined. */
-export function classifyAddress(address: string): AddressClass | undefined {
+export const classifyAddress = (address: string): AddressClass | undefined => {
   const text = address
     .trim()
     .toLowerCase()
@@ -175,17 +175,17 @@ export function classifyAddress(address: string): AddressClass | undefined {
   if (four !== undefined) return classifyV4(four);
   const six = text.includes(':') ? parseIpv6(text) : undefined;
   return six === undefined ? undefined : classifyV6(six);
-}
+};
 
 /**
  * Whether the agent may connect to this IP address: a public one, or loopback when the policy
  * allows it. Not an IP address: refused.
  */
-export function isAllowedAddress(address: string, policy: WebhookPolicy): boolean {
+export const isAllowedAddress = (address: string, policy: WebhookPolicy): boolean => {
   const kind = classifyAddress(address);
   if (kind === 'loopback') return policy.allowLoopback;
   return kind === 'public';
-}
+};
 
 /** The parts of a parsed URL the check reads (a WHATWG `URL` has them). */
 export interface WebhookUrlParts {
@@ -202,7 +202,10 @@ export interface WebhookUrlParts {
  * its spelling only: one that resolves to a private address passes here, so the sender checks
  * the resolved addresses again and connects to one it checked.
  */
-export function webhookUrlRefusal(url: WebhookUrlParts, policy: WebhookPolicy): string | undefined {
+export const webhookUrlRefusal = (
+  url: WebhookUrlParts,
+  policy: WebhookPolicy
+): string | undefined => {
   // Credentials belong in the config's token or authentication, never in a URL that gets logged.
   if (url.username !== '' || url.password !== '') return 'the URL carries credentials';
   const host = url.hostname
@@ -222,4 +225,4 @@ export function webhookUrlRefusal(url: WebhookUrlParts, policy: WebhookPolicy): 
     return 'private, link-local and reserved addresses (in any IPv6 form) are not allowed';
   }
   return undefined;
-}
+};

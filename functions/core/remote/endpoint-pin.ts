@@ -56,7 +56,7 @@ const isLoopback = (hostname: string): boolean =>
  * when it will: the same origin as the card (scheme, host and port), and https, or http to
  * loopback when the policy allows loopback.
  */
-export function endpointRefusal(endpoint: string, pin: EndpointPin): string | undefined {
+export const endpointRefusal = (endpoint: string, pin: EndpointPin): string | undefined => {
   const card = originOf(pin.cardUrl);
   const target = originOf(endpoint);
   if (card === undefined) return 'the card URL is not an http(s) URL';
@@ -67,4 +67,4 @@ export function endpointRefusal(endpoint: string, pin: EndpointPin): string | un
   return pin.allowLoopback
     ? undefined
     : 'plain http to loopback, which only TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS=true allows';
-}
+};

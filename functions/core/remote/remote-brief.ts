@@ -16,25 +16,23 @@ const isObject = (value: unknown): value is JsonObject =>
  * us as reporter and itself as assignee. An agent that does not speak it reads the text: the goal
  * and the acceptance criteria.
  */
-export function remoteBrief(
+export const remoteBrief = (
   brief: Message,
   card: Pick<RemoteCard, 'taskExtension'>,
   parentTaskId: string
-): Message {
-  return {
-    ...brief,
-    contextId: '',
-    taskId: '',
-    referenceTaskIds: [],
-    metadata: undefined,
-    parts: brief.parts.flatMap((part) => {
-      const content = part.content;
-      if (part.mediaType !== EVENT_MEDIA_TYPE || content?.$case !== 'data') return [part];
-      if (!card.taskExtension || !isObject(content.value)) return [];
-      const envelope = content.value;
-      const payload = isObject(envelope.payload) ? envelope.payload : {};
-      const delegated = { ...payload, delegated_from: { task_id: parentTaskId } };
-      return [{ ...part, content: { $case: 'data', value: { ...envelope, payload: delegated } } }];
-    }),
-  };
-}
+): Message => ({
+  ...brief,
+  contextId: '',
+  taskId: '',
+  referenceTaskIds: [],
+  metadata: undefined,
+  parts: brief.parts.flatMap((part) => {
+    const content = part.content;
+    if (part.mediaType !== EVENT_MEDIA_TYPE || content?.$case !== 'data') return [part];
+    if (!card.taskExtension || !isObject(content.value)) return [];
+    const envelope = content.value;
+    const payload = isObject(envelope.payload) ? envelope.payload : {};
+    const delegated = { ...payload, delegated_from: { task_id: parentTaskId } };
+    return [{ ...part, content: { $case: 'data', value: { ...envelope, payload: delegated } } }];
+  }),
+});

@@ -89,7 +89,7 @@ const offered = (card: z.infer<typeof CardSchema>, pin: EndpointPin): string[] =
  * go nowhere else). A card with none is refused with what it does offer, and why an interface it
  * speaks is refused, so the person configuring it reads why.
  */
-export function chooseInterface(raw: unknown, pin: EndpointPin): CardChoice {
+export const chooseInterface = (raw: unknown, pin: EndpointPin): CardChoice => {
   const parsed = CardSchema.safeParse(raw);
   if (!parsed.success) {
     return { ok: false, reason: 'its card is not an A2A agent card (not a JSON object)' };
@@ -118,4 +118,4 @@ export function chooseInterface(raw: unknown, pin: EndpointPin): CardChoice {
       taskExtension: extensions.some((extension) => extension.uri === TASK_EXTENSION_URI),
     },
   };
-}
+};

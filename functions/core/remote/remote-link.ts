@@ -78,9 +78,8 @@ export interface LinkRef {
 }
 
 /** The id the parent's row names: the remote task's, or, before there is one, the link's own. */
-export function childIdOf(link: RemoteLink): string {
-  return link.remoteTaskId ?? `${link.agent}:${link.linkId}`;
-}
+export const childIdOf = (link: RemoteLink): string =>
+  link.remoteTaskId ?? `${link.agent}:${link.linkId}`;
 
 /** How much of a remote agent's answer a link keeps for the parent's note. */
 export const REMOTE_SUMMARY_LIMIT = 8_000;
@@ -91,7 +90,7 @@ const cut = (text: string): string =>
     : `${text.slice(0, REMOTE_SUMMARY_LIMIT)}\n[… cut: the agent's answer had ${text.length} characters]`;
 
 /** A link for a brief about to be sent. */
-export function creatingLink(options: {
+export const creatingLink = (options: {
   parentId: string;
   linkId: string;
   agent: string;
@@ -99,33 +98,31 @@ export function creatingLink(options: {
   delivery: RemoteLink['delivery'];
   tokenHash: string | null;
   now: string;
-}): RemoteLink {
-  return {
-    parentId: options.parentId,
-    linkId: options.linkId,
-    agent: options.agent,
-    messageId: options.messageId,
-    phase: 'creating',
-    remoteTaskId: null,
-    delivery: options.delivery,
-    tokenHash: options.tokenHash,
-    createdAt: options.now,
-    state: 'TASK_STATE_SUBMITTED',
-    subState: null,
-    lastTurnId: null,
-    summary: '',
-    usage: null,
-    seq: 0,
-    delivered: 0,
-    turn: false,
-    quietPolls: 0,
-    failures: 0,
-    failingSince: null,
-    lastError: null,
-    cancel: null,
-    version: 1,
-  };
-}
+}): RemoteLink => ({
+  parentId: options.parentId,
+  linkId: options.linkId,
+  agent: options.agent,
+  messageId: options.messageId,
+  phase: 'creating',
+  remoteTaskId: null,
+  delivery: options.delivery,
+  tokenHash: options.tokenHash,
+  createdAt: options.now,
+  state: 'TASK_STATE_SUBMITTED',
+  subState: null,
+  lastTurnId: null,
+  summary: '',
+  usage: null,
+  seq: 0,
+  delivered: 0,
+  turn: false,
+  quietPolls: 0,
+  failures: 0,
+  failingSince: null,
+  lastError: null,
+  cancel: null,
+  version: 1,
+});
 
 const ended = (link: RemoteLink): boolean => link.phase === 'ended';
 
@@ -141,11 +138,11 @@ const INTERRUPTED: ReadonlySet<string> = new Set([
  * (input or auth required) with a new message. A message while it works (a progress update) is
  * not a turn. Anything else only resets the failure count and lengthens the next wait.
  */
-export function observed(
+export const observed = (
   link: RemoteLink,
   snapshot: RemoteSnapshot,
   remoteTaskId: string | null
-): RemoteLink {
+): RemoteLink => {
   if (ended(link)) return link;
   const base: RemoteLink = {
     ...link,
@@ -173,10 +170,10 @@ export function observed(
     turn,
     quietPolls: 0,
   };
-}
+};
 
 /** The child failed on our side (the agent never took the brief, or cannot be followed). */
-export function failed(link: RemoteLink, reason: string): RemoteLink {
+export const failed = (link: RemoteLink, reason: string): RemoteLink => {
   if (ended(link)) return link;
   return {
     ...link,
@@ -187,7 +184,7 @@ export function failed(link: RemoteLink, reason: string): RemoteLink {
     seq: link.seq + 1,
     turn: false,
   };
-}
+};
 
 const seconds = (from: string, to: string): number => (Date.parse(to) - Date.parse(from)) / 1000;
 
@@ -196,12 +193,12 @@ const seconds = (from: string, to: string): number => (Date.parse(to) - Date.par
  * the agent has gone unanswered for the policy's `unreachableSeconds`; until then the stand-in
  * tries again with backoff.
  */
-export function callFailed(
+export const callFailed = (
   link: RemoteLink,
   error: string,
   now: string,
   policy: FollowPolicy
-): RemoteLink {
+): RemoteLink => {
   if (ended(link)) return link;
   const failingSince = link.failingSince ?? now;
   const next = { ...link, failures: link.failures + 1, failingSince, lastError: error };
@@ -211,19 +208,19 @@ export function callFailed(
     next,
     `agent ${link.agent} has not answered for ${Math.round(silent)} s (the limit is ${policy.unreachableSeconds} s): ${error}`
   );
-}
+};
 
 /** How long the stand-in waits before it looks again (0: it is done). */
-export function nextWaitSeconds(link: RemoteLink, policy: FollowPolicy): number {
+export const nextWaitSeconds = (link: RemoteLink, policy: FollowPolicy): number => {
   if (ended(link)) return 0;
   const backoff = (n: number) => Math.min(policy.maxPollSeconds, policy.pollSeconds * 2 ** n);
   if (link.failures > 0) return backoff(link.failures - 1);
   if (link.delivery === 'push') return policy.maxPollSeconds;
   return backoff(link.quietPolls);
-}
+};
 
 /** The change the parent has not taken yet, as the parent's stand-in rule reads it. */
-export function undeliveredChange(link: RemoteLink): ChildChange | undefined {
+export const undeliveredChange = (link: RemoteLink): ChildChange | undefined => {
   if (link.delivered >= link.seq) return undefined;
   return {
     parentId: link.parentId,
@@ -241,21 +238,20 @@ export function undeliveredChange(link: RemoteLink): ChildChange | undefined {
     changeKey: `remote:${link.seq}`,
     order: link.seq,
   };
-}
+};
 
-export function withDelivered(link: RemoteLink, seq: number): RemoteLink {
-  return link.delivered >= seq ? link : { ...link, delivered: seq };
-}
+export const withDelivered = (link: RemoteLink, seq: number): RemoteLink =>
+  link.delivered >= seq ? link : { ...link, delivered: seq };
 
 /** The parent was canceled: the stand-in cancels the remote task (nothing to do if it ended). */
-export function withCancelRequested(link: RemoteLink, now: string): RemoteLink {
+export const withCancelRequested = (link: RemoteLink, now: string): RemoteLink => {
   if (link.cancel !== null) return link;
   const done = ended(link) || link.remoteTaskId === null;
   return { ...link, cancel: { requestedAt: now, attempts: 0, lastError: null, done } };
-}
+};
 
 /** One CancelTask sent: `error` is why it did not go through (it is tried again), or null. */
-export function withCancelAttempt(link: RemoteLink, error: string | null): RemoteLink {
+export const withCancelAttempt = (link: RemoteLink, error: string | null): RemoteLink => {
   if (link.cancel === null) return link;
   return {
     ...link,
@@ -266,9 +262,8 @@ export function withCancelAttempt(link: RemoteLink, error: string | null): Remot
       done: error === null,
     },
   };
-}
+};
 
 /** Whether the stand-in must still send a CancelTask. */
-export function cancelPending(link: RemoteLink): boolean {
-  return link.cancel !== null && !link.cancel.done && link.remoteTaskId !== null && !ended(link);
-}
+export const cancelPending = (link: RemoteLink): boolean =>
+  link.cancel !== null && !link.cancel.done && link.remoteTaskId !== null && !ended(link);

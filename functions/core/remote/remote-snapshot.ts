@@ -73,7 +73,7 @@ const subStateOf = (task: Task, state: TaskState): SubState | null => {
  * The snapshot of a remote task, or a RemoteCallError (`garbage`) when the answer is not the task
  * asked for or carries no state: what an agent answers is untrusted input.
  */
-export function snapshotOf(task: Task, expectedId: string): RemoteSnapshot {
+export const snapshotOf = (task: Task, expectedId: string): RemoteSnapshot => {
   if (task.id !== expectedId) {
     throw new RemoteCallError(
       'garbage',
@@ -102,15 +102,13 @@ export function snapshotOf(task: Task, expectedId: string): RemoteSnapshot {
     result: (ending ? [reply, ...artifacts] : [reply]).filter((text) => text !== '').join('\n\n'),
     usage: usageOf(task),
   };
-}
+};
 
 /** A message an agent answered SendMessage with instead of a task: the child's whole result. */
-export function snapshotOfMessage(message: Message): RemoteSnapshot {
-  return {
-    state: 'TASK_STATE_COMPLETED',
-    subState: null,
-    turn: { id: message.messageId, text: messageText(message) },
-    result: messageText(message),
-    usage: null,
-  };
-}
+export const snapshotOfMessage = (message: Message): RemoteSnapshot => ({
+  state: 'TASK_STATE_COMPLETED',
+  subState: null,
+  turn: { id: message.messageId, text: messageText(message) },
+  result: messageText(message),
+  usage: null,
+});

@@ -5,16 +5,15 @@
  */
 export const REMOTE_PUSH_PREFIX = '/remote-agents/push';
 
-export function remotePushPath(parentId: string, linkId: string): string {
-  return `${REMOTE_PUSH_PREFIX}/${encodeURIComponent(parentId)}/${linkId}`;
-}
+export const remotePushPath = (parentId: string, linkId: string): string =>
+  `${REMOTE_PUSH_PREFIX}/${encodeURIComponent(parentId)}/${linkId}`;
 
 const PATH = /^\/remote-agents\/push\/([^/]+)\/([0-9a-f]{32})\/?$/;
 
 /** The child a webhook path names; undefined for any other path. */
-export function parseRemotePushPath(
+export const parseRemotePushPath = (
   path: string
-): { parentId: string; linkId: string } | undefined {
+): { parentId: string; linkId: string } | undefined => {
   const match = PATH.exec(path);
   if (match === null) return undefined;
   try {
@@ -22,4 +21,4 @@ export function parseRemotePushPath(
   } catch {
     return undefined;
   }
-}
+};

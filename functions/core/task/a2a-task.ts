@@ -25,25 +25,19 @@ const TERMINAL_STATES: ReadonlySet<TaskState> = new Set([
   TaskState.TASK_STATE_REJECTED,
 ]);
 
-export function isTerminalState(state: TaskState): boolean {
-  return TERMINAL_STATES.has(state);
-}
+export const isTerminalState = (state: TaskState): boolean => TERMINAL_STATES.has(state);
 
-export function stateName(state: TaskState): TaskStateName {
-  return taskStateToJSON(state) as TaskStateName;
-}
+export const stateName = (state: TaskState): TaskStateName =>
+  taskStateToJSON(state) as TaskStateName;
 
-export function stateFromName(name: TaskStateName): TaskState {
-  return taskStateFromJSON(name);
-}
+export const stateFromName = (name: TaskStateName): TaskState => taskStateFromJSON(name);
 
 /** The authoritative A2A state (`Task.status.state`). */
-export function stateOf(task: Task): TaskState {
-  return task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
-}
+export const stateOf = (task: Task): TaskState =>
+  task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
 
 /** The task extension of a task; a task without a valid one is a corrupt record. */
-export function readExtension(task: Task): TaskExtension {
+export const readExtension = (task: Task): TaskExtension => {
   const parsed = TaskExtensionSchema.safeParse(task.metadata?.[TASK_METADATA_KEY]);
   if (!parsed.success) {
     throw new InvalidTaskRecordError(
@@ -52,31 +46,26 @@ export function readExtension(task: Task): TaskExtension {
     );
   }
   return parsed.data;
-}
+};
 
-export function withExtension(task: Task, extension: TaskExtension): Task {
-  return {
-    ...task,
-    metadata: { ...task.metadata, [TASK_METADATA_KEY]: extension },
-  };
-}
+export const withExtension = (task: Task, extension: TaskExtension): Task => ({
+  ...task,
+  metadata: { ...task.metadata, [TASK_METADATA_KEY]: extension },
+});
 
 /**
  * The task's lifecycle. A task stored before the field existed reads as delegated when it has a
  * parent (it was someone's sub-task) and as a conversation otherwise.
  */
-export function lifecycleOf(extension: TaskExtension): Lifecycle {
-  return extension.lifecycle ?? (extension.parent_tasks.length > 0 ? 'delegated' : 'conversation');
-}
+export const lifecycleOf = (extension: TaskExtension): Lifecycle =>
+  extension.lifecycle ?? (extension.parent_tasks.length > 0 ? 'delegated' : 'conversation');
 
-export function readStatusExtension(task: Task): StatusExtension {
+export const readStatusExtension = (task: Task): StatusExtension => {
   const parsed = StatusExtensionSchema.safeParse(task.metadata?.[STATUS_METADATA_KEY] ?? {});
   return parsed.success ? parsed.data : {};
-}
+};
 
-export function subStateOf(task: Task): SubState | undefined {
-  return readStatusExtension(task).sub_state;
-}
+export const subStateOf = (task: Task): SubState | undefined => readStatusExtension(task).sub_state;
 
 export interface StatusChange {
   state: TaskState;
@@ -90,7 +79,7 @@ export interface StatusChange {
  * The task with a new status. The sub-state lives in the status extension in `Task.metadata`
  * (so the store, the event log and GetTask all carry it) and exists only while parked.
  */
-export function withStatus(task: Task, change: StatusChange): Task {
+export const withStatus = (task: Task, change: StatusChange): Task => {
   const { [STATUS_METADATA_KEY]: _previous, ...rest } = task.metadata ?? {};
   const subState =
     change.state === TaskState.TASK_STATE_INPUT_REQUIRED ? change.subState : undefined;
@@ -100,4 +89,4 @@ export function withStatus(task: Task, change: StatusChange): Task {
     metadata:
       subState === undefined ? rest : { ...rest, [STATUS_METADATA_KEY]: { sub_state: subState } },
   };
-}
+};

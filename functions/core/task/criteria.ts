@@ -16,30 +16,26 @@ import {
  */
 
 /** A criterion by its id, or by its position in the list (1-based) when given as digits. */
-export function resolveCriterion(
+export const resolveCriterion = (
   criteria: readonly AcceptanceCriterion[],
   reference: string
-): AcceptanceCriterion | undefined {
+): AcceptanceCriterion | undefined => {
   const byId = criteria.find((criterion) => criterion.id === reference);
   if (byId !== undefined || !/^\d+$/.test(reference)) return byId;
   return criteria[Number(reference) - 1];
-}
+};
 
-export function unmetCriteria(extension: TaskExtension): AcceptanceCriterion[] {
-  return extension.acceptance_criteria.filter((criterion) => !criterion.met);
-}
+export const unmetCriteria = (extension: TaskExtension): AcceptanceCriterion[] =>
+  extension.acceptance_criteria.filter((criterion) => !criterion.met);
 
-export function criteriaCount(extension: TaskExtension): CriteriaCount {
-  return {
-    met: extension.acceptance_criteria.filter((criterion) => criterion.met).length,
-    total: extension.acceptance_criteria.length,
-  };
-}
+export const criteriaCount = (extension: TaskExtension): CriteriaCount => ({
+  met: extension.acceptance_criteria.filter((criterion) => criterion.met).length,
+  total: extension.acceptance_criteria.length,
+});
 
 /** `c2 "Cites three sources"`: how a note or an error names a criterion. */
-export function criterionLabel(criterion: AcceptanceCriterion): string {
-  return `${criterion.id} ${JSON.stringify(criterion.text)}`;
-}
+export const criterionLabel = (criterion: AcceptanceCriterion): string =>
+  `${criterion.id} ${JSON.stringify(criterion.text)}`;
 
 /** The criteria with the one whose id is `id` replaced (nothing else changes). */
 const withCriterion = (
@@ -54,12 +50,12 @@ const withCriterion = (
 });
 
 /** Met, with the evidence and who met it when; a rejection before it is over. */
-export function withCriterionMet(
+export const withCriterionMet = (
   extension: TaskExtension,
   id: string,
   met: { evidence: CriterionEvidence; by: string; at: string }
-): TaskExtension {
-  return withCriterion(extension, id, (criterion) => ({
+): TaskExtension =>
+  withCriterion(extension, id, (criterion) => ({
     ...criterion,
     met: true,
     evidence: met.evidence,
@@ -67,15 +63,14 @@ export function withCriterionMet(
     met_at: met.at,
     rejection: null,
   }));
-}
 
 /** Unmet again, with the reviewer's reason; the evidence that did not convince goes with it. */
-export function withCriterionRejected(
+export const withCriterionRejected = (
   extension: TaskExtension,
   id: string,
   rejection: CriterionRejection
-): TaskExtension {
-  return withCriterion(extension, id, (criterion) => ({
+): TaskExtension =>
+  withCriterion(extension, id, (criterion) => ({
     ...criterion,
     met: false,
     evidence: null,
@@ -83,37 +78,34 @@ export function withCriterionRejected(
     met_at: null,
     rejection,
   }));
-}
 
 /**
  * A participant completed the task with criteria unmet: each is recorded as accepted by them
  * (met, by that participant, the evidence saying so), so the completed task says who waived what.
  */
-export function withUnmetAccepted(
+export const withUnmetAccepted = (
   extension: TaskExtension,
   accepted: { by: string; reason: string | null; at: string }
-): TaskExtension {
-  return {
-    ...extension,
-    acceptance_criteria: extension.acceptance_criteria.map((criterion) =>
-      criterion.met
-        ? criterion
-        : {
-            ...criterion,
-            met: true,
-            evidence: {
-              text: `accepted unmet by ${accepted.by} on completing the task${accepted.reason === null ? '' : `: ${cut(accepted.reason)}`}`,
-              steps: [],
-              tasks: [],
-              artifacts: [],
-            },
-            met_by: accepted.by,
-            met_at: accepted.at,
-            rejection: null,
-          }
-    ),
-  };
-}
+): TaskExtension => ({
+  ...extension,
+  acceptance_criteria: extension.acceptance_criteria.map((criterion) =>
+    criterion.met
+      ? criterion
+      : {
+          ...criterion,
+          met: true,
+          evidence: {
+            text: `accepted unmet by ${accepted.by} on completing the task${accepted.reason === null ? '' : `: ${cut(accepted.reason)}`}`,
+            steps: [],
+            tasks: [],
+            artifacts: [],
+          },
+          met_by: accepted.by,
+          met_at: accepted.at,
+          rejection: null,
+        }
+  ),
+});
 
 /** A completion's reason is as long as a participant's answer: the criterion keeps its start. */
 const ACCEPTANCE_REASON_LIMIT = 500;
@@ -145,10 +137,10 @@ const numberOf = (id: string): number => Number(/^c(\d+)$/.exec(id)?.[1] ?? 0);
  * back the criteria it read changes nothing of their state. Anything that is not a valid criterion
  * is left as it is, for the extension's parse to refuse.
  */
-export function criteriaFromEnvelope(
+export const criteriaFromEnvelope = (
   current: readonly AcceptanceCriterion[],
   given: unknown
-): unknown {
+): unknown => {
   if (!Array.isArray(given)) return given;
   const named = new Set(
     given.flatMap((item) => (isRecord(item) && typeof item.id === 'string' ? [item.id] : []))
@@ -183,4 +175,4 @@ export function criteriaFromEnvelope(
     });
   }
   return merged;
-}
+};

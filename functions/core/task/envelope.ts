@@ -28,19 +28,17 @@ import { newTaskParticipants, requireDistinctIds, requireWithinCap } from './new
 import { type Permission, participantOf, requirePermission } from './permissions.js';
 
 /** The message part that carries a task envelope (a brief for a child task). */
-export function taskEnvelopePart(payload: unknown): Part {
-  return {
-    content: { $case: 'data', value: { kind: 'task', payload } },
-    metadata: undefined,
-    filename: '',
-    mediaType: EVENT_MEDIA_TYPE,
-  };
-}
+export const taskEnvelopePart = (payload: unknown): Part => ({
+  content: { $case: 'data', value: { kind: 'task', payload } },
+  metadata: undefined,
+  filename: '',
+  mediaType: EVENT_MEDIA_TYPE,
+});
 
 const describeIssues = (error: z.ZodError): string => z.prettifyError(error).replaceAll('\n', '; ');
 
 /** The message's event envelope, if it has one. More than one, or a malformed one, is refused. */
-export function findEnvelope(message: Message): EventEnvelope | undefined {
+export const findEnvelope = (message: Message): EventEnvelope | undefined => {
   const parts = message.parts.filter(
     (part) => part.mediaType === EVENT_MEDIA_TYPE && part.content?.$case === 'data'
   );
@@ -57,15 +55,14 @@ export function findEnvelope(message: Message): EventEnvelope | undefined {
     });
   }
   return parsed.data;
-}
+};
 
 /** The text of a message: its text parts, joined by newlines. */
-export function messageText(message: Message): string {
-  return message.parts
+export const messageText = (message: Message): string =>
+  message.parts
     .map((part) => (part.content?.$case === 'text' ? part.content.value : undefined))
     .filter((text): text is string => text !== undefined)
     .join('\n');
-}
 
 /**
  * Refuses, whole, a payload that names a server-controlled field or a relation the server owns —
@@ -147,10 +144,10 @@ const parentOnCallersAgent = (value: unknown, sender: string): TaskRef[] => {
  * fields are refused; the participants follow `newTaskParticipants` (the creator, this agent as
  * assignee, others as watchers).
  */
-export function extensionFromEnvelope(
+export const extensionFromEnvelope = (
   payload: Record<string, unknown>,
   settings: NewTaskSettings
-): TaskExtension {
+): TaskExtension => {
   refuseServerControlled(payload);
   const { delegated_from: delegatedFrom, ...fields } = payload;
   // A new task's criteria start unmet: none may arrive met.
@@ -160,7 +157,7 @@ export function extensionFromEnvelope(
     participants: newTaskParticipants(extension.participants, settings),
     parent_tasks: parentOnCallersAgent(delegatedFrom, settings.sender),
   };
-}
+};
 
 /**
  * What the harness itself decides of a task it creates (never a client): who takes part, and the
@@ -177,10 +174,10 @@ export interface ServerRelations {
  * envelope describes (name, goal, criteria), with the participants and the parent link the
  * harness made.
  */
-export function extensionOfChild(
+export const extensionOfChild = (
   payload: Record<string, unknown>,
   relations: ServerRelations
-): TaskExtension {
+): TaskExtension => {
   refuseServerControlled(payload);
   if (Object.hasOwn(payload, 'participants')) throw new EnvelopeRefusedError(['participants']);
   const extension = parseExtension(withCriteriaMerged(payload, []));
@@ -193,7 +190,7 @@ export function extensionOfChild(
     parent_tasks:
       relations.parentTaskId === null ? [] : [{ task_id: relations.parentTaskId, agent: null }],
   };
-}
+};
 
 const DEFAULT_NAME_LENGTH = 60;
 /**
@@ -212,7 +209,7 @@ const truncate = (text: string, length: number, ellipsis = '…'): string => {
 };
 
 /** The extension of a task created by a plain text message. */
-export function extensionFromText(text: string, settings: NewTaskSettings): TaskExtension {
+export const extensionFromText = (text: string, settings: NewTaskSettings): TaskExtension => {
   const firstLine = text.split('\n', 1)[0]?.trim() ?? '';
   const participants: TaskExtension['participants'] = [
     { id: settings.sender, kind: 'human', role: 'reporter', display_name: '' },
@@ -223,7 +220,7 @@ export function extensionFromText(text: string, settings: NewTaskSettings): Task
     goal: truncate(text.trim(), DEFAULT_GOAL_LENGTH) || 'task',
     participants,
   });
-}
+};
 
 /** Which permission each field a participant may change needs (permissions.ts). */
 const FIELD_PERMISSIONS: Record<string, Permission> = {
@@ -241,11 +238,11 @@ const FIELD_PERMISSIONS: Record<string, Permission> = {
  * before the merge, and the merged extension must parse, so an envelope is applied whole or not
  * at all.
  */
-export function applyTaskEnvelope(
+export const applyTaskEnvelope = (
   current: TaskExtension,
   payload: Record<string, unknown>,
   actor: string
-): TaskExtension {
+): TaskExtension => {
   refuseServerControlled(payload);
   if (participantOf(current, actor) === undefined) {
     throw new NotAParticipantError('only a participant may change the task');
@@ -271,9 +268,9 @@ export function applyTaskEnvelope(
     requireWithinCap(next.participants.length);
   }
   return next;
-}
+};
 
-export function parseControl(envelope: EventEnvelope): ControlPayload {
+export const parseControl = (envelope: EventEnvelope): ControlPayload => {
   const parsed = ControlPayloadSchema.safeParse(envelope.payload);
   if (!parsed.success) {
     throw new InvalidEnvelopeError(`invalid control envelope: ${describeIssues(parsed.error)}`, {
@@ -281,4 +278,4 @@ export function parseControl(envelope: EventEnvelope): ControlPayload {
     });
   }
   return parsed.data;
-}
+};

@@ -7,8 +7,7 @@ import { readExtension } from './a2a-task.js';
  * that names the parent back, so a row the harness did not make (one written before relations
  * were the server's) reaches nothing.
  */
-export function namesParent(child: Task, parentId: string): boolean {
-  return readExtension(child).parent_tasks.some(
+export const namesParent = (child: Task, parentId: string): boolean =>
+  readExtension(child).parent_tasks.some(
     (parent) => parent.agent === null && parent.task_id === parentId
   );
-}

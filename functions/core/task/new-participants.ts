@@ -9,21 +9,21 @@ const refuse = (index: number, participant: Participant, why: string): never => 
 };
 
 /** Refuses a list naming one id twice: one person with two roles has no single answer to "who". */
-export function requireDistinctIds(participants: readonly Participant[]): void {
+export const requireDistinctIds = (participants: readonly Participant[]): void => {
   const seen = new Set<string>();
   for (const [index, participant] of participants.entries()) {
     if (seen.has(participant.id)) refuse(index, participant, 'named twice');
     seen.add(participant.id);
   }
-}
+};
 
-export function requireWithinCap(count: number): void {
+export const requireWithinCap = (count: number): void => {
   if (count > MAX_PARTICIPANTS) {
     throw new ParticipantsRefusedError(
       `a task has at most ${MAX_PARTICIPANTS} participants; this would have ${count}`
     );
   }
-}
+};
 
 /**
  * The participants of a task a client creates. Naming someone puts the task in their list and,
@@ -33,10 +33,10 @@ export function requireWithinCap(count: number): void {
  * watcher, who reads and comments and changes nothing. An admin gives others other roles later,
  * on the record (a task envelope, audited).
  */
-export function newTaskParticipants(
+export const newTaskParticipants = (
   named: readonly Participant[],
   creator: { sender: string; agentId: string }
-): Participant[] {
+): Participant[] => {
   const { sender, agentId } = creator;
   requireDistinctIds(named);
   for (const [index, participant] of named.entries()) {
@@ -65,4 +65,4 @@ export function newTaskParticipants(
   }
   requireWithinCap(participants.length);
   return participants;
-}
+};

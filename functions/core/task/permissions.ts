@@ -40,12 +40,10 @@ const DESCRIPTIONS: Record<Permission, string> = {
   review_criteria: 'reject an acceptance criterion',
 };
 
-export function participantOf(
+export const participantOf = (
   extension: TaskExtension,
   participantId: string
-): Participant | undefined {
-  return extension.participants.find(({ id }) => id === participantId);
-}
+): Participant | undefined => extension.participants.find(({ id }) => id === participantId);
 
 const article = (role: Role): string => (role === 'assignee' || role === 'admin' ? 'an' : 'a');
 
@@ -58,24 +56,21 @@ const rolesText = (roles: readonly Role[]): string => {
 };
 
 /** Who may, in words (`a reporter or an admin`), for a refusal or a status text to name. */
-export function whoMay(permission: Permission): string {
-  return rolesText(PERMISSIONS[permission]);
-}
+export const whoMay = (permission: Permission): string => rolesText(PERMISSIONS[permission]);
 
-export function mayDo(role: Role, permission: Permission): boolean {
-  return (PERMISSIONS[permission] as readonly Role[]).includes(role);
-}
+export const mayDo = (role: Role, permission: Permission): boolean =>
+  (PERMISSIONS[permission] as readonly Role[]).includes(role);
 
 /**
  * The participant, if their role allows the permission; a stranger is refused as not a member
  * (the task is "not found" to them), a participant whose role does not allow it with
  * `participant.role_required`, naming the roles that may.
  */
-export function requirePermission(
+export const requirePermission = (
   extension: TaskExtension,
   participantId: string,
   permission: Permission
-): Participant {
+): Participant => {
   const participant = participantOf(extension, participantId);
   if (participant === undefined) {
     throw new NotAParticipantError(`${participantId} is not a participant of the task`);
@@ -86,4 +81,4 @@ export function requirePermission(
     );
   }
   return participant;
-}
+};

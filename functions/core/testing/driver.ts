@@ -17,7 +17,7 @@ export type RunOutcome =
  * looped here for tests and for measuring the orchestration's overhead. Runs the task's current
  * generation until it parks or ends.
  */
-export async function runTask(deps: LoopDeps, taskId: string): Promise<RunOutcome> {
+export const runTask = async (deps: LoopDeps, taskId: string): Promise<RunOutcome> => {
   const record = await readRecord(deps, taskId);
   let step: StepResult = await takeTurn(deps, {
     taskId,
@@ -50,4 +50,4 @@ export async function runTask(deps: LoopDeps, taskId: string): Promise<RunOutcom
         step = await takeTurn(deps, ref);
     }
   }
-}
+};

@@ -3,7 +3,7 @@ import { InvalidTaskRecordError } from '../errors.js';
 import type { TaskEvent } from '../ports/event-log.js';
 
 /** An event as JSON text, its payload in ProtoJSON (what the DynamoDB adapter stores). */
-export function encodeEvent(event: TaskEvent): string {
+export const encodeEvent = (event: TaskEvent): string => {
   switch (event.kind) {
     case 'task':
       if (typeof event.task.id !== 'string' || event.task.id === '') {
@@ -23,9 +23,9 @@ export function encodeEvent(event: TaskEvent): string {
     case 'message':
       return JSON.stringify({ kind: event.kind, message: Message.toJSON(event.message) });
   }
-}
+};
 
-export function decodeEvent(text: string): TaskEvent {
+export const decodeEvent = (text: string): TaskEvent => {
   const stored = JSON.parse(text) as { kind: TaskEvent['kind'] } & Record<string, unknown>;
   switch (stored.kind) {
     case 'task':
@@ -43,4 +43,4 @@ export function decodeEvent(text: string): TaskEvent {
     case 'message':
       return { kind: 'message', message: Message.fromJSON(stored.message) };
   }
-}
+};

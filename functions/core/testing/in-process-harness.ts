@@ -49,11 +49,11 @@ export interface InProcessHarnessOptions {
  * the brief. The sender joins as reporter and the agent as assignee when the cast leaves them
  * out, as a client's task would have them.
  */
-export function castOf(
+export const castOf = (
   message: Message,
   sender: string,
   agentId: string
-): { message: Message; relations?: ServerRelations } {
+): { message: Message; relations?: ServerRelations } => {
   const envelope = findEnvelope(message);
   const named = envelope?.kind === 'task' ? envelope.payload.participants : undefined;
   if (envelope === undefined || !Array.isArray(named)) return { message };
@@ -76,7 +76,7 @@ export function castOf(
     },
     relations: { parentTaskId: null, participants },
   };
-}
+};
 
 export class InProcessHarness {
   readonly deps: LoopDeps;

@@ -8,7 +8,7 @@ export interface ScriptedReply {
 }
 
 /** A model response with the usage the reference's fake reports (100 in, 10 out). */
-export function scripted(reply: ScriptedReply, index: number): ModelResponse {
+export const scripted = (reply: ScriptedReply, index: number): ModelResponse => {
   const toolCalls: ModelToolCall[] = (reply.toolCalls ?? []).map((call, position) => ({
     id: call.id ?? `call-${index + 1}-${position + 1}`,
     name: call.name,
@@ -21,7 +21,7 @@ export function scripted(reply: ScriptedReply, index: number): ModelResponse {
     model: 'scripted',
     finishReason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
   };
-}
+};
 
 /**
  * A model that plays a script: the replies in order, one per call. It records every request it

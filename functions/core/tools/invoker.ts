@@ -23,16 +23,16 @@ const failure = (code: ErrorCode, message: string): Invocation => ({
 });
 
 /** A call's raw arguments as JSON (nothing is `{}`). */
-export function parseArguments(
+export const parseArguments = (
   raw: string
-): { ok: true; value: unknown } | { ok: false; message: string } {
+): { ok: true; value: unknown } | { ok: false; message: string } => {
   if (raw.trim() === '') return { ok: true, value: {} };
   try {
     return { ok: true, value: JSON.parse(raw) };
   } catch (error) {
     return { ok: false, message: `arguments are not JSON: ${(error as Error).message}` };
   }
-}
+};
 
 export interface InvokeOptions {
   registry: ToolRegistry;
@@ -56,10 +56,10 @@ export interface ExternalCall {
  * become an error result the model reads next turn; the tool never runs and the loop goes on. An
  * intrinsic runs here (it only decides a command); an external tool is handed to the runner.
  */
-export function prepareCall(
+export const prepareCall = (
   call: ModelToolCall,
   options: Pick<InvokeOptions, 'registry' | 'runner' | 'context'>
-): Invocation | ExternalCall {
+): Invocation | ExternalCall => {
   const registered = options.registry.get(call.name);
   if (registered === undefined) return failure('tool.not_found', `no tool named ${call.name}`);
 
@@ -83,19 +83,16 @@ export function prepareCall(
     arguments: parsed.value,
     idempotent: registered.tool.idempotent,
   };
-}
+};
 
 /** The result of an external call the runner answered. */
-export function outputOf(result: ToolRunResult): Invocation {
-  return {
-    kind: 'output',
-    text: result.output,
-    isError: result.isError,
-    ...(result.whole === undefined ? {} : { whole: result.whole }),
-  };
-}
+export const outputOf = (result: ToolRunResult): Invocation => ({
+  kind: 'output',
+  text: result.output,
+  isError: result.isError,
+  ...(result.whole === undefined ? {} : { whole: result.whole }),
+});
 
 /** A non-idempotent external call whose runner failed: it is not retried. */
-export function notRetried(name: string, error: Error): Invocation {
-  return failure('tool.not_retried', `${name} failed and is not retried: ${error.message}`);
-}
+export const notRetried = (name: string, error: Error): Invocation =>
+  failure('tool.not_retried', `${name} failed and is not retried: ${error.message}`);

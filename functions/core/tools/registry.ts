@@ -12,7 +12,7 @@ export type RegisteredTool =
 const converted = new WeakMap<z.ZodType, string>();
 
 /** The JSON Schema the model sees for a tool's arguments (the input side: defaults optional). */
-export function toolParameters(schema: z.ZodType): Record<string, unknown> {
+export const toolParameters = (schema: z.ZodType): Record<string, unknown> => {
   let text = converted.get(schema);
   if (text === undefined) {
     const { $schema: _dialect, ...parameters } = z.toJSONSchema(schema, { io: 'input' });
@@ -21,29 +21,24 @@ export function toolParameters(schema: z.ZodType): Record<string, unknown> {
   }
   // Parsed anew: whoever builds a request from it may change it.
   return JSON.parse(text) as Record<string, unknown>;
-}
+};
 
 /** A tool's arguments defined by a zod schema (a tool written in TypeScript). */
-export function zodArguments(schema: z.ZodType): ToolArguments {
-  return {
-    get parameters() {
-      return toolParameters(schema);
-    },
-    parse: (value) => {
-      const parsed = schema.safeParse(value);
-      return parsed.success
-        ? { ok: true, value: parsed.data }
-        : { ok: false, message: z.prettifyError(parsed.error).replaceAll('\n', '; ') };
-    },
-  };
-}
+export const zodArguments = (schema: z.ZodType): ToolArguments => ({
+  get parameters() {
+    return toolParameters(schema);
+  },
+  parse: (value) => {
+    const parsed = schema.safeParse(value);
+    return parsed.success
+      ? { ok: true, value: parsed.data }
+      : { ok: false, message: z.prettifyError(parsed.error).replaceAll('\n', '; ') };
+  },
+});
 
 /** The parameters and check of any registered tool. */
-export function argumentsOf(registered: RegisteredTool): ToolArguments {
-  return registered.execution === 'external'
-    ? registered.tool.input
-    : zodArguments(registered.tool.input);
-}
+export const argumentsOf = (registered: RegisteredTool): ToolArguments =>
+  registered.execution === 'external' ? registered.tool.input : zodArguments(registered.tool.input);
 
 /**
  * Every tool the model may call: the intrinsics plus the tool runner's. The registry and schema

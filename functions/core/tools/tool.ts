@@ -34,19 +34,14 @@ export interface IntrinsicTool<S extends z.ZodType = z.ZodType> {
 }
 
 /** Declares an intrinsic with its argument type inferred from its schema. */
-export function defineIntrinsic<S extends z.ZodType>(tool: IntrinsicTool<S>): IntrinsicTool {
-  return tool as never;
-}
+export const defineIntrinsic = <S extends z.ZodType>(tool: IntrinsicTool<S>): IntrinsicTool =>
+  tool as never;
 
-export function refuse(code: ErrorCode, message: string): ToolOutcome {
-  return {
-    ok: false,
-    code,
-    message,
-  };
-}
+export const refuse = (code: ErrorCode, message: string): ToolOutcome => ({
+  ok: false,
+  code,
+  message,
+});
 
 /** The text the model reads for an error result. */
-export function errorResultText(code: ErrorCode, message: string): string {
-  return `[${code}] ${message}`;
-}
+export const errorResultText = (code: ErrorCode, message: string): string => `[${code}] ${message}`;

@@ -70,6 +70,4 @@ const OF_THE_SNAPSHOT: ReadonlySet<EffectKind> = new Set([
   'decide_completion',
 ]);
 
-export function belongsToSnapshot(kind: EffectKind): boolean {
-  return OF_THE_SNAPSHOT.has(kind);
-}
+export const belongsToSnapshot = (kind: EffectKind): boolean => OF_THE_SNAPSHOT.has(kind);

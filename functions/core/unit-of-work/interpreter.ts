@@ -19,14 +19,14 @@ export interface Performed<T> {
 }
 
 /** The task's record; a task that is not stored is `TaskNotFoundError`. */
-export async function readRecord(
+export const readRecord = async (
   deps: Pick<LoopDeps, 'store'>,
   taskId: string
-): Promise<TaskRecord> {
+): Promise<TaskRecord> => {
   const record = await deps.store.get(taskId);
   if (record === undefined) throw new TaskNotFoundError(taskId);
   return record;
-}
+};
 
 /** Commits, answering the conflict instead when the task moved on since it was read. */
 const tryCommit = async (

@@ -95,58 +95,48 @@ export interface Operation<T, W extends Wants = NoEffects, C = never> {
   wakes?: ((result: T) => Wake) | undefined;
 }
 
-export function need<W extends Wants>(...needs: Need<W>[]): Needs<W> {
-  return {
-    kind: 'need',
-    needs,
-  };
-}
+export const need = <W extends Wants>(...needs: Need<W>[]): Needs<W> => ({
+  kind: 'need',
+  needs,
+});
 
 /** The end of an operation that writes nothing. */
-export function answer<T>(result: T, resultOn?: Done<T>['resultOn']): Done<T> {
-  return {
-    kind: 'done',
-    result,
-    resultOn,
-  };
-}
+export const answer = <T>(result: T, resultOn?: Done<T>['resultOn']): Done<T> => ({
+  kind: 'done',
+  result,
+  resultOn,
+});
 
 /** The end of an operation: commit `change`, made on `base`, and answer `result`. */
-export function commitThen<T>(
+export const commitThen = <T>(
   base: TaskRecord,
   change: Change,
   result: T,
   resultOn?: Done<T>['resultOn']
-): Done<T> {
-  return {
-    kind: 'done',
-    result,
-    resultOn,
-    commit: updateOf(base, change),
-    stateChanges: change.stateChanges,
-  };
-}
+): Done<T> => ({
+  kind: 'done',
+  result,
+  resultOn,
+  commit: updateOf(base, change),
+  stateChanges: change.stateChanges,
+});
 
 /** Go on knowing `reached`, with nothing written. */
-export function reach<C>(reached: C): Checkpoint<C> {
-  return { kind: 'checkpoint', reached };
-}
+export const reach = <C>(reached: C): Checkpoint<C> => ({ kind: 'checkpoint', reached });
 
 /** Commit `change` (made on `base`) now, then decide again knowing `reached`. */
-export function checkpoint<C>(base: TaskRecord, change: Change, reached: C): Checkpoint<C> {
-  return {
-    kind: 'checkpoint',
-    reached,
-    commit: updateOf(base, change),
-    stateChanges: change.stateChanges,
-  };
-}
+export const checkpoint = <C>(base: TaskRecord, change: Change, reached: C): Checkpoint<C> => ({
+  kind: 'checkpoint',
+  reached,
+  commit: updateOf(base, change),
+  stateChanges: change.stateChanges,
+});
 
 /** The same outcome, answering `map` of what it would have answered. */
-export function mapResult<T, U, W extends Wants, C>(
+export const mapResult = <T, U, W extends Wants, C>(
   outcome: Outcome<T, W, C>,
   map: (result: T) => U
-): Outcome<U, W, C> {
+): Outcome<U, W, C> => {
   if (outcome.kind !== 'done') return outcome;
   const { resultOn } = outcome;
   return {
@@ -155,4 +145,4 @@ export function mapResult<T, U, W extends Wants, C>(
     resultOn:
       resultOn === undefined ? undefined : (record, enqueued) => map(resultOn(record, enqueued)),
   };
-}
+};

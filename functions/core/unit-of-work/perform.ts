@@ -104,7 +104,10 @@ const compact = async (
  * becomes `tool.not_retried`); an idempotent one rethrows so the state machine's retry policy can
  * run it again.
  */
-export async function invokeTool(call: ModelToolCall, options: InvokeOptions): Promise<Invocation> {
+export const invokeTool = async (
+  call: ModelToolCall,
+  options: InvokeOptions
+): Promise<Invocation> => {
   const prepared = prepareCall(call, options);
   if (prepared.kind !== 'external') return prepared;
   try {
@@ -118,7 +121,7 @@ export async function invokeTool(call: ModelToolCall, options: InvokeOptions): P
     if (prepared.idempotent) throw error;
     return notRetried(prepared.name, error as Error);
   }
-}
+};
 
 /** The validating invoker inside the `tool.invoked` hooks; an attached plan through `plan.created`. */
 const invoke = async (
@@ -150,13 +153,13 @@ const invoke = async (
 };
 
 /** Performs one effect a decision asked for. */
-export async function perform<E extends Effect>(
+export const perform = async <E extends Effect>(
   deps: LoopDeps,
   effect: E
-): Promise<EffectResults[E['kind']]> {
+): Promise<EffectResults[E['kind']]> => {
   const performed: EffectResults[Effect['kind']] = await performAny(deps, effect);
   return performed as EffectResults[E['kind']];
-}
+};
 
 const performAny = async (
   deps: LoopDeps,

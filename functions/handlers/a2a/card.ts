@@ -17,8 +17,11 @@ const baseUrlOf = (event: APIGatewayProxyEvent, runtime: { config: RuntimeConfig
 };
 
 /** The card, for its own endpoint and for what a request may ask of it (extensions). */
-export function cardOf(event: APIGatewayProxyEvent, runtime: { config: RuntimeConfig }): AgentCard {
-  return buildAgentCard({
+export const cardOf = (
+  event: APIGatewayProxyEvent,
+  runtime: { config: RuntimeConfig }
+): AgentCard =>
+  buildAgentCard({
     baseUrl: baseUrlOf(event, runtime),
     agentId: runtime.config.TINY_HARNESS_AGENT_ID,
     skills: runtime.config.TINY_HARNESS_AGENT_SKILLS,
@@ -29,7 +32,6 @@ export function cardOf(event: APIGatewayProxyEvent, runtime: { config: RuntimeCo
         : { mode: 'tokens' }
     ),
   });
-}
 
 const CARD_CACHE_CONTROL = 'public, max-age=300';
 
@@ -47,9 +49,7 @@ const matchesEtag = (ifNoneMatch: string | undefined, etag: string): boolean => 
  * this is at or after the deployment's build (the start of `npm start`, which synthesizes its
  * template then; a Lambda instance's cold start, which comes after its deployment).
  */
-export function cardBuiltAt(now = Date.now()): Date {
-  return new Date(Math.floor(now / 1000) * 1000);
-}
+export const cardBuiltAt = (now = Date.now()): Date => new Date(Math.floor(now / 1000) * 1000);
 
 /**
  * Whether the card is unchanged since `If-Modified-Since` (RFC 9110 §13.1.3): ignored beside an
@@ -70,11 +70,11 @@ const unmodifiedSince = (
  * The agent card (A2A §8.2), cacheable: Cache-Control, an ETag and Last-Modified (`builtAt`),
  * 304 when unchanged by either validator.
  */
-export function agentCardResponse(
+export const agentCardResponse = (
   event: APIGatewayProxyEvent,
   card: AgentCard,
   builtAt: Date
-): APIGatewayProxyResult {
+): APIGatewayProxyResult => {
   const body = JSON.stringify(cardToJson(card));
   const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
   // A 304 carries the Cache-Control the 200 would have (RFC 9110 §15.4.5).
@@ -86,4 +86,4 @@ export function agentCardResponse(
   if (matchesEtag(header(event, 'if-none-match'), etag) || unmodifiedSince(event, builtAt))
     return { statusCode: 304, headers, body: '' };
   return { statusCode: 200, headers: { 'Content-Type': 'application/json', ...headers }, body };
-}
+};

@@ -10,20 +10,19 @@ import { A2aError } from '../../service/a2a-errors.js';
 export type A2aHttpResult = Omit<APIGatewayProxyResult, 'body'> & { body: string | Readable };
 
 /** A request header, by case-insensitive name (API Gateway passes names as the client sent them). */
-export function header(event: APIGatewayProxyEvent, name: string): string | undefined {
+export const header = (event: APIGatewayProxyEvent, name: string): string | undefined => {
   const wanted = name.toLowerCase();
   for (const [key, value] of Object.entries(event.headers ?? {})) {
     if (key.toLowerCase() === wanted && value !== undefined) return value;
   }
   return undefined;
-}
+};
 
 /** The request body as text (API Gateway base64-encodes what it takes for binary). */
-export function bodyOf(event: APIGatewayProxyEvent): string {
-  return event.isBase64Encoded
+export const bodyOf = (event: APIGatewayProxyEvent): string =>
+  event.isBase64Encoded
     ? Buffer.from(event.body ?? '', 'base64').toString('utf8')
     : (event.body ?? '');
-}
 
 export const JSON_CONTENT_TYPE = 'application/json';
 /** What the HTTP+JSON binding answers with (A2A §5.3, the SDK's A2A_CONTENT_TYPE). */
@@ -34,7 +33,7 @@ export const A2A_CONTENT_TYPE = 'application/a2a+json';
  * `application/a2a+json`, or none said. Anything else is ContentTypeNotSupported, before the
  * body is read.
  */
-export function checkBodyMediaType(contentType: string | undefined): void {
+export const checkBodyMediaType = (contentType: string | undefined): void => {
   const mediaType = contentType?.split(';', 1)[0]?.trim().toLowerCase();
   if (
     mediaType === undefined ||
@@ -47,32 +46,31 @@ export function checkBodyMediaType(contentType: string | undefined): void {
     'ContentTypeNotSupported',
     `a body must be ${A2A_CONTENT_TYPE} or ${JSON_CONTENT_TYPE}, not ${contentType}`
   );
-}
+};
 
 /** A response whose body, when there is one, is JSON of the given content type. */
-export function respond(
+export const respond = (
   statusCode: number,
   contentType: string,
   body: unknown,
   headers: Record<string, string> = {}
-): APIGatewayProxyResult {
-  return body === undefined
+): APIGatewayProxyResult =>
+  body === undefined
     ? { statusCode, headers, body: '' }
     : {
         statusCode,
         headers: { 'Content-Type': contentType, ...headers },
         body: JSON.stringify(body),
       };
-}
 
 /**
  * An SSE response. `Connection` is left out of the SDK's headers: it is hop-by-hop, the business
  * of whoever holds the client's connection (API Gateway, the local shim), not of the function.
  */
-export function respondStream(
+export const respondStream = (
   frames: AsyncIterable<string>,
   headers: Record<string, string> = {}
-): A2aHttpResult {
+): A2aHttpResult => {
   const { Connection: _hopByHop, ...sseHeaders } = SSE_HEADERS;
   return { statusCode: 200, headers: { ...sseHeaders, ...headers }, body: Readable.from(frames) };
-}
+};

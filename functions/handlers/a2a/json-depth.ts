@@ -41,7 +41,10 @@ const pathOf = (node: Pending): (string | number)[] => {
  * limit, and keeps each container's parent rather than its path, so a wide value costs one step
  * per container.
  */
-export function tooDeepAt(value: unknown, limit = MAX_JSON_DEPTH): (string | number)[] | undefined {
+export const tooDeepAt = (
+  value: unknown,
+  limit = MAX_JSON_DEPTH
+): (string | number)[] | undefined => {
   if (typeof value !== 'object' || value === null) return undefined;
   const pending: Pending[] = [{ value, depth: 1, key: undefined, parent: undefined }];
   for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
@@ -56,13 +59,13 @@ export function tooDeepAt(value: unknown, limit = MAX_JSON_DEPTH): (string | num
     }
   }
   return undefined;
-}
+};
 
 /**
  * Refuses JSON nested deeper than MAX_JSON_DEPTH with InvalidParams naming where (`root` when it
  * is the whole: `params`, `body`).
  */
-export function checkJsonDepth(value: unknown, root: string): void {
+export const checkJsonDepth = (value: unknown, root: string): void => {
   const at = tooDeepAt(value);
   if (at === undefined) return;
   const field = at.length === 0 ? root : pathText(at);
@@ -70,4 +73,4 @@ export function checkJsonDepth(value: unknown, root: string): void {
   throw new A2aError('InvalidParams', `invalid params: ${field} ${description}`, {
     violations: [{ field, description }],
   });
-}
+};

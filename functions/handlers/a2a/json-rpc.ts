@@ -36,7 +36,7 @@ export interface JsonRpcReply {
 }
 
 /** An error reply (§9.5): the code, and the A2A error's ErrorInfo as `data` when it has one. */
-export function jsonRpcFailure(id: JsonRpcId, error: A2aError): JsonRpcReply {
+export const jsonRpcFailure = (id: JsonRpcId, error: A2aError): JsonRpcReply => {
   const details = errorDetails(error);
   return {
     status: 200,
@@ -51,17 +51,17 @@ export function jsonRpcFailure(id: JsonRpcId, error: A2aError): JsonRpcReply {
     },
     error,
   };
-}
+};
 
 /** The request's id when the body is a JSON object with a usable one, for errors found early. */
-export function jsonRpcIdOf(body: string): JsonRpcId {
+export const jsonRpcIdOf = (body: string): JsonRpcId => {
   try {
     const id = (JSON.parse(body) as { id?: unknown } | null)?.id;
     return typeof id === 'string' || typeof id === 'number' ? id : null;
   } catch {
     return null;
   }
-}
+};
 
 /**
  * A method's params, checked against its request message (request-params.ts) before anything
@@ -149,12 +149,12 @@ const METHODS: Record<string, Method> = {
 };
 
 /** One JSON-RPC request, answered as a reply whose errors are the spec's codes. */
-export async function dispatchJsonRpc(
+export const dispatchJsonRpc = async (
   body: string,
   call: JsonRpcCall,
   service: A2aService,
   onStreamError: (error: A2aError) => void = () => undefined
-): Promise<JsonRpcReply> {
+): Promise<JsonRpcReply> => {
   let raw: unknown;
   try {
     checkBodyMediaType(call.contentType);
@@ -199,4 +199,4 @@ export async function dispatchJsonRpc(
   } catch (error) {
     return { ...jsonRpcFailure(id, toA2aError(error)), operation: name };
   }
-}
+};

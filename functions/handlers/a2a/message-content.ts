@@ -62,7 +62,7 @@ const messageViolations = (message: Message): FieldViolation[] => [
 ];
 
 /** Refuses, naming each field, a SendMessage whose content the agent would not keep. */
-export function checkKeptContent(request: SendMessageRequest & { message: Message }): void {
+export const checkKeptContent = (request: SendMessageRequest & { message: Message }): void => {
   const violations = [
     ...messageViolations(request.message),
     ...(Object.keys(request.metadata ?? {}).length > 0
@@ -70,4 +70,4 @@ export function checkKeptContent(request: SendMessageRequest & { message: Messag
       : []),
   ];
   if (violations.length > 0) throw invalidParams(violations);
-}
+};

@@ -233,13 +233,12 @@ const parseWith =
     return fns.fromJSON(parsed.data);
   };
 
-export function invalidParams(violations: FieldViolation[]): A2aError {
-  return new A2aError(
+export const invalidParams = (violations: FieldViolation[]): A2aError =>
+  new A2aError(
     'InvalidParams',
     `invalid params: ${violations.map((v) => `${v.field} ${v.description}`).join('; ')}`,
     { violations }
   );
-}
 
 const identity = { fromJSON: (value: unknown) => value as Record<string, never> };
 

@@ -33,8 +33,8 @@ const headersOf = (result: A2aHttpResult): Record<string, string> =>
  * stream, so SSE frames reach the client as they are produced (the REST API integration's
  * STREAM mode) and a one-shot JSON answer is simply a short stream.
  */
-export function streamingLambdaHandler(handler: A2aHandler, api: LambdaStreamingApi) {
-  return api.streamifyResponse(async (event, responseStream, context) => {
+export const streamingLambdaHandler = (handler: A2aHandler, api: LambdaStreamingApi) =>
+  api.streamifyResponse(async (event, responseStream, context) => {
     const result = await handler(event, context);
     const out = api.HttpResponseStream.from(responseStream, {
       statusCode: result.statusCode,
@@ -48,18 +48,16 @@ export function streamingLambdaHandler(handler: A2aHandler, api: LambdaStreaming
         : result.body;
     await pipeline(body, out);
   });
-}
 
 /**
  * Outside the Lambda runtime (no `awslambda` global) the same handler answers buffered, as an API
  * Gateway BUFFERED integration would: a stream is read to its end into the body.
  */
-export function bufferedHandler(handler: A2aHandler) {
-  return async (event: APIGatewayProxyEvent, context: Context) => {
+export const bufferedHandler =
+  (handler: A2aHandler) => async (event: APIGatewayProxyEvent, context: Context) => {
     const result = await handler(event, context);
     if (typeof result.body === 'string') return result;
     const chunks: Buffer[] = [];
     for await (const chunk of result.body) chunks.push(Buffer.from(chunk));
     return { ...result, body: Buffer.concat(chunks).toString('utf8') };
   };
-}

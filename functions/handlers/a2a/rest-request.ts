@@ -30,7 +30,7 @@ export interface RestReply {
  * `google.rpc.Status` body whose `details` carry the ErrorInfo. This is the shape the SDK's
  * RestTransport reads (`error.details[].reason`) to raise its typed errors.
  */
-export function restFailure(error: A2aError): RestReply {
+export const restFailure = (error: A2aError): RestReply => {
   const spec = A2A_ERRORS[error.kind];
   return {
     status: spec.http,
@@ -44,14 +44,12 @@ export function restFailure(error: A2aError): RestReply {
     },
     error,
   };
-}
+};
 
-export function invalid(message: string) {
-  return new A2aError('InvalidParams', message);
-}
+export const invalid = (message: string) => new A2aError('InvalidParams', message);
 
 /** A request body: JSON of an accepted media type (§5.3); an empty body reads as `{}`. */
-export function jsonBody(request: RestRequest): Record<string, unknown> {
+export const jsonBody = (request: RestRequest): Record<string, unknown> => {
   if (request.body.trim() === '') return {};
   checkBodyMediaType(request.contentType);
   let parsed: unknown;
@@ -65,7 +63,7 @@ export function jsonBody(request: RestRequest): Record<string, unknown> {
   }
   checkJsonDepth(parsed, 'body');
   return parsed as Record<string, unknown>;
-}
+};
 
 /** Query parameters that are the transport's, not the operation's (§3.6: the version). */
 const TRANSPORT_PARAMETERS = new Set(['A2A-Version']);
@@ -79,7 +77,7 @@ const BOOLEAN_PARAMETERS = new Set(['includeArtifacts', 'include_artifacts']);
  * while an empty number, boolean, enum or timestamp does not parse as one and is refused, never
  * read as absent.
  */
-export function queryFields(query: RestRequest['query']): Record<string, unknown> {
+export const queryFields = (query: RestRequest['query']): Record<string, unknown> => {
   const fields: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(query)) {
     if (value === undefined || TRANSPORT_PARAMETERS.has(name)) continue;
@@ -89,17 +87,17 @@ export function queryFields(query: RestRequest['query']): Record<string, unknown
         : value;
   }
   return fields;
-}
+};
 
 /**
  * The query parameters of a proxy event, one value each. API Gateway keeps only the last of a
  * repeated parameter in `queryStringParameters`; which one the client meant is not ours to
  * guess, so a parameter given twice is refused.
  */
-export function queryOf(event: {
+export const queryOf = (event: {
   queryStringParameters: Record<string, string | undefined> | null;
   multiValueQueryStringParameters: Record<string, string[] | undefined> | null;
-}): Record<string, string | undefined> {
+}): Record<string, string | undefined> => {
   const repeated = Object.entries(event.multiValueQueryStringParameters ?? {})
     .filter(([, values]) => (values?.length ?? 0) > 1)
     .map(([name]) => name);
@@ -112,20 +110,20 @@ export function queryOf(event: {
     );
   }
   return event.queryStringParameters ?? {};
-}
+};
 
 /**
  * The body's fields with one the path carries (`id` of `/tasks/{id}:cancel`): a body may repeat
  * it, never name another.
  */
-export function withPathField(
+export const withPathField = (
   fields: Record<string, unknown>,
   name: string,
   value: string
-): Record<string, unknown> {
+): Record<string, unknown> => {
   const given = fields[name];
   if (given !== undefined && given !== null && given !== '' && given !== value) {
     throw invalid(`${name} ${JSON.stringify(given)} is not the one the path names`);
   }
   return { ...fields, [name]: value };
-}
+};

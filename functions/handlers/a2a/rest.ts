@@ -212,26 +212,25 @@ export interface MatchedRoute {
 }
 
 /** The route for a method and path; undefined when none serves them (a 404, before any check). */
-export function matchRoute(method: string, path: string): MatchedRoute | undefined {
+export const matchRoute = (method: string, path: string): MatchedRoute | undefined => {
   for (const route of ROUTES) {
     if (route.method !== method) continue;
     const match = route.pattern.exec(path);
     if (match !== null) return { route, segments: match.slice(1) };
   }
   return undefined;
-}
+};
 
-export function noRoute(method: string, path: string): RestReply {
-  return restFailure(new A2aError('MethodNotFound', `no A2A operation at ${method} ${path}`));
-}
+export const noRoute = (method: string, path: string): RestReply =>
+  restFailure(new A2aError('MethodNotFound', `no A2A operation at ${method} ${path}`));
 
 /** One HTTP+JSON request on its route, answered with the service's result or its A2A error. */
-export async function dispatchRest(
+export const dispatchRest = async (
   matched: MatchedRoute,
   request: RestRequest,
   service: A2aService,
   onStreamError: (error: A2aError) => void = () => undefined
-): Promise<RestReply> {
+): Promise<RestReply> => {
   const { route, segments } = matched;
   try {
     const reply = await route.run(segments.map(decodeSegment), request, service);
@@ -250,4 +249,4 @@ export async function dispatchRest(
   } catch (error) {
     return { ...restFailure(toA2aError(error)), operation: route.operation };
   }
-}
+};

@@ -9,7 +9,7 @@ import { checkKeptContent } from './message-content.js';
  * SendStreamingMessage, on either binding. A request without a message is malformed, and one
  * carrying what the agent would not keep is refused (message-content.ts).
  */
-export function sendOptionsOf(request: SendMessageRequest, sender: string): SendOptions {
+export const sendOptionsOf = (request: SendMessageRequest, sender: string): SendOptions => {
   if (request.message === undefined) throw new A2aError('InvalidParams', 'message is required');
   // A media type the agent does not read is ContentTypeNotSupported (§3.1.1) before a part kind
   // it does not keep is InvalidParams.
@@ -21,7 +21,7 @@ export function sendOptionsOf(request: SendMessageRequest, sender: string): Send
     historyLength: request.configuration?.historyLength,
     pushConfig: request.configuration?.taskPushNotificationConfig,
   };
-}
+};
 
 const ACCEPTED: ReadonlySet<string> = new Set(INPUT_MODES);
 
@@ -42,6 +42,5 @@ const checkMediaTypes = (message: Message) => {
 };
 
 /** SendMessage blocks unless the client asks for `returnImmediately` (§3.2.2). */
-export function isBlocking(request: SendMessageRequest): boolean {
-  return request.configuration?.returnImmediately !== true;
-}
+export const isBlocking = (request: SendMessageRequest): boolean =>
+  request.configuration?.returnImmediately !== true;

@@ -21,13 +21,13 @@ export interface SseFraming {
 export const KEEP_ALIVE_FRAME = ': keep-alive\n\n';
 
 /** The `Last-Event-ID` a reconnecting client sends (the `id:` of the last frame it read). */
-export function lastEventIdOf(value: string | undefined): number | undefined {
+export const lastEventIdOf = (value: string | undefined): number | undefined => {
   if (value === undefined || value.trim() === '') return undefined;
   if (!/^\d{1,15}$/.test(value.trim())) {
     throw new A2aError('InvalidParams', 'Last-Event-ID must be an event id this server sent');
   }
   return Number(value.trim());
-}
+};
 
 /**
  * The SSE text of a stream (A2A §9.4.2, §11.7): each event a `data:` frame holding a

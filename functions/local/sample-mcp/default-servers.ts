@@ -11,10 +11,10 @@ export const NOTES_STDIO_ENTRY = join(import.meta.dirname, 'notes-stdio.ts');
  * an admin's approval). Its notes go to TINY_HARNESS_NOTES_FILE, else the data directory's
  * `notes.json`; with no data directory (`--in-memory`) they stay in memory.
  */
-export function sampleMcpServers(
+export const sampleMcpServers = (
   dataDir: string | undefined,
   env: Record<string, string | undefined>
-): string {
+): string => {
   const file = env.TINY_HARNESS_NOTES_FILE || (dataDir && join(dataDir, 'notes.json'));
   return JSON.stringify({
     notes: {
@@ -25,7 +25,7 @@ export function sampleMcpServers(
       tools: NOTES_TOOLS,
     },
   });
-}
+};
 
 /** The banner's line about the sample server, or undefined when servers are configured. */
 export const SAMPLE_TOOLS_LINE =

@@ -28,7 +28,7 @@ const text = (value: string) => ({ content: [{ type: 'text' as const, text: valu
  * read-only tools, an idempotent write, a write that adds a note on each call, and a destructive
  * delete, which the default policy makes wait for a participant's approval.
  */
-export function notesServer(options: NotesServerOptions = {}): McpServer {
+export const notesServer = (options: NotesServerOptions = {}): McpServer => {
   const notes = options.notes ?? readNotes(options.file);
   const save = () => {
     if (options.file !== undefined) {
@@ -113,7 +113,7 @@ export function notesServer(options: NotesServerOptions = {}): McpServer {
     }
   );
   return server;
-}
+};
 
 /** The sample server's tools, all offered by `npm start`'s default configuration. */
 export const NOTES_TOOLS = ['list_notes', 'get_note', 'put_note', 'append_note', 'delete_note'];

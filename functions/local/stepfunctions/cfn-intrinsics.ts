@@ -60,17 +60,17 @@ const resourceOf = (env: ResolveEnv, logicalId: string, path: string): CloudForm
 const serviceOf = (type: string): string => (type.split('::')[1] ?? 'unknown').toLowerCase();
 
 /** A resource's name property (`TableName`, `StateMachineName`, ...) resolved, or the logical id. */
-export function physicalName(
+export const physicalName = (
   env: ResolveEnv,
   logicalId: string,
   prop: string,
   path = `Resources.${logicalId}.Properties.${prop}`
-): string {
+): string => {
   const value = env.template.Resources?.[logicalId]?.Properties?.[prop];
   if (value === undefined) return logicalId;
   const name = resolveIntrinsics(value, env, path);
   return typeof name === 'string' ? name : logicalId;
-}
+};
 
 const lambdaArn = (env: ResolveEnv, logicalId: string): string => {
   const { partition, region, accountId } = env.account;

@@ -32,9 +32,8 @@ export class SfnServiceError extends Error {
   }
 }
 
-export function isSfnServiceError(error: unknown): error is SfnServiceError {
-  return error instanceof SfnServiceError;
-}
+export const isSfnServiceError = (error: unknown): error is SfnServiceError =>
+  error instanceof SfnServiceError;
 
 /** An error whose `name` is a Step Functions error name (`States.Timeout`, `Agent.Transient`). */
 export function stateError(name: string, message: string): Error {
@@ -55,9 +54,8 @@ export function abortedError(cause: string): Error {
   });
 }
 
-export function isAbortedError(error: unknown): boolean {
-  return error instanceof Error && error.name === 'States.Aborted';
-}
+export const isAbortedError = (error: unknown): boolean =>
+  error instanceof Error && error.name === 'States.Aborted';
 
 /** The `Error`/`Cause` pair of anything thrown, as Step Functions reports it. */
 export function errorAndCause(error: unknown): { error: string; cause: string } {

@@ -78,9 +78,7 @@ export class OperationError extends Error {
   }
 }
 
-export function isSfnOperation(name: string): name is SfnOperation {
-  return Object.hasOwn(schemas, name);
-}
+export const isSfnOperation = (name: string): name is SfnOperation => Object.hasOwn(schemas, name);
 
 /** Validates `body` for `operation` and runs it; engine errors propagate unchanged. */
 export function runOperation(

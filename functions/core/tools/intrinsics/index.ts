@@ -20,8 +20,7 @@ export const INTRINSICS: readonly IntrinsicTool[] = [
 ];
 
 /** The intrinsics, with spawn_subtask's description naming the registered remote agents. */
-export function intrinsicsFor(agents: readonly RegisteredAgent[]): readonly IntrinsicTool[] {
-  return agents.length === 0
+export const intrinsicsFor = (agents: readonly RegisteredAgent[]): readonly IntrinsicTool[] =>
+  agents.length === 0
     ? INTRINSICS
     : INTRINSICS.map((tool) => (tool.name === spawnSubtask.name ? spawnSubtaskFor(agents) : tool));
-}

@@ -23,23 +23,20 @@ const DESCRIPTION = 'Run a step in context isolation as a sub-task, locally or o
  * does), so it can pick one, or that there is none. Stable for a deployment, so the prompt's
  * cached prefix is.
  */
-export function spawnSubtaskDescription(agents: readonly RegisteredAgent[]): string {
-  return agents.length === 0
+export const spawnSubtaskDescription = (agents: readonly RegisteredAgent[]): string =>
+  agents.length === 0
     ? DESCRIPTION
     : `${DESCRIPTION} Remote agents (set agent to the id): ${agents
         .map((agent) =>
           agent.description === '' ? agent.id : `${agent.id} (${agent.description})`
         )
         .join('; ')}.`;
-}
 
 /** spawn_subtask, describing the given remote agents. */
-export function spawnSubtaskFor(agents: readonly RegisteredAgent[]): IntrinsicTool {
-  return {
-    ...spawnSubtask,
-    description: spawnSubtaskDescription(agents),
-  };
-}
+export const spawnSubtaskFor = (agents: readonly RegisteredAgent[]): IntrinsicTool => ({
+  ...spawnSubtask,
+  description: spawnSubtaskDescription(agents),
+});
 
 export const spawnSubtask = defineIntrinsic({
   name: 'spawn_subtask',

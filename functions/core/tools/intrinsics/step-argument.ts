@@ -6,10 +6,10 @@ import { refuse, type ToolOutcome } from '../tool.js';
  * Resolves an optional `step` argument (id or name) to a step id. Unlike the reference, a name
  * resolves too, so passing the display name never silently links nothing.
  */
-export function resolveStepArgument(
+export const resolveStepArgument = (
   extension: TaskExtension,
   step: string | null
-): { stepId: string | null } | { refused: ToolOutcome } {
+): { stepId: string | null } | { refused: ToolOutcome } => {
   if (step === null) return { stepId: null };
   if (extension.plan === null) {
     return { refused: refuse('plan.missing', 'no plan; call create_plan first') };
@@ -21,8 +21,7 @@ export function resolveStepArgument(
     };
   }
   return { stepId: found.id };
-}
+};
 
-export function isParticipant(extension: TaskExtension, participantId: string): boolean {
-  return extension.participants.some((participant) => participant.id === participantId);
-}
+export const isParticipant = (extension: TaskExtension, participantId: string): boolean =>
+  extension.participants.some((participant) => participant.id === participantId);
