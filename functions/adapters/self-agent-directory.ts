@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { startTask } from '../core/intake/start-task.js';
 import type { LoopDeps } from '../core/loop/deps.js';
+import { generationStartOf } from '../core/loop/renew.js';
 import type {
   AgentDirectory,
   ChildCreated,
@@ -53,11 +54,7 @@ export class SelfAgentDirectory implements AgentDirectory {
       relations: { parentTaskId: request.parentTaskId, participants: request.participants },
       taskId,
     });
-    await this.#executions.start({
-      taskId,
-      generation: record.loop.generation,
-      turn: record.loop.turn,
-    });
+    await this.#executions.start(generationStartOf(record));
     return { taskId, state: stateOf(record.task), subState: subStateOf(record.task) };
   }
 }

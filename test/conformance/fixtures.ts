@@ -70,7 +70,13 @@ export const makeRecord = (id: string, options: TaskOptions = {}): TaskRecord =>
 /** The record with its state and goal changed, as the core writes an update. */
 export const changed = (
   record: TaskRecord,
-  change: { state?: TaskStateName; goal?: string; participants?: string[]; turn?: number }
+  change: {
+    state?: TaskStateName;
+    goal?: string;
+    participants?: string[];
+    turn?: number;
+    startPending?: boolean;
+  }
 ): TaskRecord => {
   const json = Task.toJSON(record.task) as {
     status?: { state?: string };
@@ -89,7 +95,11 @@ export const changed = (
   }
   return {
     task: Task.fromJSON(copy),
-    loop: { ...record.loop, turn: change.turn ?? record.loop.turn },
+    loop: {
+      ...record.loop,
+      turn: change.turn ?? record.loop.turn,
+      startPending: change.startPending ?? record.loop.startPending,
+    },
     version: record.version,
     eventSeq: record.eventSeq,
     inboxCount: record.inboxCount,
