@@ -37,6 +37,10 @@ const positive = (value: string) => {
   return parsed;
 };
 
+/** Commander's "error: unknown option '--x'" as the CLI's one line, pointing at the help. */
+export const usageError = (text: string): string =>
+  `tiny-harness: ${text.trim().replace(/^error: /, '')} (tiny-harness --help says how to call it)\n`;
+
 export const program = (output: Output = outputFor()): Command => {
   const cli = new Command('tiny-harness')
     .description('Talk to a tiny-harness (or any A2A 1.0) agent from a terminal.')
@@ -54,10 +58,11 @@ export const program = (output: Output = outputFor()): Command => {
       "`npm start`'s data directory, where it wrote its URL and token",
       undefined
     )
-    .showHelpAfterError()
     .configureOutput({
       writeOut: (text) => output.out.write(text),
       writeErr: (text) => output.err.write(text),
+      // A mistyped command is an error like any other: one line, and where to read the usage.
+      outputError: (text, write) => write(usageError(text)),
     });
 
   const agent = async (): Promise<Agent> => {

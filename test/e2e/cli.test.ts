@@ -275,6 +275,18 @@ describe('tiny-harness, not on a terminal', () => {
     expect(nope.stderr).toBe(
       'tiny-harness: task not found: none of your tasks has an id that starts with nope\n'
     );
+    // A mistyped command: one line naming the mistake and where the usage is, no help dump.
+    for (const [args, mistake] of [
+      [['tasks', '--bogus'], "unknown option '--bogus'"],
+      [['watch'], "missing required argument 'id'"],
+      [['frob'], "unknown command 'frob'"],
+    ] as const) {
+      const mistyped = await runCli([...args], env);
+      expect(mistyped.code, args.join(' ')).toBe(1);
+      expect(mistyped.stderr).toBe(
+        `tiny-harness: ${mistake} (tiny-harness --help says how to call it)\n`
+      );
+    }
     const stranger = await runCli(['watch', taskId], cliEnv(stack, 'mallory'));
     expect(stranger.code).toBe(1);
     expect(stranger.stderr).toMatch(/not found/);
