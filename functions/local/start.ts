@@ -18,7 +18,7 @@ import {
 const modelInUse = (config: RuntimeConfig): string => {
   const provider = config.TINY_HARNESS_MODEL_PROVIDER;
   if (provider === 'demo') {
-    return 'the built-in demo model (no provider configured: it says what it received)';
+    return 'the built-in demo model (no provider configured: it tours the product, plan, sub-task, question, approval)';
   }
   if (provider === 'conformance') {
     return "the conformance model (plays the A2A conformance kit's reference agent; docs/a2a/conformance.md)";
