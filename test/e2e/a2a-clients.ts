@@ -31,8 +31,11 @@ export interface TaskView {
   contextId: string;
   state: string;
   history: Array<{ role: string; text: string; participantId?: string }>;
-  /** Each artifact's name and the text of its text parts. */
-  artifacts: Array<{ name: string; text: string }>;
+  /**
+   * Each artifact's name, the text of its text parts, the kind of each part in order (`text`,
+   * `data`, …) and the value of its first data part, if any.
+   */
+  artifacts: Array<{ name: string; text: string; kinds: string[]; data?: unknown }>;
 }
 
 export interface PushView {
@@ -165,12 +168,17 @@ const sdkTaskView = (task: Task): TaskView => ({
       ? { participantId: message.metadata.participant_id }
       : {}),
   })),
-  artifacts: task.artifacts.map((artifact) => ({
-    name: artifact.name,
-    text: artifact.parts
-      .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
-      .join(''),
-  })),
+  artifacts: task.artifacts.map((artifact) => {
+    const data = artifact.parts.find((part) => part.content?.$case === 'data')?.content;
+    return {
+      name: artifact.name,
+      text: artifact.parts
+        .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
+        .join(''),
+      kinds: artifact.parts.map((part) => part.content?.$case ?? 'none'),
+      ...(data?.$case === 'data' ? { data: data.value } : {}),
+    };
+  }),
 });
 
 const textOf = (message: Message | undefined) =>
@@ -426,10 +434,19 @@ const rawTaskView = (task: Json): TaskView => ({
       ? { participantId: (message.metadata as Json).participant_id as string }
       : {}),
   })),
-  artifacts: ((task.artifacts ?? []) as Json[]).map((artifact) => ({
-    name: artifact.name as string,
-    text: ((artifact.parts ?? []) as Json[]).map((part) => part.text ?? '').join(''),
-  })),
+  artifacts: ((task.artifacts ?? []) as Json[]).map((artifact) => {
+    const parts = (artifact.parts ?? []) as Json[];
+    const data = parts.find((part) => part.data !== undefined);
+    return {
+      name: artifact.name as string,
+      text: parts.map((part) => part.text ?? '').join(''),
+      // A part is one of text, raw, url or data (the wire's oneof).
+      kinds: parts.map(
+        (part) => ['text', 'raw', 'url', 'data'].find((kind) => part[kind] !== undefined) ?? 'none'
+      ),
+      ...(data === undefined ? {} : { data: data.data }),
+    };
+  }),
 });
 
 const rawPushView = (config: Json): PushView => ({

@@ -104,6 +104,19 @@ describe('the conformance profile', () => {
       ]);
     });
 
+    it('answers the data artifact scenario with the data part first', async () => {
+      const tck = await client();
+      const done = await tck.send('TCK artifact test', { messageId: `tck-artifact-data-${kind}` });
+      expect(done.state).toBe('TASK_STATE_COMPLETED');
+      expect(done.artifacts).toEqual([
+        expect.objectContaining({
+          name: 'answer',
+          kinds: ['data', 'text'],
+          data: { key: 'value', count: 42 },
+        }),
+      ]);
+    });
+
     it('asks for input (INPUT_REQUIRED), and completes after the answer', async () => {
       const tck = await client();
 

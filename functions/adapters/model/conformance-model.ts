@@ -45,6 +45,8 @@ const BEHAVIOURS: ReadonlyArray<[prefix: string, behaviour: Behaviour]> = [
   ['tck-stream-001', { text: 'Stream hello from TCK' }],
   ['tck-stream-003', { text: 'Stream task lifecycle' }],
   ['tck-artifact-text', { text: 'Generated text content' }],
+  // An answer that is JSON is carried as a data part too (answer-artifact.ts).
+  ['tck-artifact-data', { text: '{"key": "value", "count": 42}' }],
 ];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

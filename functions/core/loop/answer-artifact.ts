@@ -25,8 +25,8 @@ const structureOf = (text: string): unknown => {
 
 /**
  * A completed task's answer as an artifact too (pure): many A2A clients read a task's result
- * from its artifacts, not its status. Its text (bounded as a status is, whole in the history),
- * and its data when the answer is JSON; streamed as an artifact update before the task's end.
+ * from its artifacts, not its status. Its data when the answer is JSON, then its text (bounded
+ * as a status is, whole in the history); streamed as an artifact update before the task's end.
  * One artifact per task, named `answer`: a later answer replaces it.
  */
 export const withAnswerArtifact = (change: Change, answer: string | undefined): Change => {
@@ -37,9 +37,10 @@ export const withAnswerArtifact = (change: Change, answer: string | undefined): 
     artifactId: `${task.id}:${ANSWER_ARTIFACT_NAME}`,
     name: ANSWER_ARTIFACT_NAME,
     description: 'The task’s answer',
+    // The structure first, when there is one: a client that reads the first part gets it.
     parts: [
-      part({ $case: 'text', value: statusText(answer) }, 'text/plain'),
       ...(data === undefined ? [] : [part({ $case: 'data', value: data }, 'application/json')]),
+      part({ $case: 'text', value: statusText(answer) }, 'text/plain'),
     ],
     metadata: undefined,
     extensions: [],

@@ -29,13 +29,13 @@ describe('a completed task carries its answer as an artifact', () => {
     expect(kinds.slice(artifact + 1)).toContain(`status ${TaskState.TASK_STATE_COMPLETED}`);
   });
 
-  it('adds the answer’s data when the answer is JSON', async () => {
+  it('puts the answer’s data first when the answer is JSON, then its text', async () => {
     const { harness } = harnessWith([{ text: '{"total": 3, "items": ["a", "b", "c"]}' }]);
     const { task } = await harness.start(textMessage('count'), ALICE, { lifecycle: 'delegated' });
     const [artifact] = (await harness.task(task.id)).task.artifacts;
     expect(artifact?.parts.map((part) => part.content)).toEqual([
-      { $case: 'text', value: '{"total": 3, "items": ["a", "b", "c"]}' },
       { $case: 'data', value: { total: 3, items: ['a', 'b', 'c'] } },
+      { $case: 'text', value: '{"total": 3, "items": ["a", "b", "c"]}' },
     ]);
   });
 
