@@ -2,8 +2,7 @@
  * Feeds the table's stream to a function through a filtered event source mapping, with what a
  * stream consumer must have so that a poisoned record never blocks its shard:
  * bounded retries, bisection, per-record failures, and an on-failure queue. Two consumers read
- * the stream: StreamFunction (the stand-in: a child's change reaches its parent, and no wake or
- * start is lost with the process that committed it) and PushFunction
+ * the stream: StreamFunction (the stand-in: a child's change reaches its parent) and PushFunction
  * (push notifications); the filters keep each function from being invoked for the rest.
  */
 import { Duration, Validations } from 'aws-cdk-lib';
@@ -52,24 +51,8 @@ export const RELEASED_PARK_FILTER = FilterCriteria.filter({
   },
 });
 
-/**
- * A pending start: a task record whose generation's execution has not written yet (a new task,
- * a cut, a renewal). The stream function starts it, so a generation whose starter died after the
- * commit still runs (the starter's own start and the function's are the same: the second is a
- * no-op). The execution's first write clears the attribute, and with it the record's passage.
- */
-export const PENDING_START_FILTER = FilterCriteria.filter({
-  eventName: FilterRule.or('INSERT', 'MODIFY'),
-  dynamodb: {
-    NewImage: {
-      [SORT_KEY]: { S: FilterRule.isEqual(SORT_KEY_VALUE.task) },
-      [ATTR.starting]: { BOOL: [true] },
-    },
-  },
-});
-
-/** The stream function's filters (any of them passes a record). */
-export const STREAM_FILTERS = [CHILD_CHANGE_FILTER, RELEASED_PARK_FILTER, PENDING_START_FILTER];
+/** The stream function's filters (either passes a record). */
+export const STREAM_FILTERS = [CHILD_CHANGE_FILTER, RELEASED_PARK_FILTER];
 
 /**
  * The push function's filter: appended events of a task's log (`EVT#<seq>`; not the `EVTSEQ`

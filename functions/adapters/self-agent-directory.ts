@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { startTask } from '../core/intake/start-task.js';
 import type { LoopDeps } from '../core/loop/deps.js';
-import { generationStartOf } from '../core/loop/renew.js';
 import type {
   AgentDirectory,
   ChildCreated,
@@ -54,7 +53,11 @@ export class SelfAgentDirectory implements AgentDirectory {
       relations: { parentTaskId: request.parentTaskId, participants: request.participants },
       taskId,
     });
-    await this.#executions.start(generationStartOf(record));
+    await this.#executions.start({
+      taskId,
+      generation: record.loop.generation,
+      turn: record.loop.turn,
+    });
     return { taskId, state: stateOf(record.task), subState: subStateOf(record.task) };
   }
 }

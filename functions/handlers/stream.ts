@@ -9,9 +9,7 @@ import { lambdaLoopRuntime } from '../composition/lambda/loop.js';
 import type { Runtime } from '../composition/runtime.js';
 import { childChangeFromRecords } from '../core/intake/child-change-from-records.js';
 import { recordChildChange } from '../core/intake/child-changed.js';
-import { generationStartOf } from '../core/loop/renew.js';
 import type { TaskRecord } from '../core/ports/task-store.js';
-import { isTerminalState, stateOf } from '../core/task/a2a-task.js';
 import { handleInOrder } from './stream-batch.js';
 
 type Image = Record<string, AttributeValue>;
@@ -35,19 +33,6 @@ const answerReleasedPark = async (
     const resumed = await runtime.executions.resume(released);
     runtime.logger.info('released park answered', { taskId: after.task.id, resumed });
   });
-};
-
-/**
- * A commit handed the task to a generation whose execution has not written yet (a new task, a
- * cut, a renewal): start it, in case whoever committed died before starting it. It is the same
- * start as theirs (`generationStartOf`), so while the execution runs, or once it has ended, the
- * start is a no-op.
- */
-const startPendingGeneration = async (runtime: StreamRuntime, after: TaskRecord): Promise<void> => {
-  if (!after.loop.startPending || isTerminalState(stateOf(after.task))) return;
-  const start = generationStartOf(after);
-  await runtime.executions.start(start);
-  runtime.logger.info('pending generation started', { ...start });
 };
 
 /**
@@ -83,9 +68,8 @@ const relayChildChange = async (
 };
 
 /**
- * One stream record of a task: every released park is answered and every pending generation
- * started, so no wake is lost with the process that committed it, and a child's change reaches
- * its parent. A failing record is reported
+ * One stream record of a task: every released park is answered, so no wake is lost with the
+ * process that took it, and a child's change reaches its parent. A failing record is reported
  * (partial batch response) and the batch stops there; a redelivered record is a no-op.
  */
 export const handleStreamRecord = async (
@@ -98,7 +82,6 @@ export const handleStreamRecord = async (
   const after = decodeTaskRecord(newImage);
   const before = oldImage === undefined ? undefined : decodeTaskRecord(oldImage);
   await answerReleasedPark(runtime, before, after);
-  await startPendingGeneration(runtime, after);
   await relayChildChange(runtime, before, after);
 };
 

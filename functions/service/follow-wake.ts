@@ -40,11 +40,7 @@ export const executionWaker = (deps: WakeDeps): Waker => {
         return;
       case 'cut':
         await executions.stop(wake.taskId, wake.generation - 1, 'the turn was cut');
-        await executions.start({
-          taskId: wake.taskId,
-          generation: wake.generation,
-          turn: wake.turn,
-        });
+        await executions.start({ taskId: wake.taskId, generation: wake.generation, turn: 0 });
         return;
       case 'ensure-running':
         await reviveIfGone(wake);

@@ -1,6 +1,5 @@
 import { reviveTask } from '../core/intake/revive.js';
 import { failTask } from '../core/loop/fail-task.js';
-import { generationStartOf } from '../core/loop/renew.js';
 import type { TurnRef } from '../core/loop/route.schema.js';
 import { isTerminalState, stateOf } from '../core/task/a2a-task.js';
 import type { ServiceDeps } from './deps.js';
@@ -57,13 +56,18 @@ export const reconcileExecutionEnd = async (
   if (record === undefined) return { action: 'ignored', why: 'unknown task' };
   if (isTerminalState(stateOf(record.task))) return { action: 'ignored', why: 'task ended' };
   const { generation, turn } = record.loop;
-  if (generation === end.generation + 1) {
-    // The same start as the one that handed the task to this generation: a repeated start of an
-    // execution with the same name and input is a no-op.
-    const ref = generationStartOf(record);
-    await executions.start(ref);
-    return { action: 'restarted', ref };
-  }
+  // The same input as the waker's start of a cut turn's next generation: a repeated start of a
+  // running execution with the same name and input is a no-op.
+  const restarted = (next: number): Extract<Reconciliation, { action: 'restarted' }> => ({
+    action: 'restarted',
+    ref: { taskId: end.taskId, generation: next, turn: 0 },
+  });
+  const restart = async (next: number): Promise<Reconciliation> => {
+    const result = restarted(next);
+    await executions.start(result.ref);
+    return result;
+  };
+  if (generation === end.generation + 1) return restart(generation);
   if (generation !== end.generation) return { action: 'ignored', why: 'superseded' };
 
   const waiting = await loop.store.readInbox(end.taskId);
@@ -71,9 +75,9 @@ export const reconcileExecutionEnd = async (
     // The ended execution held any park token it had: it answers nobody now. The revival's cut is
     // followed by the loop's waker: the ended generation's stop is a no-op, the next one starts.
     const wake = await reviveTask(loop, end.taskId, end.generation, { parkedExecutionGone: true });
-    if (wake.action !== 'cut') return { action: 'ignored', why: 'superseded' };
-    const { taskId, generation: next, turn: from } = wake;
-    return { action: 'restarted', ref: { taskId, generation: next, turn: from } };
+    return wake.action === 'cut'
+      ? restarted(wake.generation)
+      : { action: 'ignored', why: 'superseded' };
   }
   const reason = executionEndReason(end);
   const failed = await failTask(loop, { taskId: end.taskId, generation, turn }, reason);

@@ -146,7 +146,7 @@ describe('stream consumer', () => {
     });
   });
 
-  it('passes inserted or modified task records of tasks with a parent, released parks and pending starts', () => {
+  it('passes inserted or modified task records of tasks with a parent, and released parks', () => {
     expect(filterPatterns(mapping())).toEqual([
       {
         eventName: ['INSERT', 'MODIFY'],
@@ -162,12 +162,6 @@ describe('stream consumer', () => {
         dynamodb: {
           OldImage: { sk: { S: [SORT_KEY_VALUE.task] }, [ATTR.parked]: { BOOL: [true] } },
           NewImage: { [ATTR.parked]: { BOOL: [false] } },
-        },
-      },
-      {
-        eventName: ['INSERT', 'MODIFY'],
-        dynamodb: {
-          NewImage: { sk: { S: [SORT_KEY_VALUE.task] }, [ATTR.starting]: { BOOL: [true] } },
         },
       },
     ]);

@@ -70,13 +70,7 @@ export const makeRecord = (id: string, options: TaskOptions = {}): TaskRecord =>
 /** The record with its state and goal changed, as the core writes an update. */
 export const changed = (
   record: TaskRecord,
-  change: {
-    state?: TaskStateName;
-    goal?: string;
-    participants?: string[];
-    turn?: number;
-    startPending?: boolean;
-  }
+  change: { state?: TaskStateName; goal?: string; participants?: string[]; turn?: number }
 ): TaskRecord => {
   const json = Task.toJSON(record.task) as {
     status?: { state?: string };
@@ -95,11 +89,7 @@ export const changed = (
   }
   return {
     task: Task.fromJSON(copy),
-    loop: {
-      ...record.loop,
-      turn: change.turn ?? record.loop.turn,
-      startPending: change.startPending ?? record.loop.startPending,
-    },
+    loop: { ...record.loop, turn: change.turn ?? record.loop.turn },
     version: record.version,
     eventSeq: record.eventSeq,
     inboxCount: record.inboxCount,

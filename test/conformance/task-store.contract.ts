@@ -379,25 +379,15 @@ export const describeTaskStoreContract = (
         token,
       });
 
-      it('store the token, the start delivered (a park is its execution writing) and a new version, and nothing else', async () => {
+      it('store the token and a new version, and nothing else', async () => {
         const created = await create(makeRecord(uid('task')), { enqueue: [message('first')] });
-        expect(created.loop.startPending).toBe(true);
         const committed = await store.commit(parkOf(created));
         expect(committed).toEqual({ enqueued: [] });
         expect(await store.get(created.task.id)).toEqual({
           ...created,
           version: created.version + 1,
-          loop: { ...created.loop, parkToken: 'token-1', startPending: false },
+          loop: { ...created.loop, parkToken: 'token-1' },
         });
-      });
-
-      it('keep a pending start through updates until one delivers it', async () => {
-        const created = await create(makeRecord(uid('task')));
-        const turned = await update(created, changed(created, { turn: 1 }));
-        expect((await store.get(created.task.id))?.loop.startPending).toBe(true);
-        const started = await update(turned, changed(turned, { startPending: false }));
-        expect(await store.get(created.task.id)).toEqual(started);
-        expect(started.loop.startPending).toBe(false);
       });
 
       it('are refused, writing nothing, once the record or its inbox moved on', async () => {

@@ -1,9 +1,6 @@
 import { type Message, TaskState } from '@a2a-js/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STATUS_METADATA_KEY, TASK_METADATA_KEY } from '../../functions/core/a2a/identifiers.js';
-import { receiveMessage } from '../../functions/core/intake/receive-message.js';
-import { reviveTask } from '../../functions/core/intake/revive.js';
-import { startTask } from '../../functions/core/intake/start-task.js';
 import { userTextMessage } from '../../functions/core/loop/messages.js';
 import { ScriptedModel } from '../../functions/core/testing/scripted-model.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
@@ -176,51 +173,6 @@ describe('the local stack, through the real A2A client', () => {
     const history = await stack.runtime.loop.store.readHistory(task.id);
     expect(history.map((entry) => entry.seq)).toEqual(history.map((_, index) => index + 1));
     expect(history.filter((entry) => entry.kind === 'tool_result')).toHaveLength(4);
-  });
-
-  it('starts through the stream a generation whose starter died after its commit: a new task, and a revival', async () => {
-    model.push({ text: 'Started by the stream.' }, { text: 'Answered.' });
-    // The loop as a process that dies right after each commit has it: its wakes never leave.
-    const dying = { ...stack.runtime.loop, waker: { follow: async () => undefined } };
-    const parkedOn = (taskId: string, generation: number) =>
-      eventually(
-        async () => {
-          const record = await stack.runtime.loop.store.get(taskId);
-          const { generation: current, parkToken, startPending } = record?.loop ?? {};
-          return current === generation && parkToken !== null && startPending === false
-            ? record
-            : undefined;
-        },
-        undefined,
-        () => whereTaskStands(stack, taskId)
-      );
-
-    const { record } = await startTask(dying, { message: userMessage('hi'), sender: 'alice' });
-    const taskId = record.task.id;
-    expect(record.loop.startPending).toBe(true);
-    const parked = await parkedOn(taskId, 1);
-    expect(parked?.task.status?.message?.parts[0]?.content).toEqual({
-      $case: 'text',
-      value: 'Started by the stream.',
-    });
-
-    await receiveMessage(stack.runtime.loop, {
-      taskId,
-      message: userMessage('again', taskId, record.task.contextId),
-      sender: 'alice',
-    });
-    await eventually(async () => {
-      const text = (await stack.runtime.loop.store.get(taskId))?.task.status?.message?.parts[0];
-      return text?.content?.$case === 'text' && text.content.value === 'Answered.'
-        ? text
-        : undefined;
-    });
-    const { generation } = (await parkedOn(taskId, 1))!.loop;
-    const revival = await reviveTask(dying, taskId, generation, { parkedExecutionGone: true });
-    expect(revival).toMatchObject({ action: 'cut', generation: 2 });
-    await parkedOn(taskId, 2);
-    const names = (await executionsOf(taskId)).map((execution) => execution.name).sort();
-    expect(names).toEqual([`${taskId}-g1`, `${taskId}-g2`]);
   });
 
   it('persists and emits a terminal state before the execution ends, and keeps every state payload small', async () => {

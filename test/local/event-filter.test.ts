@@ -199,16 +199,6 @@ describe("the stack's stream filter", () => {
     expect(passesFilters(taskWrite({ before: parked, after: parked }), filters)).toBe(false);
   });
 
-  it('passes a pending start of any task (a generation whose execution has not written), and not once it has', async () => {
-    const { parentWrite } = await parentAndChild();
-    const written = parentWrite.after;
-    expect(written.loop.startPending).toBe(false);
-    const pending = { ...written, loop: { ...written.loop, startPending: true } };
-    expect(passesFilters(taskWrite({ before: undefined, after: pending }), filters)).toBe(true);
-    expect(passesFilters(taskWrite({ before: written, after: pending }), filters)).toBe(true);
-    expect(passesFilters(taskWrite({ before: pending, after: written }), filters)).toBe(false);
-  });
-
   it("refuses the removal of a child's record", async () => {
     const { childWrite } = await parentAndChild();
     const old = encodeTaskRecord(childWrite.after, childWrite.after.version).item;

@@ -393,24 +393,19 @@ export class DynamoDbTaskStore implements TaskStore {
     );
   }
 
-  /**
-   * A park's one UpdateItem: the token, the start delivered and a new version, on the version and
-   * inbox count read.
-   */
+  /** A park's one UpdateItem: the token and a new version, on the version and inbox count read. */
   async #park(commit: Extract<TaskCommit, { kind: 'park' }>): Promise<CommitResult> {
     try {
       await this.#client.send(
         new UpdateItemCommand({
           TableName: this.#table,
           Key: taskKey(commit.taskId),
-          UpdateExpression:
-            'SET #version = :nextVersion, #parkToken = :token, #parked = :true, #starting = :false',
+          UpdateExpression: 'SET #version = :nextVersion, #parkToken = :token, #parked = :true',
           ConditionExpression: `${VERSION_MATCHES} AND ${inboxCountMatches(commit.inboxCount)}`,
           ExpressionAttributeNames: {
             '#version': ATTR.version,
             '#parkToken': ATTR.parkToken,
             '#parked': ATTR.parked,
-            '#starting': ATTR.starting,
             '#inboxCount': ATTR.inboxCount,
           },
           ExpressionAttributeValues: {
@@ -418,7 +413,6 @@ export class DynamoDbTaskStore implements TaskStore {
             ':nextVersion': { N: String(commit.version + 1) },
             ':token': { S: commit.token },
             ':true': { BOOL: true },
-            ':false': { BOOL: false },
             ':inboxCount': { N: String(commit.inboxCount) },
           },
         })

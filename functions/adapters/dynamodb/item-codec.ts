@@ -19,7 +19,7 @@ import { TASK_METADATA_KEY } from '../../core/a2a/identifiers.js';
 import { InvalidTaskRecordError } from '../../core/errors.js';
 import { type HistoryEntry, HistoryEntrySchema } from '../../core/loop/history.schema.js';
 import { type InboxItem, InboxItemSchema } from '../../core/loop/inbox.schema.js';
-import { type LoopState, LoopStateSchema } from '../../core/loop/loop-state.schema.js';
+import { LoopStateSchema } from '../../core/loop/loop-state.schema.js';
 import type { LoggedEvent, TaskEvent } from '../../core/ports/event-log.js';
 import { type PushConfig, PushConfigSchema } from '../../core/ports/push-config-store.js';
 import type { TaskRecord } from '../../core/ports/task-store.js';
@@ -227,12 +227,6 @@ export interface TaskRecordAttributes {
   participantIds: string[];
 }
 
-/** The loop state's JSON: the park token and the pending start have attributes of their own. */
-const storedLoopOf = (loop: LoopState): Omit<LoopState, 'startPending'> => {
-  const { startPending: _held, ...stored } = loop;
-  return { ...stored, parkToken: null };
-};
-
 /** The record's attributes, the version aside (create and update write the same ones). */
 export const taskRecordAttributes = (record: Pick<TaskRecord, 'task' | 'loop' | 'eventSeq'>) => {
   const task = record.task;
@@ -243,7 +237,7 @@ export const taskRecordAttributes = (record: Pick<TaskRecord, 'task' | 'loop' | 
     [ATTR.type]: { S: ITEM_TYPE.task },
     [ATTR.taskId]: { S: task.id },
     [ATTR.task]: { S: toJsonText(taskJson) },
-    [ATTR.loop]: { S: toJsonText(storedLoopOf(loop)) },
+    [ATTR.loop]: { S: toJsonText({ ...loop, parkToken: null }) },
     [ATTR.parkToken]: nullable(loop.parkToken ?? undefined),
     [ATTR.state]: { S: stateNameOf(task) },
     [ATTR.subState]: nullable(subStateOf(task)),
@@ -252,7 +246,6 @@ export const taskRecordAttributes = (record: Pick<TaskRecord, 'task' | 'loop' | 
     [ATTR.participants]: { S: toJsonText(participantIds) },
     [ATTR.eventSeq]: { N: String(record.eventSeq) },
     [ATTR.parked]: { BOOL: loop.parkToken !== null },
-    [ATTR.starting]: { BOOL: loop.startPending },
   };
   const remove: string[] = [];
   // An index key may not be an empty string: a task without a context is not in `by_context`.
@@ -310,12 +303,8 @@ export const decodeTaskRecord = (image: ItemImage, taskId?: string): TaskRecord 
   return {
     task,
     // A record stored before the token had its own attribute keeps it in the loop state.
-    loop: {
-      ...loop,
-      ...(image[ATTR.parkToken] === undefined ? {} : { parkToken: decodeParkToken(image) }),
-      // A record stored before the attribute existed has no start pending.
-      startPending: image[ATTR.starting]?.BOOL === true,
-    },
+    loop:
+      image[ATTR.parkToken] === undefined ? loop : { ...loop, parkToken: decodeParkToken(image) },
     version: decodeVersion(image),
     eventSeq: decodeEventSeq(image),
     // A record stored by an earlier build has no count until its first enqueue adds one.

@@ -107,12 +107,6 @@ export const ATTR = {
    */
   parkToken: 'park_token',
   /**
-   * Whether the task's generation waits for its execution's first write (`startPending`): kept
-   * beside the loop state (whose JSON holds none) so a park can clear it without rewriting the
-   * loop state, and so the stream's filter can pass the records whose start it must deliver.
-   */
-  starting: 'starting',
-  /**
    * How many items were ever enqueued on the task (`TaskRecord.inboxCount`): every commit that
    * enqueues ADDs its items, conditioned on nothing; a park is conditioned on it. Not part of the
    * version.

@@ -5,7 +5,6 @@ import type { LoopDeps } from '../loop/deps.js';
 import { agentMessage, statusText } from '../loop/messages.js';
 import { withTokenClaimed } from '../loop/park-token.js';
 import { type Change, changeOf, withLoop, withStatusChange } from '../loop/records.js';
-import { generationStartOf } from '../loop/renew.js';
 import type { CommitWrites, TaskRecord } from '../ports/task-store.js';
 import type { CanceledExecution, RemoteChildRef, Wake } from '../ports/waker.js';
 import { isTerminalState, readExtension, stateOf } from '../task/a2a-task.js';
@@ -94,7 +93,11 @@ export const decideCompletionRequest =
       });
     }
     const cut = withTurnCut(change);
-    return commitThen(record, cut, { action: 'cut', ...generationStartOf(cut.record) });
+    return commitThen(record, cut, {
+      action: 'cut',
+      taskId: options.taskId,
+      generation: cut.record.loop.generation,
+    });
   };
 
 export interface CancelOutcome {

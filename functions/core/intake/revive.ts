@@ -1,6 +1,5 @@
 import type { LoopDeps } from '../loop/deps.js';
 import { changeOf } from '../loop/records.js';
-import { generationStartOf } from '../loop/renew.js';
 import type { Wake } from '../ports/waker.js';
 import { isTerminalState, stateOf } from '../task/a2a-task.js';
 import { resultOf } from '../unit-of-work/interpreter.js';
@@ -32,14 +31,14 @@ export async function reviveTask(
 ): Promise<Wake> {
   return resultOf(deps, {
     taskId,
-    decide: decideRevival(generation, options),
+    decide: decideRevival(taskId, generation, options),
     wakes: (wake) => wake,
   });
 }
 
 /** The decision to revive a task (pure): a cut to a new generation, or nothing to do. */
 export const decideRevival =
-  (generation: number, options: { parkedExecutionGone?: boolean }) =>
+  (taskId: string, generation: number, options: { parkedExecutionGone?: boolean }) =>
   ({ record }: Facts<NoEffects, never>): Outcome<Wake, NoEffects, never> => {
     const { loop } = record;
     const parked = loop.parkToken !== null && options.parkedExecutionGone !== true;
@@ -47,5 +46,9 @@ export const decideRevival =
       return answer({ action: 'none' });
     }
     const revived = withTurnCut(changeOf(record));
-    return commitThen(record, revived, { action: 'cut', ...generationStartOf(revived.record) });
+    return commitThen(record, revived, {
+      action: 'cut',
+      taskId,
+      generation: revived.record.loop.generation,
+    });
   };

@@ -117,12 +117,6 @@ export const LoopStateSchema = z.strictObject({
    */
   claimedToken: z.string().nullable().default(null),
   /**
-   * The generation's execution has not written yet: whoever handed the task to it (a new task, a
-   * cut, a renewal) may have died before starting it. The stream starts it (a start of a running
-   * or ended execution of the same name is a no-op) until its first write clears this.
-   */
-  startPending: z.boolean().default(false),
-  /**
    * The parent on this harness the harness created this task for (null for any other task): the
    * server's own record of the link, which no envelope writes. A parent takes news of a child it
    * has no row for yet (the child's first change can overtake the row's commit) only from a child
@@ -160,6 +154,5 @@ export const initialLoopState = (): LoopState => ({
   completionRequest: null,
   parkToken: null,
   claimedToken: null,
-  startPending: true,
   parentTaskId: null,
 });

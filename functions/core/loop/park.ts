@@ -10,7 +10,7 @@ import {
   type Outcome,
 } from '../unit-of-work/operation.js';
 import type { LoopDeps } from './deps.js';
-import { withTokenClaimed, withWakeDelivered } from './park-token.js';
+import { withTokenClaimed } from './park-token.js';
 import { changeOf, withLoop } from './records.js';
 import type { ParkDecidedOn, TurnRef } from './route.schema.js';
 import { hasWaitingWork } from './waiting-work.js';
@@ -41,8 +41,7 @@ export const decidePark =
         return answer({ wakeNow: true });
       }
       if (record.loop.parkToken !== token) {
-        const parked = withLoop(changeOf(record), (loop) => ({ ...loop, parkToken: token }));
-        const stored = withWakeDelivered(parked);
+        const stored = withLoop(changeOf(record), (loop) => ({ ...loop, parkToken: token }));
         return checkpoint(record, stored, 'token_stored');
       }
     }

@@ -1,4 +1,3 @@
-import type { TaskRecord } from '../ports/task-store.js';
 import { resultOf } from '../unit-of-work/interpreter.js';
 import {
   answer,
@@ -11,10 +10,7 @@ import type { LoopDeps } from './deps.js';
 import { type Change, changeOf, withLoop } from './records.js';
 import type { TurnRef } from './route.schema.js';
 
-/**
- * The next generation takes the task over: the one that owns it from now on (pure). Its
- * execution is to be started at `generationStartOf` (pending until it writes).
- */
+/** The next generation takes the task over: the one that owns it from now on (pure). */
 export const withNextGeneration = (change: Change): Change =>
   withLoop(change, (loop) => ({
     ...loop,
@@ -22,7 +18,6 @@ export const withNextGeneration = (change: Change): Change =>
     generationStartTurn: loop.turn,
     generationStartToolCalls: loop.toolCalls,
     parkToken: null,
-    startPending: true,
   }));
 
 /** The renewal's decision (pure): the next generation, or the one that already took over. */
@@ -34,19 +29,13 @@ export const decideRenewal =
       return answer({ taskId: ref.taskId, generation: loop.generation, turn: loop.turn });
     }
     const change = withNextGeneration(changeOf(record));
-    return commitThen(record, change, generationStartOf(change.record));
+    const next = change.record.loop;
+    return commitThen(record, change, {
+      taskId: ref.taskId,
+      generation: next.generation,
+      turn: next.turn,
+    });
   };
-
-/**
- * Where the task's generation begins: the ref its execution is started with. Every starter of a
- * generation (the one that committed it, the stream, the reconciler) uses this ref, so their
- * starts have the same name and input and all but the first are no-ops.
- */
-export const generationStartOf = (record: TaskRecord): TurnRef => ({
-  taskId: record.task.id,
-  generation: record.loop.generation,
-  turn: record.loop.generationStartTurn,
-});
 
 /**
  * Continue-as-new: the next generation takes the task over. Only references cross: the

@@ -19,7 +19,7 @@ import type { LoopDeps } from './deps.js';
 import { type DrainDecision, decideDrain } from './drain.js';
 import { decideTurnEnd, type TurnEndFacts } from './finish.js';
 import { routeAfter, withModelResponse } from './invoke-model.js';
-import { withWakeDelivered } from './park-token.js';
+import { withClaimSpent } from './park-token.js';
 import { type Change, changeOf, writesNothing } from './records.js';
 import type { StepResult, TurnRef } from './route.schema.js';
 import { ended, endRoute } from './status.js';
@@ -172,8 +172,7 @@ const modelPart = (
   }
   if (compaction?.record) change = withCompaction(change, ref, compaction.record);
   const next = { ...ref, turn: ref.turn + 1 };
-  // A drain that wrote nothing left the wake undelivered on the record: this write delivers it.
-  change = withWakeDelivered(withModelResponse(change, next, call));
+  change = withModelResponse(change, next, call);
   if (call.response.toolCalls.length > 0) {
     const route = routeAfter(next, call.response);
     return commitThen(record, change, route, parkOn(read)(route));
@@ -183,14 +182,14 @@ const modelPart = (
 };
 
 /**
- * A turn is the first step of an execution woken from its park or just started: when its drain
- * writes the record, the claim that woke it, or the start that began it, is delivered with it
- * (park-token.ts). A drain that writes nothing writes nothing for this either.
+ * A turn is the first step of an execution woken from its park: when its drain writes the record,
+ * the claim that woke it is spent with it (park-token.ts). A drain that writes nothing writes
+ * nothing for this either.
  */
 const withWakeSpent = (decision: DrainDecision, record: TaskRecord): DrainDecision =>
   decision.change === undefined || writesNothing(decision.change, record)
     ? decision
-    : { ...decision, change: withWakeDelivered(decision.change) };
+    : { ...decision, change: withClaimSpent(decision.change) };
 
 /**
  * The decision of one turn (pure): the inbox folded into the transcript (a checkpoint, before

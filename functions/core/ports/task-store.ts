@@ -99,8 +99,7 @@ export type TaskCommit =
        * read the task and then its inbox, decided it should park, and committed at `version`.
        * Applies only while the stored version is still `version` and the inbox count still
        * `inboxCount`: then nothing has changed and nothing was enqueued since that decision. The
-       * record's version advances and its generation's start is delivered (`startPending` false:
-       * a park is its execution's write); nothing else is written.
+       * record's version advances; nothing else is written.
        */
       kind: 'park';
       taskId: string;

@@ -26,8 +26,7 @@ export type Wake =
   | { action: 'none' }
   /** The task's execution (`generation`) is parked on `token`. */
   | { action: 'resume'; token: string; taskId: string; generation: number }
-  /** The next generation's execution starts at `turn` (`generationStartOf`). */
-  | { action: 'cut'; taskId: string; generation: number; turn: number }
+  | { action: 'cut'; taskId: string; generation: number }
   | { action: 'ensure-running'; taskId: string; generation: number }
   /**
    * Tasks that ended (a cancel and its cascade): resume each parked one, stop each running one,

@@ -225,7 +225,7 @@ export class InMemoryTaskStore implements TaskStore {
     const loop = JSON.parse(stored.loop) as LoopState;
     partition.record = {
       ...stored,
-      loop: encodeLoop({ ...loop, parkToken: commit.token, startPending: false }),
+      loop: encodeLoop({ ...loop, parkToken: commit.token }),
       version: stored.version + 1,
     };
     return { enqueued: [] };

@@ -53,7 +53,7 @@ describe('a cut turn stays cut (fencing)', () => {
     const { deps, model, taskId, call, before } = await atHeldModelCall();
 
     const wake = await requestCompletion(deps, { taskId, participantId: ALICE, reason: 'enough' });
-    expect(wake).toEqual({ action: 'cut', taskId, generation: 2, turn: 0 });
+    expect(wake).toEqual({ action: 'cut', taskId, generation: 2 });
     const cut = await deps.store.get(taskId);
     model.answer({
       text: 'late',

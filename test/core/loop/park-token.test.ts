@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { park } from '../../../functions/core/loop/park.js';
-import {
-  lostWakeOf,
-  withTokenClaimed,
-  withWakeDelivered,
-} from '../../../functions/core/loop/park-token.js';
+import { lostWakeOf, withTokenClaimed } from '../../../functions/core/loop/park-token.js';
 import { changeOf } from '../../../functions/core/loop/records.js';
-import { generationStartOf, renew } from '../../../functions/core/loop/renew.js';
 import type { TaskRecord } from '../../../functions/core/ports/task-store.js';
 import { ALICE, harnessWith } from '../../support/harness.js';
 import { textMessage } from '../../support/messages.js';
@@ -55,48 +49,5 @@ describe('a claimed token survives its claim', () => {
     expect(written[0]?.claimedToken).not.toBeNull();
     expect(written.slice(1).every((loop) => loop.claimedToken === null)).toBe(true);
     expect((await harness.task(parked.task.id)).loop.claimedToken).toBeNull();
-  });
-});
-
-describe("a generation's start is pending until its execution writes", () => {
-  it("is pending on a new task's record, and delivered by its first turn's write", async () => {
-    const { harness } = harnessWith([{ text: 'Parked.' }]);
-    const changes: TaskRecord[] = [];
-    harness.store.onChange((_before, after) => changes.push(after));
-
-    const parked = await harness.start(textMessage('hi'), ALICE);
-
-    expect(changes[0]?.loop.startPending).toBe(true);
-    expect(changes.slice(1).every((record) => !record.loop.startPending)).toBe(true);
-    expect(parked.loop.startPending).toBe(false);
-  });
-
-  it('is pending again when a renewal hands the task to the next generation, until it parks', async () => {
-    const { harness } = harnessWith([{ text: 'Parked.' }]);
-    const parked = await harness.start(textMessage('hi'), ALICE);
-    const { deps } = harness;
-    const ref = { taskId: parked.task.id, generation: 1, turn: parked.loop.turn };
-
-    const next = await renew(deps, ref);
-    const handedOver = await harness.task(parked.task.id);
-    expect(handedOver.loop).toMatchObject({ generation: 2, startPending: true });
-    expect(next).toEqual(generationStartOf(handedOver));
-
-    await park(deps, next, 'token-2');
-    expect((await harness.task(parked.task.id)).loop).toMatchObject({
-      parkToken: 'token-2',
-      startPending: false,
-    });
-  });
-
-  it('is delivered with a claimed token, and left alone when neither waits', async () => {
-    const parked = await parkedTask();
-    const pending = { ...parked, loop: { ...parked.loop, startPending: true, claimedToken: 't' } };
-    expect(withWakeDelivered(changeOf(pending)).record.loop).toMatchObject({
-      startPending: false,
-      claimedToken: null,
-    });
-    const quiet = changeOf({ ...parked, loop: { ...parked.loop, startPending: false } });
-    expect(withWakeDelivered(quiet)).toBe(quiet);
   });
 });

@@ -153,7 +153,7 @@ describe('controls and news decide from the task alone', () => {
       'a completion request cuts a running turn',
       completeByAlice,
       plainRecord(),
-      { answer: { action: 'cut', taskId: TASK_ID, generation: 2, turn: 0 }, commit: 'update' },
+      { answer: { action: 'cut', taskId: TASK_ID, generation: 2 }, commit: 'update' },
     ],
     [
       'a cancel ends the task and hands back its token',
@@ -169,19 +169,19 @@ describe('controls and news decide from the task alone', () => {
     ],
     [
       'a revival cuts a running task to a new generation',
-      decideRevival(1, {}),
+      decideRevival(TASK_ID, 1, {}),
       plainRecord(),
-      { answer: { action: 'cut', taskId: TASK_ID, generation: 2, turn: 0 }, commit: 'update' },
+      { answer: { action: 'cut', taskId: TASK_ID, generation: 2 }, commit: 'update' },
     ],
     [
       'a revival leaves a parked task to whoever wakes it',
-      decideRevival(1, {}),
+      decideRevival(TASK_ID, 1, {}),
       parked,
       { answer: { action: 'none' }, commit: null },
     ],
     [
       'a revival of a generation that moved on does nothing',
-      decideRevival(1, {}),
+      decideRevival(TASK_ID, 1, {}),
       plainRecord({ loop: { generation: 2 } }),
       { answer: { action: 'none' }, commit: null },
     ],

@@ -112,8 +112,8 @@ describe('the reconciler handler', () => {
       const record = await load();
       expect(record.loop.generation).toBe(2);
       expect(view(record).state).toBe(STATES.WORKING);
-      expect(executions.started).toEqual([{ taskId, generation: 2, turn: 1 }]);
-      expect(result).toEqual({ action: 'restarted', ref: { taskId, generation: 2, turn: 1 } });
+      expect(executions.started).toEqual([{ taskId, generation: 2, turn: 0 }]);
+      expect(result).toEqual({ action: 'restarted', ref: { taskId, generation: 2, turn: 0 } });
     }
   );
 
@@ -138,7 +138,7 @@ describe('the reconciler handler', () => {
     await deliver(statusChange(name, 'FAILED'));
 
     expect((await load()).loop.generation).toBe(2);
-    expect(executions.started).toEqual([{ taskId, generation: 2, turn: 1 }]);
+    expect(executions.started).toEqual([{ taskId, generation: 2, turn: 0 }]);
   });
 
   it('is idempotent: a redelivered failure changes nothing more', async () => {
@@ -168,8 +168,8 @@ describe('the reconciler handler', () => {
 
     expect(await load()).toEqual(record);
     expect(executions.started).toEqual([
-      { taskId, generation: 2, turn: 1 },
-      { taskId, generation: 2, turn: 1 },
+      { taskId, generation: 2, turn: 0 },
+      { taskId, generation: 2, turn: 0 },
     ]);
   });
 

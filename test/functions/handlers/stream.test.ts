@@ -1,10 +1,8 @@
-import { TaskState } from '@a2a-js/sdk';
 import type { AttributeValue, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { encodeTaskRecord, taskKey } from '../../../functions/adapters/dynamodb/item-codec.js';
 import { receiveMessage } from '../../../functions/core/intake/receive-message.js';
 import { startTask } from '../../../functions/core/intake/start-task.js';
-import { renew } from '../../../functions/core/loop/renew.js';
 import type { TaskRecord } from '../../../functions/core/ports/task-store.js';
 import { stateName, stateOf } from '../../../functions/core/task/a2a-task.js';
 import { runTask } from '../../../functions/core/testing/driver.js';
@@ -237,73 +235,6 @@ describe('the stream handler (the stand-in)', () => {
 
     expect(response).toEqual({ batchItemFailures: [] });
     expect(executions.resumed).toEqual([token]);
-  });
-
-  it("starts a new task's first execution from its insert, in case its creator died before starting it, and stops once the execution has written", async () => {
-    const parts = inMemoryRuntime({ replies: [{ text: 'Hello.' }] });
-    const changes: Array<{ before: TaskRecord | undefined; after: TaskRecord }> = [];
-    parts.harness.store.onChange((before, after) => changes.push({ before, after }));
-    const { record } = await startTask(parts.harness.deps, {
-      message: textMessage('hi'),
-      sender: ALICE,
-    });
-    const deliver = (...records: DynamoDBRecord[]) =>
-      createStreamHandler(() => parts.runtime)(
-        { Records: records } satisfies DynamoDBStreamEvent,
-        lambdaContext('StreamFunction')
-      );
-    const [created] = changes;
-    expect(created?.before).toBeUndefined();
-
-    expect(await deliver(streamRecord(created?.before, created!.after))).toEqual({
-      batchItemFailures: [],
-    });
-    const taskId = record.task.id;
-    expect(parts.executions.started).toEqual([{ taskId, generation: 1, turn: 0 }]);
-
-    const parked = await runTask(parts.harness.deps, taskId);
-    expect(parked.kind).toBe('parked');
-    const written = changes.slice(1);
-    expect(written.length).toBeGreaterThan(0);
-    expect(written.every(({ after }) => !after.loop.startPending)).toBe(true);
-    await deliver(...written.map(({ before, after }) => streamRecord(before, after)));
-    expect(parts.executions.started).toEqual([{ taskId, generation: 1, turn: 0 }]);
-  });
-
-  it('starts the generation a renewal handed the task to, with the renewer’s own start, and never one of an ended task', async () => {
-    const parts = inMemoryRuntime({ replies: [{ text: 'Hello.' }] });
-    const changes: Array<{ before: TaskRecord | undefined; after: TaskRecord }> = [];
-    const { deps, store } = parts.harness;
-    const { record } = await startTask(deps, { message: textMessage('hi'), sender: ALICE });
-    const taskId = record.task.id;
-    const parked = await runTask(deps, taskId);
-    expect(parked.kind).toBe('parked');
-    const turn = (await store.get(taskId))!.loop.turn;
-    store.onChange((before, after) => changes.push({ before, after }));
-
-    const next = await renew(deps, { taskId, generation: 1, turn });
-    const handover = changes.find(({ after }) => after.loop.generation === 2)!;
-    expect(handover.after.loop.startPending).toBe(true);
-    const deliver = createStreamHandler(() => parts.runtime);
-    await deliver(
-      { Records: [streamRecord(handover.before, handover.after)] },
-      lambdaContext('StreamFunction')
-    );
-    expect(parts.executions.started).toEqual([next]);
-    expect(next).toEqual({ taskId, generation: 2, turn });
-
-    const ended = {
-      ...handover.after,
-      task: {
-        ...handover.after.task,
-        status: { ...handover.after.task.status!, state: TaskState.TASK_STATE_CANCELED },
-      },
-    };
-    await deliver(
-      { Records: [streamRecord(handover.after, ended)] },
-      lambdaContext('StreamFunction')
-    );
-    expect(parts.executions.started).toEqual([next]);
   });
 
   it("ignores a task record without a parent on this harness and a change that is not the child's state", async () => {

@@ -39,7 +39,7 @@ describe('the execution waker, after the operation that calls for it', () => {
       { method: 'resume', token },
       { method: 'isRunning', taskId, generation: 1 },
       { method: 'stop', taskId, generation: 1, cause: 'the turn was cut' },
-      { method: 'start', ref: { taskId, generation: 2, turn: 1 } },
+      { method: 'start', ref: { taskId, generation: 2, turn: 0 } },
     ]);
     expect((await runtime.loop.store.get(taskId))?.loop.generation).toBe(2);
   });
