@@ -38,7 +38,7 @@ const positive = (value: string) => {
 };
 
 /** Commander's "error: unknown option '--x'" as the CLI's one line, pointing at the help. */
-export const usageError = (text: string): string =>
+const usageError = (text: string): string =>
   `tiny-harness: ${text.trim().replace(/^error: /, '')} (tiny-harness --help says how to call it)\n`;
 
 export const program = (output: Output = outputFor()): Command => {
