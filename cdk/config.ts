@@ -3,7 +3,7 @@
  * command line, or `buildApp({ context })` in-process). Validated at synthesis so a bad value
  * fails `cdk synth` with one line naming the key, not a Lambda cold start in the cloud. The
  * model's keys are checked by the runtime's own schema (functions/composition/model-config.ts),
- * applied to the environment the turn-step function will get.
+ * applied to the environment the turn and tool step functions will get.
  */
 import type { Construct } from 'constructs';
 import * as z from 'zod';
@@ -219,7 +219,10 @@ export class ConfigurationError extends Error {
   override readonly name = 'ConfigurationError';
 }
 
-/** The model environment the stack gives the turn-step function ('' values are left unset). */
+/**
+ * The model environment the stack gives the turn and tool step functions ('' values are left
+ * unset): the turn step calls the model, the tool step gives a new sub-task the default model.
+ */
 export const turnStepModelEnvironment = (config: HarnessConfig): Record<string, string> =>
   Object.fromEntries(
     Object.entries(MODEL_CONTEXT_KEYS)

@@ -17,16 +17,19 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const BUNDLE_BUDGET_BYTES = 1_000_000;
 
 /**
- * What connecting MCP servers may add to the turn step's bundle (the SDK's client and transport,
- * the JSON Schema validator, the harness's adapter). The turn step of a deployment that
- * configures MCP servers holds it on top of its model provider's SDK, still within
- * BUNDLE_BUDGET_BYTES (docs/benchmark.md, "Lambda bundles").
+ * What connecting MCP servers may add to a step's bundle (the SDK's client and transport, the
+ * JSON Schema validator, the harness's adapter, and in the turn step the Secrets Manager client
+ * their credentials are read with). The turn step of a deployment that configures
+ * MCP servers holds it on top of its model provider's SDK, the tool step on top of the remote
+ * agents' A2A client, both still within BUNDLE_BUDGET_BYTES with tracing (docs/benchmark.md,
+ * "Lambda bundles").
  */
-export const MCP_CLIENT_BUDGET_BYTES = 130_000;
+export const MCP_CLIENT_BUDGET_BYTES = 160_000;
 
 /** The functions the stack deploys, by handler entry (functions/handlers/<name>.ts). */
 export const LAMBDA_HANDLERS = [
   'turn-step',
+  'tool-step',
   'stream',
   'a2a',
   'push',
@@ -47,8 +50,8 @@ export interface Bundle {
 
 /**
  * A handler bundled in memory with the options `cdk synth` bundles it with
- * (cdk/constructs/harness-function.ts); the turn step for one model provider, with or without
- * MCP servers; any handler with or without tracing.
+ * (cdk/constructs/harness-function.ts); the turn step for one model provider, either step with or
+ * without MCP servers; any handler with or without tracing.
  */
 export const bundleHandler = async (
   name: string,

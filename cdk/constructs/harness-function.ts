@@ -82,8 +82,8 @@ export const bundleAliases = (mcpServers: boolean | undefined): Record<string, s
 });
 
 /**
- * What the turn step's bundle is built with for MCP: whether it holds the client
- * (functions/composition/lambda/turn-step.ts); when it does, the SDK's default validator (Ajv) is
+ * What the turn and tool steps' bundles are built with for MCP: whether they hold the client
+ * (functions/composition/step-tools.ts); when they do, the SDK's default validator (Ajv) is
  * left out, as the harness gives the client its own.
  */
 export const mcpDefine = (connects: boolean): Record<string, string> => ({
@@ -163,8 +163,8 @@ export interface HarnessFunctionProps {
    */
   readonly modelProvider?: string;
   /**
-   * Whether the function connects MCP servers (the turn step of a deployment that configures
-   * them): its bundle holds the MCP client only then. @default none: the function connects none
+   * Whether the function connects MCP servers (the turn and tool steps of a deployment that
+   * configures them): its bundle holds the MCP client only then. @default none: the function connects none
    */
   readonly mcpServers?: boolean;
   /**
@@ -305,7 +305,7 @@ export class HarnessFunction extends NodejsFunction {
 
   /**
    * Lets the function start remote children's followers (executions of the follow state
-   * machine): at creation (the turn step), on a parent's cancel (the A2A function), when a
+   * machine): at creation (the tool step), on a parent's cancel (the A2A function), when a
    * follower renews itself (the follow function).
    */
   bindFollowMachine(options: { arns: TurnMachineArns }): void {
@@ -327,7 +327,7 @@ export class HarnessFunction extends NodejsFunction {
   }
 
   /**
-   * Gives the function the MCP servers whose tools it calls (the turn step) and lets it read
+   * Gives the function the MCP servers whose tools it lists or calls (the turn and tool steps) and lets it read
    * exactly the Secrets Manager secrets they name (bearer tokens, OAuth 2.0 client secrets).
    */
   bindMcpServers(options: { json: string; secretArns: readonly string[] }): void {

@@ -1,7 +1,7 @@
 /**
  * The turn state machine's ARNs, computed from its fixed name rather than read from the
- * resource: the state machine references TurnStepFunction, so a function environment or grant
- * that referenced the state machine would be a dependency cycle.
+ * resource: the state machine references the turn and tool step functions, so a function
+ * environment or grant that referenced the state machine would be a dependency cycle.
  */
 import { ArnFormat, type Stack } from 'aws-cdk-lib';
 

@@ -128,8 +128,10 @@ const ERROR_PATH = '$.error';
 const ref = () => JsonPath.objectAt('$.ref');
 
 export interface TurnStateMachineProps {
-  /** TurnStepFunction: every Task state invokes it. */
+  /** TurnStepFunction: every Task state but "Execute Tool Call" invokes it. */
   readonly handler: IFunction;
+  /** ToolStepFunction: "Execute Tool Call" invokes it, once per tool call. */
+  readonly toolHandler: IFunction;
   /** Fixed, so the functions can know the ARN without a reference (see turn-machine-arns.ts). */
   readonly stateMachineName: string;
   /** How long "Park" waits for a token before the execution renews itself. */
@@ -143,10 +145,12 @@ export class TurnStateMachine extends Construct {
   readonly logGroup: LogGroup;
 
   readonly #handler: IFunction;
+  readonly #toolHandler: IFunction;
 
   constructor(scope: Construct, id: string, props: TurnStateMachineProps) {
     super(scope, id);
     this.#handler = props.handler;
+    this.#toolHandler = props.toolHandler;
 
     const failTask = this.#failTask();
     const renewExecution = this.#step(STATE_NAMES.renewExecution, { op: 'renew', ref: ref() });
@@ -228,11 +232,13 @@ export class TurnStateMachine extends Construct {
 
   #acknowledgeFindings(): void {
     const role = this.stateMachine.role;
-    acknowledge(
-      role,
-      wildcardResourceFinding(this, `${this.#handler.functionArn}:*`),
-      "CDK's LambdaInvoke grants the turn-step function and its versions and aliases (<function ARN>:*); the state machine invokes no other function."
-    );
+    for (const handler of [this.#handler, this.#toolHandler]) {
+      acknowledge(
+        role,
+        wildcardResourceFinding(this, `${handler.functionArn}:*`),
+        "CDK's LambdaInvoke grants the turn and tool step functions and their versions and aliases (<function ARN>:*); the state machine invokes no other function."
+      );
+    }
     acknowledge(
       role,
       'AwsSolutions-IAM5[Resource::*]',
@@ -260,7 +266,7 @@ export class TurnStateMachine extends Construct {
   #executeToolCalls(): MapState {
     const executeToolCall = withRetries(
       new LambdaInvoke(this, STATE_NAMES.executeToolCall, {
-        lambdaFunction: this.#handler,
+        lambdaFunction: this.#toolHandler,
         retryOnServiceExceptions: false,
         payload: TaskInput.fromObject({ op: 'execute_tool', call: JsonPath.objectAt('$') }),
         payloadResponseOnly: true,

@@ -47,6 +47,7 @@ import { WebApp } from '../constructs/web-app.js';
 export const CONSTRUCT_IDS = {
   table: 'TaskTable',
   turnStepFunction: 'TurnStepFunction',
+  toolStepFunction: 'ToolStepFunction',
   streamFunction: 'StreamFunction',
   a2aFunction: 'A2aFunction',
   pushFunction: 'PushFunction',
@@ -81,6 +82,7 @@ export class HarnessStack extends Stack {
   readonly config: HarnessConfig;
   readonly table: TaskTable;
   readonly turnStepFunction: HarnessFunction;
+  readonly toolStepFunction: HarnessFunction;
   readonly streamFunction: HarnessFunction;
   readonly a2aFunction: HarnessFunction;
   readonly pushFunction: HarnessFunction;
@@ -109,9 +111,9 @@ export class HarnessStack extends Stack {
     const arns = turnMachineArns(this, turnMachineName(this));
     const mcpServers = parseMcpServers(config.mcpServers);
     const connectsMcp = Object.keys(mcpServers).length > 0;
-    // What every function reads. The model's configuration goes to the turn step alone: the
-    // only function that calls the model (the agent card, streams, push delivery and the
-    // reconciler never depend on it).
+    // What every function reads. The model's configuration goes to the turn and tool steps
+    // alone: the turn step calls the model, the tool step gives a new sub-task the default model
+    // (the agent card, streams, push delivery and the reconciler never depend on it).
     const environment = {
       [ENV.logLevel]: config.logLevel,
       [ENV.turnsPerGeneration]: String(config.turnsPerGeneration),
@@ -133,6 +135,19 @@ export class HarnessStack extends Stack {
       // Its bundle holds the MCP client only when the deployment configures servers.
       mcpServers: connectsMcp,
       // Turn steps keep running while streams hold A2A instances (docs/deploy.md, "Concurrency").
+      ...reservedConcurrency(config.turnStepReservedConcurrency),
+    });
+    // A tool call runs in its own function: its bundle holds the remote agents' A2A client and
+    // no model provider, the turn step's the provider and not the client, so each stays within
+    // the bundle budget with MCP and tracing (docs/architecture.md, "Two step functions").
+    this.toolStepFunction = new HarnessFunction(this, CONSTRUCT_IDS.toolStepFunction, {
+      tracing,
+      entry: handlerEntry('tool-step'),
+      description: 'tiny-harness: runs one tool call of a turn (the turn state machine calls it)',
+      // A tool call is bounded by its server's timeout, a remote agent's call by 15 s.
+      timeout: Duration.minutes(5),
+      environment: { ...environment, ...turnStepModelEnvironment(config) },
+      mcpServers: connectsMcp,
       ...reservedConcurrency(config.turnStepReservedConcurrency),
     });
     this.streamFunction = new HarnessFunction(this, CONSTRUCT_IDS.streamFunction, {
@@ -170,7 +185,12 @@ export class HarnessStack extends Stack {
       },
     });
 
-    for (const fn of [this.turnStepFunction, this.streamFunction, this.a2aFunction]) {
+    for (const fn of [
+      this.turnStepFunction,
+      this.toolStepFunction,
+      this.streamFunction,
+      this.a2aFunction,
+    ]) {
       fn.bindTable({ table: this.table, access: 'commit' });
     }
     // Delivery reads the task and its configs, and writes nothing.
@@ -185,11 +205,12 @@ export class HarnessStack extends Stack {
     });
     this.a2aFunction.bindPushSecrets({ key: this.pushSecretsKey, access: 'seal' });
     this.pushFunction.bindPushSecrets({ key: this.pushSecretsKey, access: 'open' });
-    // The turn step renews (starts the next generation) and starts sub-tasks; the stream
-    // function wakes parents and answers released parks (and revives a parent whose execution
-    // is gone: it describes it, and stops what is left of it); the A2A function starts tasks,
-    // wakes them, and cuts turns.
+    // The turn step renews (starts the next generation), the tool step starts sub-tasks; the
+    // stream function wakes parents and answers released parks (and revives a parent whose
+    // execution is gone: it describes it, and stops what is left of it); the A2A function starts
+    // tasks, wakes them, and cuts turns.
     this.turnStepFunction.bindTurnMachine({ arns, access: 'drive' });
+    this.toolStepFunction.bindTurnMachine({ arns, access: 'drive' });
     this.streamFunction.bindTurnMachine({ arns, access: 'manage' });
     // ... and reads execution histories for the timeline a participant asks for (over A2A).
     this.a2aFunction.bindTurnMachine({ arns, access: 'manage', readHistory: true });
@@ -202,22 +223,24 @@ export class HarnessStack extends Stack {
       apiKeySecretKmsKeyArn: config.modelApiKeySecretKmsKey || undefined,
     });
 
-    // Only the turn step calls tools: only it connects the MCP servers and may read their secrets.
-    this.turnStepFunction.bindMcpServers({
-      json: config.mcpServers,
-      secretArns: mcpSecretArns(mcpServers),
-    });
+    // Only the steps connect the MCP servers (the turn step lists their tools for the model, the
+    // tool step calls them), and only they may read their secrets.
+    for (const fn of [this.turnStepFunction, this.toolStepFunction]) {
+      fn.bindMcpServers({ json: config.mcpServers, secretArns: mcpSecretArns(mcpServers) });
+    }
 
     this.turnMachine = new TurnStateMachine(this, CONSTRUCT_IDS.turnStateMachine, {
       handler: this.turnStepFunction,
+      toolHandler: this.toolStepFunction,
       stateMachineName: arns.stateMachineName,
       parkTimeout: Duration.days(config.parkTimeoutDays),
     });
 
-    // Children on remote agents: the turn step creates them (and starts their followers), the
+    // Children on remote agents: the tool step creates them (and starts their followers), the
     // follow function follows each one, the push function takes their agents' pushes, and the
     // A2A function starts the follower that cancels one when its parent is canceled. Only the
-    // functions that call remote agents get the directory, and may read its secrets.
+    // functions that call remote agents get the directory and may read its secrets; the turn
+    // step reads it to name the agents to the model, and no secret.
     const followArns = turnMachineArns(this, followMachineName(this));
     const remoteAgents = {
       json: config.remoteAgents,
@@ -243,10 +266,16 @@ export class HarnessStack extends Stack {
       // Delivering a child's news wakes its parent (and revives one whose execution is gone).
       fn.bindTurnMachine({ arns, access: 'manage' });
     }
-    for (const fn of [this.turnStepFunction, this.remoteFollowFunction, this.remotePushFunction]) {
+    for (const fn of [this.toolStepFunction, this.remoteFollowFunction, this.remotePushFunction]) {
       fn.bindRemoteAgents(remoteAgents);
     }
-    for (const fn of [this.turnStepFunction, this.a2aFunction, this.remoteFollowFunction]) {
+    this.turnStepFunction.bindRemoteAgents({ json: remoteAgents.json, secretArns: [] });
+    for (const fn of [
+      this.turnStepFunction,
+      this.toolStepFunction,
+      this.a2aFunction,
+      this.remoteFollowFunction,
+    ]) {
       fn.bindFollowMachine({ arns: followArns });
     }
     this.followMachine = new FollowStateMachine(this, CONSTRUCT_IDS.followStateMachine, {
@@ -302,8 +331,8 @@ export class HarnessStack extends Stack {
       callerRequestsPerMinute: config.callerRequestsPerMinute,
     });
     this.a2aFunction.addEnvironment(ENV.baseUrl, this.api.baseUrl);
-    // Where remote agents push: the turn step gives each new remote child our webhook's URL.
-    this.turnStepFunction.addEnvironment(ENV.baseUrl, this.api.baseUrl);
+    // Where remote agents push: the tool step gives each new remote child our webhook's URL.
+    this.toolStepFunction.addEnvironment(ENV.baseUrl, this.api.baseUrl);
     this.a2aFunction.addEnvironment(ENV.authMode, 'cognito');
     this.a2aFunction.addEnvironment(ENV.oauthTokenUrl, this.auth.tokenUrl);
     // The web renderer (docs/web.md): its page calls the API from its own origin.
@@ -326,6 +355,7 @@ export class HarnessStack extends Stack {
       followStateMachine: this.followMachine.stateMachine,
       functions: {
         TurnStep: this.turnStepFunction,
+        ToolStep: this.toolStepFunction,
         Stream: this.streamFunction,
         A2a: this.a2aFunction,
         Push: this.pushFunction,

@@ -54,17 +54,21 @@ export interface LoopRuntime {
 }
 
 export interface LoopParts {
-  /** The turn step's configured model; every other function is given none (`NO_MODEL`). */
+  /** The turn step's configured model; every other function, the tool step too, gets `NO_MODEL`. */
   model: Model;
   hooks?: Hooks<HarnessHookPoints> | undefined;
   /** The table's client, when the caller shares it (default: one from the configuration). */
   dynamodb?: DynamoDBClient | undefined;
   /**
-   * The remote agents this function calls: the configured directory for the turn step and the
-   * remote follow and push functions (`buildRemoteAgents`), `NO_REMOTE_AGENTS` for the others.
+   * The remote agents this function calls: the configured directory for the tool step and the
+   * remote follow and push functions (`buildRemoteAgents`), their names only for the turn step
+   * (`remoteAgentRoster`), `NO_REMOTE_AGENTS` for the others.
    */
   remoteAgents: RemoteAgents;
-  /** The external tools (the MCP servers', connected at cold start); only the turn step runs them. */
+  /**
+   * The external tools (the MCP servers', connected at cold start): the turn step lists them for
+   * the model, the tool step runs them.
+   */
   tools?: ToolRunner | undefined;
 }
 

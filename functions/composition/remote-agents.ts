@@ -1,6 +1,7 @@
 import { A2aRemoteAgents, type RemoteAgentSettings } from '../adapters/remote/a2a-remote-agents.js';
 import { type Credentials, noCredentials } from '../adapters/remote/credentials.js';
 import { credentialsOf } from './credentials.js';
+import { rosterEntryOf } from './remote-agent-roster.js';
 import type { RemoteAgentAuth, RemoteAgentsConfig } from './remote-agents-config.js';
 import type { RuntimeConfig } from './runtime-config.js';
 import { rememberSecret } from './secret-list.js';
@@ -13,14 +14,7 @@ const settingsOf = (
   credentials: (auth: RemoteAgentAuth) => Credentials
 ): RemoteAgentSettings[] =>
   Object.entries(agents).map(([id, agent]) => ({
-    id,
-    description: agent.description,
-    push: agent.push,
-    policy: {
-      pollSeconds: agent.pollSeconds,
-      maxPollSeconds: agent.maxPollSeconds,
-      unreachableSeconds: agent.unreachableSeconds,
-    },
+    ...rosterEntryOf(id, agent),
     cardUrl: agent.card,
     credentials: credentials(agent.auth),
   }));

@@ -26,7 +26,7 @@ import { createRemoteFollowHandler } from '../handlers/remote-follow.js';
 import { createRemotePushHandler } from '../handlers/remote-push.js';
 import { createStreamHandler } from '../handlers/stream.js';
 import { capStreamsPerCaller } from '../handlers/stream-cap.js';
-import { createTurnStepHandler } from '../handlers/turn-step.js';
+import { createTurnStepHandler } from '../handlers/turn-step-handler.js';
 import { A2aService } from '../service/a2a-service.js';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.js';
 import { localDynamoDbClientConfig, startDynamoDbLocal } from './dynamodb-local.js';
@@ -224,7 +224,9 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     });
 
     const handlers: Record<FunctionId, Handler> = {
+      // One runtime for both steps: locally the model and the remote agents' client share it.
       TurnStepFunction: createTurnStepHandler(() => runtime),
+      ToolStepFunction: createTurnStepHandler(() => runtime),
       StreamFunction: createStreamHandler(() => runtime),
       PushFunction: createPushHandler(() => runtime),
       ReconcileFunction: createReconcileHandler(() => runtime),
@@ -256,7 +258,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       );
       running.add(invocation);
       void invocation.finally(() => running.delete(invocation)).catch(() => undefined);
-      if (id === 'TurnStepFunction') {
+      if (id === 'TurnStepFunction' || id === 'ToolStepFunction') {
         const taskId = taskOfStep(event);
         if (taskId !== undefined) {
           void invocation.finally(() => steps.stepped(taskId)).catch(() => undefined);

@@ -1,9 +1,9 @@
 /**
- * Which tasks' turn steps have just run, for waiters in the same process. The local stack runs
- * the A2A service and the turn-step handler side by side, so a blocking SendMessage need not read
- * the task on a timer: it reads it again when one of the task's steps has returned (the turn, the
- * park), and on its poll interval only if none does. In the cloud the two are separate functions
- * and the service polls.
+ * Which tasks' turn and tool steps have just run, for waiters in the same process. The local
+ * stack runs the A2A service and the step handlers side by side, so a blocking SendMessage need
+ * not read the task on a timer: it reads it again when one of the task's steps has returned (the
+ * turn, a tool call, the park), and on its poll interval only if none does. In the cloud they are
+ * separate functions and the service polls.
  */
 export class StepSignals {
   readonly #waiters = new Map<string, Set<() => void>>();

@@ -5,6 +5,7 @@ import type { EventSourceSettings } from './stream-poller.js';
 /** The Lambda functions the stack declares, by the construct id the local runtime knows them by. */
 export const FUNCTION_IDS = [
   'TurnStepFunction',
+  'ToolStepFunction',
   'StreamFunction',
   'A2aFunction',
   'PushFunction',

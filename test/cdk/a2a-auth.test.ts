@@ -166,7 +166,7 @@ describe('wiring', () => {
   });
 
   it('tells only the A2A function', () => {
-    for (const id of ['TurnStepFunction', 'StreamFunction']) {
+    for (const id of ['TurnStepFunction', 'ToolStepFunction', 'StreamFunction']) {
       const others = (
         resourceAt(template, id).Properties!.Environment as { Variables: Record<string, unknown> }
       ).Variables;

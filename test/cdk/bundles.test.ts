@@ -66,24 +66,37 @@ const SDKS_OF: Record<string, Sdk[]> = {
 
 /**
  * The turn step's, by the provider it is deployed with (`scripted` is refused at synth). Secrets
- * Manager whatever the provider: a child on a remote agent is created with its credentials.
+ * Manager for the providers whose API key may be a secret; none for a remote agent's
+ * credentials: a child on a remote agent is created, with them, by the tool step.
  */
 const TURN_STEP_SDKS: Record<string, Sdk[]> = {
-  demo: ['dynamodb', 'stepFunctions', 'secretsManager'],
-  conformance: ['dynamodb', 'stepFunctions', 'secretsManager'],
+  demo: ['dynamodb', 'stepFunctions'],
+  conformance: ['dynamodb', 'stepFunctions'],
   openai: ['dynamodb', 'stepFunctions', 'secretsManager', 'openai'],
   'openai-chat': ['dynamodb', 'stepFunctions', 'secretsManager', 'openai'],
   anthropic: ['dynamodb', 'stepFunctions', 'secretsManager', 'anthropic'],
   // Bedrock's client also resolves a bearer token (its own chain, which reaches SSO's client).
-  bedrock: ['dynamodb', 'stepFunctions', 'secretsManager', 'bedrock', 'nestedClients'],
+  bedrock: ['dynamodb', 'stepFunctions', 'bedrock', 'nestedClients'],
 };
+
+/** The tool step's, whatever the provider (it calls no model): a remote agent's credentials. */
+const TOOL_STEP_SDKS: Sdk[] = ['dynamodb', 'stepFunctions', 'secretsManager'];
+
+/** The steps as each is bundled for a deployment: the turn step by provider, the tool step once. */
+const STEP_BUNDLES: [label: string, name: string, provider: string | undefined, sdks: Sdk[]][] = [
+  ...Object.entries(TURN_STEP_SDKS).map(
+    ([provider, sdks]) =>
+      [`turn-step with ${provider}`, 'turn-step', provider, sdks] as [string, string, string, Sdk[]]
+  ),
+  ['tool-step', 'tool-step', undefined, TOOL_STEP_SDKS],
+];
 
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
 
 describe('each Lambda bundle holds what its function uses, under 1 MB', () => {
   it('covers every function the stack deploys and every provider it may be deployed with', () => {
     expect(Object.keys(SDKS_OF).sort()).toEqual(
-      LAMBDA_HANDLERS.filter((name) => name !== 'turn-step').sort()
+      LAMBDA_HANDLERS.filter((name) => name !== 'turn-step' && name !== 'tool-step').sort()
     );
     expect(Object.keys(TURN_STEP_SDKS).sort()).toEqual(
       MODEL_PROVIDERS.filter((provider) => provider !== 'scripted').sort()
@@ -97,34 +110,36 @@ describe('each Lambda bundle holds what its function uses, under 1 MB', () => {
     expect(sdksIn(bundle)).toEqual(sdks);
   });
 
-  it.each(Object.entries(TURN_STEP_SDKS))('turn-step with %s', async (provider, sdks) => {
-    const bundle = await bundleHandler('turn-step', { modelProvider: provider, mcpServers: false });
-    console.info(`turn-step (${provider}): ${kib(bundle.code.length)}`);
+  it.each(STEP_BUNDLES)('%s', async (label, name, provider, sdks) => {
+    const bundle = await bundleHandler(name, { modelProvider: provider, mcpServers: false });
+    console.info(`${label}: ${kib(bundle.code.length)}`);
     expect(bundle.code.length).toBeLessThanOrEqual(BUNDLE_BUDGET_BYTES);
     expect(sdksIn(bundle)).toEqual(sdks);
   });
 
-  // A deployment with MCP servers: its turn step holds the client and the harness's validator, and
-  // never Ajv. What that adds is bounded, and the whole fits the budget with every provider.
-  it.each(Object.entries(TURN_STEP_SDKS))(
-    'turn-step with %s and MCP servers',
-    async (provider, sdks) => {
-      const without = await bundleHandler('turn-step', {
-        modelProvider: provider,
-        mcpServers: false,
-      });
-      const bundle = await bundleHandler('turn-step', {
-        modelProvider: provider,
-        mcpServers: true,
-      });
-      const added = bundle.code.length - without.code.length;
-      console.info(`turn-step (${provider}, MCP): ${kib(bundle.code.length)} (+${kib(added)})`);
-      expect(sdksIn(bundle).sort()).toEqual([...sdks, 'mcp', 'jsonSchema'].sort());
-      expect(added).toBeGreaterThan(0);
-      expect(added).toBeLessThanOrEqual(MCP_CLIENT_BUDGET_BYTES);
-      expect(bundle.code.length).toBeLessThanOrEqual(BUNDLE_BUDGET_BYTES);
-    }
-  );
+  // A deployment with MCP servers and tracing, the largest either step gets: it holds the client,
+  // the harness's validator and the Secrets Manager client their credentials are read with, and
+  // never Ajv. What MCP adds is bounded, and the whole fits the budget with every provider.
+  it.each(STEP_BUNDLES)('%s, MCP servers and tracing', async (label, name, provider, sdks) => {
+    const without = await bundleHandler(name, {
+      modelProvider: provider,
+      mcpServers: false,
+      tracing: true,
+    });
+    const bundle = await bundleHandler(name, {
+      modelProvider: provider,
+      mcpServers: true,
+      tracing: true,
+    });
+    const added = bundle.code.length - without.code.length;
+    console.info(`${label} (MCP, tracing): ${kib(bundle.code.length)} (MCP +${kib(added)})`);
+    expect(sdksIn(bundle).sort()).toEqual(
+      [...new Set([...sdks, 'secretsManager', 'mcp', 'jsonSchema'])].sort()
+    );
+    expect(added).toBeGreaterThan(0);
+    expect(added).toBeLessThanOrEqual(MCP_CLIENT_BUDGET_BYTES);
+    expect(bundle.code.length).toBeLessThanOrEqual(BUNDLE_BUDGET_BYTES);
+  });
 
   it('ships its source map apart, without the sources', async () => {
     const bundle = await bundleHandler('push');

@@ -30,6 +30,7 @@ const EXECUTION_ARNS = `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountI
 const tableId = logicalIdAt(template, 'TaskTable');
 const functionIds = {
   turnStep: logicalIdAt(template, 'TurnStepFunction'),
+  toolStep: logicalIdAt(template, 'ToolStepFunction'),
   stream: logicalIdAt(template, 'StreamFunction'),
   a2a: logicalIdAt(template, 'A2aFunction'),
   push: logicalIdAt(template, 'PushFunction'),
@@ -256,6 +257,7 @@ describe('push secrets key', () => {
 describe('functions', () => {
   const cases = [
     { id: 'TurnStepFunction', logicalId: functionIds.turnStep, timeout: 300 },
+    { id: 'ToolStepFunction', logicalId: functionIds.toolStep, timeout: 300 },
     { id: 'StreamFunction', logicalId: functionIds.stream, timeout: 60 },
     { id: 'A2aFunction', logicalId: functionIds.a2a, timeout: 900 },
     { id: 'PushFunction', logicalId: functionIds.push, timeout: 120 },
@@ -289,12 +291,15 @@ describe('functions', () => {
       [ENV.taskLifecycle]: DEFAULT_CONTEXT.taskLifecycle,
       [ENV.stage]: TEST_STAGE,
     });
-    // Only the turn step calls the model: only it is told the model's configuration.
+    // Only the turn step calls the model: only it and the tool step (which gives a new sub-task
+    // the default model) are told the model's configuration.
     const modelVariables = Object.keys(variables).filter((name) =>
       name.startsWith('TINY_HARNESS_MODEL')
     );
     expect(modelVariables).toEqual(
-      c.id === 'TurnStepFunction' ? [ENV.modelProvider, ENV.modelReasoning, ENV.modelPrices] : []
+      c.id === 'TurnStepFunction' || c.id === 'ToolStepFunction'
+        ? [ENV.modelProvider, ENV.modelReasoning, ENV.modelPrices]
+        : []
     );
     // Source maps are read at the first error (lazy-source-maps.ts), not by Node at every start.
     expect(variables).not.toHaveProperty('NODE_OPTIONS');
@@ -471,7 +476,7 @@ describe('IAM (least privilege)', () => {
     }
   });
 
-  it('the state machine invokes only TurnStepFunction', () => {
+  it('the state machine invokes only the turn and tool step functions', () => {
     const role = logicalIdAt(template, 'TurnStateMachine/StateMachine/Role');
     const invoke = statementsOfRole(template, role).filter((s) =>
       s.actions.includes('lambda:InvokeFunction')
@@ -481,6 +486,11 @@ describe('IAM (least privilege)', () => {
         effect: 'Allow',
         actions: ['lambda:InvokeFunction'],
         resources: [`<${functionIds.turnStep}.Arn>`, `<${functionIds.turnStep}.Arn>:*`],
+      },
+      {
+        effect: 'Allow',
+        actions: ['lambda:InvokeFunction'],
+        resources: [`<${functionIds.toolStep}.Arn>`, `<${functionIds.toolStep}.Arn>:*`],
       },
     ]);
   });

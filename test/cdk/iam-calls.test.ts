@@ -129,6 +129,12 @@ const CALLS: Record<string, { entry: string; calls: string[]; notCalled: Reason[
     ],
     notCalled: ['stop', 'describe', 'sendTaskFailure', 'scan'],
   },
+  // A tool call: a sub-task started, a remote child created with its agent's credentials.
+  ToolStepFunction: {
+    entry: 'tool-step',
+    calls: [...TABLE_READS, ...TASK_WRITES, 'StartExecution', 'SendTaskSuccess', 'GetSecretValue'],
+    notCalled: ['stop', 'describe', 'sendTaskFailure', 'scan'],
+  },
   StreamFunction: {
     entry: 'stream',
     calls: [
@@ -297,7 +303,9 @@ describe('every call a handler makes is allowed to its role', () => {
     for (const id of ['RemoteFollowFunction', 'RemotePushFunction']) {
       expect(secretsOf(id), id).toEqual([LEDGER_SECRET]);
     }
-    expect(secretsOf('TurnStepFunction')).toContain(LEDGER_SECRET);
+    expect(secretsOf('ToolStepFunction')).toEqual([LEDGER_SECRET]);
+    // The turn step names the agents to the model: it reads the directory, and no secret of it.
+    expect(secretsOf('TurnStepFunction')).not.toContain(LEDGER_SECRET);
     for (const id of ['StreamFunction', 'A2aFunction', 'PushFunction', 'ReconcileFunction']) {
       expect(secretsOf(id), id).toEqual([]);
     }

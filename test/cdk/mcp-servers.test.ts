@@ -41,6 +41,8 @@ const plain = synthHarness().template;
 const FUNCTIONS = Object.entries(CONSTRUCT_IDS)
   .filter(([key]) => key.endsWith('Function'))
   .map(([, id]) => id);
+/** The turn step lists the servers' tools for the model; the tool step calls them. */
+const STEPS: string[] = ['TurnStepFunction', 'ToolStepFunction'];
 
 const variablesOf = (tpl: typeof template, path: string) =>
   (resourceAt(tpl, path).Properties!.Environment as { Variables: Record<string, unknown> })
@@ -52,26 +54,30 @@ const secretReads = (tpl: typeof template, path: string) =>
   );
 
 describe('CDK context mcpServers', () => {
-  it('gives the servers to the turn step alone, as JSON', () => {
-    expect(JSON.parse(variablesOf(template, 'TurnStepFunction')[ENV.mcpServers] as string)).toEqual(
-      SERVERS
-    );
-    for (const path of FUNCTIONS.filter((id) => id !== 'TurnStepFunction')) {
+  it('gives the servers to the turn and tool steps alone, as JSON', () => {
+    for (const path of STEPS) {
+      expect(JSON.parse(variablesOf(template, path)[ENV.mcpServers] as string), path).toEqual(
+        SERVERS
+      );
+      expect(variablesOf(plain, path)[ENV.mcpServers], path).toBeUndefined();
+    }
+    for (const path of FUNCTIONS.filter((id) => !STEPS.includes(id))) {
       expect(variablesOf(template, path)[ENV.mcpServers], path).toBeUndefined();
     }
-    expect(variablesOf(plain, 'TurnStepFunction')[ENV.mcpServers]).toBeUndefined();
   });
 
-  it('lets the turn step read exactly the secrets the servers name, and no other function', () => {
-    expect(secretReads(template, 'TurnStepFunction')).toEqual([
-      {
-        effect: 'Allow',
-        actions: ['secretsmanager:GetSecretValue'],
-        resources: [CLIENT_SECRET, TOKEN_SECRET].sort(),
-      },
-    ]);
-    expect(secretReads(plain, 'TurnStepFunction')).toEqual([]);
-    for (const path of FUNCTIONS.filter((id) => id !== 'TurnStepFunction')) {
+  it('lets the steps read exactly the secrets the servers name, and no other function', () => {
+    for (const path of STEPS) {
+      expect(secretReads(template, path), path).toEqual([
+        {
+          effect: 'Allow',
+          actions: ['secretsmanager:GetSecretValue'],
+          resources: [CLIENT_SECRET, TOKEN_SECRET].sort(),
+        },
+      ]);
+      expect(secretReads(plain, path), path).toEqual([]);
+    }
+    for (const path of FUNCTIONS.filter((id) => !STEPS.includes(id))) {
       const reads = secretReads(template, path).flatMap((statement) => statement.resources);
       expect(reads, path).not.toContain(TOKEN_SECRET);
       expect(reads, path).not.toContain(CLIENT_SECRET);
@@ -94,20 +100,22 @@ describe("docs/deploy.md's MCP walk-through", () => {
   const walkThrough = page.slice(page.indexOf('## Walk-through: MCP servers'));
   const snippet = walkThrough.match(/```json\n([\s\S]*?)```/)?.[1];
 
-  it('synthesizes as cdk.json gives it, the turn step reading exactly the secrets it names', () => {
+  it('synthesizes as cdk.json gives it, the steps reading exactly the secrets it names', () => {
     expect(snippet).toBeDefined();
     const { mcpServers } = JSON.parse(snippet ?? '{}') as { mcpServers: Record<string, unknown> };
     const synthesized = synthHarness({ mcpServers }).template;
     expect(Object.keys(mcpServers)).toEqual(['tickets', 'crm']);
-    expect(secretReads(synthesized, 'TurnStepFunction')).toEqual([
-      {
-        effect: 'Allow',
-        actions: ['secretsmanager:GetSecretValue'],
-        resources: [
-          'arn:aws:secretsmanager:eu-west-1:123456789012:secret:crm-client-GhIjKl',
-          'arn:aws:secretsmanager:eu-west-1:123456789012:secret:tickets-token-AbCdEf',
-        ],
-      },
-    ]);
+    for (const path of STEPS) {
+      expect(secretReads(synthesized, path), path).toEqual([
+        {
+          effect: 'Allow',
+          actions: ['secretsmanager:GetSecretValue'],
+          resources: [
+            'arn:aws:secretsmanager:eu-west-1:123456789012:secret:crm-client-GhIjKl',
+            'arn:aws:secretsmanager:eu-west-1:123456789012:secret:tickets-token-AbCdEf',
+          ],
+        },
+      ]);
+    }
   });
 });

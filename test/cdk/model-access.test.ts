@@ -40,7 +40,9 @@ describe('model access in the stack', () => {
       actionsOf([s]).includes('secretsmanager:GetSecretValue')
     );
     expect(secretStatement?.Resource).toBe(SECRET);
-    for (const other of ['StreamFunctionRole', 'A2aFunctionRole']) {
+    // The tool step is told the model's configuration (a new sub-task's default), and may call
+    // none of it.
+    for (const other of ['ToolStepFunctionRole', 'StreamFunctionRole', 'A2aFunctionRole']) {
       expect(actionsOf(statementsOf(resources, other))).not.toEqual(
         expect.arrayContaining(['bedrock:InvokeModel'])
       );

@@ -89,8 +89,9 @@ describe('concurrency', () => {
       logicalIdAt(t, id)
     ]!.Properties!.ReservedConcurrentExecutions;
 
-  it('reserves instances for the turn step and caps the A2A function, whose streams hold instances', () => {
+  it('reserves instances for each step and caps the A2A function, whose streams hold instances', () => {
     expect(reserved(template, 'TurnStepFunction')).toBe(20);
+    expect(reserved(template, 'ToolStepFunction')).toBe(20);
     expect(reserved(template, 'A2aFunction')).toBe(100);
     for (const id of ['StreamFunction', 'PushFunction', 'ReconcileFunction']) {
       expect(reserved(template, id), id).toBeUndefined();
@@ -112,6 +113,7 @@ describe('concurrency', () => {
       a2aReservedConcurrency: '40',
     });
     expect(reserved(custom, 'TurnStepFunction')).toBeUndefined();
+    expect(reserved(custom, 'ToolStepFunction')).toBeUndefined();
     expect(reserved(custom, 'A2aFunction')).toBe(40);
   });
 });
@@ -148,7 +150,16 @@ describe('alarms and the dashboard', () => {
       ALARM_THRESHOLDS.abortedPer15Minutes,
     ],
     ['Alarms/FollowersFailed', 'AWS/States', 'ExecutionsFailed', 1],
-    ...['TurnStep', 'Stream', 'A2a', 'Push', 'Reconcile', 'RemoteFollow', 'RemotePush'].flatMap(
+    ...[
+      'TurnStep',
+      'ToolStep',
+      'Stream',
+      'A2a',
+      'Push',
+      'Reconcile',
+      'RemoteFollow',
+      'RemotePush',
+    ].flatMap(
       (fn): Array<[string, string, string, number]> => [
         [`Alarms/${fn}Errors`, 'AWS/Lambda', 'Errors', ALARM_THRESHOLDS.functionErrors],
         [`Alarms/${fn}Throttles`, 'AWS/Lambda', 'Throttles', 1],

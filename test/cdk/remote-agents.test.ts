@@ -77,18 +77,30 @@ describe('the follow state machine (the stand-in of remote children)', () => {
 });
 
 describe('who gets the directory, and who may start followers', () => {
-  it('gives the directory to the functions that call remote agents only', () => {
-    for (const path of ['TurnStepFunction', 'RemoteFollowFunction', 'RemotePushFunction']) {
+  it('gives the directory to the functions that call remote agents, and the turn step that names them, only', () => {
+    for (const path of [
+      'TurnStepFunction',
+      'ToolStepFunction',
+      'RemoteFollowFunction',
+      'RemotePushFunction',
+    ]) {
       expect(variablesOf(template, path)[ENV.remoteAgents], path).toBe(DIRECTORY);
     }
     for (const path of ['A2aFunction', 'StreamFunction', 'PushFunction', 'ReconcileFunction']) {
       expect(variablesOf(template, path)[ENV.remoteAgents], path).toBeUndefined();
     }
     expect(variablesOf(plain, 'TurnStepFunction')[ENV.remoteAgents]).toBeUndefined();
+    expect(variablesOf(plain, 'ToolStepFunction')[ENV.remoteAgents]).toBeUndefined();
   });
 
-  it('lets the turn step, the A2A function and the follow function start followers, and tells the turn step our base URL', () => {
-    for (const path of ['TurnStepFunction', 'A2aFunction', 'RemoteFollowFunction']) {
+  it('lets the steps, the A2A function and the follow function start followers, and tells the tool step our base URL', () => {
+    // The tool step creates a remote child; a task the turn step fails has its children canceled.
+    for (const path of [
+      'TurnStepFunction',
+      'ToolStepFunction',
+      'A2aFunction',
+      'RemoteFollowFunction',
+    ]) {
       expect(flatten(variablesOf(template, path)[ENV.followStateMachineArn]), path).toBe(
         FOLLOW_ARN
       );
@@ -112,7 +124,8 @@ describe('who gets the directory, and who may start followers', () => {
         path
       ).toBe(false);
     }
-    expect(flatten(variablesOf(template, 'TurnStepFunction')[ENV.baseUrl])).toMatch(
+    expect(variablesOf(template, 'TurnStepFunction')[ENV.baseUrl]).toBeUndefined();
+    expect(flatten(variablesOf(template, 'ToolStepFunction')[ENV.baseUrl])).toMatch(
       /^https:\/\/<.+>\.execute-api\./
     );
   });

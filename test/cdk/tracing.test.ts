@@ -21,6 +21,7 @@ const plain = synthHarness().template;
 /** The functions built on the loop (functions/composition/loop-runtime.ts): the traced ones. */
 const TRACED = [
   CONSTRUCT_IDS.turnStepFunction,
+  CONSTRUCT_IDS.toolStepFunction,
   CONSTRUCT_IDS.streamFunction,
   CONSTRUCT_IDS.a2aFunction,
   CONSTRUCT_IDS.reconcileFunction,

@@ -28,12 +28,14 @@ interface AslMachine {
 const { template } = synthHarness();
 const machines = extractStateMachines(template.toJSON());
 const turnStepId = logicalIdAt(template, 'TurnStepFunction');
+const toolStepId = logicalIdAt(template, 'ToolStepFunction');
 const turnMachine = machines.find((machine) => machine.name.endsWith('-turns'))!;
 const definition = turnMachine.definition as AslMachine;
 const states = definition.States;
-const TURN_STEP_ARN = Object.entries(turnMachine.lambdaRefs).find(
-  ([, id]) => id === turnStepId
-)?.[0];
+const arnOf = (functionId: string) =>
+  Object.entries(turnMachine.lambdaRefs).find(([, id]) => id === functionId)?.[0];
+const TURN_STEP_ARN = arnOf(turnStepId);
+const TOOL_STEP_ARN = arnOf(toolStepId);
 
 /** Every state, including those inside Map item processors, with the machine it belongs to. */
 const allStates = (machine: AslMachine, nested = false): [string, AslState, boolean][] =>
@@ -54,13 +56,14 @@ const EXPECTED_ROUTES = {
 };
 
 describe('turn state machine definition', () => {
-  it('is one of the two state machines (beside the follow machine), and calls TurnStepFunction only', () => {
+  it('is one of the two state machines (beside the follow machine), and calls the turn and tool step functions only', () => {
     expect(machines.map((machine) => machine.name).sort()).toEqual([
       `TinyHarness-${TEST_STAGE}-follow`,
       `TinyHarness-${TEST_STAGE}-turns`,
     ]);
-    expect(Object.values(turnMachine.lambdaRefs)).toEqual([turnStepId]);
+    expect(Object.values(turnMachine.lambdaRefs).sort()).toEqual([toolStepId, turnStepId].sort());
     expect(TURN_STEP_ARN).toBeDefined();
+    expect(TOOL_STEP_ARN).toBeDefined();
   });
 
   it('has exactly the named states and starts with a turn', () => {
@@ -133,7 +136,7 @@ describe('turn state machine definition', () => {
     expect(map.ItemProcessor!.StartAt).toBe('Execute Tool Call');
     expect(map.ItemProcessor!.States['Execute Tool Call']).toMatchObject({
       Type: 'Task',
-      Resource: TURN_STEP_ARN,
+      Resource: TOOL_STEP_ARN,
       Parameters: { op: 'execute_tool', 'call.$': '$' },
       End: true,
     });

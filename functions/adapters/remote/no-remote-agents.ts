@@ -1,24 +1,33 @@
-import type { RemoteAgents } from '../../core/ports/remote-agents.js';
+import type { RemoteAgent, RemoteAgents } from '../../core/ports/remote-agents.js';
 
-const refuse = async (): Promise<never> => {
-  throw new Error(
-    'this function calls no remote agent: only the turn step and the remote follow and push functions are given their credentials'
-  );
+/**
+ * The remote agents of a function that names them but calls none: `list` and `get` answer from
+ * the roster, and every call is refused with `reason`, a bug said as such. The function's bundle
+ * and role hold neither the agents' A2A client nor their credentials.
+ */
+export const rosterOnly = (roster: readonly RemoteAgent[], reason: string): RemoteAgents => {
+  const byId = new Map(roster.map((agent) => [agent.id, agent]));
+  const refuse = async (): Promise<never> => {
+    throw new Error(reason);
+  };
+  return {
+    list: () => roster,
+    get: (agent) => byId.get(agent),
+    register: refuse,
+    card: refuse,
+    send: refuse,
+    getTask: refuse,
+    cancelTask: refuse,
+    findTask: refuse,
+  };
 };
 
 /**
  * The remote agents of a function that calls none (the A2A, stream and reconcile functions): a
- * remote child is created by the turn step and followed, and cancelled, by its follow function.
- * Their links and followers are still the loop's; their cards, credentials and SDK are not, so
- * the function's bundle and role hold neither. A call reaching this is a bug, said as such.
+ * remote child is created by the tool step and followed, and cancelled, by its follow function.
+ * Their links and followers are still the loop's; their cards, credentials and SDK are not.
  */
-export const NO_REMOTE_AGENTS: RemoteAgents = {
-  list: () => [],
-  get: () => undefined,
-  register: refuse,
-  card: refuse,
-  send: refuse,
-  getTask: refuse,
-  cancelTask: refuse,
-  findTask: refuse,
-};
+export const NO_REMOTE_AGENTS: RemoteAgents = rosterOnly(
+  [],
+  'this function calls no remote agent: only the tool step and the remote follow and push functions are given their credentials'
+);

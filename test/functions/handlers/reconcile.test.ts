@@ -5,7 +5,7 @@ import { reviveTask } from '../../../functions/core/intake/revive.js';
 import { startTask } from '../../../functions/core/intake/start-task.js';
 import type { TurnRef } from '../../../functions/core/loop/route.schema.js';
 import { createReconcileHandler } from '../../../functions/handlers/reconcile.js';
-import { createTurnStepHandler } from '../../../functions/handlers/turn-step.js';
+import { createTurnStepHandler } from '../../../functions/handlers/turn-step-handler.js';
 import { ALICE, STATES, view } from '../../support/harness.js';
 import { textMessage } from '../../support/messages.js';
 import { inMemoryRuntime, lambdaContext, STATE_MACHINE_ARN } from '../support.js';

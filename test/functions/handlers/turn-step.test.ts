@@ -14,7 +14,10 @@ import {
 } from '../../../functions/core/loop/route.schema.js';
 import type { TaskStore } from '../../../functions/core/ports/task-store.js';
 import type { ScriptedReply } from '../../../functions/core/testing/scripted-model.js';
-import { createTurnStepHandler, failureReason } from '../../../functions/handlers/turn-step.js';
+import {
+  createTurnStepHandler,
+  failureReason,
+} from '../../../functions/handlers/turn-step-handler.js';
 import { ALICE, STATES, view } from '../../support/harness.js';
 import { textMessage } from '../../support/messages.js';
 import { inMemoryRuntime, lambdaContext } from '../support.js';
