@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_LOOP_CONFIG } from '../functions/core/loop/config.js';
 import { ScriptedModel } from '../functions/core/testing/scripted-model.js';
 import { startLocalStack } from '../functions/local/local-stack.js';
-import { measureBundles, measureTurnStepVariants } from './bench/bundles.js';
+import { measureBundles, measureStepVariants } from './bench/bundles.js';
+import { measureTracing } from './bench/tracing.js';
 import { childToParentFigures } from './bench/children.js';
 import { measureConversations } from './bench/conversations.js';
 import { writeMarkedBlocks } from './bench/docs-block.js';
@@ -125,12 +126,14 @@ const measure = async (options: BenchOptions): Promise<BenchFigures> => {
   const skipped = (part: Part) => options.skip.has(part);
   // First, while nothing else runs: the bundles are built in a child process.
   const bundles = skipped('bundles') ? null : await measureBundles(options.importRuns, progress);
-  const turnStepBundles = skipped('bundles')
+  const stepBundles = skipped('bundles')
     ? null
-    : await measureTurnStepVariants(options.importRuns, progress);
+    : await measureStepVariants(options.importRuns, progress);
   const shared = (['scenarios', 'langgraph', 'children', 'senders'] as const).every(skipped)
     ? undefined
     : await measureOnSharedStack(options, skipped);
+  // On three stacks of their own: a turn without tracing and with each exporter.
+  const tracing = skipped('tracing') ? null : await measureTracing(options, progress);
   // Last, on a stack of their own: new and parked conversations.
   const conversations = skipped('conversations')
     ? undefined
@@ -142,11 +145,12 @@ const measure = async (options: BenchOptions): Promise<BenchFigures> => {
     langgraph: shared?.langgraph ?? null,
     growth: shared?.growth ?? null,
     bundles,
-    turn_step_bundles: turnStepBundles,
+    step_bundles: stepBundles,
     new_conversations: conversations?.new_conversations ?? null,
     parked: conversations?.parked ?? null,
     child_to_parent_ms: shared?.child_to_parent_ms ?? null,
     concurrent_senders: shared?.concurrent_senders ?? null,
+    tracing,
   };
 };
 

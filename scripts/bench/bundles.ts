@@ -105,50 +105,67 @@ export const measureBundles = async (
   }
 };
 
-/** The turn step's bundle for one model provider, without and with MCP servers configured. */
-export interface TurnStepVariantFigures {
-  provider: string;
+/**
+ * One step's bundle as one deployment gets it (the turn step for one model provider, the tool
+ * step for any): without MCP servers, with them, and with them and tracing.
+ */
+export interface StepVariantFigures {
+  step: 'turn-step' | 'tool-step';
+  /** The turn step's model provider; null for the tool step, which holds none. */
+  provider: string | null;
   bytes: number;
   mcp_bytes: number;
-  /** Import time in a fresh `node` (median), without and with the MCP client. */
+  traced_bytes: number;
+  /** Import time in a fresh `node` (median) of each of the three. */
   import_ms: number;
   mcp_import_ms: number;
+  traced_import_ms: number;
 }
 
 /**
  * The turn step bundled for each provider a deployment may use (not `scripted`, which `cdk synth`
- * refuses), without and with MCP servers (the define and the left-out modules `cdk synth` uses
- * for `mcpServers`), each measured as `measureBundle` does.
+ * refuses), and the tool step, each without and with MCP servers (the define and the left-out
+ * modules `cdk synth` uses for `mcpServers`) and with MCP servers and tracing, each measured as
+ * `measureBundle` does.
  */
-export const measureTurnStepVariants = async (
+export const measureStepVariants = async (
   importRuns: number,
   onProgress: (message: string) => void
-): Promise<TurnStepVariantFigures[]> => {
-  const outdir = mkdtempSync(join(tmpdir(), 'bench-turn-step-'));
+): Promise<StepVariantFigures[]> => {
+  const outdir = mkdtempSync(join(tmpdir(), 'bench-steps-'));
   const timed = async (file: string) => {
     const runs: number[] = [];
     for (let n = 0; n < importRuns; n++) runs.push(await importMs(file, ''));
     return median(runs);
   };
+  const variants: [StepVariantFigures['step'], string | null][] = [
+    ...MODEL_PROVIDERS.filter((name) => name !== 'scripted').map(
+      (provider) => ['turn-step', provider] as [StepVariantFigures['step'], string]
+    ),
+    ['tool-step', null],
+  ];
   try {
     const started = performance.now();
-    const figures: TurnStepVariantFigures[] = [];
-    for (const provider of MODEL_PROVIDERS.filter((name) => name !== 'scripted')) {
-      const plain = await bundleHandler('turn-step', {
-        modelProvider: provider,
-        mcpServers: false,
-      });
-      const mcp = await bundleHandler('turn-step', { modelProvider: provider, mcpServers: true });
+    const figures: StepVariantFigures[] = [];
+    for (const [step, provider] of variants) {
+      const modelProvider = provider ?? undefined;
+      const label = provider === null ? step : `${step}-${provider}`;
+      const plain = await bundleHandler(step, { modelProvider, mcpServers: false });
+      const mcp = await bundleHandler(step, { modelProvider, mcpServers: true });
+      const traced = await bundleHandler(step, { modelProvider, mcpServers: true, tracing: true });
       figures.push({
+        step,
         provider,
         bytes: plain.code.length,
         mcp_bytes: mcp.code.length,
-        import_ms: await timed(writeBundle(plain, join(outdir, provider))),
-        mcp_import_ms: await timed(writeBundle(mcp, join(outdir, `${provider}-mcp`))),
+        traced_bytes: traced.code.length,
+        import_ms: await timed(writeBundle(plain, join(outdir, label))),
+        mcp_import_ms: await timed(writeBundle(mcp, join(outdir, `${label}-mcp`))),
+        traced_import_ms: await timed(writeBundle(traced, join(outdir, `${label}-traced`))),
       });
     }
     onProgress(
-      `bundled the turn step for ${figures.length} providers, with and without MCP, in ${((performance.now() - started) / 1000).toFixed(1)} s`
+      `bundled ${figures.length} step variants, with and without MCP and tracing, in ${((performance.now() - started) / 1000).toFixed(1)} s`
     );
     return figures;
   } finally {

@@ -120,14 +120,17 @@ export const BenchFiguresSchema = z.strictObject({
       })
     )
     .nullable(),
-  turn_step_bundles: z
+  step_bundles: z
     .array(
       z.strictObject({
-        provider: z.string(),
+        step: z.enum(['turn-step', 'tool-step']),
+        provider: z.string().nullable(),
         bytes: count,
         mcp_bytes: count,
+        traced_bytes: count,
         import_ms: figure,
         mcp_import_ms: figure,
+        traced_import_ms: figure,
       })
     )
     .nullable(),
@@ -204,6 +207,22 @@ export const BenchFiguresSchema = z.strictObject({
       p50_ms: figure,
       p95_ms: figure,
       max_ms: figure,
+    })
+    .nullable(),
+  tracing: z
+    .strictObject({
+      scenario: z.literal('one_tool'),
+      turns: count,
+      runs: count,
+      rows: z.array(
+        z.strictObject({
+          exporter: z.enum(['compiled out', 'none', 'file', 'otlp']),
+          wall_ms_per_turn: figure,
+          step_ms_per_turn: figure,
+          vs_compiled_out: figure,
+          spans_per_turn: figure.nullable(),
+        })
+      ),
     })
     .nullable(),
 });

@@ -8,6 +8,7 @@ export const PARTS = [
   'senders',
   'conversations',
   'bundles',
+  'tracing',
 ] as const;
 export type Part = (typeof PARTS)[number];
 

@@ -295,33 +295,37 @@ const bundleSection = (figures: BenchFigures, style: TableStyle): Section[] => {
   ];
 };
 
-const turnStepSection = (figures: BenchFigures, style: TableStyle): Section[] => {
-  if (figures.turn_step_bundles === null) return [];
+const stepSection = (figures: BenchFigures, style: TableStyle): Section[] => {
+  if (figures.step_bundles === null) return [];
   const past = (bytes: number) =>
     bytes > BUNDLE_BUDGET_BYTES ? thousands(bytes - BUNDLE_BUDGET_BYTES) : '—';
   return [
     {
-      title: `The turn step by model provider, without and with MCP servers (bytes of minified JS; budget ${thousands(BUNDLE_BUDGET_BYTES)})`,
+      title: `The turn step by model provider and the tool step, without and with MCP servers and tracing (bytes of minified JS; budget ${thousands(BUNDLE_BUDGET_BYTES)})`,
       body: [
         table(
           style,
           [
-            'provider',
+            'step',
             'bundle',
             'with MCP servers',
             'MCP adds',
-            'past the budget by (with MCP)',
+            'with MCP and tracing',
+            'past the budget by (MCP and tracing)',
             'import ms',
-            'import ms (with MCP)',
+            'import ms (MCP)',
+            'import ms (MCP and tracing)',
           ],
-          figures.turn_step_bundles.map((row) => [
-            row.provider,
+          figures.step_bundles.map((row) => [
+            row.provider === null ? row.step : `${row.step} (${row.provider})`,
             thousands(row.bytes),
             thousands(row.mcp_bytes),
             thousands(row.mcp_bytes - row.bytes),
-            past(row.mcp_bytes),
+            thousands(row.traced_bytes),
+            past(row.traced_bytes),
             fixed(row.import_ms, 0),
             fixed(row.mcp_import_ms, 0),
+            fixed(row.traced_import_ms, 0),
           ])
         ),
       ],
@@ -460,6 +464,29 @@ const pricesLine = (): string =>
   'write units. Excluded: the model, API Gateway, CloudWatch Logs and X-Ray, free tiers. Lambda ' +
   'seconds are local handler wall times (a rough proxy, not Lambda durations).';
 
+const tracingSection = (figures: BenchFigures, style: TableStyle): Section[] => {
+  if (figures.tracing === null) return [];
+  const { turns, runs, rows } = figures.tracing;
+  return [
+    {
+      title: `A turn with and without tracing (one tool call a turn, ${turns} turns, median of ${runs} runs, the four run in turn; "compiled out" is the same stack with the bundles' tracing switch off)`,
+      body: [
+        table(
+          style,
+          ['exporter', 'ms per turn', 'vs compiled out', 'turn step ms per turn', 'spans per turn'],
+          rows.map((row) => [
+            row.exporter,
+            fixed(row.wall_ms_per_turn, 1),
+            `${fixed(row.vs_compiled_out, 2)}×`,
+            fixed(row.step_ms_per_turn, 1),
+            row.spans_per_turn === null ? '—' : fixed(row.spans_per_turn, 1),
+          ])
+        ),
+      ],
+    },
+  ];
+};
+
 /** Every table of the run: what `--markdown` prints and the docs' marked block holds. */
 export const renderReport = (figures: BenchFigures, style: TableStyle): string => {
   const sections = [
@@ -467,8 +494,9 @@ export const renderReport = (figures: BenchFigures, style: TableStyle): string =
     ...langGraphSections(figures, style),
     ...cloudSection(figures, style),
     ...bundleSection(figures, style),
-    ...turnStepSection(figures, style),
+    ...stepSection(figures, style),
     ...loadSections(figures, style),
+    ...tracingSection(figures, style),
   ];
   const heading = (title: string) => (style === 'markdown' ? `#### ${title}` : title);
   return [

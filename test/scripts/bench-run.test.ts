@@ -1,5 +1,5 @@
 /**
- * A tiny run of `npm run bench` end to end, about 15 s (two local stacks start; the bundles are
+ * A tiny run of `npm run bench` end to end, about 40 s (five local stacks start; the bundles are
  * left out: building them takes longer than the rest, and their measurement is tested in
  * bench-helpers.test.ts): its JSON has the documented shape, every part is there, and
  * `--markdown` prints every part's table.
@@ -41,7 +41,7 @@ describe('npm run bench on a tiny run', () => {
     const figures = BenchFiguresSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
 
     expect(figures.bundles).toBeNull();
-    expect(figures.turn_step_bundles).toBeNull();
+    expect(figures.step_bundles).toBeNull();
     expect(figures.run.options.skip).toEqual(['bundles']);
     const { scenarios, langgraph, growth, parked, child_to_parent_ms: child } = figures;
     expect(scenarios?.chat).toMatchObject({ turns: 2, messages: 2, runs: 1 });
@@ -75,6 +75,22 @@ describe('npm run bench on a tiny run', () => {
     expect(child?.children).toBe(2);
     expect(child?.p50).toBeGreaterThan(0);
     expect(figures.concurrent_senders).toMatchObject({ accepted: 6, refused: 0 });
+    // Each exporter exports every turn's spans; without one, nothing is counted.
+    const tracing = figures.tracing;
+    expect(tracing?.rows.map((row) => row.exporter)).toEqual([
+      'compiled out',
+      'none',
+      'file',
+      'otlp',
+    ]);
+    expect(tracing?.rows.map((row) => row.spans_per_turn === null)).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
+    for (const row of tracing?.rows.slice(2) ?? []) expect(row.spans_per_turn).toBeGreaterThan(1);
+    expect(tracing?.rows[0]?.vs_compiled_out).toBe(1);
 
     expect(stdout.trim()).toBe(renderReport(figures, 'markdown'));
     for (const heading of [
@@ -88,6 +104,7 @@ describe('npm run bench on a tiny run', () => {
       'Parked conversations',
       'Child change → parent resumed',
       'Concurrent senders',
+      'A turn with and without tracing',
     ]) {
       expect(stdout).toContain(`#### ${heading}`);
     }
