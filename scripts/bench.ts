@@ -12,7 +12,6 @@ import { DEFAULT_LOOP_CONFIG } from '../functions/core/loop/config.js';
 import { ScriptedModel } from '../functions/core/testing/scripted-model.js';
 import { startLocalStack } from '../functions/local/local-stack.js';
 import { measureBundles, measureStepVariants } from './bench/bundles.js';
-import { measureTracing } from './bench/tracing.js';
 import { childToParentFigures } from './bench/children.js';
 import { measureConversations } from './bench/conversations.js';
 import { writeMarkedBlocks } from './bench/docs-block.js';
@@ -34,6 +33,7 @@ import { runInfo } from './bench/run-info.js';
 import { sendersFigures } from './bench/senders.js';
 import { measureSideBySide } from './bench/side-by-side.js';
 import { renewalFigures, type ScenarioRuns, scenarioFigures } from './bench/summarize.js';
+import { measureTracing } from './bench/tracing.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const DOCS = `${ROOT}docs/benchmark.md`;
