@@ -185,6 +185,7 @@ export const renderTimeline = (timeline: Timeline, c: Colors): string => {
   const lines = [
     `${c.bold('Timeline')} · ${timeline.task_id} · ${timeline.entries.length} entries · ${timeline.tasks.length} task(s)`,
   ];
+  if (timeline.trace_id !== null) lines.push(c.dim(`trace ${timeline.trace_id}`));
   for (const entry of timeline.entries) {
     const kind = (KIND_LABEL[entry.kind] ?? entry.kind).padEnd(9);
     const colored =

@@ -4,6 +4,7 @@ import { StoreAuditSources } from '../adapters/audit/audit-sources.js';
 import { DynamoDbHistoryArchive } from '../adapters/audit/dynamodb-history-archive.js';
 import { DynamoDbTaskRecords } from '../adapters/audit/dynamodb-task-records.js';
 import { StepFunctionsExecutionHistory } from '../adapters/audit/step-functions-history.js';
+import type { Tracing } from '../adapters/tracing/tracing.js';
 import type { ExecutionHistoryArchive, LiveExecutionHistory } from '../core/audit/archive.js';
 import type { AuditSources } from '../core/audit/sources.js';
 import type { LoopDeps } from '../core/loop/deps.js';
@@ -26,6 +27,8 @@ export interface ExecutionHistories {
 export interface Audit extends ExecutionHistories {
   sources: AuditSources;
   prices: ModelPrices;
+  /** The trace id of a task's delegation tree; only when the runtime traces. */
+  traceOf?: ((taskId: string) => Promise<string | null>) | undefined;
 }
 
 /** The live and archived histories of the configuration's state machine (the archive function). */
@@ -52,7 +55,17 @@ export const buildExecutionHistories = (
 export interface AuditedRuntime {
   config: RuntimeConfig;
   loop: Pick<LoopDeps, 'store' | 'events'>;
+  tracing?: Tracing | undefined;
 }
+
+/** A task's trace id, as its spans were given it (its tree's root, `TaskLineages`). */
+const traceOfTasks = (tracing: Tracing | undefined) => {
+  // Written out for esbuild to fold (tracing.ts): without tracing, no trace to name.
+  if ((globalThis.tinyHarnessBundledTracing ?? true) && tracing?.enabled) {
+    return async (taskId: string) => (await tracing.lineages.byId(taskId))?.traceId ?? null;
+  }
+  return undefined;
+};
 
 const built = new WeakMap<AuditedRuntime, Audit>();
 
@@ -72,6 +85,7 @@ export const auditOf = (runtime: AuditedRuntime, env: NodeJS.ProcessEnv = proces
       ...histories,
     }),
     prices: config.TINY_HARNESS_MODEL_PRICES,
+    traceOf: traceOfTasks(runtime.tracing),
   };
   built.set(runtime, result);
   return result;

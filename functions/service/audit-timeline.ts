@@ -6,7 +6,11 @@ import { readTimeline } from './read-timeline.js';
 
 /** GetTaskTimeline (the audit extension): the caller's task's timeline, or an A2A error. */
 export const taskTimeline = async (
-  audit: { sources: AuditSources; prices: ModelPrices },
+  audit: {
+    sources: AuditSources;
+    prices: ModelPrices;
+    traceOf?: ((taskId: string) => Promise<string | null>) | undefined;
+  },
   request: { taskId: string; caller: string; subTasks: boolean }
 ): Promise<Timeline> => {
   try {
@@ -15,6 +19,7 @@ export const taskTimeline = async (
       participantId: request.caller,
       subTasks: request.subTasks,
       prices: audit.prices,
+      traceOf: audit.traceOf,
     });
   } catch (error) {
     throw toA2aError(error);

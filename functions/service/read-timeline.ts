@@ -14,6 +14,8 @@ export interface ReadTimelineOptions {
   /** Follow sub-tasks on this harness (default true). */
   subTasks?: boolean;
   prices?: ModelPrices | undefined;
+  /** The trace id of a task's delegation tree, when the deployment traces. */
+  traceOf?: ((taskId: string) => Promise<string | null>) | undefined;
 }
 
 /** How deep a sub-task tree is followed: far beyond any real tree, short of a corrupt cycle. */
@@ -107,5 +109,6 @@ export const readTimeline = async (
     }
   };
   await visit(root.task.id, 0, null);
-  return buildTimeline(root.task.id, parts, gaps);
+  const traceId = options.traceOf === undefined ? null : await options.traceOf(root.task.id);
+  return buildTimeline(root.task.id, parts, gaps, traceId);
 };

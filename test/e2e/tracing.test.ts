@@ -2,7 +2,12 @@ import { type Message, type Task, TaskState } from '@a2a-js/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userTextMessage } from '../../functions/core/loop/messages.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
-import { bearerTokensFor, TEST_BEARER_TOKENS, tokenFor } from '../support/identity.js';
+import {
+  authorizationFor,
+  bearerTokensFor,
+  TEST_BEARER_TOKENS,
+  tokenFor,
+} from '../support/identity.js';
 import { KeyedModel } from '../support/keyed-model.js';
 import { clientFor, eventually, startStack } from '../support/local-stack.js';
 import { serveNotesOverHttp } from '../support/mcp-notes-stateless-http.js';
@@ -185,6 +190,16 @@ describe('OpenTelemetry traces of a delegation tree', () => {
     const remoteChild = rows.find((row) => row.agent?.id === 'ledger')!.task_id;
     const localTask = taskSpan(alphaSpans, localChild);
     expect(localTask).toMatchObject({ traceId: trace, parentSpanId: root!.spanId });
+
+    // The auditor goes from the timeline to the trace: the parent's timeline, and its local
+    // child's read on its own, name the tree's trace.
+    for (const taskId of [parent.id, localChild]) {
+      const timeline = await fetch(`${alpha.url}/tasks/${taskId}:timeline`, {
+        headers: { 'A2A-Version': '1.0', ...authorizationFor('alice') },
+      });
+      expect(timeline.status).toBe(200);
+      expect(((await timeline.json()) as { trace_id: unknown }).trace_id).toBe(trace);
+    }
 
     // One trace on alpha: each span's parent is a span of it.
     const alphaTrace = alphaSpans.filter((span) => span.traceId === trace);

@@ -94,6 +94,11 @@ export type TimelineTask = z.infer<typeof TimelineTaskSchema>;
 export const TimelineSchema = z
   .strictObject({
     task_id: z.string(),
+    /**
+     * The OpenTelemetry trace of the task's delegation tree (32 hex digits), where every span of
+     * its turns, model calls and tool calls is, when the deployment traces; null when it does not.
+     */
+    trace_id: z.string().nullable(),
     tasks: z.array(TimelineTaskSchema),
     entries: z.array(TimelineEntrySchema),
     /** What could not be read (an execution history neither live nor archived, ...). */

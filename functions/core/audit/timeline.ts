@@ -72,7 +72,8 @@ const causeOf = (
 export const buildTimeline = (
   rootId: string,
   parts: readonly TaskPart[],
-  gaps: readonly string[]
+  gaps: readonly string[],
+  traceId: string | null = null
 ): Timeline => {
   const indexed = parts
     .flatMap((part) => taskEntries(part))
@@ -107,6 +108,7 @@ export const buildTimeline = (
 
   return {
     task_id: rootId,
+    trace_id: traceId,
     tasks: parts.map((part) => ({ task_id: part.taskId, depth: part.depth, ...part.task })),
     entries: attributed,
     gaps: [...gaps],

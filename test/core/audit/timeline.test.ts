@@ -176,6 +176,13 @@ describe('the timeline of one task, from synthetic sources', () => {
       `${entry.at.slice(17, 19)} ${entry.kind} ${entry.actor?.kind ?? '-'}:${entry.actor?.id ?? '-'} ${entry.summary}`
   );
 
+  it('names the trace of the task tree when the deployment traces, and none when it does not', () => {
+    expect(timeline.trace_id).toBeNull();
+    const traced = buildTimeline('t-1', [part], [], 'a3f1c0de'.repeat(4));
+    expect(traced.trace_id).toBe('a3f1c0de'.repeat(4));
+    expect(traced.entries).toEqual(timeline.entries);
+  });
+
   it('orders every source by time, attributing each state change', () => {
     expect(lines).toEqual([
       '00 task_created participant:alice task "Report" created',

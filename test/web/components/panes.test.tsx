@@ -66,6 +66,7 @@ const entry = (
 
 const TIMELINE: Timeline = {
   task_id: 'task-1',
+  trace_id: null,
   tasks: [
     {
       task_id: 'task-1',

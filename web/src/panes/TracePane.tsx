@@ -120,6 +120,14 @@ export const TracePane = (props: {
               <dt>cost</dt>
               <dd className="cost">{dollars(totals.cost_usd)}</dd>
             </div>
+            {timeline.trace_id !== null && (
+              <div>
+                <dt>trace</dt>
+                <dd className="trace-id" title="The OpenTelemetry trace of this task's tree">
+                  {timeline.trace_id}
+                </dd>
+              </div>
+            )}
           </dl>
           <fieldset className="kind-filter">
             <legend id={filterId}>Show</legend>
