@@ -469,7 +469,7 @@ const tracingSection = (figures: BenchFigures, style: TableStyle): Section[] => 
   const { turns, runs, rows } = figures.tracing;
   return [
     {
-      title: `A turn with and without tracing (one tool call a turn, ${turns} turns, median of ${runs} runs, the four run in turn; "compiled out" is the same stack with the bundles' tracing switch off)`,
+      title: `A turn with and without tracing (one tool call a turn, ${turns} turns, median of ${runs} runs, the four in turn; "compiled out" is the "none" stack with the bundles' tracing switch off)`,
       body: [
         table(
           style,

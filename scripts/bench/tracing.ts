@@ -82,10 +82,14 @@ interface Configuration {
   spans: (() => number) | undefined;
 }
 
+/** Rounds per `--runs`: the differences sought are a few percent, under this machine's noise. */
+export const ROUNDS_PER_RUN = 3;
+
 /**
  * A turn's cost with tracing compiled out, compiled in with no exporter, and exporting to a file
  * and to an OTLP/HTTP receiver: three local stacks in this process, the one-tool-call scenario
- * run on each in turn, `runs` times. "Compiled out" is the no-exporter stack with the bundles'
+ * run on each in turn, `ROUNDS_PER_RUN` × `runs` rounds, each round starting at the next
+ * configuration. "Compiled out" is the no-exporter stack with the bundles'
  * switch (`tinyHarnessBundledTracing`) set to false for its runs, as `cdk synth` builds a
  * deployment without `otelEndpoint`.
  */
@@ -135,16 +139,19 @@ export const measureTracing = async (
     const spansBefore = configurations.map((configuration) => configuration.spans?.() ?? 0);
     const wall = configurations.map((): number[] => []);
     const step = configurations.map((): number[] => []);
-    // Round robin, so a noisy minute of the machine falls on every configuration alike.
-    for (let round = 0; round < options.runs; round++) {
-      for (const [index, configuration] of configurations.entries()) {
-        const measured = await run(configuration, options.turns);
+    // Round robin, so a noisy minute of the machine falls on every configuration alike, and
+    // each round starts at the next one, so none always runs first.
+    const rounds = ROUNDS_PER_RUN * options.runs;
+    for (let round = 0; round < rounds; round++) {
+      for (let offset = 0; offset < configurations.length; offset++) {
+        const index = (round + offset) % configurations.length;
+        const measured = await run(configurations[index] as Configuration, options.turns);
         wall[index]?.push(measured.wallMs / measured.turns);
         step[index]?.push(measured.turnStepMs / measured.turns);
       }
     }
     await sleep(500);
-    const turns = options.turns * options.runs;
+    const turns = options.turns * rounds;
     const baseline = median(wall[0] ?? []);
     const rows = configurations.map((configuration, index): TracingRow => {
       const wallMs = median(wall[index] ?? []);
@@ -160,7 +167,7 @@ export const measureTracing = async (
       };
     });
     progress('tracing: done');
-    return { scenario: 'one_tool', turns: options.turns, runs: options.runs, rows };
+    return { scenario: 'one_tool', turns: options.turns, runs: rounds, rows };
   } finally {
     await Promise.all([plain.stack.close(), filed.stack.close(), sent.stack.close()]);
     sink.close();
