@@ -1,9 +1,10 @@
 import { type Task, TaskState } from '@a2a-js/sdk';
 import { createColors } from 'picocolors';
 import { describe, expect, it } from 'vitest';
-import { changeLine, renderTask } from '../../../functions/cli/render.js';
+import { changeLine, renderTask, renderTimeline } from '../../../functions/cli/render.js';
 import { taskView } from '../../../functions/cli/task-view.js';
 import { STATUS_METADATA_KEY, TASK_METADATA_KEY } from '../../../functions/core/a2a/identifiers.js';
+import type { Timeline } from '../../../functions/core/audit/timeline.schema.js';
 
 const plain = createColors(false);
 
@@ -64,5 +65,36 @@ describe('the terminal renderer and acceptance criteria', () => {
     expect(changeLine(taskView(task), new Date('2026-01-01T08:21:04Z'))).toBe(
       '08:21:04 · input-required (awaiting-review) · criteria 1/2 met · sub-tasks child-1 working (criteria 1/2), child-2 completed'
     );
+  });
+});
+
+describe('the terminal renderer of a timeline', () => {
+  const timeline = (traceId: string | null): Timeline => ({
+    task_id: 't-1',
+    trace_id: traceId,
+    tasks: [
+      {
+        task_id: 't-1',
+        depth: 0,
+        parent_id: null,
+        name: 'Release notes',
+        state: 'TASK_STATE_COMPLETED',
+        agent: null,
+        generations: 1,
+      },
+    ],
+    entries: [],
+    gaps: [],
+  });
+
+  it('names the trace under the heading when the deployment traces, and says nothing of one otherwise', () => {
+    const traced = 'a3f1c0de'.repeat(4);
+    expect(renderTimeline(timeline(traced), plain).split('\n')).toEqual([
+      'Timeline · t-1 · 0 entries · 1 task(s)',
+      `trace ${traced}`,
+    ]);
+    expect(renderTimeline(timeline(null), plain).split('\n')).toEqual([
+      'Timeline · t-1 · 0 entries · 1 task(s)',
+    ]);
   });
 });
