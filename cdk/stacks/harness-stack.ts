@@ -124,31 +124,30 @@ export class HarnessStack extends Stack {
     };
     // Every function that drives tasks traces, when the deployment sends spans somewhere.
     const tracing = cloudTracingOf(config, this.stackName);
-    this.turnStepFunction = new HarnessFunction(this, CONSTRUCT_IDS.turnStepFunction, {
+    // What the two steps of a turn share: the turn state machine calls both, for as long as a
+    // model call (the turn step's longest) or a tool call (an MCP server's timeout) may take.
+    const step = {
       tracing,
-      entry: handlerEntry('turn-step'),
-      description: 'tiny-harness: one step of a turn (the turn state machine calls it)',
-      // A model call is the longest step.
       timeout: Duration.minutes(5),
       environment: { ...environment, ...turnStepModelEnvironment(config) },
-      modelProvider: config.modelProvider,
-      // Its bundle holds the MCP client only when the deployment configures servers.
+      // Their bundles hold the MCP client only when the deployment configures servers.
       mcpServers: connectsMcp,
-      // Turn steps keep running while streams hold A2A instances (docs/deploy.md, "Concurrency").
+      // Steps keep running while streams hold A2A instances (docs/deploy.md, "Concurrency").
       ...reservedConcurrency(config.turnStepReservedConcurrency),
+    };
+    this.turnStepFunction = new HarnessFunction(this, CONSTRUCT_IDS.turnStepFunction, {
+      ...step,
+      entry: handlerEntry('turn-step'),
+      description: 'tiny-harness: one step of a turn (the turn state machine calls it)',
+      modelProvider: config.modelProvider,
     });
     // A tool call runs in its own function: its bundle holds the remote agents' A2A client and
     // no model provider, the turn step's the provider and not the client, so each stays within
     // the bundle budget with MCP and tracing (docs/architecture.md, "Two step functions").
     this.toolStepFunction = new HarnessFunction(this, CONSTRUCT_IDS.toolStepFunction, {
-      tracing,
+      ...step,
       entry: handlerEntry('tool-step'),
       description: 'tiny-harness: runs one tool call of a turn (the turn state machine calls it)',
-      // A tool call is bounded by its server's timeout, a remote agent's call by 15 s.
-      timeout: Duration.minutes(5),
-      environment: { ...environment, ...turnStepModelEnvironment(config) },
-      mcpServers: connectsMcp,
-      ...reservedConcurrency(config.turnStepReservedConcurrency),
     });
     this.streamFunction = new HarnessFunction(this, CONSTRUCT_IDS.streamFunction, {
       tracing,

@@ -88,7 +88,7 @@ const metered = (runtime: Runtime, metrics: TurnMetrics): Runtime => {
 const refOf = (event: TurnStepEvent) => (event.op === 'execute_tool' ? event.call.ref : event.ref);
 
 export const createTurnStepHandler = (
-  /** The runtime a step needs (the turn-step Lambda connects its tools only for the tool steps). */
+  /** The runtime a step needs (its MCP servers connected only for the steps that use them). */
   runtimeOf: (op: TurnStepEvent['op']) => Runtime | Promise<Runtime>,
   metrics: (runtime: Runtime) => TurnMetrics = () => NO_TURN_METRICS
 ) =>
