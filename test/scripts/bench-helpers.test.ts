@@ -145,9 +145,11 @@ describe('the CPU time new conversations cost', () => {
   });
 
   it('reads a process’s CPU time from /proc as the process itself counts it', () => {
+    // Spins until the process has used `ms` of CPU, not of wall time: on a loaded
+    // machine 200 ms of wall time can be half that of CPU.
     const spin = (ms: number) => {
-      const until = performance.now() + ms;
-      while (performance.now() < until);
+      const until = ownCpuMs() + ms;
+      while (ownCpuMs() < until);
     };
     const procBefore = cpuMsOf(process.pid) ?? Number.NaN;
     const ownBefore = ownCpuMs();
