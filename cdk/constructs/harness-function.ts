@@ -253,7 +253,7 @@ export class HarnessFunction extends NodejsFunction {
       acknowledge(
         this.role,
         wildcardResourceFinding(this, `${options.table.tableArn}/index/*`),
-        "The table's own global secondary indexes (by_context, by_participant; KEYS_ONLY): index ARNs are <table ARN>/index/<name>, and the grant names no other table."
+        "The table's own global secondary indexes (by_context, by_participant, by_pending_start; KEYS_ONLY): index ARNs are <table ARN>/index/<name>, and the grant names no other table."
       );
     }
   }

@@ -289,7 +289,8 @@ export class HarnessStack extends Stack {
     }
 
     // No execution ends unnoticed: the reconciler hears of every FAILED, TIMED_OUT or ABORTED
-    // one and fails its task, or starts a fresh generation when work is waiting.
+    // one and fails its task, or starts a fresh generation when work is waiting. On a schedule it
+    // also starts the generations whose starter died before starting them.
     this.reconcileFunction = new HarnessFunction(this, CONSTRUCT_IDS.reconcileFunction, {
       tracing,
       entry: handlerEntry('reconcile'),
@@ -298,7 +299,7 @@ export class HarnessStack extends Stack {
       environment,
     });
     this.reconcileFunction.bindTable({ table: this.table, access: 'commit' });
-    this.reconcileFunction.bindTurnMachine({ arns, access: 'drive' });
+    this.reconcileFunction.bindTurnMachine({ arns, access: 'follow' });
     this.reconciler = new ExecutionReconciler(this, CONSTRUCT_IDS.reconciler, {
       handler: this.reconcileFunction,
       stateMachineArn: arns.stateMachineArn,

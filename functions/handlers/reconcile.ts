@@ -5,6 +5,7 @@ import { parseExecutionName } from '../adapters/stepfunctions/turn-executions.js
 import { lambdaLoopRuntime } from '../composition/lambda/loop.js';
 import type { Runtime } from '../composition/runtime.js';
 import { errorFields } from '../core/ports/logger.js';
+import { sweepPendingStarts } from '../service/pending-starts.js';
 import { reconcileExecutionEnd } from '../service/reconcile.js';
 
 /**
@@ -24,17 +25,29 @@ export const ExecutionStatusChangeSchema = z.object({
 });
 export type ExecutionStatusChange = z.infer<typeof ExecutionStatusChangeSchema>;
 
+/** What the pending-start schedule delivers (an EventBridge scheduled event; `npm start`'s timer sends the same). */
+export const PendingStartSweepEventSchema = z.object({
+  source: z.literal('aws.events'),
+  'detail-type': z.literal('Scheduled Event'),
+  time: z.iso.datetime(),
+});
+
+const ReconcilerEventSchema = z.union([ExecutionStatusChangeSchema, PendingStartSweepEventSchema]);
+
 /**
  * The reconciler: a turn execution ended FAILED, TIMED_OUT or ABORTED, and the task it drove
- * must not be left waiting on it. A failure is thrown (transient AWS errors under the name
- * EventBridge's retries and the dead-letter queue expect), and EventBridge delivers again.
+ * must not be left waiting on it; or the schedule asks for the generations whose start was lost
+ * (`sweepPendingStarts`). A failure is thrown (transient AWS errors under the name EventBridge's
+ * retries and the dead-letter queue expect), and EventBridge delivers again.
  */
 export const createReconcileHandler = (
   runtime: () => Pick<Runtime, 'loop' | 'executions' | 'logger'>
 ) =>
   middy(async (raw: unknown) => {
     const { logger } = runtime();
-    const { detail } = ExecutionStatusChangeSchema.parse(raw);
+    const event = ReconcilerEventSchema.parse(raw);
+    if (event.source === 'aws.events') return sweep(runtime(), new Date(event.time));
+    const { detail } = event;
     const named = parseExecutionName(detail.name);
     const log = logger.child({ execution: detail.name, status: detail.status });
     if (named === undefined) {
@@ -55,5 +68,23 @@ export const createReconcileHandler = (
       throw asStepError(error);
     }
   });
+
+const sweep = async (
+  runtime: Pick<Runtime, 'loop' | 'executions' | 'logger'>,
+  now: Date
+): Promise<{ action: 'swept'; started: number; running: number }> => {
+  const log = runtime.logger.child({ sweep: 'pending starts' });
+  try {
+    const { started, running } = await sweepPendingStarts(runtime, now);
+    // Each is a generation someone committed and did not start (or that ended before writing).
+    for (const lost of started) log.warn('pending generation started by the sweep', { ...lost });
+    if (started.length + running > 0)
+      log.info('pending starts swept', { started: started.length, running });
+    return { action: 'swept', started: started.length, running };
+  } catch (error) {
+    log.error('pending starts not swept', errorFields(error));
+    throw asStepError(error);
+  }
+};
 
 export const handler = createReconcileHandler(lambdaLoopRuntime);

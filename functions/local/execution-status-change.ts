@@ -39,3 +39,16 @@ export const executionStatusChange = (
     },
   };
 };
+
+/** The event an EventBridge schedule delivers (the reconciler's pending-start sweep), at `time`. */
+export const pendingStartSweepEvent = (time: Date) => ({
+  version: '0',
+  id: randomUUID(),
+  'detail-type': 'Scheduled Event',
+  source: 'aws.events',
+  account: '000000000000',
+  time: time.toISOString(),
+  region: 'us-east-1',
+  resources: [],
+  detail: {},
+});

@@ -28,9 +28,10 @@ import { createStreamHandler } from '../handlers/stream.js';
 import { capStreamsPerCaller } from '../handlers/stream-cap.js';
 import { createTurnStepHandler } from '../handlers/turn-step-handler.js';
 import { A2aService } from '../service/a2a-service.js';
+import { PENDING_START_SWEEP_MINUTES } from '../service/pending-start-schedule.js';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.js';
 import { localDynamoDbClientConfig, startDynamoDbLocal } from './dynamodb-local.js';
-import { executionStatusChange } from './execution-status-change.js';
+import { executionStatusChange, pendingStartSweepEvent } from './execution-status-change.js';
 import { startHttpShim } from './http-shim.js';
 import { localLambdaContext } from './lambda-context.js';
 import { persistentPushTokenKey } from './push-token-key.js';
@@ -280,15 +281,14 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       engine.createStateMachine({ name: each.name, definition: each.definition, taskHandlers });
     }
 
-    onExecutionEnd = (event) => {
+    const reconcile = (event: unknown, failure: string) => {
       const run = invoke('ReconcileFunction', event).catch((error: unknown) =>
-        runtime.logger.error('execution end not reconciled', {
-          errorMessage: (error as Error).message,
-        })
+        runtime.logger.error(failure, { errorMessage: (error as Error).message })
       );
       reconciling.add(run);
       void run.finally(() => reconciling.delete(run));
     };
+    onExecutionEnd = (event) => reconcile(event, 'execution end not reconciled');
 
     // What the previous process left: executions resume from their checkpoints, and tasks whose
     // execution never got one are revived. Before the streams are read and requests taken: a
@@ -326,6 +326,16 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       closers.push(() => poller.stop());
       pollers.set(mapping.functionId, poller);
     }
+
+    // What the cloud's schedule does: generations whose start was lost are started. Here the
+    // starter and the stack are one process, so the restart's revival above already covers a crash;
+    // the sweep runs anyway, so `npm start` runs what the cloud runs.
+    const sweep = setInterval(
+      () => reconcile(pendingStartSweepEvent(new Date()), 'pending starts not swept'),
+      PENDING_START_SWEEP_MINUTES * 60_000
+    );
+    sweep.unref();
+    closers.push(() => clearInterval(sweep));
 
     const [firstToken] = config.TINY_HARNESS_BEARER_TOKENS.entries();
     const webIdentity =

@@ -9,6 +9,7 @@ import {
   ATTR,
   INDEX_BY_CONTEXT,
   INDEX_BY_PARTICIPANT,
+  INDEX_BY_PENDING_START,
   SORT_KEY_VALUE,
 } from '../../functions/adapters/dynamodb/table.js';
 import {
@@ -103,7 +104,7 @@ describe('task table', () => {
     expect(tableId).toMatch(/^TaskTable/);
   });
 
-  it('has the by_context and by_participant indexes (KEYS_ONLY)', () => {
+  it('has the by_context, by_participant and by_pending_start indexes (KEYS_ONLY)', () => {
     const indexes = resourceAt(template, 'TaskTable').Properties?.GlobalSecondaryIndexes;
     expect(indexes).toEqual([
       {
@@ -119,6 +120,14 @@ describe('task table', () => {
         KeySchema: [
           { AttributeName: ATTR.partPk, KeyType: 'HASH' },
           { AttributeName: ATTR.partSk, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'KEYS_ONLY' },
+      },
+      {
+        IndexName: INDEX_BY_PENDING_START,
+        KeySchema: [
+          { AttributeName: ATTR.startPk, KeyType: 'HASH' },
+          { AttributeName: ATTR.startSk, KeyType: 'RANGE' },
         ],
         Projection: { ProjectionType: 'KEYS_ONLY' },
       },

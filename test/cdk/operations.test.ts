@@ -4,6 +4,7 @@ import { ALARM_THRESHOLDS } from '../../cdk/constructs/alarms.js';
 import { ENV } from '../../cdk/constructs/environment.js';
 import { TURN_METRICS } from '../../functions/adapters/system/turn-metrics.js';
 import { extractStateMachines } from '../../functions/local/stepfunctions/asl-extractor.js';
+import { PENDING_START_SWEEP_MINUTES } from '../../functions/service/pending-start-schedule.js';
 import {
   flatten,
   logicalIdAt,
@@ -58,7 +59,31 @@ describe('the execution reconciler', () => {
     expect(resources[dlqId]!.Properties).toMatchObject({ SqsManagedSseEnabled: true });
   });
 
-  it('ReconcileFunction reads and writes the table and starts executions, and nothing more of Step Functions', () => {
+  it('a schedule invokes ReconcileFunction every minute to start the generations whose start was lost', () => {
+    const sweepId = logicalIdAt(template, 'ExecutionReconciler/PendingStartSweep');
+    const sweep = resources[sweepId]!.Properties!;
+    expect(sweep.ScheduleExpression).toBe(`rate(${PENDING_START_SWEEP_MINUTES} minute)`);
+    expect(sweep.State).toBe('ENABLED');
+    expect(sweep.Targets).toEqual([
+      {
+        Arn: { 'Fn::GetAtt': [reconcileId, 'Arn'] },
+        Id: 'Target0',
+        RetryPolicy: {
+          MaximumRetryAttempts: 2,
+          MaximumEventAgeInSeconds: PENDING_START_SWEEP_MINUTES * 5 * 60,
+        },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [dlqId, 'Arn'] } },
+      },
+    ]);
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      FunctionName: { 'Fn::GetAtt': [reconcileId, 'Arn'] },
+      Principal: 'events.amazonaws.com',
+      SourceArn: { 'Fn::GetAtt': [sweepId, 'Arn'] },
+    });
+  });
+
+  it('ReconcileFunction reads and writes the table, starts executions and asks whether one runs, and nothing more of Step Functions', () => {
     const properties = resourceAt(template, 'ReconcileFunction').Properties!;
     expect(properties).toMatchObject({ Runtime: 'nodejs22.x', Timeout: 60 });
     const variables = (properties.Environment as { Variables: Record<string, unknown> }).Variables;

@@ -21,7 +21,11 @@ import { DynamoDbPushConfigStore } from '../../functions/adapters/dynamodb/dynam
 import { DynamoDbRemoteLinks } from '../../functions/adapters/dynamodb/dynamodb-remote-links.js';
 import { DynamoDbTaskStore } from '../../functions/adapters/dynamodb/dynamodb-task-store.js';
 import { decodeTaskRecord, taskKey } from '../../functions/adapters/dynamodb/item-codec.js';
-import { ATTR, TABLE_DEFINITION } from '../../functions/adapters/dynamodb/table.js';
+import {
+  ATTR,
+  INDEX_BY_PENDING_START,
+  TABLE_DEFINITION,
+} from '../../functions/adapters/dynamodb/table.js';
 import { ConcurrencyConflictError, InvalidTaskRecordError } from '../../functions/core/errors.js';
 import {
   type DynamoDbLocal,
@@ -110,6 +114,33 @@ describe('DynamoDB table and items', () => {
       TABLE_DEFINITION.globalSecondaryIndexes.map((index) => index.indexName).sort()
     );
     expect(table?.BillingModeSummary?.BillingMode).toBe('PAY_PER_REQUEST');
+  });
+
+  it('gives a table an earlier build made the indexes added since, keeping its items', async () => {
+    const earlier = {
+      ...TABLE_DEFINITION,
+      attributeDefinitions: TABLE_DEFINITION.attributeDefinitions.filter(
+        (attribute) => attribute.name !== ATTR.startPk && attribute.name !== ATTR.startSk
+      ),
+      globalSecondaryIndexes: TABLE_DEFINITION.globalSecondaryIndexes.filter(
+        (index) => index.indexName !== INDEX_BY_PENDING_START
+      ),
+    };
+    const old = `tasks-${randomUUID()}`;
+    await createTable(client, old, { definition: earlier });
+    const before = new DynamoDbTaskStore({ client, tableName: old });
+    const kept = makeRecord(uid('task'));
+    await before.commit({ kind: 'create', record: kept });
+
+    await createTable(client, old, { ifNotExists: true });
+
+    const { Table: table } = await client.send(new DescribeTableCommand({ TableName: old }));
+    expect(table?.GlobalSecondaryIndexes?.map((index) => index.IndexName).sort()).toEqual(
+      TABLE_DEFINITION.globalSecondaryIndexes.map((index) => index.indexName).sort()
+    );
+    const after = new DynamoDbTaskStore({ client, tableName: old });
+    expect(await after.get(kept.task.id)).toEqual(await before.get(kept.task.id));
+    expect(await after.list({ startPendingBefore: '2100-01-01T00:00:00.000Z' })).toEqual([]);
   });
 
   it('puts state, sub_state and parent_id on the task item', async () => {

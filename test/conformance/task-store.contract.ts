@@ -12,7 +12,7 @@ import type { EventLog } from '../../functions/core/ports/event-log.js';
 import type { PushConfig, PushConfigStore } from '../../functions/core/ports/push-config-store.js';
 import type { CommitWrites, TaskRecord, TaskStore } from '../../functions/core/ports/task-store.js';
 import { MAX_PARTICIPANTS } from '../../functions/core/task/extension.schema.js';
-import { changed, goalOf, makeRecord, uid } from './fixtures.js';
+import { changed, goalOf, makeRecord, type TaskOptions, uid } from './fixtures.js';
 
 export interface TaskStoreFixture {
   store: TaskStore;
@@ -490,6 +490,33 @@ export const describeTaskStoreContract = (
         const updated = await update(created, changed(created, { participants: second }));
         expect(await store.list({ participantId: first[0] })).toEqual([]);
         expect(await store.list({ participantId: second.at(-1) })).toEqual([updated]);
+      });
+
+      it('lists the open tasks whose start has been pending since before a time, and no others', async () => {
+        const pendingSince = (id: string, since: string, options: TaskOptions = {}) => {
+          const record = makeRecord(id, options);
+          return { ...record, loop: { ...record.loop, startPendingSince: since } };
+        };
+        const [early, late, ended, arrived] = [uid('task'), uid('task'), uid('task'), uid('task')];
+        await create(pendingSince(early, '2026-01-01T00:00:00.000Z'));
+        await create(pendingSince(late, '2026-01-01T00:10:00.000Z'));
+        await create(
+          pendingSince(ended, '2026-01-01T00:00:00.000Z', { state: 'TASK_STATE_CANCELED' })
+        );
+        const written = await create(pendingSince(arrived, '2026-01-01T00:00:00.000Z'));
+        await update(written, { ...written, loop: { ...written.loop, startPendingSince: null } });
+        // The DynamoDB suites share a table: only this test's tasks are looked at.
+        const mine = new Set([early, late, ended, arrived]);
+        const listed = async (before: string) =>
+          (await store.list({ startPendingBefore: before })).filter((record) =>
+            mine.has(record.task.id)
+          );
+
+        const first = await listed('2026-01-01T00:05:00.000Z');
+        expect(ids(first)).toEqual([early]);
+        expect(first[0]).toEqual(await store.get(early));
+        expect(ids(await listed('2026-01-01T00:20:00.000Z')).sort()).toEqual([early, late].sort());
+        expect(await listed('2026-01-01T00:00:00.000Z')).toEqual([]);
       });
 
       it('lists the current version of each task', async () => {

@@ -8,12 +8,17 @@ import {
   DescribeTableCommand,
   DescribeTimeToLiveCommand,
   type DynamoDBClient,
+  type TableDescription,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { TABLE_DEFINITION, type TableDefinition } from './table.js';
 
 export interface CreateTableOptions {
-  /** An existing table of that name is fine (it is assumed to have this design). Default false. */
+  /**
+   * An existing table of that name is fine (it is assumed to have this design, and is given the
+   * indexes a later build added). Default false.
+   */
   ifNotExists?: boolean;
   /** How long to wait for ACTIVE; default 60 s. */
   timeoutMs?: number;
@@ -67,8 +72,14 @@ export const createTable = async (
   }
 
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  let indexesAdded = false;
   for (;;) {
     const { Table: table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (!indexesAdded && table?.TableStatus === 'ACTIVE') {
+      await addMissingIndexes(client, tableName, definition, table);
+      indexesAdded = true;
+      continue;
+    }
     const indexesActive = (table?.GlobalSecondaryIndexes ?? []).every(
       (index) => index.IndexStatus === 'ACTIVE'
     );
@@ -79,6 +90,43 @@ export const createTable = async (
     }
     if (Date.now() > deadline) throw new Error(`table ${tableName} is not ACTIVE in time`);
     await sleep(100);
+  }
+};
+
+/**
+ * A table made by an earlier build gets the indexes added since (one per UpdateTable, as DynamoDB
+ * allows), so a data directory from before opens under this build.
+ */
+const addMissingIndexes = async (
+  client: DynamoDBClient,
+  tableName: string,
+  definition: TableDefinition,
+  table: TableDescription
+): Promise<void> => {
+  const present = new Set((table.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+  for (const index of definition.globalSecondaryIndexes) {
+    if (present.has(index.indexName)) continue;
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: [index.partitionKey, index.sortKey].map((attribute) => ({
+          AttributeName: attribute.name,
+          AttributeType: attribute.type,
+        })),
+        GlobalSecondaryIndexUpdates: [
+          {
+            Create: {
+              IndexName: index.indexName,
+              KeySchema: [
+                { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
+                { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
+              ],
+              Projection: { ProjectionType: index.projectionType },
+            },
+          },
+        ],
+      })
+    );
   }
 };
 

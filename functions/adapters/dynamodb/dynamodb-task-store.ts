@@ -9,6 +9,7 @@ import {
 import { AlreadyExistsError, ConcurrencyConflictError } from '../../core/errors.js';
 import type { HistoryEntry } from '../../core/loop/history.schema.js';
 import type { InboxItem } from '../../core/loop/inbox.schema.js';
+import { startPendingBefore as isStartPendingBefore } from '../../core/loop/pending-start.js';
 import type {
   CommitResult,
   TaskCommit,
@@ -52,9 +53,11 @@ import {
   ATTR,
   INDEX_BY_CONTEXT,
   INDEX_BY_PARTICIPANT,
+  INDEX_BY_PENDING_START,
   ITEM_TYPE,
   MAX_SEQ,
   PARTITION_KEY,
+  PENDING_START_KEY,
   SORT_KEY,
   SORT_KEY_VALUE,
   taskPk,
@@ -196,12 +199,20 @@ export class DynamoDbTaskStore implements TaskStore {
   }
 
   async list(query: TaskQuery): Promise<TaskRecord[]> {
-    const { contextId, participantId } = query;
+    const { contextId, participantId, startPendingBefore } = query;
     // No task is indexed under an empty id: an empty filter matches nothing (never "everything").
     if (contextId === '' || participantId === '') return [];
 
     let records: TaskRecord[];
-    if (contextId !== undefined || participantId !== undefined) {
+    if (startPendingBefore !== undefined) {
+      const entries = await this.#queryPendingStarts(startPendingBefore);
+      const items = await batchGetAll(
+        this.#client,
+        this.#table,
+        entries.map((taskId) => taskKey(taskId))
+      );
+      records = items.map((item) => decodeTaskRecord(item, taskIdOfKey(item)));
+    } else if (contextId !== undefined || participantId !== undefined) {
       // The index entries say which tasks; the records come from a consistent read, and are
       // checked against the filter again, so a lagging index never yields a stale or wrong task.
       const entries =
@@ -220,7 +231,8 @@ export class DynamoDbTaskStore implements TaskStore {
       .filter(
         (record) =>
           (contextId === undefined || record.task.contextId === contextId) &&
-          (participantId === undefined || participantIdsOf(record.task).includes(participantId))
+          (participantId === undefined || participantIdsOf(record.task).includes(participantId)) &&
+          (startPendingBefore === undefined || isStartPendingBefore(record, startPendingBefore))
       )
       .sort(byTaskId);
   }
@@ -520,6 +532,18 @@ export class DynamoDbTaskStore implements TaskStore {
       ExpressionAttributeNames: { '#key': partitionAttribute },
       ExpressionAttributeValues: { ':value': { S: value } },
     });
+  }
+
+  /** The ids of the tasks `by_pending_start` lists as pending since before `before`. */
+  async #queryPendingStarts(before: string): Promise<string[]> {
+    const entries = await queryAll(this.#client, {
+      TableName: this.#table,
+      IndexName: INDEX_BY_PENDING_START,
+      KeyConditionExpression: '#pk = :pending AND #since < :before',
+      ExpressionAttributeNames: { '#pk': ATTR.startPk, '#since': ATTR.startSk },
+      ExpressionAttributeValues: { ':pending': { S: PENDING_START_KEY }, ':before': { S: before } },
+    });
+    return [...new Set(entries.map(taskIdOfKey))];
   }
 
   /** All task records: a Scan, for an unfiltered `list` (admin and tests; clients always filter). */

@@ -20,6 +20,7 @@ import { InvalidTaskRecordError } from '../../core/errors.js';
 import { type HistoryEntry, HistoryEntrySchema } from '../../core/loop/history.schema.js';
 import { type InboxItem, InboxItemSchema } from '../../core/loop/inbox.schema.js';
 import { LoopStateSchema } from '../../core/loop/loop-state.schema.js';
+import { pendingStartOf } from '../../core/loop/pending-start.js';
 import type { LoggedEvent, TaskEvent } from '../../core/ports/event-log.js';
 import { type PushConfig, PushConfigSchema } from '../../core/ports/push-config-store.js';
 import type { TaskRecord } from '../../core/ports/task-store.js';
@@ -32,6 +33,7 @@ import {
   KEY_PREFIX,
   MAX_SEQ,
   PARTITION_KEY,
+  PENDING_START_KEY,
   padSeq,
   SORT_KEY,
   SORT_KEY_VALUE,
@@ -254,6 +256,14 @@ export const taskRecordAttributes = (record: Pick<TaskRecord, 'task' | 'loop' | 
   } else {
     set[ATTR.ctxPk] = { S: keyPart(task.contextId) };
     set[ATTR.ctxSk] = { S: task.id };
+  }
+  // In `by_pending_start` only while an open task's generation waits for its execution.
+  const pendingSince = pendingStartOf({ task, loop });
+  if (pendingSince === undefined) {
+    remove.push(ATTR.startPk, ATTR.startSk);
+  } else {
+    set[ATTR.startPk] = { S: PENDING_START_KEY };
+    set[ATTR.startSk] = { S: pendingSince };
   }
   return { set, remove, participantIds } satisfies TaskRecordAttributes;
 };

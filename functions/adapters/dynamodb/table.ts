@@ -36,7 +36,9 @@
  *   item in the task's own partition, written in the same transaction as the record whenever the
  *   set changes. Keeping them in the task's partition (rather than `pk = PART#<id>` items) keeps
  *   "everything about a task" one Query and one stream partition key.
- * Both GSIs project KEYS_ONLY: the adapter reads the records themselves with a strongly
+ * - by pending start: GSI `by_pending_start` on the task record (`start_pk = PENDING`,
+ *   `start_sk = <since>`), present only while a generation waits for its execution.
+ * The GSIs project KEYS_ONLY: the adapter reads the records themselves with a strongly
  * consistent BatchGetItem, so a list never returns a stale version and the (large) task JSON is
  * not written twice on every update. GSIs are eventually consistent in AWS (DynamoDB Local updates
  * them at once): a task created a moment ago may be missing from a list for that moment, while an
@@ -134,6 +136,10 @@ export const ATTR = {
   ctxSk: 'ctx_sk',
   partPk: 'part_pk',
   partSk: 'part_sk',
+  /** On an open task whose generation's start is pending: `PENDING_START_KEY` (else absent). */
+  startPk: 'start_pk',
+  /** Since when it is pending (`loop.startPendingSince`, ISO): the sweep's range. */
+  startSk: 'start_sk',
 } as const;
 
 export const ITEM_TYPE = {
@@ -152,6 +158,10 @@ export const ITEM_TYPE = {
 
 export const INDEX_BY_CONTEXT = 'by_context';
 export const INDEX_BY_PARTICIPANT = 'by_participant';
+/** Sparse: only open tasks whose generation's start is pending are in it (a handful at a time). */
+export const INDEX_BY_PENDING_START = 'by_pending_start';
+/** The one partition of `by_pending_start`: its entries live only between a commit and a start. */
+export const PENDING_START_KEY = 'PENDING';
 
 export const TTL_ATTRIBUTE = ATTR.expiresAt;
 
@@ -196,6 +206,12 @@ const GLOBAL_SECONDARY_INDEXES: readonly GlobalIndexDefinition[] = [
     indexName: INDEX_BY_PARTICIPANT,
     partitionKey: { name: ATTR.partPk, type: 'S' },
     sortKey: { name: ATTR.partSk, type: 'S' },
+    projectionType: 'KEYS_ONLY',
+  },
+  {
+    indexName: INDEX_BY_PENDING_START,
+    partitionKey: { name: ATTR.startPk, type: 'S' },
+    sortKey: { name: ATTR.startSk, type: 'S' },
     projectionType: 'KEYS_ONLY',
   },
 ];

@@ -72,7 +72,7 @@ interface CompletionRequest {
 /** The decision on a completion request (pure): the request recorded, and the wake it needs. */
 export const decideCompletionRequest =
   (options: CompletionRequest) =>
-  ({ record }: Facts<NoEffects, never>): Outcome<Wake, NoEffects, never> => {
+  ({ record, now }: Facts<NoEffects, never>): Outcome<Wake, NoEffects, never> => {
     requireCompletionRight(readExtension(record.task), options.participantId);
     if (isTerminalState(stateOf(record.task))) throw new TaskClosedError(options.taskId);
     const requested = withAlong(
@@ -92,7 +92,7 @@ export const decideCompletionRequest =
         generation,
       });
     }
-    const cut = withTurnCut(change);
+    const cut = withTurnCut(change, now);
     return commitThen(record, cut, {
       action: 'cut',
       taskId: options.taskId,

@@ -8,9 +8,9 @@ import { errorResultText } from '../tools/tool.js';
  * takes the task over and resumes from the last committed state, so every later write of the
  * running one is refused. Calls of the cut turn that never ran get an error result, so the
  * transcript never holds a call without its result. Pure: the caller commits it, stops the old
- * execution and starts the new one.
+ * execution and starts the new one (pending from `now` until it writes).
  */
-export const withTurnCut = (change: Change): Change => {
+export const withTurnCut = (change: Change, now: string): Change => {
   const { loop } = change.record;
   const unanswered = (loop.response?.toolCalls ?? []).filter(
     (call) => !loop.appliedCalls.includes(call.id)
@@ -24,7 +24,7 @@ export const withTurnCut = (change: Change): Change => {
     output: errorResultText('tool.not_retried', 'the turn was cut before this call ran'),
     isError: true,
   }));
-  const cut = withLoop(withNextGeneration(change), (next) => ({
+  const cut = withLoop(withNextGeneration(change, now), (next) => ({
     ...next,
     historySeq: seq,
     appliedCalls: [...next.appliedCalls, ...unanswered.map((call) => call.id)],

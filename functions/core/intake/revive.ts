@@ -39,13 +39,13 @@ export async function reviveTask(
 /** The decision to revive a task (pure): a cut to a new generation, or nothing to do. */
 export const decideRevival =
   (taskId: string, generation: number, options: { parkedExecutionGone?: boolean }) =>
-  ({ record }: Facts<NoEffects, never>): Outcome<Wake, NoEffects, never> => {
+  ({ record, now }: Facts<NoEffects, never>): Outcome<Wake, NoEffects, never> => {
     const { loop } = record;
     const parked = loop.parkToken !== null && options.parkedExecutionGone !== true;
     if (isTerminalState(stateOf(record.task)) || parked || loop.generation !== generation) {
       return answer({ action: 'none' });
     }
-    const revived = withTurnCut(changeOf(record));
+    const revived = withTurnCut(changeOf(record), now);
     return commitThen(record, revived, {
       action: 'cut',
       taskId,

@@ -162,6 +162,8 @@ export function startTask(deps: LoopDeps, input: StartTaskInput): Promise<Starte
         task,
         loop: {
           ...initialLoopState(),
+          // Started after this commit, by whoever created it: pending until its first write.
+          startPendingSince: now,
           parentTaskId: input.relations?.parentTaskId ?? null,
         },
         version: 1,

@@ -117,6 +117,13 @@ export const LoopStateSchema = z.strictObject({
    */
   claimedToken: z.string().nullable().default(null),
   /**
+   * When the task was handed to its generation (created, cut, renewed, revived), while that
+   * generation's execution has not written yet; null once it has. Whoever handed it over starts
+   * the execution after its commit and may die first: the pending-start sweep starts every
+   * generation pending for longer than its grace (`functions/service/pending-starts.ts`).
+   */
+  startPendingSince: z.string().nullable().default(null),
+  /**
    * The parent on this harness the harness created this task for (null for any other task): the
    * server's own record of the link, which no envelope writes. A parent takes news of a child it
    * has no row for yet (the child's first change can overtake the row's commit) only from a child
@@ -154,5 +161,6 @@ export const initialLoopState = (): LoopState => ({
   completionRequest: null,
   parkToken: null,
   claimedToken: null,
+  startPendingSince: null,
   parentTaskId: null,
 });

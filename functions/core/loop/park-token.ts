@@ -6,7 +6,7 @@ import { type Change, withLoop } from './records.js';
  * commit is conditioned on the task as read, so of several wakers (a message, a child's news, a
  * completion request, the park state itself) exactly one gets the token and sends the task
  * success. The claimed token stays on the record (`claimedToken`) until the resumed execution's
- * first write (`withClaimSpent`), so a waker that dies before it sends the success loses no wake:
+ * first write (`withExecutionArrived`), so a waker that dies before it sends the success loses no wake:
  * recovery sends it (`lostWakeOf`).
  */
 export const withTokenClaimed = (change: Change): { change: Change; token: string | null } => {
@@ -19,13 +19,15 @@ export const withTokenClaimed = (change: Change): { change: Change; token: strin
 };
 
 /**
- * The claim its execution was woken by has done its work: the resumed execution's first write
- * drops the claimed token, so it is not carried (and paid for) by every write of the record after.
+ * The execution a claim woke, or a generation's start began, is here: its first write drops the
+ * claimed token (so it is not carried, and paid for, by every write of the record after) and the
+ * pending start (so the pending-start sweep leaves the generation alone).
  */
-export const withClaimSpent = (change: Change): Change =>
-  change.record.loop.claimedToken === null
-    ? change
-    : withLoop(change, (loop) => ({ ...loop, claimedToken: null }));
+export const withExecutionArrived = (change: Change): Change => {
+  const { claimedToken, startPendingSince } = change.record.loop;
+  if (claimedToken === null && startPendingSince === null) return change;
+  return withLoop(change, (loop) => ({ ...loop, claimedToken: null, startPendingSince: null }));
+};
 
 /**
  * After a crash: the wake a task may have lost. A task that is not parked (no token on its

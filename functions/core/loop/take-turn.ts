@@ -19,7 +19,7 @@ import type { LoopDeps } from './deps.js';
 import { type DrainDecision, decideDrain } from './drain.js';
 import { decideTurnEnd, type TurnEndFacts } from './finish.js';
 import { routeAfter, withModelResponse } from './invoke-model.js';
-import { withClaimSpent } from './park-token.js';
+import { withExecutionArrived } from './park-token.js';
 import { type Change, changeOf, writesNothing } from './records.js';
 import type { StepResult, TurnRef } from './route.schema.js';
 import { ended, endRoute } from './status.js';
@@ -182,14 +182,15 @@ const modelPart = (
 };
 
 /**
- * A turn is the first step of an execution woken from its park: when its drain writes the record,
- * the claim that woke it is spent with it (park-token.ts). A drain that writes nothing writes
- * nothing for this either.
+ * A turn is the first step of an execution woken from its park or started for its generation:
+ * when its drain writes the record, the claim that woke it and the pending start are spent with
+ * it (park-token.ts). A drain that writes nothing writes nothing for this either (a pending start
+ * left so is cleared by the sweep, which finds the execution there).
  */
-const withWakeSpent = (decision: DrainDecision, record: TaskRecord): DrainDecision =>
+const withArrival = (decision: DrainDecision, record: TaskRecord): DrainDecision =>
   decision.change === undefined || writesNothing(decision.change, record)
     ? decision
-    : { ...decision, change: withClaimSpent(decision.change) };
+    : { ...decision, change: withExecutionArrived(decision.change) };
 
 /**
  * The decision of one turn (pure): the inbox folded into the transcript (a checkpoint, before
@@ -214,7 +215,7 @@ export const decideTurn =
       });
     }
     const { config } = setting;
-    const decision = withWakeSpent(
+    const decision = withArrival(
       decideDrain(record, inbox, ref, {
         agentId: config.agentId,
         turnsPerGeneration: config.turnsPerGeneration,

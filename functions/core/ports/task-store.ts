@@ -34,6 +34,11 @@ export interface TaskQuery {
   contextId?: string | undefined;
   /** Only tasks this participant is on. */
   participantId?: string | undefined;
+  /**
+   * Only open tasks whose generation's start has been pending since before this time (an ISO
+   * timestamp, compared with `loop.startPendingSince`): the pending-start sweep's query.
+   */
+  startPendingBefore?: string | undefined;
 }
 
 /** An audit record: what the auditor's timeline reads (a model call, a tool result, ...). */

@@ -5,6 +5,7 @@ import { AlreadyExistsError, ConcurrencyConflictError, InvalidTaskRecordError } 
 import { type HistoryEntry, HistoryEntrySchema } from '../loop/history.schema.js';
 import { type InboxItem, InboxItemSchema } from '../loop/inbox.schema.js';
 import { type LoopState, LoopStateSchema } from '../loop/loop-state.schema.js';
+import { startPendingBefore as startPendingBeforeTime } from '../loop/pending-start.js';
 import { PushConfigSchema } from '../ports/push-config-store.js';
 import type {
   CommitResult,
@@ -237,7 +238,7 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   async list(query: TaskQuery): Promise<TaskRecord[]> {
-    const { contextId, participantId } = query;
+    const { contextId, participantId, startPendingBefore } = query;
     // As in the DynamoDB store: an empty filter matches nothing (never "everything").
     if (contextId === '' || participantId === '') return [];
     const records: TaskRecord[] = [];
@@ -246,6 +247,9 @@ export class InMemoryTaskStore implements TaskStore {
       const record = decodeRecord(partition.record, partition);
       if (contextId !== undefined && record.task.contextId !== contextId) continue;
       if (participantId !== undefined && !participantIdsOf(record.task).includes(participantId)) {
+        continue;
+      }
+      if (startPendingBefore !== undefined && !startPendingBeforeTime(record, startPendingBefore)) {
         continue;
       }
       records.push(record);
