@@ -1,9 +1,14 @@
 import { type Message, TaskState } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
 import { executionArn } from '../../functions/adapters/stepfunctions/turn-executions.js';
+import { startTask } from '../../functions/core/intake/start-task.js';
 import { userTextMessage } from '../../functions/core/loop/messages.js';
 import { ScriptedModel } from '../../functions/core/testing/scripted-model.js';
+import { createReconcileHandler } from '../../functions/handlers/reconcile.js';
+import { pendingStartSweepEvent } from '../../functions/local/execution-status-change.js';
+import { localLambdaContext } from '../../functions/local/lambda-context.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
+import { PENDING_START_GRACE_MS } from '../../functions/service/pending-start-schedule.js';
 import { asTask, clientFor, eventually, startStack } from '../support/local-stack.js';
 
 let counter = 0;
@@ -85,6 +90,44 @@ describe('the local engine feeds the reconciler, as EventBridge does in the clou
       });
       expect(second.status).toBe('RUNNING');
       expect(model.requests).toHaveLength(2);
+    } finally {
+      await stack.close();
+    }
+  }, 60_000);
+
+  it('a task whose starter died after its commit is started by the schedule, once its grace is over', async () => {
+    const model = new ScriptedModel([{ text: 'Started by the sweep.' }]);
+    const stack = await startStack({ model });
+    try {
+      // What a Lambda that died between its commit and StartExecution leaves: the task, no execution.
+      const { record } = await startTask(stack.runtime.loop, {
+        message: userMessage('hello'),
+        sender: 'alice',
+      });
+      const taskId = record.task.id;
+      const since = Date.parse(record.loop.startPendingSince ?? '');
+      const reconcile = createReconcileHandler(() => stack.runtime);
+      const sweepAt = (ms: number) =>
+        reconcile(pendingStartSweepEvent(new Date(ms)), localLambdaContext('ReconcileFunction'));
+
+      expect(await sweepAt(since + PENDING_START_GRACE_MS / 2)).toMatchObject({ started: 0 });
+      expect(() =>
+        stack.engine.describeExecution({
+          executionArn: executionArn(stack.stateMachineArn, taskId, 1),
+        })
+      ).toThrow(/does not exist/i);
+
+      expect(await sweepAt(since + PENDING_START_GRACE_MS + 1_000)).toMatchObject({ started: 1 });
+
+      const alice = await clientFor(stack, 'alice');
+      const parked = await eventually(async () => {
+        const task = await alice.getTask({ tenant: '', id: taskId });
+        return task.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED ? task : undefined;
+      });
+      expect(statusText(parked)).toContain('Started by the sweep.');
+      expect((await stack.runtime.loop.store.get(taskId))?.loop.startPendingSince).toBeNull();
+      expect(await sweepAt(since + PENDING_START_GRACE_MS * 3)).toMatchObject({ started: 0 });
+      expect(model.requests).toHaveLength(1);
     } finally {
       await stack.close();
     }
