@@ -33,6 +33,7 @@ export const DEFAULT_CONTEXT = {
   logLevel: 'info',
   turnsPerGeneration: 200,
   criteriaReminders: 2,
+  defaultBudget: '{}',
   parkTimeoutDays: 7,
   modelBaseUrl: '',
   modelReasoning: 'false',
@@ -117,6 +118,11 @@ const HarnessConfigSchema = z.object({
   turnsPerGeneration: positiveInt,
   /** Reminders of unmet acceptance criteria before a delegated task parks for review (0: none). */
   criteriaReminders: RuntimeConfigSchema.shape.TINY_HARNESS_CRITERIA_REMINDERS,
+  /** The budget a new task starts with, by task type: JSON text or an object in cdk.json. */
+  defaultBudget: cloudJsonConfig((text) => {
+    const parsed = RuntimeConfigSchema.shape.TINY_HARNESS_DEFAULT_BUDGET.safeParse(text);
+    return parsed.success ? [] : parsed.error.issues.map((issue) => issue.message);
+  }, 'not a budget by task type'),
   /**
    * How long a parked execution waits before it renews itself. The local interpreter's timers
    * overflow past 24.8 days and a Standard execution lives at most a year, so keep it well

@@ -11,6 +11,8 @@ export const ENV = {
   turnsPerGeneration: 'TINY_HARNESS_TURNS_PER_GENERATION',
   /** Reminders of unmet acceptance criteria before a delegated task parks for review. */
   criteriaReminders: 'TINY_HARNESS_CRITERIA_REMINDERS',
+  /** The budget a new task starts with, by task type (JSON). */
+  defaultBudget: 'TINY_HARNESS_DEFAULT_BUDGET',
   stage: 'TINY_HARNESS_STAGE',
   modelBaseUrl: 'TINY_HARNESS_MODEL_BASE_URL',
   modelReasoning: 'TINY_HARNESS_MODEL_REASONING',

@@ -118,6 +118,8 @@ export class HarnessStack extends Stack {
       [ENV.logLevel]: config.logLevel,
       [ENV.turnsPerGeneration]: String(config.turnsPerGeneration),
       [ENV.criteriaReminders]: String(config.criteriaReminders),
+      // Every function that creates tasks gives them their type's budget.
+      [ENV.defaultBudget]: config.defaultBudget,
       [ENV.stage]: config.stage,
       // How a client's task runs (the A2A function starts them).
       [ENV.taskLifecycle]: config.taskLifecycle,

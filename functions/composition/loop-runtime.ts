@@ -166,6 +166,7 @@ export const buildLoopRuntime = (config: RuntimeConfig, parts: LoopParts): LoopR
       turnsPerGeneration: config.TINY_HARNESS_TURNS_PER_GENERATION,
       defaultModel: config.TINY_HARNESS_MODEL || undefined,
       prices: config.TINY_HARNESS_MODEL_PRICES,
+      defaultBudgets: config.TINY_HARNESS_DEFAULT_BUDGET,
       clientTaskLifecycle: config.TINY_HARNESS_TASK_LIFECYCLE,
     },
   };

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { parseAgentSkills } from '../core/a2a/agent-card.js';
 import { DEFAULT_AGENT_ID } from '../core/a2a/identifiers.js';
+import { BudgetSchema } from '../core/task/extension.schema.js';
 import { parseBearerTokens } from '../service/identity.js';
 import { mcpServerSecrets, parseMcpServers } from './mcp-servers-config.js';
 import {
@@ -17,6 +18,16 @@ import { TracingConfigShape } from './tracing-config.js';
 export const DEFAULT_PARTICIPANT_CLAIM = 'cognito:username';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const DefaultBudgetsSchema = z.record(z.string().min(1), BudgetSchema);
+
+const parseJsonOrUndefined = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
 
 /**
  * The runtime's configuration, from the environment (the CDK stack sets it on every Lambda; the
@@ -57,6 +68,22 @@ export const RuntimeConfigSchema = z.object({
    * completing before it parks for its reporter's review; 0 parks at once.
    */
   TINY_HARNESS_CRITERIA_REMINDERS: z.coerce.number().int().min(0).max(20).default(2),
+  /**
+   * The budget a new task starts with, by task type, `*` for any other:
+   * `{"*": {"usd": 5}, "research": {"model_calls": 40}}`. None by default.
+   */
+  TINY_HARNESS_DEFAULT_BUDGET: z
+    .string()
+    .default('{}')
+    .transform((text, context) => {
+      const parsed = DefaultBudgetsSchema.safeParse(parseJsonOrUndefined(text));
+      if (parsed.success) return parsed.data;
+      context.addIssue({
+        code: 'custom',
+        message: `not a budget by task type: {"*": {"usd": 5}, "<task type>": {"model_calls": 40}} (${parsed.error.issues[0]?.message ?? 'not JSON'})`,
+      });
+      return z.NEVER;
+    }),
   TINY_HARNESS_BASE_URL: z.string().url().optional(),
   /** The web renderer's origin (`https://<distribution>`), whose pages may read the answers (CORS). */
   TINY_HARNESS_WEB_ORIGIN: z

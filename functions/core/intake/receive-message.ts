@@ -33,6 +33,7 @@ import {
   withAlong,
 } from './control.js';
 import { withCriteriaChangeForReview, withCriterionRejection } from './review.js';
+import { withBudgetSet } from './set-budget.js';
 import { AUDIT_TEXT_LIMIT, intakeAudit } from './start-task.js';
 import { parseSubTaskCommand, subTaskRequest, withSubTaskOpened } from './sub-task-command.js';
 
@@ -196,8 +197,8 @@ export const decideReceipt =
       if (isEnding(control)) {
         return endingControl({ ...facts, observed: {} }, { taskId, sender, control, along });
       }
-      // A review or an approval changes the task and wakes it, in this one commit (like a
-      // task envelope); a refused one throws, and nothing is written.
+      // A review, an approval or a budget changes the task and wakes it, in this one commit
+      // (like a task envelope); a refused one throws, and nothing is written.
       const answered =
         control.action === 'reject_criterion'
           ? withCriterionRejection(changeOf(record), {
@@ -207,13 +208,15 @@ export const decideReceipt =
               messageId: message.messageId,
               now,
             })
-          : withApprovalAnswer(changeOf(record), {
-              sender,
-              verdict: control.action === 'approve' ? 'approved' : 'rejected',
-              calls: control.calls,
-              reason: control.reason ?? null,
-              now,
-            });
+          : control.action === 'set_budget'
+            ? withBudgetSet(changeOf(record), { sender, budget: control.budget })
+            : withApprovalAnswer(changeOf(record), {
+                sender,
+                verdict: control.action === 'approve' ? 'approved' : 'rejected',
+                calls: control.calls,
+                reason: control.reason ?? null,
+                now,
+              });
       const resultOn = receiptWith(answered.wake, control.action === 'reject_criterion');
       return commitThen(record, withAlong(answered.change, along), resultOn(record, []), resultOn);
     }

@@ -1,6 +1,7 @@
 import { type Message, type Task, TaskState } from '@a2a-js/sdk';
 import { TASK_METADATA_KEY } from '../a2a/identifiers.js';
 import { InvalidEnvelopeError } from '../errors.js';
+import { withDefaultBudget } from '../loop/budget.js';
 import type { LoopDeps } from '../loop/deps.js';
 import { initialLoopState } from '../loop/loop-state.schema.js';
 import type { InheritedSettings } from '../ports/agent-directory.js';
@@ -136,10 +137,13 @@ export interface Started {
  */
 export function startTask(deps: LoopDeps, input: StartTaskInput): Promise<Started> {
   const { message, sender } = input;
-  const extension = withSettings(
-    describedExtension(deps, input),
-    input.settings,
-    deps.config.clientTaskLifecycle ?? 'conversation'
+  const extension = withDefaultBudget(
+    withSettings(
+      describedExtension(deps, input),
+      input.settings,
+      deps.config.clientTaskLifecycle ?? 'conversation'
+    ),
+    deps.config.defaultBudgets
   );
   const text = messageText(message);
   const taskId = input.taskId ?? deps.ids.next('task');

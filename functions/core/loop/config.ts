@@ -1,6 +1,9 @@
 import { DEFAULT_AGENT_ID } from '../a2a/identifiers.js';
-import type { Lifecycle } from '../task/extension.schema.js';
+import type { Budget, Lifecycle } from '../task/extension.schema.js';
 import type { ModelPrices } from './usage.js';
+
+/** A deployment's budgets for new tasks, by task type; `*` for any type not named. */
+export type DefaultBudgets = Readonly<Record<string, Budget>>;
 
 export interface LoopConfig {
   /** This harness's participant id. */
@@ -26,6 +29,11 @@ export interface LoopConfig {
   defaultModel?: string | undefined;
   /** Prices per model id, for each task's cost ledger; an unpriced model costs 0. */
   prices?: ModelPrices | undefined;
+  /**
+   * The budget a new task starts with, by its type (`type` in the extension), `*` for any other
+   * type or none; a type with neither starts with none.
+   */
+  defaultBudgets?: DefaultBudgets | undefined;
   /**
    * The lifecycle of a task a client starts: `conversation` (the default: it parks after every
    * turn until a participant ends it) or `delegated` (the agent works it to its end and completes

@@ -12,6 +12,7 @@ import {
   type Outcome,
   reach,
 } from '../unit-of-work/operation.js';
+import { budgetOverruns, budgetStopText } from './budget.js';
 import { withCompaction } from './compaction.js';
 import type { LoopConfig } from './config.js';
 import { assembleContext } from './context.js';
@@ -22,7 +23,7 @@ import { routeAfter, withModelResponse } from './invoke-model.js';
 import { withExecutionArrived } from './park-token.js';
 import { type Change, changeOf, writesNothing } from './records.js';
 import type { StepResult, TurnRef } from './route.schema.js';
-import { ended, endRoute } from './status.js';
+import { ended, endRoute, parkedForInput } from './status.js';
 import { currentRef } from './turn-position.js';
 import { type InboxRead, withParkDecidedOn } from './waiting-work.js';
 
@@ -165,6 +166,20 @@ const modelPart = (
         key: 'compaction',
         effect: { kind: 'compact', ref, record, history, assembled },
       });
+    }
+    const compacted = compaction.record ? withCompaction(change, ref, compaction.record) : change;
+    const overruns = budgetOverruns(compacted.record, compaction.context.characters, config);
+    if (overruns.length > 0) {
+      // Parked with the turn's message folded and unanswered: a raised budget resumes it here.
+      const route = { next: 'park' as const, subState: 'awaiting-budget' as const };
+      const parked = parkedForInput(
+        compacted,
+        ref,
+        'awaiting-budget',
+        budgetStopText(overruns),
+        now
+      );
+      return commitThen(record, parked, { ref, route }, parkOn(read)({ ref, route }));
     }
     // The request as compaction left it: assembled once, by the decision or the compaction.
     const effect = { kind: 'call_model', taskId, context: compaction.context } as const;

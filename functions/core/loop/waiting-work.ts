@@ -1,4 +1,5 @@
 import type { TaskRecord } from '../ports/task-store.js';
+import { subStateOf } from '../task/a2a-task.js';
 import { awaitingApproval } from './approvals.js';
 import type { InboxItem } from './inbox.schema.js';
 import type { StepResult } from './route.schema.js';
@@ -14,8 +15,10 @@ export const hasUnreadWork = (inbox: readonly InboxItem[]): boolean =>
  */
 export const hasWaitingWork = (record: TaskRecord, inbox: readonly InboxItem[]): boolean =>
   record.loop.completionRequest !== null ||
-  // A call waits for approval: only its answer (or a completion request, above) wakes the task.
+  // A call waits for approval, or the model's call for a budget: only an answer, a raised budget
+  // (or a completion request, above) wakes the task; what the model has not read stays unread.
   (awaitingApproval(record.loop).length === 0 &&
+    subStateOf(record.task) !== 'awaiting-budget' &&
     (record.loop.pendingQuestion === null
       ? hasUnreadWork(inbox) || turnUnfinished(record.loop)
       : inbox.length > 0));

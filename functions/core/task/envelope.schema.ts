@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { BudgetSchema } from './extension.schema.js';
 
 /**
  * The event envelope: a message data part of media type `application/vnd.tiny-harness.event+json`.
@@ -41,7 +42,7 @@ const ApprovalControlSchema = <A extends 'approve' | 'reject'>(action: A) =>
  * follows its envelope mechanism (`kind: "control"`). `complete` and `cancel` end the task;
  * `reject_criterion` is a reviewer's (a reporter's or an admin's) finding that a met acceptance
  * criterion is not met; `approve` and `reject` answer tool calls waiting for a participant's
- * approval.
+ * approval; `set_budget` is a reporter's or an admin's new budget for the task.
  */
 export const ControlPayloadSchema = z
   .discriminatedUnion('action', [
@@ -73,8 +74,17 @@ export const ControlPayloadSchema = z
     ApprovalControlSchema('reject').describe(
       'An approver refuses tool calls waiting for approval: they never run, and the model reads why.'
     ),
+    z
+      .strictObject({
+        action: z.literal('set_budget'),
+        budget: BudgetSchema.describe(
+          'The limits to set; a limit not named keeps its value. A task waiting in awaiting-budget resumes.'
+        ),
+        reason: z.string().min(1).max(2_000).optional().describe('Kept in the audit timeline.'),
+      })
+      .describe("A reporter or admin sets or raises the task's budget."),
   ])
   .describe(
-    'A participant completes or cancels the task, a reviewer rejects a criterion, or an approver answers tool calls waiting for approval.'
+    'A participant completes or cancels the task, a reviewer rejects a criterion, an approver answers tool calls waiting for approval, or a reporter or admin sets the budget.'
   );
 export type ControlPayload = z.infer<typeof ControlPayloadSchema>;

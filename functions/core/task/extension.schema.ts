@@ -166,6 +166,7 @@ export const SUB_STATES = [
   'awaiting-answer',
   'awaiting-review',
   'awaiting-approval',
+  'awaiting-budget',
 ] as const;
 export const SubStateSchema = z
   .enum(SUB_STATES)
@@ -244,8 +245,43 @@ export const REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
 export const ReasoningEffortSchema = z.enum(REASONING_EFFORTS).describe('Server-controlled.');
 export type ReasoningEffort = z.infer<typeof ReasoningEffortSchema>;
 
-/** Fields no participant may set, admins included; an envelope carrying one is refused whole. */
-export const SERVER_CONTROLLED_FIELDS = ['lifecycle', 'model', 'reasoning_effort'] as const;
+/**
+ * The most a task may spend on model calls: any of a cost at the deployment's prices, tokens in,
+ * tokens out and calls. What it has spent is its usage ledger (`USAGE_METADATA_KEY`). Set by the
+ * deployment's default for the task's type and by a reporter's or admin's `set_budget` control.
+ */
+export const BudgetSchema = z
+  .strictObject({
+    usd: z
+      .number()
+      .positive()
+      .max(1_000_000)
+      .optional()
+      .describe(
+        "USD at the deployment's model prices (a model with no price is not capped in dollars)."
+      ),
+    input_tokens: z.int().positive().max(1e12).optional(),
+    output_tokens: z.int().positive().max(1e12).optional(),
+    model_calls: z.int().positive().max(1e9).optional(),
+  })
+  .refine((budget) => Object.keys(budget).length > 0, {
+    message: 'a budget names at least one of usd, input_tokens, output_tokens, model_calls',
+  })
+  .describe(
+    'Server-owned: the most the task may spend on model calls. No call is made that could take the task past it; the task waits in awaiting-budget instead.'
+  );
+export type Budget = z.infer<typeof BudgetSchema>;
+
+/**
+ * Fields no participant may set through a task envelope, admins included; an envelope carrying
+ * one is refused whole. (A reporter or an admin sets `budget` with a `set_budget` control.)
+ */
+export const SERVER_CONTROLLED_FIELDS = [
+  'lifecycle',
+  'model',
+  'reasoning_effort',
+  'budget',
+] as const;
 
 /**
  * The relations the server alone makes: a parent link and a sub-task row exist because the
@@ -278,6 +314,7 @@ export const TaskExtensionSchema = z
     lifecycle: LifecycleSchema.optional(),
     model: z.string().min(1).optional().describe('Server-controlled: the model id for this task.'),
     reasoning_effort: ReasoningEffortSchema.optional(),
+    budget: BudgetSchema.optional(),
   })
   .describe('tiny-harness task extension data, under Task.metadata[TASK_METADATA_KEY].');
 export type TaskExtension = z.infer<typeof TaskExtensionSchema>;

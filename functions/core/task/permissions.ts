@@ -12,7 +12,7 @@ import type { Participant, Role, TaskExtension } from './extension.schema.js';
  *   it once its acceptance criteria are met; it may not change what it is judged by (the
  *   criteria), nor accept them unmet, nor cancel work it was given.
  * - The reporter asked for the work: it decides what done means (criteria, reviews), may accept
- *   criteria unmet by completing, and may cancel.
+ *   criteria unmet by completing, may cancel, and sets what the work may spend (its budget).
  * - An admin may do all of that, and change who takes part.
  */
 export const PERMISSIONS = {
@@ -24,6 +24,7 @@ export const PERMISSIONS = {
   accept_unmet_criteria: ['reporter', 'admin'],
   cancel: ['reporter', 'admin'],
   review_criteria: ['reporter', 'admin'],
+  set_budget: ['reporter', 'admin'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof PERMISSIONS;
@@ -38,6 +39,7 @@ const DESCRIPTIONS: Record<Permission, string> = {
   accept_unmet_criteria: 'accept unmet acceptance criteria by completing the task',
   cancel: 'cancel the task',
   review_criteria: 'reject an acceptance criterion',
+  set_budget: "set the task's budget",
 };
 
 export const participantOf = (

@@ -48,6 +48,7 @@ const ROWS: Record<Permission, string> = {
   accept_unmet_criteria: 'accept unmet criteria by completing',
   cancel: 'cancel the task',
   review_criteria: 'reject a met criterion',
+  set_budget: 'set or raise the budget',
 };
 
 const task = TaskExtensionSchema.parse({

@@ -1,0 +1,123 @@
+import type { TaskRecord } from '../ports/task-store.js';
+import { readExtension } from '../task/a2a-task.js';
+import type { Budget, TaskExtension } from '../task/extension.schema.js';
+import { whoMay } from '../task/permissions.js';
+import type { DefaultBudgets, LoopConfig } from './config.js';
+import { estimateTokens } from './context.js';
+import { costOf, readUsage, type TaskUsage } from './usage.js';
+
+/**
+ * A budget is enforced before the call: the worst a model call could cost (the prompt as
+ * estimated, every output token the request allows, the model's price) is added to what the task
+ * has spent, and a call that could take it past any limit is not made.
+ */
+
+/** The most one model call could add to the ledger. `usd` undefined: the model has no price. */
+export interface CallWorstCase {
+  model_calls: 1;
+  input_tokens: number;
+  output_tokens: number;
+  usd: number | undefined;
+}
+
+/** The worst case of the next call, on `record` as it will be sent (`characters` of request). */
+export const worstCaseOf = (
+  record: TaskRecord,
+  characters: number,
+  config: Pick<LoopConfig, 'maxOutputTokens' | 'defaultModel' | 'prices'>
+): CallWorstCase => {
+  const model = readExtension(record.task).model ?? config.defaultModel;
+  const price = model === undefined ? undefined : config.prices?.[model];
+  const input = estimateTokens(record, characters);
+  const output = config.maxOutputTokens;
+  return {
+    model_calls: 1,
+    input_tokens: input,
+    output_tokens: output,
+    usd:
+      price === undefined
+        ? undefined
+        : costOf({ inputTokens: input, cachedInputTokens: 0, outputTokens: output }, price),
+  };
+};
+
+const LIMITS = ['usd', 'input_tokens', 'output_tokens', 'model_calls'] as const;
+type Limit = (typeof LIMITS)[number];
+
+const SPENT: Record<Limit, (usage: TaskUsage) => number> = {
+  usd: (usage) => usage.cost_usd,
+  // Cached input is input: the ledger counts it within input_tokens.
+  input_tokens: (usage) => usage.input_tokens,
+  output_tokens: (usage) => usage.output_tokens,
+  model_calls: (usage) => usage.model_calls,
+};
+
+const shown = (limit: Limit, amount: number): string =>
+  limit === 'usd' ? `$${amount.toFixed(4)}` : `${Math.ceil(amount).toLocaleString('en-US')}`;
+
+const NAMES: Record<Limit, string> = {
+  usd: 'cost',
+  input_tokens: 'input tokens',
+  output_tokens: 'output tokens',
+  model_calls: 'model calls',
+};
+
+/** One limit the next call could pass: what was spent, what the call may need, the limit. */
+export interface Overrun {
+  limit: Limit;
+  spent: number;
+  needed: number;
+  budget: number;
+}
+
+/**
+ * The limits of `budget` the next call could pass (pure); empty when it may be made. A cost limit
+ * does not hold a call whose model has no price: its tokens and calls are still counted.
+ */
+export const overrunsOf = (
+  budget: Budget | undefined,
+  spent: TaskUsage,
+  next: CallWorstCase
+): Overrun[] => {
+  if (budget === undefined) return [];
+  return LIMITS.flatMap((limit) => {
+    const allowed = budget[limit];
+    const needed = next[limit];
+    if (allowed === undefined || needed === undefined) return [];
+    const used = SPENT[limit](spent);
+    return used + needed > allowed ? [{ limit, spent: used, needed, budget: allowed }] : [];
+  });
+};
+
+/** The status message of a task stopped by its budget: what was spent, needed, and who may raise it. */
+export const budgetStopText = (overruns: readonly Overrun[]): string =>
+  [
+    'The budget is reached: the next model call could exceed it, so it was not made.',
+    ...overruns.map(
+      ({ limit, spent, needed, budget }) =>
+        `- ${NAMES[limit]}: spent ${shown(limit, spent)} of ${shown(limit, budget)}; the next call may need up to ${shown(limit, needed)}`
+    ),
+    `${whoMay('set_budget')[0]?.toUpperCase()}${whoMay('set_budget').slice(1)} may raise it with a set_budget control; complete or cancel end the task as usual.`,
+  ].join('\n');
+
+/** The budget check before a model call on `record` (pure): the limits it could pass. */
+export const budgetOverruns = (
+  record: TaskRecord,
+  characters: number,
+  config: Pick<LoopConfig, 'maxOutputTokens' | 'defaultModel' | 'prices'>
+): Overrun[] =>
+  overrunsOf(
+    readExtension(record.task).budget,
+    readUsage(record.task),
+    worstCaseOf(record, characters, config)
+  );
+
+/** A new task's extension with the deployment's budget for its type, if it has none (pure). */
+export const withDefaultBudget = (
+  extension: TaskExtension,
+  defaults: DefaultBudgets | undefined
+): TaskExtension => {
+  if (extension.budget !== undefined || defaults === undefined) return extension;
+  const budget = defaults[extension.type ?? '*'] ?? defaults['*'];
+  return budget === undefined ? extension : { ...extension, budget };
+};
