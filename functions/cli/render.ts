@@ -5,6 +5,7 @@
  * live state. Plain strings, coloured only when the caller's colours are on.
  */
 import type { Timeline, TimelineEntry } from '../core/audit/timeline.schema.js';
+import { budgetText } from '../view/budget.js';
 import {
   approvalRequestOf,
   ROW_MARK,
@@ -108,6 +109,8 @@ export const renderTask = (view: TaskView, c: Colors, options = { state: true })
       `  participants  ${view.participants.map((p) => `${p.id} (${p.role})`).join(' · ')}`
     );
   }
+  const budget = budgetText(view);
+  if (budget !== null) lines.push(`  budget  ${budget} spent`);
   if (view.sub_tasks.length > 0) {
     lines.push('  sub-tasks');
     for (const row of view.sub_tasks) {

@@ -100,6 +100,7 @@ export const taskView = (task: Task, readExtension: ExtensionReader): TaskView =
               linked_tasks: (step.linked_tasks ?? []).map(refOf),
             })),
           },
+    budget: extension?.budget ?? null,
     usage:
       usage === undefined
         ? null

@@ -82,6 +82,15 @@ export const TaskViewSchema = z
         ),
       })
       .nullable(),
+    /** The most the task may spend on model calls (the limits set); null without a budget. */
+    budget: z
+      .strictObject({
+        usd: z.number().optional(),
+        input_tokens: z.number().optional(),
+        output_tokens: z.number().optional(),
+        model_calls: z.number().optional(),
+      })
+      .nullable(),
     usage: z
       .strictObject({
         ...usageFigures,

@@ -3,7 +3,11 @@ import { createColors } from 'picocolors';
 import { describe, expect, it } from 'vitest';
 import { changeLine, renderTask, renderTimeline } from '../../../functions/cli/render.js';
 import { taskView } from '../../../functions/cli/task-view.js';
-import { STATUS_METADATA_KEY, TASK_METADATA_KEY } from '../../../functions/core/a2a/identifiers.js';
+import {
+  STATUS_METADATA_KEY,
+  TASK_METADATA_KEY,
+  USAGE_METADATA_KEY,
+} from '../../../functions/core/a2a/identifiers.js';
 import type { Timeline } from '../../../functions/core/audit/timeline.schema.js';
 
 const plain = createColors(false);
@@ -59,6 +63,30 @@ describe('the terminal renderer and acceptance criteria', () => {
       '    ◐ child-1  working  criteria 1/2',
       '    ● child-2  completed',
     ]);
+  });
+
+  it('shows what the task has spent of each limit of its budget, and no line without one', () => {
+    const budgeted: Task = {
+      ...task,
+      metadata: {
+        ...task.metadata,
+        [TASK_METADATA_KEY]: {
+          ...(task.metadata?.[TASK_METADATA_KEY] as object),
+          budget: { usd: 5, model_calls: 40 },
+        },
+        [USAGE_METADATA_KEY]: {
+          model_calls: 3,
+          input_tokens: 1_200,
+          cached_input_tokens: 0,
+          output_tokens: 90,
+          cost_usd: 0.0123,
+        },
+      },
+    };
+    expect(renderTask(taskView(budgeted), plain).split('\n')).toContain(
+      '  budget  $0.0123 of $5.00 · model calls 3 of 40 spent'
+    );
+    expect(renderTask(taskView(task), plain)).not.toContain('budget');
   });
 
   it('counts the criteria on the one line per change', () => {

@@ -17,6 +17,7 @@ export const viewWith = (change: Partial<TaskView> = {}): TaskView => ({
   parent_tasks: [],
   sub_tasks: [],
   plan: null,
+  budget: null,
   usage: null,
   ...change,
 });

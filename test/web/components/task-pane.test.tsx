@@ -195,6 +195,28 @@ describe('the Task pane', () => {
     expect(counts).toEqual(['criteria 1/2', null]);
   });
 
+  it('shows what the task has spent of its budget, and nothing of a budget it has not', () => {
+    render(
+      <TaskPane
+        view={viewWith({
+          budget: { output_tokens: 10_000 },
+          usage: {
+            model_calls: 2,
+            input_tokens: 300,
+            cached_input_tokens: 0,
+            output_tokens: 2_500,
+            cost_usd: 0,
+            tree: null,
+          },
+        })}
+      />
+    );
+    expect(document.querySelector('.budget')?.textContent).toBe('output tokens 2,500 of 10,000');
+    cleanup();
+    render(<TaskPane view={viewWith()} />);
+    expect(document.querySelector('.budget')).toBeNull();
+  });
+
   it("says so when the agent does not speak the task extension, with the task's state", () => {
     render(
       <TaskPane

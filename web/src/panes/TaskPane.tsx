@@ -4,6 +4,7 @@
  * roles (agents tagged "A2A"), the parent, and the sub-task rows with their live state and their
  * criteria met / total, each a link to the sub-task.
  */
+import { budgetText } from '../../../functions/view/budget.js';
 import { ROW_MARK, rowLabel } from '../../../functions/view/labels.js';
 import { hrefOf } from '../app/route.js';
 import type { TaskView } from '../generated/task-view.js';
@@ -79,6 +80,12 @@ export const TaskPane = ({
         )}
         <dt>Task id</dt>
         <dd className="mono">{view.id}</dd>
+        {budgetText(view) !== null && (
+          <>
+            <dt>Budget spent</dt>
+            <dd className="budget">{budgetText(view)}</dd>
+          </>
+        )}
       </dl>
       {view.parent_tasks.length > 0 && (
         <section aria-labelledby="parents-heading">
