@@ -15,6 +15,7 @@ export const CHAT_HELP = [
   '  /reject <criterion> <reason>  find a met acceptance criterion unmet (reporters and admins)',
   '  /approve [reason]     let the tool calls waiting for approval run (approvers only)',
   '  /reject [reason]      while tool calls wait for approval: refuse them; they never run',
+  '  /budget <limit>=<n>…  set or raise the budget: usd, input_tokens, output_tokens, model_calls (reporters and admins)',
   '  /cancel [reason]      cancel the task',
   '  /help                 this list',
   '  /quit                 leave (the task goes on; `tiny-harness chat --task ID` comes back)',
@@ -42,6 +43,26 @@ const needsTask = (command: string): ChatAction => ({
   kind: 'hint',
   text: `no task yet: say something first, then ${command}`,
 });
+
+const BUDGET_LIMITS = new Set(['usd', 'input_tokens', 'output_tokens', 'model_calls']);
+
+/**
+ * `usd=5 model_calls=40` as a budget; undefined when empty or any word is not a limit with a
+ * positive number (the agent holds the numbers to its schema: whole tokens and calls).
+ */
+const budgetOf = (words: readonly string[]): Record<string, number> | undefined => {
+  if (words.length === 0) return undefined;
+  const budget: Record<string, number> = {};
+  for (const word of words) {
+    const [limit = '', value = '', ...extra] = word.split('=');
+    const amount = Number(value.replace(/^\$/, ''));
+    if (!BUDGET_LIMITS.has(limit) || extra.length > 0 || value === '' || !(amount > 0)) {
+      return undefined;
+    }
+    budget[limit] = amount;
+  }
+  return budget;
+};
 
 /** What `line` asks for, from where the chat stands. */
 export function chatActionOf(line: string, position: ChatPosition): ChatAction {
@@ -105,6 +126,17 @@ export function chatActionOf(line: string, position: ChatPosition): ChatAction {
           ...(reason ? { reason } : {}),
         })
       );
+    }
+    case '/budget': {
+      const budget = budgetOf(rest);
+      if (budget === undefined) {
+        return {
+          kind: 'hint',
+          text: '/budget needs limits as <limit>=<number>: /budget usd=5 model_calls=40 (usd, input_tokens, output_tokens, model_calls)',
+        };
+      }
+      if (taskId === undefined) return needsTask(command);
+      return sending(controlTo(taskId, { action: 'set_budget', budget }));
     }
     default:
       return { kind: 'hint', text: `unknown command ${command}: /help lists them` };

@@ -158,6 +158,14 @@ function settledLines(next: TaskView, c: Colors): string[] {
       ),
     ];
   }
+  if (next.state === 'TASK_STATE_INPUT_REQUIRED' && next.sub_state === 'awaiting-budget') {
+    return [
+      `${c.yellow('agent stopped at its budget ›')} ${next.status_text}`,
+      c.dim(
+        '  (/budget <limit>=<n> to raise it, e.g. /budget model_calls=20; or /complete, /cancel)'
+      ),
+    ];
+  }
   if (next.state === 'TASK_STATE_INPUT_REQUIRED' && next.sub_state === 'awaiting-review') {
     return [
       `${c.yellow('agent asks for a review ›')} ${next.status_text}`,

@@ -95,6 +95,21 @@ describe('what a line typed in the chat asks for', () => {
     ],
     ['/cancel', noTask, { kind: 'hint', text: 'no task yet: say something first, then /cancel' }],
     [
+      '/budget usd=$2.50 model_calls=40',
+      onTask,
+      {
+        kind: 'send',
+        taskId: 't-1',
+        text: '',
+        control: { action: 'set_budget', budget: { usd: 2.5, model_calls: 40 } },
+      },
+    ],
+    [
+      '/budget model_calls=3',
+      noTask,
+      { kind: 'hint', text: 'no task yet: say something first, then /budget' },
+    ],
+    [
       '/frobnicate',
       onTask,
       { kind: 'hint', text: 'unknown command /frobnicate: /help lists them' },
@@ -102,6 +117,16 @@ describe('what a line typed in the chat asks for', () => {
   ])('%j (task %#)', (line, position, expected) => {
     expect(described(line, position)).toEqual(expected);
   });
+
+  it.each(['/budget', '/budget calls=4', '/budget usd=-1', '/budget usd', '/budget usd=a=b'])(
+    '%j asks for limits as <limit>=<number>, sending nothing',
+    (line) => {
+      expect(described(line, onTask)).toEqual({
+        kind: 'hint',
+        text: '/budget needs limits as <limit>=<number>: /budget usd=5 model_calls=40 (usd, input_tokens, output_tokens, model_calls)',
+      });
+    }
+  );
 
   it('starts a sub-task with the words after /sub-task as its goal', () => {
     expect(described('/sub-task check the figures', onTask)).toEqual({
