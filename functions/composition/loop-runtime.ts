@@ -15,6 +15,7 @@ import { tracedTaskStore } from '../adapters/tracing/traced-store.js';
 import { tracedToolRunner } from '../adapters/tracing/traced-tool-runner.js';
 import type { Tracing } from '../adapters/tracing/tracing.js';
 import { Hooks } from '../core/hooks/hooks.js';
+import { defaultBudgetsNotice } from '../core/loop/budget.js';
 import { DEFAULT_LOOP_CONFIG } from '../core/loop/config.js';
 import type { LoopDeps } from '../core/loop/deps.js';
 import type { HarnessHookPoints } from '../core/loop/hook-points.js';
@@ -106,6 +107,13 @@ export const buildLoopRuntime = (config: RuntimeConfig, parts: LoopParts): LoopR
     tableName: config.TINY_HARNESS_TABLE,
   };
   const logger = loggerOf(config);
+  // Said once per instance, as it starts: a cost limit the model's missing price leaves open.
+  const budgets = defaultBudgetsNotice(
+    config.TINY_HARNESS_DEFAULT_BUDGET,
+    config.TINY_HARNESS_MODEL || undefined,
+    config.TINY_HARNESS_MODEL_PRICES
+  );
+  if (budgets?.warning !== undefined) logger.warn(budgets.warning, { budgets: budgets.line });
   const clock = new SystemClock();
   const remote = {
     agents: parts.remoteAgents,

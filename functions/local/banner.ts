@@ -19,6 +19,8 @@ export interface BannerFacts {
   tools?: string | undefined;
   /** The participant the web page acts as (the first token's when they are configured). */
   webParticipant: string | null;
+  /** The budgets new tasks start with, and what they cannot cap (defaultBudgetsNotice). */
+  budgets?: { line: string; warning?: string } | undefined;
   /** The ports of the stack's own endpoints on 127.0.0.1 (LocalStack.internalPorts). */
   internalPorts?: { dynamodb: number; stepFunctions: number } | undefined;
 }
@@ -75,6 +77,14 @@ export const banner = (facts: BannerFacts): string => {
     ...(facts.tools === undefined ? [] : [`  tools          ${facts.tools}`]),
     ...(facts.profile === undefined ? [] : [`  profile        ${facts.profile}`]),
     `  tasks          ${facts.lifecycle === 'delegated' ? 'delegated: worked to their end and completed' : 'conversations: each parks for your next message'}`,
+    ...(facts.budgets === undefined
+      ? []
+      : [
+          `  budgets        ${facts.budgets.line}`,
+          ...(facts.budgets.warning === undefined
+            ? []
+            : [`                 (${facts.budgets.warning})`]),
+        ]),
     `  state machine  ${facts.stateMachineArn}`,
     `  data           ${facts.data}`,
     ...(facts.internalPorts === undefined ? [] : boundLines(facts.url, facts.internalPorts)),

@@ -2,6 +2,7 @@ import './polyfill.js';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import type { RuntimeConfig } from '../composition/runtime-config.js';
+import { defaultBudgetsNotice } from '../core/loop/budget.js';
 import { banner } from './banner.js';
 import { removeEndpoint, writeEndpoint } from './endpoint-file.js';
 import { persistentLocalToken, runToken } from './local-token.js';
@@ -120,6 +121,11 @@ const main = async () => {
       model: modelInUse(stack.runtime.config),
       profile: options.profile,
       lifecycle: stack.runtime.config.TINY_HARNESS_TASK_LIFECYCLE,
+      budgets: defaultBudgetsNotice(
+        stack.runtime.config.TINY_HARNESS_DEFAULT_BUDGET,
+        stack.runtime.config.TINY_HARNESS_MODEL || undefined,
+        stack.runtime.config.TINY_HARNESS_MODEL_PRICES
+      ),
       stateMachineArn: stack.stateMachineArn,
       data: options.inMemory ? 'in memory (gone on exit)' : options.dataDir,
       token: generatedToken,

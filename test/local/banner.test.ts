@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { defaultBudgetsNotice } from '../../functions/core/loop/budget.js';
 import { banner } from '../../functions/local/banner.js';
 import { SAMPLE_TOOLS_LINE } from '../../functions/local/sample-mcp/default-servers.js';
 
@@ -44,6 +45,29 @@ describe('what the banner suggests trying', () => {
     const text = banner({ ...demo, tools: 'MCP servers crm (TINY_HARNESS_MCP_SERVERS)' });
     expect(text).toContain('plan a trip to Lisbon');
     expect(text).not.toContain('note buy milk');
+  });
+
+  it('names the budgets new tasks start with, and says when a cost limit cannot cap the model', () => {
+    const unpriced = defaultBudgetsNotice(
+      { '*': { usd: 5, model_calls: 40 }, research: { output_tokens: 9000 } },
+      'gpt-x',
+      {}
+    );
+    expect(banner({ ...facts, budgets: unpriced }).split('\n')).toEqual(
+      expect.arrayContaining([
+        '  budgets        * usd 5, model_calls 40 · research output_tokens 9000',
+        '                 (no price for gpt-x in TINY_HARNESS_MODEL_PRICES: a usd limit does not cap its calls (tokens and calls still do))',
+      ])
+    );
+    const priced = defaultBudgetsNotice({ '*': { usd: 5 } }, 'gpt-x', {
+      'gpt-x': { input: 1, output: 2 },
+    });
+    expect(priced).toEqual({ line: '* usd 5' });
+    expect(defaultBudgetsNotice({ '*': { model_calls: 3 } }, undefined, {})).toEqual({
+      line: '* model_calls 3',
+    });
+    expect(defaultBudgetsNotice({}, 'gpt-x', {})).toBeUndefined();
+    expect(banner(facts)).not.toContain('budgets');
   });
 
   it('suggests nothing of the demo on another model', () => {

@@ -121,3 +121,32 @@ export const withDefaultBudget = (
   const budget = defaults[extension.type ?? '*'] ?? defaults['*'];
   return budget === undefined ? extension : { ...extension, budget };
 };
+
+/**
+ * The deployment's budgets in one line for a start banner (`* usd 5, model_calls 40 · research
+ * usd 20`), and a warning when a cost limit cannot cap the model new tasks run with (it has no
+ * price); undefined without default budgets.
+ */
+export const defaultBudgetsNotice = (
+  defaults: DefaultBudgets | undefined,
+  model: string | undefined,
+  prices: LoopConfig['prices']
+): { line: string; warning?: string } | undefined => {
+  const types = Object.entries(defaults ?? {});
+  if (types.length === 0) return undefined;
+  const line = types
+    .map(
+      ([type, budget]) =>
+        `${type} ${Object.entries(budget)
+          .map(([limit, value]) => `${limit} ${value}`)
+          .join(', ')}`
+    )
+    .join(' · ');
+  const capsCost = types.some(([, budget]) => budget.usd !== undefined);
+  const priced = model !== undefined && prices?.[model] !== undefined;
+  if (!capsCost || priced) return { line };
+  return {
+    line,
+    warning: `no price for ${model ?? 'the model'} in TINY_HARNESS_MODEL_PRICES: a usd limit does not cap its calls (tokens and calls still do)`,
+  };
+};
