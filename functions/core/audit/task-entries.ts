@@ -197,6 +197,16 @@ const editsBetween = (
     });
   }
   drafts.push(...criteriaReviews(before, after, at, source));
+  if (JSON.stringify(before.budget) !== JSON.stringify(after.budget)) {
+    drafts.push({
+      at,
+      kind: 'task_edited',
+      actor: null,
+      summary: `budget set: ${limitsText(after.budget)}${before.budget === undefined ? '' : ` (was ${limitsText(before.budget)})`}`,
+      details: { change: 'budget', from: before.budget ?? null, to: after.budget ?? null },
+      source,
+    });
+  }
   for (const row of after.sub_tasks) {
     if (row.agent === null) continue;
     const old = before.sub_tasks.find((candidate) => candidate.task_id === row.task_id);
@@ -218,6 +228,14 @@ const editsBetween = (
   }
   return drafts;
 };
+
+/** A budget's limits, `usd 5, model_calls 40`; `none` for no budget. */
+const limitsText = (budget: TaskExtension['budget']): string =>
+  budget === undefined
+    ? 'none'
+    : Object.entries(budget)
+        .map(([limit, value]) => `${limit} ${value}`)
+        .join(', ');
 
 /** Who a criterion's `met_by` or `rejection.by` names: the agent, or a participant. */
 const reviewerOf = (extension: TaskExtension, id: string): Actor =>

@@ -169,6 +169,45 @@ const part: TaskPart = {
   prices: { 'gpt-x': { input: 2, cachedInput: 0.5, output: 8 } },
 };
 
+describe('a budget on the timeline', () => {
+  it('shows each budget set, with what it was, and the stop it caused as the state change', () => {
+    const log: LoggedEvent[] = [
+      {
+        seq: 1,
+        event: {
+          kind: 'task',
+          task: task(TaskState.TASK_STATE_SUBMITTED, t(0), { budget: { model_calls: 1 } }),
+        },
+      },
+      {
+        seq: 2,
+        event: status(
+          TaskState.TASK_STATE_INPUT_REQUIRED,
+          t(2),
+          'The budget is reached',
+          'awaiting-budget'
+        ),
+      },
+      {
+        seq: 3,
+        event: {
+          kind: 'task',
+          task: task(TaskState.TASK_STATE_INPUT_REQUIRED, t(3), {
+            budget: { model_calls: 3, usd: 2 },
+          }),
+        },
+      },
+    ];
+    const budgeted = { ...part, log, executions: [], records: new Map(), messageTexts: new Map() };
+    const summaries = buildTimeline('t-1', [budgeted], []).entries.map((entry) => entry.summary);
+    expect(summaries).toEqual([
+      'task "Report" created',
+      'SUBMITTED → INPUT_REQUIRED (awaiting-budget): The budget is reached',
+      'budget set: usd 2, model_calls 3 (was model_calls 1)',
+    ]);
+  });
+});
+
 describe('the timeline of one task, from synthetic sources', () => {
   const timeline = buildTimeline('t-1', [part], []);
   const lines = timeline.entries.map(
