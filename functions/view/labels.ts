@@ -76,6 +76,9 @@ export const isAsking = (view: Pick<TaskView, 'state' | 'sub_state'>) =>
 export const isAwaitingApproval = (view: Pick<TaskView, 'state' | 'sub_state'>) =>
   view.state === 'TASK_STATE_INPUT_REQUIRED' && view.sub_state === 'awaiting-approval';
 
+export const isAwaitingBudget = (view: Pick<TaskView, 'state' | 'sub_state'>) =>
+  view.state === 'TASK_STATE_INPUT_REQUIRED' && view.sub_state === 'awaiting-budget';
+
 /** The calls an approval request lists, without its closing options line (approve, reject). */
 export const approvalRequestOf = (statusText: string): string =>
   statusText.replace(/\nOptions: .+$/m, '');

@@ -2,6 +2,7 @@
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Approval } from '../../../web/src/conversation/Approval.js';
+import { BudgetStop } from '../../../web/src/conversation/BudgetStop.js';
 import { Composer, type ComposerAction } from '../../../web/src/conversation/Composer.js';
 import { Messages } from '../../../web/src/conversation/Messages.js';
 import { Progress } from '../../../web/src/conversation/Progress.js';
@@ -111,6 +112,65 @@ describe('tool calls waiting for approval', () => {
       />
     );
     expect(document.body.textContent).not.toContain('Approval needed');
+  });
+});
+
+describe('a task stopped at its budget', () => {
+  const stop =
+    'The budget is reached: the next model call could exceed it, so it was not made.\n- model calls: spent 2 of 2; the next call may need up to 1';
+
+  it('says why, starts from the budget it has, and sets only the limits typed', () => {
+    const onRaise = vi.fn();
+    render(
+      <BudgetStop
+        view={viewWith({
+          sub_state: 'awaiting-budget',
+          status_text: stop,
+          budget: { model_calls: 2, usd: 1.5 },
+        })}
+        busy={false}
+        onRaise={onRaise}
+      />
+    );
+    expect(document.querySelector('.budget-stop .question-text')?.textContent).toBe(stop);
+    const calls = screen.getByRole('spinbutton', { name: 'Model calls' }) as HTMLInputElement;
+    expect([
+      calls.value,
+      (screen.getByRole('spinbutton', { name: 'Cost (USD)' }) as HTMLInputElement).value,
+    ]).toEqual(['2', '1.5']);
+    fireEvent.change(calls, { target: { value: '5' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Set budget' }));
+    expect(onRaise).toHaveBeenLastCalledWith({ usd: 1.5, model_calls: 5 });
+  });
+
+  it('cannot send a budget with no limit, and is not shown for any other wait nor as a reply', () => {
+    const onRaise = vi.fn();
+    render(
+      <BudgetStop
+        view={viewWith({ sub_state: 'awaiting-budget', status_text: stop })}
+        busy={false}
+        onRaise={onRaise}
+      />
+    );
+    const set = screen.getByRole('button', { name: 'Set budget' }) as HTMLButtonElement;
+    expect(set.disabled).toBe(true);
+    fireEvent.change(screen.getByRole('spinbutton', { name: 'Model calls' }), {
+      target: { value: '-3' },
+    });
+    expect(set.disabled).toBe(true);
+    cleanup();
+    render(<BudgetStop view={viewWith({ status_text: 'Hi' })} busy={false} onRaise={onRaise} />);
+    expect(document.querySelector('.budget-stop')).toBeNull();
+    cleanup();
+    render(
+      <Messages
+        messages={[]}
+        view={viewWith({ sub_state: 'awaiting-budget', status_text: stop })}
+        me="you"
+      />
+    );
+    expect(document.body.textContent).not.toContain('The budget is reached');
+    expect(onRaise).not.toHaveBeenCalled();
   });
 });
 

@@ -5,6 +5,7 @@ import { controlTo, subTaskTo, textTo } from '../../../functions/view/messages.j
 import { isTerminal } from '../../../functions/view/task-view.js';
 import type { Agent } from '../agent/agent.js';
 import { Approval } from '../conversation/Approval.js';
+import { BudgetStop } from '../conversation/BudgetStop.js';
 import { Composer, type ComposerAction } from '../conversation/Composer.js';
 import { Messages } from '../conversation/Messages.js';
 import { Progress } from '../conversation/Progress.js';
@@ -128,6 +129,13 @@ export const TaskPage = (props: {
           onAnswer={(action, reason) =>
             void control({ action, ...(reason === undefined ? {} : { reason }) })
           }
+        />
+        <BudgetStop
+          // A budget set elsewhere starts the fields again from it.
+          key={JSON.stringify(view.budget)}
+          view={view}
+          busy={busy}
+          onRaise={(budget) => void control({ action: 'set_budget', budget })}
         />
         <Composer
           newTask={false}

@@ -1,6 +1,11 @@
 /** The conversation so far: what the participants and the agent said, oldest first. */
 import { useEffect, useRef } from 'react';
-import { isAsking, isAwaitingApproval, stateLabel } from '../../../functions/view/labels.js';
+import {
+  isAsking,
+  isAwaitingApproval,
+  isAwaitingBudget,
+  stateLabel,
+} from '../../../functions/view/labels.js';
 import { isTerminal } from '../../../functions/view/task-view.js';
 import type { Said } from '../app/hooks.js';
 import type { TaskView } from '../generated/task-view.js';
@@ -37,6 +42,7 @@ export const Messages = (props: {
     view.state === 'TASK_STATE_INPUT_REQUIRED' &&
     !isAsking(view) &&
     !isAwaitingApproval(view) &&
+    !isAwaitingBudget(view) &&
     view.status_text !== '' &&
     lastReply?.text !== view.status_text;
   return (
