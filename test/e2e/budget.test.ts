@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STATUS_METADATA_KEY, TASK_METADATA_KEY } from '../../functions/core/a2a/identifiers.js';
 import { ScriptedModel } from '../../functions/core/testing/scripted-model.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
+import { textOf } from '../../functions/view/task-view.js';
 import { asTask, clientFor, startStack } from '../support/local-stack.js';
 import { envelopeMessage, textMessage } from '../support/messages.js';
 
@@ -18,14 +19,6 @@ const send = (message: Message, task?: { id: string; contextId: string }) => ({
   configuration: undefined,
   metadata: undefined,
 });
-
-const statusText = (task: { status?: { message?: { parts: Array<{ content?: unknown }> } } }) =>
-  (task.status?.message?.parts ?? [])
-    .map((part) => {
-      const content = part.content as { $case?: string; value?: string } | undefined;
-      return content?.$case === 'text' ? content.value : '';
-    })
-    .join('');
 
 /**
  * A deployment whose tasks may make one model call each (TINY_HARNESS_DEFAULT_BUDGET), through
@@ -55,7 +48,7 @@ describe('a budget through the local stack', () => {
     const stopped = asTask(await alice.sendMessage(send(textMessage('and then?'), first)));
     expect(stopped.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     expect(stopped.metadata?.[STATUS_METADATA_KEY]).toEqual({ sub_state: 'awaiting-budget' });
-    expect(statusText(stopped)).toContain('model calls: spent 1 of 1');
+    expect(textOf(stopped.status)).toContain('model calls: spent 1 of 1');
     expect(model.requests).toHaveLength(1);
 
     const raised = asTask(
@@ -69,7 +62,7 @@ describe('a budget through the local stack', () => {
     expect(raised.metadata?.[TASK_METADATA_KEY]).toMatchObject({ budget: { model_calls: 2 } });
     const resumed = await alice.getTask({ tenant: '', id: first.id });
     expect(resumed.metadata?.[STATUS_METADATA_KEY]).toEqual({ sub_state: 'awaiting-next-message' });
-    expect(statusText(resumed)).toBe('Second.');
+    expect(textOf(resumed.status)).toBe('Second.');
     expect(model.requests).toHaveLength(2);
   });
 

@@ -12,7 +12,7 @@ import {
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { TABLE_DEFINITION, type TableDefinition } from './table.js';
+import { type GlobalIndexDefinition, TABLE_DEFINITION, type TableDefinition } from './table.js';
 
 export interface CreateTableOptions {
   /**
@@ -30,6 +30,16 @@ export interface CreatedTable {
   /** The table's stream ARN (`LatestStreamArn`). */
   streamArn: string;
 }
+
+/** An index of the definition as CreateTable and UpdateTable both take it. */
+const globalIndexOf = (index: GlobalIndexDefinition) => ({
+  IndexName: index.indexName,
+  KeySchema: [
+    { AttributeName: index.partitionKey.name, KeyType: 'HASH' as const },
+    { AttributeName: index.sortKey.name, KeyType: 'RANGE' as const },
+  ],
+  Projection: { ProjectionType: index.projectionType },
+});
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
@@ -52,14 +62,7 @@ export const createTable = async (
           AttributeName: attribute.name,
           AttributeType: attribute.type,
         })),
-        GlobalSecondaryIndexes: definition.globalSecondaryIndexes.map((index) => ({
-          IndexName: index.indexName,
-          KeySchema: [
-            { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
-            { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
-          ],
-          Projection: { ProjectionType: index.projectionType },
-        })),
+        GlobalSecondaryIndexes: definition.globalSecondaryIndexes.map(globalIndexOf),
         StreamSpecification: { StreamEnabled: true, StreamViewType: definition.streamViewType },
       })
     );
@@ -113,18 +116,7 @@ const addMissingIndexes = async (
           AttributeName: attribute.name,
           AttributeType: attribute.type,
         })),
-        GlobalSecondaryIndexUpdates: [
-          {
-            Create: {
-              IndexName: index.indexName,
-              KeySchema: [
-                { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
-                { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
-              ],
-              Projection: { ProjectionType: index.projectionType },
-            },
-          },
-        ],
+        GlobalSecondaryIndexUpdates: [{ Create: globalIndexOf(index) }],
       })
     );
   }

@@ -203,30 +203,25 @@ export class DynamoDbTaskStore implements TaskStore {
     // No task is indexed under an empty id: an empty filter matches nothing (never "everything").
     if (contextId === '' || participantId === '') return [];
 
-    let records: TaskRecord[];
-    if (startPendingBefore !== undefined) {
-      const entries = await this.#queryPendingStarts(startPendingBefore);
-      const items = await batchGetAll(
-        this.#client,
-        this.#table,
-        entries.map((taskId) => taskKey(taskId))
-      );
-      records = items.map((item) => decodeTaskRecord(item, taskIdOfKey(item)));
-    } else if (contextId !== undefined || participantId !== undefined) {
-      // The index entries say which tasks; the records come from a consistent read, and are
-      // checked against the filter again, so a lagging index never yields a stale or wrong task.
-      const entries =
-        contextId !== undefined
+    // The index entries say which tasks; the records come from a consistent read, and are checked
+    // against the filter again, so a lagging index never yields a stale or wrong task.
+    const entries =
+      startPendingBefore !== undefined
+        ? await this.#queryPendingStarts(startPendingBefore)
+        : contextId !== undefined
           ? await this.#queryIndex(INDEX_BY_CONTEXT, ATTR.ctxPk, keyPart(contextId))
-          : await this.#queryIndex(INDEX_BY_PARTICIPANT, ATTR.partPk, keyPart(participantId!));
-      const taskIds = [...new Set(entries.map(taskIdOfKey))];
-      const items = await batchGetAll(this.#client, this.#table, taskIds.map(taskKey));
-      records = items.map((item) => decodeTaskRecord(item, taskIdOfKey(item)));
-    } else {
-      records = (await this.#scanTaskRecords()).map((item) =>
-        decodeTaskRecord(item, taskIdOfKey(item))
-      );
-    }
+          : participantId !== undefined
+            ? await this.#queryIndex(INDEX_BY_PARTICIPANT, ATTR.partPk, keyPart(participantId))
+            : undefined;
+    const items =
+      entries === undefined
+        ? await this.#scanTaskRecords()
+        : await batchGetAll(
+            this.#client,
+            this.#table,
+            [...new Set(entries.map(taskIdOfKey))].map(taskKey)
+          );
+    const records = items.map((item) => decodeTaskRecord(item, taskIdOfKey(item)));
     return records
       .filter(
         (record) =>
@@ -534,16 +529,15 @@ export class DynamoDbTaskStore implements TaskStore {
     });
   }
 
-  /** The ids of the tasks `by_pending_start` lists as pending since before `before`. */
-  async #queryPendingStarts(before: string): Promise<string[]> {
-    const entries = await queryAll(this.#client, {
+  /** The entries `by_pending_start` lists as pending since before `before`. */
+  #queryPendingStarts(before: string) {
+    return queryAll(this.#client, {
       TableName: this.#table,
       IndexName: INDEX_BY_PENDING_START,
       KeyConditionExpression: '#pk = :pending AND #since < :before',
       ExpressionAttributeNames: { '#pk': ATTR.startPk, '#since': ATTR.startSk },
       ExpressionAttributeValues: { ':pending': { S: PENDING_START_KEY }, ':before': { S: before } },
     });
-    return [...new Set(entries.map(taskIdOfKey))];
   }
 
   /** All task records: a Scan, for an unfiltered `list` (admin and tests; clients always filter). */

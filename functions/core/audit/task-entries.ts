@@ -6,6 +6,7 @@
  */
 import { type Task, TaskState } from '@a2a-js/sdk';
 import { STATUS_METADATA_KEY } from '../a2a/identifiers.js';
+import { limitsText } from '../loop/budget.js';
 import type { CompactionRecord } from '../loop/compaction.js';
 import type { ModelCallRecord } from '../loop/invoke-model.js';
 import { costOf, type ModelPrices } from '../loop/usage.js';
@@ -228,14 +229,6 @@ const editsBetween = (
   }
   return drafts;
 };
-
-/** A budget's limits, `usd 5, model_calls 40`; `none` for no budget. */
-const limitsText = (budget: TaskExtension['budget']): string =>
-  budget === undefined
-    ? 'none'
-    : Object.entries(budget)
-        .map(([limit, value]) => `${limit} ${value}`)
-        .join(', ');
 
 /** Who a criterion's `met_by` or `rejection.by` names: the agent, or a participant. */
 const reviewerOf = (extension: TaskExtension, id: string): Actor =>

@@ -20,13 +20,16 @@ export interface CallWorstCase {
   usd: number | undefined;
 }
 
-/** The worst case of the next call, on `record` as it will be sent (`characters` of request). */
+/**
+ * The worst case of the next call, on `record` as it will be sent (`characters` of request), to
+ * `model` (the task's, else the deployment's).
+ */
 export const worstCaseOf = (
   record: TaskRecord,
   characters: number,
-  config: Pick<LoopConfig, 'maxOutputTokens' | 'defaultModel' | 'prices'>
+  model: string | undefined,
+  config: Pick<LoopConfig, 'maxOutputTokens' | 'prices'>
 ): CallWorstCase => {
-  const model = readExtension(record.task).model ?? config.defaultModel;
   const price = model === undefined ? undefined : config.prices?.[model];
   const input = estimateTokens(record, characters);
   const output = config.maxOutputTokens;
@@ -100,17 +103,28 @@ export const budgetStopText = (overruns: readonly Overrun[]): string =>
     `${whoMay('set_budget')[0]?.toUpperCase()}${whoMay('set_budget').slice(1)} may raise it with a set_budget control; complete or cancel end the task as usual.`,
   ].join('\n');
 
-/** The budget check before a model call on `record` (pure): the limits it could pass. */
+/**
+ * The budget check before a model call on `record` (pure): the limits it could pass. Every turn
+ * runs it: a task without a budget costs the one read of its extension, and nothing else.
+ */
 export const budgetOverruns = (
   record: TaskRecord,
   characters: number,
   config: Pick<LoopConfig, 'maxOutputTokens' | 'defaultModel' | 'prices'>
-): Overrun[] =>
-  overrunsOf(
-    readExtension(record.task).budget,
-    readUsage(record.task),
-    worstCaseOf(record, characters, config)
-  );
+): Overrun[] => {
+  const { budget, model } = readExtension(record.task);
+  if (budget === undefined) return [];
+  const next = worstCaseOf(record, characters, model ?? config.defaultModel, config);
+  return overrunsOf(budget, readUsage(record.task), next);
+};
+
+/** A budget's limits, `usd 5, model_calls 40`; `none` for no budget. */
+export const limitsText = (budget: Budget | undefined): string =>
+  budget === undefined
+    ? 'none'
+    : Object.entries(budget)
+        .map(([limit, value]) => `${limit} ${value}`)
+        .join(', ');
 
 /** A new task's extension with the deployment's budget for its type, if it has none (pure). */
 export const withDefaultBudget = (
@@ -134,14 +148,7 @@ export const defaultBudgetsNotice = (
 ): { line: string; warning?: string } | undefined => {
   const types = Object.entries(defaults ?? {});
   if (types.length === 0) return undefined;
-  const line = types
-    .map(
-      ([type, budget]) =>
-        `${type} ${Object.entries(budget)
-          .map(([limit, value]) => `${limit} ${value}`)
-          .join(', ')}`
-    )
-    .join(' · ');
+  const line = types.map(([type, budget]) => `${type} ${limitsText(budget)}`).join(' · ');
   const capsCost = types.some(([, budget]) => budget.usd !== undefined);
   const priced = model !== undefined && prices?.[model] !== undefined;
   if (!capsCost || priced) return { line };

@@ -137,29 +137,21 @@ describe('a task with a budget', () => {
 });
 
 describe('the worst case of a call', () => {
-  const record = (model?: string) =>
-    ({
-      task: {
-        id: 't',
-        contextId: 'c',
-        history: [],
-        artifacts: [],
-        metadata: {
-          'io.github.madarauchiha-314.tiny-harness/task': { name: 'n', goal: 'g', model },
-        },
-      },
-      loop: { lastInputTokens: 1_000, lastRequestChars: 4_000 },
-    }) as unknown as TaskRecord;
+  // What the estimate reads of a task: the last request's measured tokens and characters.
+  const record = {
+    loop: { lastInputTokens: 1_000, lastRequestChars: 4_000 },
+  } as unknown as TaskRecord;
 
   it('is the prompt as estimated, every output token allowed, one call and their price', () => {
     const config = { maxOutputTokens: 500, prices: { m: { input: 2, output: 8 } } };
-    expect(worstCaseOf(record('m'), 8_000, config)).toEqual({
+    expect(worstCaseOf(record, 8_000, 'm', config)).toEqual({
       model_calls: 1,
       input_tokens: 2_000,
       output_tokens: 500,
       usd: (2_000 * 2 + 500 * 8) / 1_000_000,
     });
-    expect(worstCaseOf(record(), 8_000, config).usd).toBeUndefined();
+    expect(worstCaseOf(record, 8_000, undefined, config).usd).toBeUndefined();
+    expect(worstCaseOf(record, 8_000, 'unpriced', config).usd).toBeUndefined();
   });
 
   it('passes a limit only when spent plus the worst case is over it', () => {
