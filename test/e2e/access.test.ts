@@ -118,9 +118,19 @@ describe('no client reaches a task it is not on, nor widens what it may do', () 
         await untouched();
       });
 
-      it('3: a new task naming the victim as its parent is refused, so nothing writes into it', async () => {
+      it("3: a new task naming the victim as its parent, or giving itself a budget, is refused, and no stranger sets the victim's budget, so nothing writes into it", async () => {
         await refusedWith({ parent_tasks: [{ task_id: victim.id }] }, /parent_tasks/);
         await refusedWith({ plan: { steps: [] } }, /plan/);
+        // Nor does a new task give itself a budget, nor a stranger set the victim's.
+        await refusedWith({ budget: { usd: 1_000 } }, /budget/);
+        const refusal = await refusalOf(
+          mallory.send('', {
+            taskId: victim.id,
+            envelope: { kind: 'control', payload: { action: 'set_budget', budget: { usd: 1 } } },
+            extensions: [TASK_EXTENSION_URI],
+          })
+        );
+        expect(refusal.message).toMatch(/not found/i);
         await untouched();
       });
 
@@ -164,6 +174,7 @@ describe('no client reaches a task it is not on, nor widens what it may do', () 
           await asBob({ action: 'complete' }, 'control'),
           await asBob({ action: 'cancel' }, 'control'),
           await asBob({ acceptance_criteria: [] }, 'task'),
+          await asBob({ action: 'set_budget', budget: { model_calls: 99 } }, 'control'),
         ]) {
           expect(refusal.name).toBe('RequestMalformedError');
           expect(refusal.message).toMatch(/bob is a watcher: only/);

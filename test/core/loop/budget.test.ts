@@ -11,6 +11,8 @@ import { TaskExtensionSchema } from '../../../functions/core/task/extension.sche
 import { ALICE, BOB, harnessWith, STATES, STRANGER, view } from '../../support/harness.js';
 import { envelopeMessage, textMessage } from '../../support/messages.js';
 
+const AGENT = 'tiny-harness';
+
 const setBudget = (budget: object) => envelopeMessage('control', { action: 'set_budget', budget });
 
 /** A conversation alice reports and bob watches, on a harness whose tasks may make one call. */
@@ -106,6 +108,10 @@ describe('a task with a budget', () => {
     await expect(
       harness.send(taskId, setBudget({ model_calls: 9 }), STRANGER)
     ).resolves.toMatchObject({ accepted: false, reason: 'not a participant' });
+    // The agent, the task's assignee, does not set what it may spend.
+    await expect(harness.send(taskId, setBudget({ model_calls: 9 }), AGENT)).rejects.toThrow(
+      /tiny-harness is an assignee: only a reporter or an admin may set the task's budget/
+    );
     await expect(
       harness.send(taskId, envelopeMessage('task', { budget: { model_calls: 9 } }), ALICE)
     ).rejects.toThrow(/budget/);
