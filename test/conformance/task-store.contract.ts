@@ -10,7 +10,12 @@ import type { InboxItemDraft } from '../../functions/core/loop/inbox.schema.js';
 import type { LoopState } from '../../functions/core/loop/loop-state.schema.js';
 import type { EventLog } from '../../functions/core/ports/event-log.js';
 import type { PushConfig, PushConfigStore } from '../../functions/core/ports/push-config-store.js';
-import type { CommitWrites, TaskRecord, TaskStore } from '../../functions/core/ports/task-store.js';
+import type {
+  BudgetAmounts,
+  CommitWrites,
+  TaskRecord,
+  TaskStore,
+} from '../../functions/core/ports/task-store.js';
 import { MAX_PARTICIPANTS } from '../../functions/core/task/extension.schema.js';
 import { changed, goalOf, makeRecord, type TaskOptions, uid } from './fixtures.js';
 
@@ -430,6 +435,90 @@ export const describeTaskStoreContract = (
         });
         expect(claimed.loop.parkToken).toBeNull();
         expect((await store.get(taskId))?.loop.parkToken).toBeNull();
+      });
+    });
+
+    describe('budget accounts', () => {
+      const reserve = (...holds: { taskId: string; amounts: BudgetAmounts }[]) =>
+        store.commit({ kind: 'reserve', taskId: holds[0]?.taskId ?? 'none', holds });
+
+      it('a created task opens its account with its own credit, and a record without one has none', async () => {
+        const bare = await create(makeRecord(uid('task')));
+        expect(bare.budgetAvailable).toBeUndefined();
+        const record = makeRecord(uid('task'));
+        const taskId = record.task.id;
+        const created = await create(record, {
+          budgetCredits: [{ taskId, amounts: { usd: 2.5, model_calls: 10 } }],
+        });
+        expect(created.budgetAvailable).toEqual({ usd: 2.5, model_calls: 10 });
+        expect((await store.get(taskId))?.budgetAvailable).toEqual({ usd: 2.5, model_calls: 10 });
+      });
+
+      it('a reservation takes from every account, all or none, and names the first that is short', async () => {
+        const parent = makeRecord(uid('task'));
+        const child = makeRecord(uid('task'));
+        await create(parent, {
+          budgetCredits: [{ taskId: parent.task.id, amounts: { input_tokens: 1_000 } }],
+        });
+        const childStored = await create(child, {
+          budgetCredits: [{ taskId: child.task.id, amounts: { model_calls: 2 } }],
+        });
+        const holds = [
+          { taskId: child.task.id, amounts: { model_calls: 1 } },
+          { taskId: parent.task.id, amounts: { input_tokens: 600 } },
+        ];
+        expect(await reserve(...holds)).toEqual({ enqueued: [] });
+        // The parent has 400 left: the second call is refused whole, the child's call not taken.
+        expect(await reserve(...holds)).toEqual({ enqueued: [], exhausted: parent.task.id });
+        expect((await store.get(child.task.id))?.budgetAvailable).toEqual({ model_calls: 1 });
+        expect((await store.get(parent.task.id))?.budgetAvailable).toEqual({ input_tokens: 400 });
+        // A limit the account does not have has nothing left; the record's version never moved.
+        expect(
+          await reserve({ taskId: child.task.id, amounts: { model_calls: 1, usd: 0.01 } })
+        ).toEqual({ enqueued: [], exhausted: child.task.id });
+        expect((await store.get(child.task.id))?.version).toBe(childStored.version);
+      });
+
+      it('credits on an update add to the own account and to another task’s, whatever its version', async () => {
+        const parent = makeRecord(uid('task'));
+        const child = makeRecord(uid('task'));
+        const parentStored = await create(parent, {
+          budgetCredits: [{ taskId: parent.task.id, amounts: { usd: 1 } }],
+        });
+        const childStored = await create(child, {
+          budgetCredits: [{ taskId: child.task.id, amounts: { output_tokens: 50 } }],
+        });
+        await reserve(
+          { taskId: child.task.id, amounts: { output_tokens: 50 } },
+          { taskId: parent.task.id, amounts: { usd: 0.75 } }
+        );
+        const settled = await update(childStored, changed(childStored, { turn: 1 }), {
+          budgetCredits: [
+            { taskId: child.task.id, amounts: { output_tokens: 30 } },
+            { taskId: parent.task.id, amounts: { usd: 0.5, input_tokens: 7 } },
+          ],
+        });
+        // The update's answer has the account as read: the reservation was made since.
+        expect(settled.budgetAvailable).toEqual({ output_tokens: 50 });
+        expect((await store.get(child.task.id))?.budgetAvailable).toEqual({ output_tokens: 30 });
+        const parentNow = await store.get(parent.task.id);
+        // A credit opens a limit the account lacked; the other record's version is untouched.
+        expect(parentNow?.budgetAvailable).toEqual({ usd: 0.75, input_tokens: 7 });
+        expect(parentNow?.version).toBe(parentStored.version);
+      });
+
+      it('a refused update writes none of its credits', async () => {
+        const record = makeRecord(uid('task'));
+        const created = await create(record, {
+          budgetCredits: [{ taskId: record.task.id, amounts: { model_calls: 3 } }],
+        });
+        await update(created, changed(created, { turn: 1 }));
+        await expect(
+          update(created, changed(created, { turn: 2 }), {
+            budgetCredits: [{ taskId: record.task.id, amounts: { model_calls: 5 } }],
+          })
+        ).rejects.toBeInstanceOf(ConcurrencyConflictError);
+        expect((await store.get(record.task.id))?.budgetAvailable).toEqual({ model_calls: 3 });
       });
     });
 

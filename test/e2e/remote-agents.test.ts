@@ -362,6 +362,7 @@ describe('children on another A2A agent: two local stacks', () => {
         acceptanceCriteria: [],
         agent: 'ledger',
         stepId: null,
+        budget: null,
       },
       messageId: `${parent.id}:1:1:call-once`,
       agentId: 'alpha',

@@ -7,17 +7,21 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { AlreadyExistsError, ConcurrencyConflictError } from '../../core/errors.js';
+import { addAmounts } from '../../core/loop/budget-account.js';
 import type { HistoryEntry } from '../../core/loop/history.schema.js';
 import type { InboxItem } from '../../core/loop/inbox.schema.js';
 import { startPendingBefore as isStartPendingBefore } from '../../core/loop/pending-start.js';
 import type {
+  BudgetAmounts,
   CommitResult,
   TaskCommit,
   TaskQuery,
   TaskRecord,
   TaskStore,
 } from '../../core/ports/task-store.js';
+import type { BudgetLimit } from '../../core/task/extension.schema.js';
 import {
+  budgetAttributes,
   decodeHistoryEntry,
   decodeInboxItem,
   decodeMarkerSeq,
@@ -51,6 +55,7 @@ import {
 } from './item-codec.js';
 import {
   ATTR,
+  availableAttribute,
   INDEX_BY_CONTEXT,
   INDEX_BY_PARTICIPANT,
   INDEX_BY_PENDING_START,
@@ -83,6 +88,9 @@ export interface DynamoDbTableOptions {
   tableName: string;
 }
 
+/** How often a reservation contended by another transaction is tried. */
+const RESERVE_ATTEMPTS = 5;
+
 /** A transaction holds at most 100 actions. */
 export const MAX_TRANSACTION_ITEMS = 100;
 
@@ -111,6 +119,7 @@ export class DynamoDbTaskStore implements TaskStore {
 
   async commit(commit: TaskCommit): Promise<CommitResult> {
     if (commit.kind === 'park') return this.#park(commit);
+    if (commit.kind === 'reserve') return this.#reserve(commit);
     const taskId = commit.kind === 'guarded' ? commit.taskId : commit.record.task.id;
     // Everything is encoded before any write: a value that would not read back refuses the
     // commit whole.
@@ -174,6 +183,10 @@ export class DynamoDbTaskStore implements TaskStore {
         if (config.taskId !== taskId) throw new Error('a commit writes one task’s push configs');
         return put(encodePushConfig(config));
       }),
+      // Another task's account (a reservation given back): an ADD on its record, no condition.
+      ...(commit.budgetCredits ?? [])
+        .filter((credit) => credit.taskId !== taskId)
+        .map((credit) => ({ Update: this.#accountUpdate(credit.taskId, credit.amounts, 1) })),
     ];
     const actions = [...recordWrite.actions, ...others];
     if (actions.length > MAX_TRANSACTION_ITEMS) {
@@ -267,12 +280,16 @@ export class DynamoDbTaskStore implements TaskStore {
    * The record's part of a commit: its action(s) and the record as stored after it. A commit
    * that enqueues adds its items to the record's inbox count.
    */
-  #recordWrite(commit: Exclude<TaskCommit, { kind: 'park' }>): {
+  #recordWrite(commit: Exclude<TaskCommit, { kind: 'park' | 'reserve' }>): {
     actions: TransactWriteItem[];
     record?: TaskRecord;
   } {
     const pushIds = (commit.pushConfigs ?? []).map((config) => config.id);
     const enqueued = commit.enqueue?.length ?? 0;
+    const ownId = commit.kind === 'guarded' ? commit.taskId : commit.record.task.id;
+    const credit = (commit.budgetCredits ?? [])
+      .filter((entry) => entry.taskId === ownId)
+      .reduce<BudgetAmounts>((sum, entry) => addAmounts(sum, entry.amounts), {});
     if (commit.kind === 'guarded') {
       const conditions = [TASK_OPEN, ...(commit.unparked ? [NOT_PARKED] : [])];
       const names: Record<string, string> = { '#pk': PARTITION_KEY, '#state': ATTR.state };
@@ -282,7 +299,7 @@ export class DynamoDbTaskStore implements TaskStore {
         values[':false'] = { BOOL: false };
       }
       // An inline push config is named on the record (not a new version of it).
-      const updates = recordAdds(names, values, { pushIds, enqueued });
+      const updates = recordAdds(names, values, { pushIds, enqueued, credit });
       const check = {
         TableName: this.#table,
         Key: taskKey(commit.taskId),
@@ -302,8 +319,11 @@ export class DynamoDbTaskStore implements TaskStore {
     if (commit.kind === 'create') {
       const created = encodeTaskRecord({ ...stored, inboxCount: enqueued }, 1);
       const participantIds = created.participantIds;
-      const item: Item =
-        pushIds.length === 0 ? created.item : { ...created.item, [ATTR.pushIds]: { SS: pushIds } };
+      const item: Item = {
+        ...created.item,
+        ...budgetAttributes(credit),
+        ...(pushIds.length === 0 ? {} : { [ATTR.pushIds]: { SS: pushIds } }),
+      };
       return {
         actions: [
           {
@@ -350,6 +370,7 @@ export class DynamoDbTaskStore implements TaskStore {
             pushConfigured: commit.base.pushConfigured === true,
             pushIds,
             enqueued,
+            credit,
           }),
         },
         ...membership,
@@ -363,6 +384,10 @@ export class DynamoDbTaskStore implements TaskStore {
         // added more, which a park decided on this count is refused for.
         inboxCount: commit.base.inboxCount + enqueued,
         ...(pushConfigured ? { pushConfigured: true as const } : {}),
+        // As read: a write does not read the account back (calls under the task move it).
+        ...(commit.base.budgetAvailable === undefined
+          ? {}
+          : { budgetAvailable: commit.base.budgetAvailable }),
       },
     };
   }
@@ -398,6 +423,64 @@ export class DynamoDbTaskStore implements TaskStore {
         : `task ${taskId}: the commit's conditions no longer hold`,
       { cause: error }
     );
+  }
+
+  /**
+   * A call's holds taken from their accounts, all or none: one ADD of the negated amounts per
+   * account, conditioned on each limit having at least that much left. A short account refuses the
+   * transaction; its cancellation reason says which. Contention with another transaction on the
+   * same accounts (a sibling's call) is tried again: a reservation decides nothing of its own.
+   */
+  async #reserve(commit: Extract<TaskCommit, { kind: 'reserve' }>): Promise<CommitResult> {
+    const holds = commit.holds.filter(({ amounts }) => Object.keys(amounts).length > 0);
+    const actions: TransactWriteItem[] = holds.map(({ taskId, amounts }) => ({
+      Update: this.#accountUpdate(taskId, amounts, -1),
+    }));
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        if (actions.length > 0) await this.#send(actions);
+        return { enqueued: [] };
+      } catch (error) {
+        const codes = cancellationCodes(error);
+        const short = isConditionFailed(error)
+          ? 0
+          : (codes?.indexOf('ConditionalCheckFailed') ?? -1);
+        const exhausted = short >= 0 ? holds[short]?.taskId : undefined;
+        if (exhausted !== undefined) return { enqueued: [], exhausted };
+        const contended = codes?.includes('TransactionConflict') ?? false;
+        if (!contended || attempt >= RESERVE_ATTEMPTS) {
+          throw this.#refusal(commit, commit.taskId, error);
+        }
+      }
+    }
+  }
+
+  /**
+   * One ADD of `sign × amounts` on a task's account. A taking (`-1`) is conditioned on each limit
+   * having at least its amount left (a missing limit has nothing); a credit on nothing.
+   */
+  #accountUpdate(taskId: string, amounts: BudgetAmounts, sign: 1 | -1): Update {
+    const names: Record<string, string> = {};
+    const values: Item = {};
+    const adds: string[] = [];
+    const conditions: string[] = [];
+    Object.entries(amounts).forEach(([limit, amount], index) => {
+      names[`#a${index}`] = availableAttribute(limit as BudgetLimit);
+      values[`:a${index}`] = { N: String(sign * amount) };
+      adds.push(`#a${index} :a${index}`);
+      if (sign < 0) {
+        values[`:w${index}`] = { N: String(amount) };
+        conditions.push(`#a${index} >= :w${index}`);
+      }
+    });
+    return {
+      TableName: this.#table,
+      Key: taskKey(taskId),
+      UpdateExpression: `ADD ${adds.join(', ')}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ...(conditions.length === 0 ? {} : { ConditionExpression: conditions.join(' AND ') }),
+    };
   }
 
   /** A park's one UpdateItem: the token and a new version, on the version and inbox count read. */
@@ -467,6 +550,7 @@ export class DynamoDbTaskStore implements TaskStore {
       pushConfigured: boolean;
       pushIds: string[];
       enqueued: number;
+      credit: BudgetAmounts;
     }
   ) {
     const names: Record<string, string> = { '#version': ATTR.version, '#pushIds': ATTR.pushIds };
@@ -559,7 +643,7 @@ export class DynamoDbTaskStore implements TaskStore {
 const recordAdds = (
   names: Record<string, string>,
   values: Item,
-  writes: { pushIds: readonly string[]; enqueued: number }
+  writes: { pushIds: readonly string[]; enqueued: number; credit: BudgetAmounts }
 ): string[] => {
   const adds: string[] = [];
   if (writes.pushIds.length > 0) {
@@ -572,6 +656,11 @@ const recordAdds = (
     values[':enqueued'] = { N: String(writes.enqueued) };
     adds.push('#inboxCount :enqueued');
   }
+  Object.entries(writes.credit).forEach(([limit, amount], index) => {
+    names[`#credit${index}`] = availableAttribute(limit as BudgetLimit);
+    values[`:credit${index}`] = { N: String(amount) };
+    adds.push(`#credit${index} :credit${index}`);
+  });
   return adds;
 };
 

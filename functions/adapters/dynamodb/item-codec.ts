@@ -23,12 +23,18 @@ import { LoopStateSchema } from '../../core/loop/loop-state.schema.js';
 import { pendingStartOf } from '../../core/loop/pending-start.js';
 import type { LoggedEvent, TaskEvent } from '../../core/ports/event-log.js';
 import { type PushConfig, PushConfigSchema } from '../../core/ports/push-config-store.js';
-import type { TaskRecord } from '../../core/ports/task-store.js';
+import type { BudgetAmounts, TaskRecord } from '../../core/ports/task-store.js';
 import { type RemoteLink, RemoteLinkSchema } from '../../core/remote/remote-link.js';
 import { subStateOf } from '../../core/task/a2a-task.js';
-import { TASK_STATE_NAMES, TaskExtensionSchema } from '../../core/task/extension.schema.js';
+import {
+  BUDGET_LIMITS,
+  type BudgetLimit,
+  TASK_STATE_NAMES,
+  TaskExtensionSchema,
+} from '../../core/task/extension.schema.js';
 import {
   ATTR,
+  availableAttribute,
   ITEM_TYPE,
   KEY_PREFIX,
   MAX_SEQ,
@@ -323,8 +329,31 @@ export const decodeTaskRecord = (image: ItemImage, taskId?: string): TaskRecord 
         ? 0
         : readInt(image, ATTR.inboxCount, 'task inbox count', 0),
     ...(hasPushIds(image) ? { pushConfigured: true } : {}),
+    ...budgetAvailableOf(image),
   };
 };
+
+/** The budget account on a record item: an attribute per limit the task's budget has. */
+const budgetAvailableOf = (image: ItemImage): { budgetAvailable?: BudgetAmounts } => {
+  const amounts: BudgetAmounts = {};
+  for (const limit of BUDGET_LIMITS) {
+    const raw = image[availableAttribute(limit)]?.N;
+    if (raw === undefined) continue;
+    const value = Number(raw);
+    if (!Number.isFinite(value)) throw invalid(`budget account (${limit} is not a number)`);
+    amounts[limit] = value;
+  }
+  return Object.keys(amounts).length === 0 ? {} : { budgetAvailable: amounts };
+};
+
+/** A budget account's amounts as record attributes (a created task's opening balance). */
+export const budgetAttributes = (amounts: BudgetAmounts): Item =>
+  Object.fromEntries(
+    Object.entries(amounts).map(([limit, amount]) => [
+      availableAttribute(limit as BudgetLimit),
+      { N: String(amount) },
+    ])
+  );
 
 const decodeParkToken = (image: ItemImage): string | null => {
   const value = image[ATTR.parkToken];

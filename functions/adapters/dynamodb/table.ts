@@ -49,6 +49,8 @@
  * `sub_state` and `parent_id` (NULL when absent, so they are always present).
  */
 
+import type { BudgetLimit } from '../../core/task/extension.schema.js';
+
 export const PARTITION_KEY = 'pk';
 export const SORT_KEY = 'sk';
 
@@ -141,6 +143,13 @@ export const ATTR = {
   /** Since when it is pending (`loop.startPendingSince`, ISO): the sweep's range. */
   startSk: 'start_sk',
 } as const;
+
+/**
+ * On a task record: what its budget has left of one limit (`TaskRecord.budgetAvailable`), one
+ * attribute per limit the budget has. Not part of the version: a reservation takes from it and a
+ * credit adds to it, each an ADD.
+ */
+export const availableAttribute = (limit: BudgetLimit): string => `avail_${limit}`;
 
 export const ITEM_TYPE = {
   task: 'task',

@@ -10,7 +10,7 @@ import { isTerminalState, readExtension, stateOf, withExtension } from '../task/
 import { applyTaskEnvelope, findEnvelope, messageText, parseControl } from '../task/envelope.js';
 import type { ControlPayload } from '../task/envelope.schema.js';
 import { requirePermission } from '../task/permissions.js';
-import { type Cascade, runCascade } from '../unit-of-work/cascade.js';
+import { type Cascade, runCascade, widened } from '../unit-of-work/cascade.js';
 import {
   answer,
   commitThen,
@@ -23,6 +23,7 @@ import {
   type Outcome,
 } from '../unit-of-work/operation.js';
 import { withApprovalAnswer } from './approval.js';
+import { type BudgetSpread, budgetSpreadsFrom, furtherSpreads } from './budget-spread.js';
 import {
   type AlongWith,
   type Canceled,
@@ -62,7 +63,10 @@ const isEnding = (control: ControlPayload): control is EndingControl =>
   control.action === 'complete' || control.action === 'cancel';
 
 /** What intake decides: the receipt, or a cancel whose cascade to children follows. */
-export type Step = { kind: 'receipt'; receipt: Receipt } | { kind: 'canceled'; canceled: Canceled };
+export type Step =
+  /** `budgetSet`: the task as a budget set left it, whose descendants the set reaches next. */
+  | { kind: 'receipt'; receipt: Receipt; budgetSet?: TaskRecord }
+  | { kind: 'canceled'; canceled: Canceled };
 
 const refused = (reason: string): Step => ({
   kind: 'receipt',
@@ -217,7 +221,14 @@ export const decideReceipt =
                 reason: control.reason ?? null,
                 now,
               });
-      const resultOn = receiptWith(answered.wake, control.action === 'reject_criterion');
+      const receiptOnRecord = receiptWith(answered.wake, control.action === 'reject_criterion');
+      const resultOn =
+        control.action === 'set_budget'
+          ? (committed: TaskRecord, enqueued: readonly number[]): Step => {
+              const step = receiptOnRecord(committed, enqueued);
+              return step.kind === 'receipt' ? { ...step, budgetSet: committed } : step;
+            }
+          : receiptOnRecord;
       return commitThen(record, withAlong(answered.change, along), resultOn(record, []), resultOn);
     }
 
@@ -343,13 +354,32 @@ export function receiveMessage(deps: LoopDeps, input: ReceiveInput): Promise<Rec
   return runCascade(deps, receipt, INTAKE_CASCADE);
 }
 
-/** A cancel taken in cascades to the task's children; anything else is its receipt. */
-const INTAKE_CASCADE: Cascade<Step, Canceled, Receipt> = {
-  fromFirst: (step) => (step.kind === 'canceled' ? childCancels(step.canceled) : []),
-  fromCascaded: childCancels,
+/** What the intake cascade runs on other tasks: a cancel's, or a budget set's. */
+type Cascaded = Canceled | BudgetSpread;
+
+const isSpread = (cascaded: Cascaded): cascaded is BudgetSpread =>
+  cascaded !== undefined && 'holder' in cascaded;
+
+/**
+ * A cancel taken in cascades to the task's children, a budget set to its descendants (each
+ * woken by its own operation); anything else is its receipt.
+ */
+const INTAKE_CASCADE: Cascade<Step, Cascaded, Receipt> = {
+  fromFirst: (step) =>
+    step.kind === 'canceled'
+      ? childCancels(step.canceled).map(widened<Canceled, Cascaded>)
+      : step.budgetSet === undefined
+        ? []
+        : budgetSpreadsFrom(step.budgetSet).map(widened<BudgetSpread, Cascaded>),
+  fromCascaded: (cascaded) =>
+    isSpread(cascaded)
+      ? furtherSpreads(cascaded).map(widened<BudgetSpread, Cascaded>)
+      : childCancels(cascaded).map(widened<Canceled, Cascaded>),
+  wakeOf: (cascaded) => (isSpread(cascaded) ? cascaded.wake : NO_WAKE),
   conclude: (step, cascaded) => {
     if (step.kind === 'receipt') return step.receipt;
-    const { canceled: executions, remoteChildren } = cancelOutcomeOf([step.canceled, ...cascaded]);
+    const canceled = cascaded.filter((one): one is Canceled => !isSpread(one));
+    const { canceled: executions, remoteChildren } = cancelOutcomeOf([step.canceled, ...canceled]);
     return {
       accepted: true,
       duplicate: false,

@@ -1,4 +1,6 @@
-import { type Change, withRecord, withTaskEvent } from '../loop/records.js';
+import { accountCreditOf } from '../loop/budget-account.js';
+import { type Change, withBudgetCredits, withRecord, withTaskEvent } from '../loop/records.js';
+import { readUsage } from '../loop/usage.js';
 import type { Wake } from '../ports/waker.js';
 import { readExtension, subStateOf, withExtension } from '../task/a2a-task.js';
 import type { Budget } from '../task/extension.schema.js';
@@ -14,7 +16,8 @@ export interface BudgetChange {
 
 /**
  * A reporter or an admin sets the task's budget (pure): the limits named replace theirs, the
- * others stay, and the task's updated Task goes on its stream. A task waiting in `awaiting-budget`
+ * others stay, the task's account moves with them (`accountCreditOf`), and the task's updated Task
+ * goes on its stream. A task waiting in `awaiting-budget`
  * is woken to try its call again (still over the new budget, it waits again); any other task is
  * not woken, as a budget is nothing for the model to read. Anyone else is refused and nothing is
  * applied (`participant.role_required`; a stranger is not a member).
@@ -26,11 +29,15 @@ export const withBudgetSet = (
   const extension = readExtension(change.record.task);
   requirePermission(extension, options.sender, 'set_budget');
   const budget: Budget = { ...extension.budget, ...options.budget };
-  const next = withTaskEvent(
-    withRecord(change, (current) => ({
-      ...current,
-      task: withExtension(current.task, { ...readExtension(current.task), budget }),
-    }))
+  const credit = accountCreditOf(extension.budget, budget, readUsage(change.record.task));
+  const next = withBudgetCredits(
+    withTaskEvent(
+      withRecord(change, (current) => ({
+        ...current,
+        task: withExtension(current.task, { ...readExtension(current.task), budget }),
+      }))
+    ),
+    Object.keys(credit).length === 0 ? [] : [{ taskId: change.record.task.id, amounts: credit }]
   );
   if (subStateOf(change.record.task) !== 'awaiting-budget')
     return { change: next, wake: { action: 'none' } };

@@ -2,8 +2,10 @@ import { type Message, type Task, TaskState } from '@a2a-js/sdk';
 import { TASK_METADATA_KEY } from '../a2a/identifiers.js';
 import { InvalidEnvelopeError } from '../errors.js';
 import { withDefaultBudget } from '../loop/budget.js';
+import { accountCreditOf } from '../loop/budget-account.js';
 import type { LoopDeps } from '../loop/deps.js';
 import { initialLoopState } from '../loop/loop-state.schema.js';
+import { EMPTY_USAGE } from '../loop/usage.js';
 import type { InheritedSettings } from '../ports/agent-directory.js';
 import type { PushConfig } from '../ports/push-config-store.js';
 import type { AuditRecord, TaskRecord } from '../ports/task-store.js';
@@ -72,6 +74,7 @@ const withSettings = (
   };
   if (settings?.model !== undefined) next.model = settings.model;
   if (settings?.reasoning_effort !== undefined) next.reasoning_effort = settings.reasoning_effort;
+  if (settings?.budget !== undefined) next.budget = settings.budget;
   return next;
 };
 
@@ -169,6 +172,7 @@ export function startTask(deps: LoopDeps, input: StartTaskInput): Promise<Starte
           // Started after this commit, by whoever created it: pending until its first write.
           startPendingSince: now,
           parentTaskId: input.relations?.parentTaskId ?? null,
+          budgetHolders: [...(input.settings?.budgetHolders ?? [])],
         },
         version: 1,
         eventSeq: 0,
@@ -200,6 +204,11 @@ export function startTask(deps: LoopDeps, input: StartTaskInput): Promise<Starte
         ),
       ],
       pushConfigs: input.pushConfig === undefined ? [] : [input.pushConfig],
+      // A task with a budget opens its account at its limits: it has spent nothing.
+      budgetCredits:
+        extension.budget === undefined
+          ? []
+          : [{ taskId, amounts: accountCreditOf(undefined, extension.budget, EMPTY_USAGE) }],
     },
     created: ({ record, enqueued }) => {
       if (record === undefined) throw new Error('a create commit returns the record');

@@ -1,6 +1,7 @@
 import { type Message, Role } from '@a2a-js/sdk';
 import { InvalidMessageError } from '../errors.js';
 import { childRow } from '../loop/apply-command.js';
+import { budgetHoldersOf } from '../loop/budget-account.js';
 import { type Change, withLoop, withRecord, withTaskEvent } from '../loop/records.js';
 import type { ChildCreated, ChildRequest } from '../ports/agent-directory.js';
 import type { TaskRecord } from '../ports/task-store.js';
@@ -72,6 +73,7 @@ export const subTaskRequest = (options: {
       lifecycle: 'conversation',
       model: extension.model,
       reasoning_effort: extension.reasoning_effort,
+      budgetHolders: budgetHoldersOf(parent),
     },
   };
 };

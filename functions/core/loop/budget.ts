@@ -1,7 +1,13 @@
 import type { TaskRecord } from '../ports/task-store.js';
 import { readExtension } from '../task/a2a-task.js';
-import type { Budget, TaskExtension } from '../task/extension.schema.js';
+import {
+  BUDGET_LIMITS,
+  type Budget,
+  type BudgetLimit,
+  type TaskExtension,
+} from '../task/extension.schema.js';
 import { whoMay } from '../task/permissions.js';
+import { spentOf } from './budget-account.js';
 import type { DefaultBudgets, LoopConfig } from './config.js';
 import { estimateTokens } from './context.js';
 import { costOf, readUsage, type TaskUsage } from './usage.js';
@@ -44,16 +50,7 @@ export const worstCaseOf = (
   };
 };
 
-const LIMITS = ['usd', 'input_tokens', 'output_tokens', 'model_calls'] as const;
-type Limit = (typeof LIMITS)[number];
-
-const SPENT: Record<Limit, (usage: TaskUsage) => number> = {
-  usd: (usage) => usage.cost_usd,
-  // Cached input is input: the ledger counts it within input_tokens.
-  input_tokens: (usage) => usage.input_tokens,
-  output_tokens: (usage) => usage.output_tokens,
-  model_calls: (usage) => usage.model_calls,
-};
+type Limit = BudgetLimit;
 
 const shown = (limit: Limit, amount: number): string =>
   limit === 'usd' ? `$${amount.toFixed(4)}` : `${Math.ceil(amount).toLocaleString('en-US')}`;
@@ -83,11 +80,11 @@ export const overrunsOf = (
   next: CallWorstCase
 ): Overrun[] => {
   if (budget === undefined) return [];
-  return LIMITS.flatMap((limit) => {
+  return BUDGET_LIMITS.flatMap((limit) => {
     const allowed = budget[limit];
     const needed = next[limit];
     if (allowed === undefined || needed === undefined) return [];
-    const used = SPENT[limit](spent);
+    const used = spentOf(spent, limit);
     return used + needed > allowed ? [{ limit, spent: used, needed, budget: allowed }] : [];
   });
 };
@@ -100,7 +97,7 @@ export const budgetStopText = (overruns: readonly Overrun[]): string =>
       ({ limit, spent, needed, budget }) =>
         `- ${NAMES[limit]}: spent ${shown(limit, spent)} of ${shown(limit, budget)}; the next call may need up to ${shown(limit, needed)}`
     ),
-    `${whoMay('set_budget')[0]?.toUpperCase()}${whoMay('set_budget').slice(1)} may raise it with a set_budget control; complete or cancel end the task as usual.`,
+    `${capitalised(whoMay('set_budget'))} may raise it with a set_budget control; complete or cancel end the task as usual.`,
   ].join('\n');
 
 /**
@@ -112,11 +109,32 @@ export const budgetOverruns = (
   characters: number,
   config: Pick<LoopConfig, 'maxOutputTokens' | 'defaultModel' | 'prices'>
 ): Overrun[] => {
-  const { budget, model } = readExtension(record.task);
+  const { budget } = readExtension(record.task);
   if (budget === undefined) return [];
-  const next = worstCaseOf(record, characters, model ?? config.defaultModel, config);
-  return overrunsOf(budget, readUsage(record.task), next);
+  return overrunsOf(budget, readUsage(record.task), nextCallWorstCase(record, characters, config));
 };
+
+/** The worst case of the task's next call, to its model (the task's, else the deployment's). */
+export const nextCallWorstCase = (
+  record: TaskRecord,
+  characters: number,
+  config: Pick<LoopConfig, 'maxOutputTokens' | 'defaultModel' | 'prices'>
+): CallWorstCase =>
+  worstCaseOf(record, characters, readExtension(record.task).model ?? config.defaultModel, config);
+
+/**
+ * The status message of a task stopped because a budget it draws on has too little left: its
+ * own (spent by its sub-tasks too) or an ancestor's, named, with who may raise it.
+ */
+export const heldBudgetStopText = (holderId: string, taskId: string): string =>
+  [
+    holderId === taskId
+      ? "The budget is reached: with what this task's sub-tasks have spent, the next model call could exceed what it has left, so it was not made."
+      : `The budget of task ${holderId}, which this task draws on, is reached: the next model call could exceed what it has left, so it was not made.`,
+    `${capitalised(whoMay('set_budget'))} of task ${holderId} may raise it with a set_budget control; complete or cancel end this task as usual.`,
+  ].join('\n');
+
+const capitalised = (text: string): string => `${text[0]?.toUpperCase() ?? ''}${text.slice(1)}`;
 
 /** A budget's limits, `usd 5, model_calls 40`; `none` for no budget. */
 export const limitsText = (budget: Budget | undefined): string =>

@@ -5,6 +5,7 @@ import { readExtension } from '../task/a2a-task.js';
 import { taskEnvelopePart } from '../task/envelope.js';
 import type { Participant, TaskExtensionInput } from '../task/extension.schema.js';
 import type { Command } from '../tools/commands.js';
+import { budgetHoldersOf } from './budget-account.js';
 
 type ChildCommand = Extract<Command, { kind: 'spawn_subtask' | 'create_participant_task' }>;
 
@@ -78,6 +79,8 @@ export const childBrief = (options: {
           lifecycle: 'delegated',
           model: extension.model,
           reasoning_effort: extension.reasoning_effort,
+          budget: command.kind === 'spawn_subtask' ? (command.budget ?? undefined) : undefined,
+          budgetHolders: budgetHoldersOf(parent),
         }
       : { lifecycle: 'delegated' },
   };

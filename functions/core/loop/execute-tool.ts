@@ -192,6 +192,7 @@ const intrinsicContext = (
   agentId: setting.agentId,
   artifactIds: record.task.artifacts.map((artifact) => artifact.artifactId),
   now,
+  budgetLeft: record.budgetAvailable,
 });
 
 /** The child an invocation creates, if it is a sub-task or participant task command. */

@@ -1,6 +1,14 @@
 import * as z from 'zod';
 import { APPROVER_ROLES } from '../ports/tool-runner.js';
+import { BUDGET_LIMITS } from '../task/extension.schema.js';
 import { ModelResponseSchema } from './model-response.schema.js';
+
+/** An ancestor whose budget a task's calls draw on, and the limits it has. */
+export const BudgetHolderSchema = z.strictObject({
+  taskId: z.string().min(1),
+  limits: z.array(z.enum(BUDGET_LIMITS)).min(1),
+});
+export type BudgetHolder = z.infer<typeof BudgetHolderSchema>;
 
 export const PendingQuestionSchema = z.strictObject({
   participantId: z.string(),
@@ -130,6 +138,13 @@ export const LoopStateSchema = z.strictObject({
    * whose record says the harness made it for that parent.
    */
   parentTaskId: z.string().nullable().default(null),
+  /**
+   * The ancestors on this harness whose budgets this task's model calls draw on (nearest first),
+   * with the limits each has: set by the harness when it creates the task, and kept current by a
+   * budget set on an ancestor. A call is made only once every one of them (and the task's own
+   * budget) has given it its worst case (`reserve` commit).
+   */
+  budgetHolders: z.array(BudgetHolderSchema).default([]),
 });
 export type LoopState = z.infer<typeof LoopStateSchema>;
 
@@ -163,4 +178,5 @@ export const initialLoopState = (): LoopState => ({
   claimedToken: null,
   startPendingSince: null,
   parentTaskId: null,
+  budgetHolders: [],
 });

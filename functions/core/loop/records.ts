@@ -1,7 +1,7 @@
 import type { TaskState } from '@a2a-js/sdk';
 import type { TaskEvent } from '../ports/event-log.js';
 import type { PushConfig } from '../ports/push-config-store.js';
-import type { AuditRecord, TaskCommit, TaskRecord } from '../ports/task-store.js';
+import type { AuditRecord, BudgetEntry, TaskCommit, TaskRecord } from '../ports/task-store.js';
 import { type StatusChange, stateOf, subStateOf, withStatus } from '../task/a2a-task.js';
 import type { SubState } from '../task/extension.schema.js';
 import type { HistoryEntry } from './history.schema.js';
@@ -26,6 +26,8 @@ export interface Change {
   seen: string[];
   audit: AuditRecord[];
   pushConfigs: PushConfig[];
+  /** Amounts added to budget accounts (a budget set, a reservation given back). */
+  budgetCredits: BudgetEntry[];
   /** For the `task.state_changed` hooks, which run once the change is committed. */
   stateChanges: StateChanged[];
 }
@@ -39,6 +41,7 @@ export const changeOf = (record: TaskRecord): Change => ({
   seen: [],
   audit: [],
   pushConfigs: [],
+  budgetCredits: [],
   stateChanges: [],
 });
 
@@ -53,6 +56,7 @@ export const writesNothing = (change: Change, base: TaskRecord): boolean =>
     change.seen,
     change.audit,
     change.pushConfigs,
+    change.budgetCredits,
   ].every((list) => list.length === 0);
 
 /** The change with the record rewritten (task or loop state). */
@@ -117,4 +121,11 @@ export const updateOf = (base: TaskRecord, change: Change): TaskCommit => ({
   seen: change.seen,
   audit: change.audit,
   pushConfigs: change.pushConfigs,
+  budgetCredits: change.budgetCredits,
 });
+
+/** The change with amounts added to budget accounts in its commit. */
+export const withBudgetCredits = (change: Change, credits: readonly BudgetEntry[]): Change =>
+  credits.length === 0
+    ? change
+    : { ...change, budgetCredits: [...change.budgetCredits, ...credits] };

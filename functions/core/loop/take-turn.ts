@@ -12,7 +12,8 @@ import {
   type Outcome,
   reach,
 } from '../unit-of-work/operation.js';
-import { budgetOverruns, budgetStopText } from './budget.js';
+import { budgetOverruns, budgetStopText, heldBudgetStopText, nextCallWorstCase } from './budget.js';
+import { budgetHoldersOf, holdsOf, refundsOf, usedBy } from './budget-account.js';
 import { withCompaction } from './compaction.js';
 import type { LoopConfig } from './config.js';
 import { assembleContext } from './context.js';
@@ -21,7 +22,7 @@ import { type DrainDecision, decideDrain } from './drain.js';
 import { decideTurnEnd, type TurnEndFacts } from './finish.js';
 import { routeAfter, withModelResponse } from './invoke-model.js';
 import { withExecutionArrived } from './park-token.js';
-import { type Change, changeOf, writesNothing } from './records.js';
+import { type Change, changeOf, withBudgetCredits, writesNothing } from './records.js';
 import type { StepResult, TurnRef } from './route.schema.js';
 import { ended, endRoute, parkedForInput } from './status.js';
 import { currentRef } from './turn-position.js';
@@ -34,6 +35,8 @@ export type TurnWants = {
   /** The transcript the model is shown. */
   history: 'read_history';
   compaction: 'compact';
+  /** The call's worst case, taken from every budget it draws on. */
+  reservation: 'reserve_budget';
   model: 'call_model';
   /** The inbox once more, to end a delegated task only when nothing is unread. */
   inboxAtEnd: 'read_inbox';
@@ -168,18 +171,29 @@ const modelPart = (
       });
     }
     const compacted = compaction.record ? withCompaction(change, ref, compaction.record) : change;
-    const overruns = budgetOverruns(compacted.record, compaction.context.characters, config);
-    if (overruns.length > 0) {
-      // Parked with the turn's message folded and unanswered: a raised budget resumes it here.
+    const { characters } = compaction.context;
+    // Parked with the turn's message folded and unanswered: a raised budget resumes it here.
+    const stopped = (text: string): TurnOutcome => {
       const route = { next: 'park' as const, subState: 'awaiting-budget' as const };
-      const parked = parkedForInput(
-        compacted,
-        ref,
-        'awaiting-budget',
-        budgetStopText(overruns),
-        now
-      );
+      const parked = parkedForInput(compacted, ref, 'awaiting-budget', text, now);
       return commitThen(record, parked, { ref, route }, parkOn(read)({ ref, route }));
+    };
+    const overruns = budgetOverruns(compacted.record, characters, config);
+    if (overruns.length > 0) return stopped(budgetStopText(overruns));
+    const holders = budgetHoldersOf(compacted.record);
+    if (holders.length > 0) {
+      const { reservation } = observed;
+      if (reservation === undefined) {
+        const worst = nextCallWorstCase(compacted.record, characters, config);
+        const holds = holdsOf(holders, worst);
+        return need<TurnWants>({
+          key: 'reservation',
+          effect: { kind: 'reserve_budget', taskId, holds },
+        });
+      }
+      if (reservation.exhausted !== null) {
+        return stopped(heldBudgetStopText(reservation.exhausted, taskId));
+      }
     }
     // The request as compaction left it: assembled once, by the decision or the compaction.
     const effect = { kind: 'call_model', taskId, context: compaction.context } as const;
@@ -188,6 +202,10 @@ const modelPart = (
   if (compaction?.record) change = withCompaction(change, ref, compaction.record);
   const next = { ...ref, turn: ref.turn + 1 };
   change = withModelResponse(change, next, call);
+  // What the call did not use of its worst case goes back to every budget it was taken from.
+  if (observed.reservation !== undefined) {
+    change = withBudgetCredits(change, refundsOf(observed.reservation.holds, usedBy(call)));
+  }
   if (call.response.toolCalls.length > 0) {
     const route = routeAfter(next, call.response);
     return commitThen(record, change, route, parkOn(read)(route));

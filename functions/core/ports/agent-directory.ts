@@ -1,5 +1,7 @@
 import type { Message, TaskState } from '@a2a-js/sdk';
+import type { BudgetHolder } from '../loop/loop-state.schema.js';
 import type {
+  Budget,
   Lifecycle,
   Participant,
   ReasoningEffort,
@@ -20,6 +22,10 @@ export interface InheritedSettings {
   lifecycle: Lifecycle;
   model?: string | undefined;
   reasoning_effort?: ReasoningEffort | undefined;
+  /** The child's own budget (spawn_subtask's sub-budget, within what its parent has left). */
+  budget?: Budget | undefined;
+  /** The budgets the child's calls draw on: its parent's and those its parent draws on. */
+  budgetHolders?: readonly BudgetHolder[] | undefined;
 }
 
 export interface ChildRequest {

@@ -2,8 +2,18 @@ import type { Task } from '@a2a-js/sdk';
 import type { HistoryEntry } from '../loop/history.schema.js';
 import type { InboxItem, InboxItemDraft } from '../loop/inbox.schema.js';
 import type { LoopState } from '../loop/loop-state.schema.js';
+import type { BudgetLimit } from '../task/extension.schema.js';
 import type { TaskEvent } from './event-log.js';
 import type { PushConfig } from './push-config-store.js';
+
+/** Amounts of a budget's limits (any subset). */
+export type BudgetAmounts = Partial<Record<BudgetLimit, number>>;
+
+/** Amounts for one task's budget account: taken by a `reserve`, given by a credit. */
+export interface BudgetEntry {
+  taskId: string;
+  amounts: BudgetAmounts;
+}
 
 /** A task as stored: the A2A task (extensions in its metadata) and the loop's own state. */
 export interface TaskRecord {
@@ -28,6 +38,13 @@ export interface TaskRecord {
    * for delivery, and delivery reads configs for those events only.
    */
   pushConfigured?: true;
+  /**
+   * What the task's budget has left for the task and its descendants, per limit it has (absent:
+   * no budget account). Kept by the store beside the record, not part of its version: a call
+   * anywhere under the task takes its worst case from it (`reserve`) and the response gives back
+   * what it did not use, conditioned on nothing but what is left.
+   */
+  budgetAvailable?: BudgetAmounts;
 }
 
 export interface TaskQuery {
@@ -69,6 +86,12 @@ export interface CommitWrites {
   audit?: readonly AuditRecord[];
   /** Push-notification configs stored with the commit (SendMessage's inline config). */
   pushConfigs?: readonly PushConfig[];
+  /**
+   * Amounts added to budget accounts, conditioned on nothing: a budget set or changed on the
+   * commit's own task (its account opened or moved by the change), and a call's unused
+   * reservation given back, on any task it was taken from.
+   */
+  budgetCredits?: readonly BudgetEntry[];
 }
 
 /**
@@ -111,16 +134,34 @@ export type TaskCommit =
       version: number;
       inboxCount: number;
       token: string;
+    }
+  | {
+      /**
+       * A model call's worst case taken from the budget accounts it draws on, all or none: each
+       * entry's amounts from its task's account, only while that account has at least as much
+       * left of each. No record's version changes. Not idempotent: a retried reservation takes
+       * again (a crash between it and the call counts a call that was never made, never the
+       * reverse).
+       */
+      kind: 'reserve';
+      taskId: string;
+      holds: readonly BudgetEntry[];
     };
 
 export interface CommitResult {
   /**
    * The stored record after a create or an update (version, eventSeq and inboxCount advanced; the
-   * count may since have moved on, by messages to the running task).
+   * count may since have moved on, by messages to the running task). An update's record carries
+   * the budget account as its base did: a write does not read the account back.
    */
   record?: TaskRecord;
   /** The inbox seqs given to `enqueue`'s items, in order. */
   enqueued: number[];
+  /**
+   * A `reserve` that was refused: the first task (in the holds' order) whose account had less
+   * left than asked. Nothing was taken.
+   */
+  exhausted?: string;
 }
 
 /**
@@ -131,7 +172,10 @@ export interface CommitResult {
  *   stored version is not `base.version`; `guarded` with `ConcurrencyConflictError` when the task
  *   is missing, ended, or (with `unparked`) parked; `park` with `ConcurrencyConflictError` when
  *   the stored version or inbox count is not the commit's; any commit with
- *   `ConcurrencyConflictError` when an enqueued item id was enqueued before. A record write
+ *   `ConcurrencyConflictError` when an enqueued item id was enqueued before. A `reserve` never
+ *   throws for a short account: it answers `exhausted` and takes nothing. A hold takes from each
+ *   limit it names, and is short when the account lacks the limit or has less left; a credit adds
+ *   to each limit it names (opening one the account lacks) and is conditioned on nothing. A record write
  *   stores `version + 1` and advances `eventSeq` by the events written; events take seqs
  *   `eventSeq + 1, ...`. Every commit that enqueues advances `inboxCount` by its items, in the
  *   same write.

@@ -250,6 +250,10 @@ export type ReasoningEffort = z.infer<typeof ReasoningEffortSchema>;
  * tokens out and calls. What it has spent is its usage ledger (`USAGE_METADATA_KEY`). Set by the
  * deployment's default for the task's type and by a reporter's or admin's `set_budget` control.
  */
+/** What a budget may limit: a model call adds to each. */
+export const BUDGET_LIMITS = ['usd', 'input_tokens', 'output_tokens', 'model_calls'] as const;
+export type BudgetLimit = (typeof BUDGET_LIMITS)[number];
+
 export const BudgetSchema = z
   .strictObject({
     usd: z

@@ -8,6 +8,7 @@ import { type LoopState, LoopStateSchema } from '../loop/loop-state.schema.js';
 import { startPendingBefore as startPendingBeforeTime } from '../loop/pending-start.js';
 import { PushConfigSchema } from '../ports/push-config-store.js';
 import type {
+  BudgetAmounts,
   CommitResult,
   TaskCommit,
   TaskQuery,
@@ -15,7 +16,7 @@ import type {
   TaskStore,
 } from '../ports/task-store.js';
 import { isTerminalState } from '../task/a2a-task.js';
-import { TaskExtensionSchema } from '../task/extension.schema.js';
+import { type BudgetLimit, TaskExtensionSchema } from '../task/extension.schema.js';
 import { encodeEvent } from './in-memory-event-codec.js';
 
 /** A stored record: JSON text, as a real store holds it, so every read is a fresh copy. */
@@ -41,6 +42,8 @@ export interface TaskPartition {
   events: Map<number, string>;
   /** Push config id -> JSON text. */
   pushConfigs: Map<string, string>;
+  /** What the task's budget has left, per limit (`TaskRecord.budgetAvailable`). */
+  budget: BudgetAmounts;
 }
 
 /** The JSON text of a value; `undefined`, functions and symbols have none. */
@@ -79,6 +82,9 @@ const decodeRecord = (stored: StoredRecord, partition: TaskPartition | undefined
   eventSeq: stored.eventSeq,
   inboxCount: partition?.inboxCount ?? 0,
   ...((partition?.pushConfigs.size ?? 0) > 0 ? { pushConfigured: true as const } : {}),
+  ...(partition === undefined || Object.keys(partition.budget).length === 0
+    ? {}
+    : { budgetAvailable: { ...partition.budget } }),
 });
 
 const participantIdsOf = (task: Task): string[] => {
@@ -98,7 +104,19 @@ const emptyPartition = (): TaskPartition => ({
   audit: new Map(),
   events: new Map(),
   pushConfigs: new Map(),
+  budget: {},
 });
+
+/** A written record as the commit returns it: an update's budget account as it was read. */
+const asReturned = (record: TaskRecord, commit: TaskCommit): TaskRecord => {
+  if (commit.kind !== 'update') return record;
+  const { budgetAvailable: _stored, ...rest } = record;
+  const read = commit.base.budgetAvailable;
+  return read === undefined ? rest : { ...rest, budgetAvailable: read };
+};
+
+/** Each limit of `amounts`, as [limit, amount] pairs. */
+const limitsOf = (amounts: BudgetAmounts) => Object.entries(amounts) as [BudgetLimit, number][];
 
 const conflict = (message: string) => new ConcurrencyConflictError(message);
 
@@ -130,6 +148,7 @@ export class InMemoryTaskStore implements TaskStore {
 
   async commit(commit: TaskCommit): Promise<CommitResult> {
     if (commit.kind === 'park') return this.#park(commit);
+    if (commit.kind === 'reserve') return this.#reserve(commit);
     const taskId = commit.kind === 'guarded' ? commit.taskId : commit.record.task.id;
     const partition = this.#tasks.get(taskId);
     const stored = partition?.record;
@@ -208,10 +227,34 @@ export class InMemoryTaskStore implements TaskStore {
     for (const id of commit.seen ?? []) target.inboxIds.set(id, 0);
     for (const [key, text] of audit) target.audit.set(key, text);
     for (const config of pushConfigs) target.pushConfigs.set(config.id, toJsonText(config));
+    for (const credit of commit.budgetCredits ?? []) {
+      const account = this.partition(credit.taskId).budget;
+      for (const [limit, amount] of limitsOf(credit.amounts)) {
+        account[limit] = (account[limit] ?? 0) + amount;
+      }
+    }
     return {
-      ...(record === undefined ? {} : { record: decodeRecord(record, target) }),
+      ...(record === undefined ? {} : { record: asReturned(decodeRecord(record, target), commit) }),
       enqueued: enqueued.map((item) => item.seq),
     };
+  }
+
+  #reserve(commit: Extract<TaskCommit, { kind: 'reserve' }>): CommitResult {
+    const short = commit.holds.find(({ taskId, amounts }) => {
+      const account = this.#tasks.get(taskId)?.budget ?? {};
+      return limitsOf(amounts).some(([limit, amount]) => {
+        const left = account[limit];
+        return left === undefined || left < amount;
+      });
+    });
+    if (short !== undefined) return { enqueued: [], exhausted: short.taskId };
+    for (const { taskId, amounts } of commit.holds) {
+      const account = this.partition(taskId).budget;
+      for (const [limit, amount] of limitsOf(amounts)) {
+        account[limit] = (account[limit] ?? 0) - amount;
+      }
+    }
+    return { enqueued: [] };
   }
 
   #park(commit: Extract<TaskCommit, { kind: 'park' }>): CommitResult {

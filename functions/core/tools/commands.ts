@@ -1,4 +1,4 @@
-import type { CriterionEvidence, Plan, Role } from '../task/extension.schema.js';
+import type { Budget, CriterionEvidence, Plan, Role } from '../task/extension.schema.js';
 
 /**
  * What an intrinsic tool asks the loop to do. A command is plain data; the loop applies it to
@@ -16,6 +16,8 @@ export type Command =
       /** A registered remote agent id, or null for a child on this harness. */
       agent: string | null;
       stepId: string | null;
+      /** The child's own budget, within what this task's has left (a child on this harness). */
+      budget: Budget | null;
     }
   | { kind: 'wait_for_reply'; participantId: string; question: string; options: string[] }
   | {

@@ -1,5 +1,6 @@
 import type * as z from 'zod';
 import type { ErrorCode } from '../errors.js';
+import type { BudgetAmounts } from '../ports/task-store.js';
 import type { TaskExtension } from '../task/extension.schema.js';
 import type { Command } from './commands.js';
 
@@ -18,6 +19,8 @@ export interface IntrinsicContext {
   artifactIds: readonly string[];
   /** The time of the call (ISO 8601): when a criterion is met. */
   now: string;
+  /** What the task's budget has left for it and its sub-tasks (absent: it has no budget). */
+  budgetLeft?: BudgetAmounts | undefined;
 }
 
 export type ToolOutcome =

@@ -13,7 +13,17 @@ export interface Cascade<R, C, A> {
   conclude(first: R, cascaded: readonly C[]): A;
   /** The wake the answer calls for (the ended tasks' executions), followed once all committed. */
   wakes?: ((answer: A) => Wake) | undefined;
+  /** The wake one cascaded operation's result calls for, followed once its commit is in. */
+  wakeOf?: ((cascaded: C) => Wake) | undefined;
 }
+
+/**
+ * `operation` answering as a wider type: a cascade runs operations of more than one kind. Its
+ * own wake is dropped: a cascade says how each result is woken (`wakeOf`).
+ */
+export const widened = <T extends U, U>(
+  operation: Operation<T, NoEffects, never>
+): Operation<U, NoEffects, never> => ({ ...operation, wakes: undefined });
 
 /**
  * One operation, then those its result calls for on other tasks, depth first, each its own unit
@@ -30,6 +40,7 @@ export async function runCascade<R, W extends Wants, CP, C, A>(
     for (const operation of operations) {
       const next = await resultOf(deps, operation);
       cascaded.push(next);
+      if (cascade.wakeOf !== undefined) await deps.waker.follow(cascade.wakeOf(next));
       await run(cascade.fromCascaded(next));
     }
   };

@@ -7,7 +7,7 @@ import type { ModelCall } from '../loop/invoke-model.js';
 import type { TurnRef } from '../loop/route.schema.js';
 import type { ChildCreated, ChildRequest } from '../ports/agent-directory.js';
 import type { ModelToolCall } from '../ports/model.js';
-import type { TaskRecord } from '../ports/task-store.js';
+import type { BudgetEntry, TaskRecord } from '../ports/task-store.js';
 import type { Invocation } from '../tools/invoker.js';
 import type { IntrinsicContext } from '../tools/tool.js';
 
@@ -33,6 +33,11 @@ export type Effect =
       history: readonly HistoryEntry[];
       assembled: AssembledContext;
     }
+  /**
+   * A model call's worst case taken from every budget account it draws on (`reserve` commit),
+   * before the call: all of it, or nothing and the first account that was short.
+   */
+  | { kind: 'reserve_budget'; taskId: string; holds: readonly BudgetEntry[] }
   /** One model call and the `tool_calls.extracted` hooks on what it answered. */
   | { kind: 'call_model'; taskId: string; context: AssembledContext }
   /** decide_completion, through the `task.complete` hooks. */
@@ -51,6 +56,8 @@ export interface EffectResults {
   read_message_seq: number | null;
   read_history: readonly HistoryEntry[];
   compact: { record: CompactionRecord | null; context: AssembledContext };
+  /** What was taken; `exhausted`, the account that was short (then nothing was taken). */
+  reserve_budget: { holds: readonly BudgetEntry[]; exhausted: string | null };
   call_model: ModelCall;
   decide_completion: CompletionVerdict;
   invoke_tool: Invocation;

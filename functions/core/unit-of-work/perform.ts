@@ -174,6 +174,11 @@ const performAny = async (
       return deps.store.readHistory(effect.taskId, effect.after, effect.through);
     case 'compact':
       return compact(deps, effect);
+    case 'reserve_budget': {
+      const { taskId, holds } = effect;
+      const { exhausted } = await deps.store.commit({ kind: 'reserve', taskId, holds });
+      return { holds, exhausted: exhausted ?? null };
+    }
     case 'call_model':
       return callModel(deps, effect);
     case 'decide_completion':

@@ -74,6 +74,7 @@ describe('children', () => {
       lifecycle: 'delegated',
       model: 'model-a',
       reasoning_effort: 'high',
+      budgetHolders: [],
     });
   });
 

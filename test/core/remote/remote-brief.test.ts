@@ -18,6 +18,7 @@ const briefFor = async () => {
       acceptanceCriteria: ['no difference'],
       agent: 'ledger',
       stepId: null,
+      budget: null,
     },
     messageId: `${parent.task.id}:1:1:call-1`,
     agentId: 'alpha',

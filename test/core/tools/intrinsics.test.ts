@@ -262,6 +262,7 @@ describe('spawn_subtask', () => {
         acceptanceCriteria: [],
         agent: null,
         stepId: null,
+        budget: null,
       },
       text: 'sub-task Research requested',
     });
@@ -297,6 +298,45 @@ describe('spawn_subtask', () => {
       await call('spawn_subtask', { name: 'R', goal: 'g', agent: 'stranger' }),
       'tool.invalid_arguments',
       /unknown agent stranger; registered: researcher/
+    );
+  });
+
+  it('gives a child on this harness a budget within what the task has left', async () => {
+    const left = context({ budgetLeft: { usd: 2.5, model_calls: 10 } });
+    const within = await call(
+      'spawn_subtask',
+      { name: 'R', goal: 'g', budget: { usd: 2.5, input_tokens: 9_000 } },
+      left
+    );
+    expect(within).toMatchObject({
+      kind: 'command',
+      command: { budget: { usd: 2.5, input_tokens: 9_000 } },
+    });
+    expectError(
+      await call(
+        'spawn_subtask',
+        { name: 'R', goal: 'g', budget: { usd: 3, model_calls: 4 } },
+        left
+      ),
+      'tool.invalid_arguments',
+      /more than this task's budget has left: usd 3 \(left 2.5\)$/
+    );
+  });
+
+  it('refuses a budget for a remote agent, and a budget with no limit', async () => {
+    expectError(
+      await call('spawn_subtask', {
+        name: 'R',
+        goal: 'g',
+        agent: 'researcher',
+        budget: { usd: 1 },
+      }),
+      'tool.invalid_arguments',
+      /a remote agent keeps its own/
+    );
+    expectError(
+      await call('spawn_subtask', { name: 'R', goal: 'g', budget: {} }),
+      'tool.invalid_arguments'
     );
   });
 

@@ -1,5 +1,7 @@
 import * as z from 'zod';
 import type { RegisteredAgent } from '../../ports/agent-directory.js';
+import type { BudgetAmounts } from '../../ports/task-store.js';
+import { type Budget, type BudgetLimit, BudgetSchema } from '../../task/extension.schema.js';
 import { defineIntrinsic, type IntrinsicTool, refuse } from '../tool.js';
 import { resolveStepArgument } from './step-argument.js';
 
@@ -14,7 +16,23 @@ export const SpawnSubtaskInputSchema = z.strictObject({
     .default(null)
     .describe('A registered remote agent id, or null for this harness.'),
   step: z.string().nullable().default(null).describe('The plan step this sub-task carries out.'),
+  budget: BudgetSchema.nullable()
+    .default(null)
+    .describe(
+      "The sub-task's own budget (a sub-task on this harness), no more than this task's has left; without one it draws on this task's."
+    ),
 });
+
+/** The limits of `budget` over what the task has left, as `usd 5 (left 2.5)`; empty when within. */
+const overLeft = (budget: Budget, left: BudgetAmounts | undefined): string[] =>
+  left === undefined
+    ? []
+    : (Object.entries(budget) as [BudgetLimit, number][]).flatMap(([limit, amount]) => {
+        const remaining = left[limit];
+        return remaining !== undefined && amount > remaining
+          ? [`${limit} ${amount} (left ${Math.max(0, remaining)})`]
+          : [];
+      });
 
 const DESCRIPTION = 'Run a step in context isolation as a sub-task, locally or on a remote agent.';
 
@@ -43,10 +61,23 @@ export const spawnSubtask = defineIntrinsic({
   description: DESCRIPTION,
   input: SpawnSubtaskInputSchema,
   idempotent: false,
-  run: (args, { extension, agentIds }) => {
+  run: (args, { extension, agentIds, budgetLeft }) => {
     if (args.agent !== null && !agentIds.includes(args.agent)) {
       const known = agentIds.length > 0 ? agentIds.join(', ') : 'none';
       return refuse('tool.invalid_arguments', `unknown agent ${args.agent}; registered: ${known}`);
+    }
+    if (args.budget !== null && args.agent !== null) {
+      return refuse(
+        'tool.invalid_arguments',
+        'a budget is for a sub-task on this harness: a remote agent keeps its own'
+      );
+    }
+    const over = args.budget === null ? [] : overLeft(args.budget, budgetLeft);
+    if (over.length > 0) {
+      return refuse(
+        'tool.invalid_arguments',
+        `the sub-task's budget is more than this task's budget has left: ${over.join(', ')}`
+      );
     }
     const step = resolveStepArgument(extension, args.step);
     if ('refused' in step) return step.refused;
@@ -59,6 +90,7 @@ export const spawnSubtask = defineIntrinsic({
         acceptanceCriteria: args.acceptance_criteria,
         agent: args.agent,
         stepId: step.stepId,
+        budget: args.budget,
       },
       result: `sub-task ${args.name} requested`,
     };

@@ -1,0 +1,180 @@
+import { describe, expect, it } from 'vitest';
+import {
+  accountCreditOf,
+  holdsOf,
+  refundsOf,
+} from '../../../functions/core/loop/budget-account.js';
+import { EMPTY_USAGE, readUsage } from '../../../functions/core/loop/usage.js';
+import type { ScriptedReply } from '../../../functions/core/testing/scripted-model.js';
+import { ALICE, harnessWith, STATES, view } from '../../support/harness.js';
+import { envelopeMessage } from '../../support/messages.js';
+
+const setBudget = (budget: object) => envelopeMessage('control', { action: 'set_budget', budget });
+
+const spawn = (args: Record<string, unknown>): ScriptedReply => ({
+  toolCalls: [{ name: 'spawn_subtask', arguments: args }],
+});
+
+/** A child's first call: a tool call, so its work takes a second call to finish. */
+const childFirstCall: ScriptedReply = {
+  toolCalls: [{ name: 'meet_criterion', arguments: { criterion: 'c1', evidence: 'a, b, c' } }],
+};
+
+/**
+ * A conversation alice reports, of type `research`: on this harness only that type has a default
+ * budget, so a child (no type) has none of its own and draws on its parent's.
+ */
+const researchTree = async (replies: ScriptedReply[], budget: object | undefined) => {
+  const { harness, model } = harnessWith(replies, {
+    config: budget === undefined ? {} : { defaultBudgets: { research: budget } },
+  });
+  const parent = await harness.start(
+    envelopeMessage(
+      'task',
+      {
+        name: 'Report',
+        goal: 'Write the report',
+        type: 'research',
+        participants: [{ id: ALICE, kind: 'human', role: 'reporter' }],
+      },
+      { text: 'write the report' }
+    ),
+    ALICE
+  );
+  const parentId = parent.task.id;
+  const childId = async () => {
+    const row = view(await harness.task(parentId)).extension.sub_tasks[0];
+    if (row === undefined) throw new Error('no sub-task row');
+    return row.task_id;
+  };
+  return { harness, model, parentId, childId };
+};
+
+describe("a budget holds the task's whole tree", () => {
+  it("stops a child that could pass its parent's budget, shows it on the parent's row without waking its model, and a raise on the parent finishes the work", async () => {
+    const { harness, model, parentId, childId } = await researchTree(
+      [
+        spawn({ name: 'Research', goal: 'Find sources', acceptance_criteria: ['three links'] }),
+        { text: 'Waiting for the research.' },
+        childFirstCall,
+        { text: 'Found three sources.' },
+        { text: 'Here is the report.' },
+      ],
+      { model_calls: 3 }
+    );
+    const child = await childId();
+    // Three calls: the parent's two and the child's first. The child's second could pass the
+    // parent's budget, so it was not made.
+    expect(model.requests).toHaveLength(3);
+    const stopped = view(await harness.task(child));
+    expect(stopped).toMatchObject({ state: STATES.INPUT_REQUIRED, subState: 'awaiting-budget' });
+    expect(stopped.statusText).toContain(`The budget of task ${parentId}`);
+    expect(stopped.statusText).toContain(`A reporter or an admin of task ${parentId} may raise it`);
+    expect((await harness.task(child)).loop.budgetHolders).toEqual([
+      { taskId: parentId, limits: ['model_calls'] },
+    ]);
+    expect((await harness.task(parentId)).budgetAvailable).toEqual({ model_calls: 0 });
+    const parentView = view(await harness.task(parentId));
+    expect(parentView.extension.sub_tasks[0]).toMatchObject({ sub_state: 'awaiting-budget' });
+    expect(parentView).toMatchObject({ subState: 'awaiting-next-message' });
+
+    await harness.send(parentId, setBudget({ model_calls: 5 }), ALICE);
+
+    // The child's call, then the parent's, woken by the child's result: five calls, none twice.
+    expect(model.requests).toHaveLength(5);
+    expect(view(await harness.task(child))).toMatchObject({ state: STATES.COMPLETED });
+    expect(view(await harness.task(parentId)).statusText).toBe('Here is the report.');
+    expect((await harness.task(parentId)).budgetAvailable).toEqual({ model_calls: 0 });
+  });
+
+  it("gives a child its own budget within its parent's, and stops it at its own", async () => {
+    const { harness, model, parentId, childId } = await researchTree(
+      [
+        spawn({
+          name: 'Research',
+          goal: 'Find sources',
+          acceptance_criteria: ['three links'],
+          budget: { model_calls: 1 },
+        }),
+        { text: 'Waiting for the research.' },
+        childFirstCall,
+        { text: 'Found three sources.' },
+      ],
+      { model_calls: 10 }
+    );
+    const child = view(await harness.task(await childId()));
+    expect(child.extension.budget).toEqual({ model_calls: 1 });
+    expect(child).toMatchObject({ subState: 'awaiting-budget' });
+    expect(child.statusText).toContain('model calls: spent 1 of 1');
+    expect(model.requests).toHaveLength(3);
+    expect((await harness.task(parentId)).budgetAvailable).toEqual({ model_calls: 7 });
+  });
+
+  it('reaches a child the task already has when it is first given a budget, and counts the tree from then', async () => {
+    const { harness, model, parentId, childId } = await researchTree(
+      [
+        spawn({ name: 'Research', goal: 'Find sources', acceptance_criteria: ['three links'] }),
+        { text: 'Waiting for the research.' },
+        {
+          toolCalls: [
+            {
+              name: 'ask_participant',
+              arguments: { participant_id: ALICE, question: 'Which field?' },
+            },
+          ],
+        },
+        // The parent, woken by its child's question.
+        { text: 'The research asks alice which field.' },
+      ],
+      undefined
+    );
+    const child = await childId();
+    expect((await harness.task(child)).loop.budgetHolders).toEqual([]);
+    expect(view(await harness.task(child))).toMatchObject({ subState: 'awaiting-answer' });
+    expect(model.requests).toHaveLength(4);
+
+    await harness.send(parentId, setBudget({ model_calls: 4, output_tokens: 9_000 }), ALICE);
+
+    expect((await harness.task(child)).loop.budgetHolders).toEqual([
+      { taskId: parentId, limits: ['output_tokens', 'model_calls'] },
+    ]);
+    // Opened at the limit less what the parent itself had spent (three calls), not its child's.
+    expect((await harness.task(parentId)).budgetAvailable).toEqual({
+      model_calls: 1,
+      output_tokens: 9_000 - readUsage((await harness.task(parentId)).task).output_tokens,
+    });
+  });
+});
+
+describe('budget accounts', () => {
+  it('open a new limit at the limit less what was spent, and move a changed one by the difference', () => {
+    const spent = { ...EMPTY_USAGE, model_calls: 3, cost_usd: 0.5 };
+    expect(accountCreditOf(undefined, { model_calls: 10 }, spent)).toEqual({ model_calls: 7 });
+    expect(accountCreditOf({ model_calls: 10 }, { model_calls: 12, usd: 2 }, spent)).toEqual({
+      model_calls: 2,
+      usd: 1.5,
+    });
+    expect(accountCreditOf({ model_calls: 10 }, { model_calls: 10 }, spent)).toEqual({});
+  });
+
+  it("hold each holder's limits of a call's worst case, and settle them with what it used", () => {
+    const holders = [
+      { taskId: 'child', limits: ['model_calls' as const] },
+      { taskId: 'parent', limits: ['usd' as const, 'output_tokens' as const] },
+    ];
+    const worst = { model_calls: 1, input_tokens: 900, output_tokens: 500, usd: undefined };
+    const holds = holdsOf(holders, worst);
+    // An unpriced model's call holds no dollars.
+    expect(holds).toEqual([
+      { taskId: 'child', amounts: { model_calls: 1 } },
+      { taskId: 'parent', amounts: { output_tokens: 500 } },
+    ]);
+    expect(refundsOf(holds, { model_calls: 1, output_tokens: 120 })).toEqual([
+      { taskId: 'parent', amounts: { output_tokens: 380 } },
+    ]);
+    // A call that used more than its estimate is charged what it used.
+    expect(refundsOf(holds, { model_calls: 1, output_tokens: 600 })).toEqual([
+      { taskId: 'parent', amounts: { output_tokens: -100 } },
+    ]);
+  });
+});
