@@ -2,6 +2,12 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import middy from '@middy/core';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { decodeTaskRecord } from '../adapters/dynamodb/item-codec.js';
+import {
+  emfSpendMetrics,
+  NO_SPEND_METRICS,
+  type SpendMetricWriter,
+  stdoutSink,
+} from '../adapters/system/emf-metrics.js';
 import { HARNESS } from '../adapters/tracing/attributes.js';
 import { annotate, inTaskSpan, linkToTask } from '../adapters/tracing/step-span.js';
 import { flushTraces, NO_TRACING } from '../adapters/tracing/tracing.js';
@@ -9,6 +15,7 @@ import { lambdaLoopRuntime } from '../composition/lambda/loop.js';
 import type { Runtime } from '../composition/runtime.js';
 import { childChangeFromRecords } from '../core/intake/child-change-from-records.js';
 import { recordChildChange } from '../core/intake/child-changed.js';
+import { namedTaskTypes, spendMetricOf } from '../core/loop/spend-metric.js';
 import type { TaskRecord } from '../core/ports/task-store.js';
 import { handleInOrder } from './stream-batch.js';
 
@@ -70,11 +77,15 @@ const relayChildChange = async (
 /**
  * One stream record of a task: every released park is answered, so no wake is lost with the
  * process that took it, and a child's change reaches its parent. A failing record is reported
- * (partial batch response) and the batch stops there; a redelivered record is a no-op.
+ * (partial batch response) and the batch stops there; a redelivered record is a no-op but for
+ * its spend metric, published again. The metric (what the change spent, and the share of its
+ * budget the task's tree has used) goes out last, once the record is handled, from the two
+ * images alone.
  */
 export const handleStreamRecord = async (
   runtime: StreamRuntime,
-  record: DynamoDBRecord
+  record: DynamoDBRecord,
+  metrics: SpendMetricWriter = NO_SPEND_METRICS
 ): Promise<void> => {
   const newImage = record.dynamodb?.NewImage as Image | undefined;
   if (newImage === undefined) return;
@@ -83,20 +94,35 @@ export const handleStreamRecord = async (
   const before = oldImage === undefined ? undefined : decodeTaskRecord(oldImage);
   await answerReleasedPark(runtime, before, after);
   await relayChildChange(runtime, before, after);
+  const spent = spendMetricOf(before, after, namedTaskTypes(runtime.loop.config.defaultBudgets));
+  if (spent !== undefined) metrics(after.task.id, spent);
 };
 
 // Stopping at the first failure means later changes of a child are never applied before it.
-export const createStreamHandler = (runtime: () => StreamRuntime) =>
+export const createStreamHandler = (
+  runtime: () => StreamRuntime,
+  metrics: () => SpendMetricWriter = () => NO_SPEND_METRICS
+) =>
   middy(
     (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> =>
       handleInOrder(
         event.Records,
         async (record) => {
-          await handleStreamRecord(runtime(), record);
+          await handleStreamRecord(runtime(), record, metrics());
           return true;
         },
         runtime().logger
       ).finally(() => flushTraces(runtime().tracing ?? NO_TRACING, runtime().logger))
   );
 
-export const handler = createStreamHandler(lambdaLoopRuntime);
+let metricsMemo: SpendMetricWriter | undefined;
+/** In the cloud, the spend metric is an embedded metric format line in the function's log. */
+const lambdaSpendMetrics = (): SpendMetricWriter => {
+  metricsMemo ??= emfSpendMetrics({
+    stage: lambdaLoopRuntime().config.TINY_HARNESS_STAGE,
+    sink: stdoutSink,
+  });
+  return metricsMemo;
+};
+
+export const handler = createStreamHandler(lambdaLoopRuntime, lambdaSpendMetrics);
