@@ -1,9 +1,18 @@
 import { TaskState } from '@a2a-js/sdk';
+import { budgetHoldersOf, spentOf } from '../loop/budget-account.js';
 import type { LoopDeps } from '../loop/deps.js';
 import { withTokenClaimed } from '../loop/park-token.js';
-import { type Change, changeOf, withLoop, withRecord, withTaskEvent } from '../loop/records.js';
+import {
+  type Change,
+  changeOf,
+  withBudgetCredits,
+  withLoop,
+  withRecord,
+  withTaskEvent,
+} from '../loop/records.js';
+import { EMPTY_USAGE, type TaskUsage } from '../loop/usage.js';
 import { applyLinkedTaskState } from '../plan/plan.js';
-import type { TaskRecord } from '../ports/task-store.js';
+import type { BudgetEntry, TaskRecord } from '../ports/task-store.js';
 import type { Wake } from '../ports/waker.js';
 import {
   isTerminalState,
@@ -12,12 +21,14 @@ import {
   stateOf,
   withExtension,
 } from '../task/a2a-task.js';
-import type {
-  CriteriaCount,
-  EntityRef,
-  Lifecycle,
-  SubState,
-  SubTaskRow,
+import {
+  BUDGET_LIMITS,
+  type BudgetLimit,
+  type CriteriaCount,
+  type EntityRef,
+  type Lifecycle,
+  type SubState,
+  type SubTaskRow,
 } from '../task/extension.schema.js';
 import { resultOf } from '../unit-of-work/interpreter.js';
 import {
@@ -50,6 +61,11 @@ export interface ChildChange {
   linkedByHarness: boolean;
   /** The child's status text or last reply. */
   summary: string;
+  /**
+   * What a remote child's agent reports it has used (its whole tree); null or absent when it
+   * reports nothing. What was not charged before is charged to the budgets the parent draws on.
+   */
+  reportedUsage?: TaskUsage | null | undefined;
   /**
    * The child's acceptance criteria, met / total, when the stand-in can read them (a child on
    * this harness, a remote one that reports the task extension); absent keeps the row's.
@@ -119,6 +135,35 @@ const reasonOf = (change: ChildChange): string | undefined =>
 
 const withoutReason = ({ reason: _reason, ...row }: SubTaskRow): SubTaskRow => row;
 
+/**
+ * What a remote child's report charges to the budgets its parent draws on (pure): the growth of
+ * its reported usage since the last report charged, taken from each budget's limits, conditioned
+ * on nothing (the calls were made). Undefined when the parent draws on no budget or nothing grew.
+ */
+const remoteCharge = (
+  record: TaskRecord,
+  change: ChildChange
+): { reported: TaskUsage; credits: BudgetEntry[] } | undefined => {
+  const reported = change.reportedUsage;
+  if (change.agent === null || reported == null) return undefined;
+  const holders = budgetHoldersOf(record);
+  if (holders.length === 0) return undefined;
+  const before = record.loop.remoteCharged[change.childId] ?? EMPTY_USAGE;
+  const grown = Object.fromEntries(
+    BUDGET_LIMITS.map((limit) => [limit, spentOf(reported, limit) - spentOf(before, limit)])
+  ) as Record<BudgetLimit, number>;
+  if (BUDGET_LIMITS.every((limit) => grown[limit] <= 0)) return undefined;
+  const credits = holders
+    .map(({ taskId, limits }) => ({
+      taskId,
+      amounts: Object.fromEntries(
+        limits.filter((limit) => grown[limit] > 0).map((limit) => [limit, -grown[limit]])
+      ),
+    }))
+    .filter(({ amounts }) => Object.keys(amounts).length > 0);
+  return { reported, credits };
+};
+
 /** The parent's side of a child's change (pure); undefined when it changes nothing. */
 export const withChildChange = (
   record: TaskRecord,
@@ -146,12 +191,22 @@ export const withChildChange = (
     JSON.stringify(existing.criteria) !== JSON.stringify(row.criteria) ||
     existing.reason !== row.reason;
   const news = isNews(change) && !isTerminalState(stateOf(record.task));
-  if (!rowChanged && !news) return undefined;
+  const charge = remoteCharge(record, change);
+  if (!rowChanged && !news && charge === undefined) return undefined;
 
   let next = withLoop(changeOf(record), (loop) => ({
     ...loop,
     childOrder: { ...loop.childOrder, [change.childId]: change.order },
   }));
+  if (charge !== undefined) {
+    next = withBudgetCredits(
+      withLoop(next, (loop) => ({
+        ...loop,
+        remoteCharged: { ...loop.remoteCharged, [change.childId]: charge.reported },
+      })),
+      charge.credits
+    );
+  }
   if (rowChanged) {
     const subTasks =
       existing === undefined

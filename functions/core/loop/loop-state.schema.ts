@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { APPROVER_ROLES } from '../ports/tool-runner.js';
 import { BUDGET_LIMITS } from '../task/extension.schema.js';
 import { ModelResponseSchema } from './model-response.schema.js';
+import { TaskUsageSchema } from './usage.js';
 
 /** An ancestor whose budget a task's calls draw on, and the limits it has. */
 export const BudgetHolderSchema = z.strictObject({
@@ -145,6 +146,12 @@ export const LoopStateSchema = z.strictObject({
    * budget) has given it its worst case (`reserve` commit).
    */
   budgetHolders: z.array(BudgetHolderSchema).default([]),
+  /**
+   * What each remote child's reported usage has been charged to the budgets this task draws on
+   * so far, by child id: a remote agent's calls are counted after the fact, from what it reports,
+   * and each report charges only what the last one did not.
+   */
+  remoteCharged: z.record(z.string(), TaskUsageSchema).default({}),
 });
 export type LoopState = z.infer<typeof LoopStateSchema>;
 
@@ -179,4 +186,5 @@ export const initialLoopState = (): LoopState => ({
   startPendingSince: null,
   parentTaskId: null,
   budgetHolders: [],
+  remoteCharged: {},
 });

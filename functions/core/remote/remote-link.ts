@@ -235,6 +235,7 @@ export const undeliveredChange = (link: RemoteLink): ChildChange | undefined => 
     // The link is the harness's own record of a child it created for this parent.
     linkedByHarness: true,
     summary: link.summary,
+    reportedUsage: link.usage?.usage ?? null,
     changeKey: `remote:${link.seq}`,
     order: link.seq,
   };

@@ -1,4 +1,9 @@
+import { TaskState } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
+import {
+  type ChildChange,
+  recordChildChange,
+} from '../../../functions/core/intake/child-changed.js';
 import {
   accountCreditOf,
   holdsOf,
@@ -142,6 +147,62 @@ describe("a budget holds the task's whole tree", () => {
     expect((await harness.task(parentId)).budgetAvailable).toEqual({
       model_calls: 1,
       output_tokens: 9_000 - readUsage((await harness.task(parentId)).task).output_tokens,
+    });
+  });
+});
+
+describe('a remote child', () => {
+  const remoteChange = (
+    parentId: string,
+    order: number,
+    reportedUsage: ChildChange['reportedUsage']
+  ): ChildChange => ({
+    parentId,
+    childId: 'remote-task-1',
+    agent: { kind: 'agent', id: 'remote', version: null },
+    state: TaskState.TASK_STATE_WORKING,
+    subState: undefined,
+    childLifecycle: 'delegated',
+    participantTask: false,
+    remoteTurn: false,
+    linkedByHarness: true,
+    summary: 'working',
+    reportedUsage,
+    changeKey: `remote:${order}`,
+    order,
+  });
+  const reported = (model_calls: number, output_tokens: number) => ({
+    ...EMPTY_USAGE,
+    model_calls,
+    output_tokens,
+  });
+
+  it('is charged to the budgets its parent draws on after the fact, each report for what the last did not', async () => {
+    const { harness, parentId } = await researchTree([{ text: 'Delegated.' }], {
+      model_calls: 10,
+      output_tokens: 1_000,
+    });
+    const available = async () => (await harness.task(parentId)).budgetAvailable;
+    const before = await available();
+
+    await recordChildChange(harness.deps, remoteChange(parentId, 1, reported(2, 300)));
+    expect(await available()).toEqual({
+      model_calls: (before?.model_calls ?? 0) - 2,
+      output_tokens: (before?.output_tokens ?? 0) - 300,
+    });
+    expect((await harness.task(parentId)).loop.remoteCharged['remote-task-1']).toEqual(
+      reported(2, 300)
+    );
+
+    // The next report charges only its growth; one that reports nothing charges nothing.
+    await recordChildChange(harness.deps, {
+      ...remoteChange(parentId, 2, reported(3, 900)),
+      state: TaskState.TASK_STATE_COMPLETED,
+    });
+    await recordChildChange(harness.deps, remoteChange(parentId, 3, null));
+    expect(await available()).toEqual({
+      model_calls: (before?.model_calls ?? 0) - 3,
+      output_tokens: (before?.output_tokens ?? 0) - 900,
     });
   });
 });

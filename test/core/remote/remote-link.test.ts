@@ -65,6 +65,7 @@ describe("a remote child's link", () => {
       remoteTurn: false,
       linkedByHarness: true,
       summary: '',
+      reportedUsage: null,
       changeKey: 'remote:1',
       order: 1,
     });
