@@ -24,6 +24,7 @@ import {
 import { RuntimeConfigSchema } from '../functions/composition/runtime-config.js';
 import { TracingConfigShape } from '../functions/composition/tracing-config.js';
 import { parseAgentSkills } from '../functions/core/a2a/agent-card.js';
+import { namedTaskTypes, OTHER_TASK_TYPE } from '../functions/core/loop/spend-metric.js';
 
 /** The defaults `cdk.json` repeats (a test keeps the two equal). */
 export const DEFAULT_CONTEXT = {
@@ -34,6 +35,7 @@ export const DEFAULT_CONTEXT = {
   turnsPerGeneration: 200,
   criteriaReminders: 2,
   defaultBudget: '{}',
+  budgetAlarmShare: 0.8,
   parkTimeoutDays: 7,
   modelBaseUrl: '',
   modelReasoning: 'false',
@@ -77,6 +79,9 @@ const CONTEXT_NAMING: ConfigNaming = {
 const positiveInt = z.coerce.number().int().positive();
 /** 0 = no reservation (the function draws on the account's unreserved pool). */
 const reservation = z.coerce.number().int().min(0).max(10_000);
+
+const BUDGET_ALARM_SHARE =
+  'a share of a budget, more than 0 and at most 1 (0.8 alarms when a task has used 80% of it)';
 
 /** Cognito refuses a hosted-domain prefix containing these words (the prefix holds the stage). */
 const RESERVED_DOMAIN_WORDS = /aws|amazon|cognito/i;
@@ -123,6 +128,14 @@ const HarnessConfigSchema = z.object({
     const parsed = RuntimeConfigSchema.shape.TINY_HARNESS_DEFAULT_BUDGET.safeParse(text);
     return parsed.success ? [] : parsed.error.issues.map((issue) => issue.message);
   }, 'not a budget by task type'),
+  /**
+   * The share of a budget whose use raises a task type's budget alarm (with `defaultBudget` set):
+   * 0.8 alarms when a task's tree has used 80% of any limit of its budget.
+   */
+  budgetAlarmShare: z.coerce
+    .number({ error: BUDGET_ALARM_SHARE })
+    .gt(0, BUDGET_ALARM_SHARE)
+    .max(1, BUDGET_ALARM_SHARE),
   /**
    * How long a parked execution waits before it renews itself. The local interpreter's timers
    * overflow past 24.8 days and a Standard execution lives at most a year, so keep it well
@@ -247,6 +260,24 @@ export const cloudTracingOf = (config: HarnessConfig, serviceName: string) =>
         serviceName,
         collectorLayerArn: config.otelCollectorLayer || undefined,
       };
+
+/**
+ * The budget alarms (docs/deploy.md, "Alarms"): one per task type `defaultBudget` names, and one
+ * for every other type (`other`, the metric's bucket), at `budgetAlarmShare`. None without default
+ * budgets: a deployment that sets none has no budget to watch but those `set_budget` gives.
+ */
+export const budgetAlarmsOf = (
+  config: HarnessConfig
+): { taskTypes: string[]; share: number } | undefined => {
+  const defaults = RuntimeConfigSchema.shape.TINY_HARNESS_DEFAULT_BUDGET.parse(
+    config.defaultBudget
+  );
+  if (Object.keys(defaults).length === 0) return undefined;
+  return {
+    taskTypes: [...new Set([...namedTaskTypes(defaults), OTHER_TASK_TYPE])],
+    share: config.budgetAlarmShare,
+  };
+};
 
 /** Partitions where the stack's Cognito user pool (Plus plan, threat protection) is not offered. */
 const UNSUPPORTED_REGION = /^(cn|us-gov|us-iso[a-z]*|eu-isoe)-/;

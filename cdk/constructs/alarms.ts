@@ -2,8 +2,9 @@
  * What an operator is told about, each alarm with a runbook line in docs/deploy.md: turn
  * executions that failed, timed out or were aborted; each function's errors and throttles; the
  * API's 5xx answers and latency; the stream consumers falling behind (iterator age) or giving up
- * (on-failure queues); execution ends the reconciler never received. All notify one encrypted
- * topic. A dashboard shows turns, model tokens and cost per hour from the turn step's embedded
+ * (on-failure queues); execution ends the reconciler never received; with default budgets, a
+ * task type's trees using a configured share of their budgets (the stream function's embedded
+ * metrics, functions/adapters/system/emf-metrics.ts). All notify one encrypted topic. A dashboard shows turns, model tokens and cost per hour from the turn step's embedded
  * metrics (functions/adapters/system/turn-metrics.ts).
  */
 import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
@@ -27,7 +28,9 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { SPEND_METRICS } from '../../functions/adapters/system/emf-metrics.js';
 import { TURN_METRICS } from '../../functions/adapters/system/turn-metrics.js';
+import { OTHER_TASK_TYPE } from '../../functions/core/loop/spend-metric.js';
 
 const PERIOD = Duration.minutes(5);
 const HOUR = Duration.hours(1);
@@ -63,6 +66,11 @@ export interface HarnessAlarmsProps {
   }>;
   /** Execution ends EventBridge could not deliver to the reconciler. */
   readonly reconcilerDeadLetterQueue: IQueue;
+  /**
+   * An alarm per task type (`BudgetUsedShare`, maximum over 5 minutes, at `share` or more): the
+   * types `defaultBudget` names and `other`. None without default budgets.
+   */
+  readonly budgetAlarms?: { readonly taskTypes: readonly string[]; readonly share: number };
 }
 
 export class HarnessAlarms extends Construct {
@@ -174,6 +182,8 @@ export class HarnessAlarms extends Construct {
       'An execution end never reached the reconciler: its task may be left waiting.'
     );
 
+    if (props.budgetAlarms !== undefined) this.#budgetAlarms(props.stage, props.budgetAlarms);
+
     this.dashboard = this.#dashboard(props.stage, machine);
   }
 
@@ -194,6 +204,35 @@ export class HarnessAlarms extends Construct {
     alarm.addAlarmAction(this.#action);
     this.alarms.set(id, alarm);
     return alarm;
+  }
+
+  /**
+   * A task type's trees have used `share` of a budget: the highest `BudgetUsedShare` the stream
+   * function published for the type in 5 minutes (a tree over it publishes at its changes).
+   */
+  #budgetAlarms(stage: string, budget: { taskTypes: readonly string[]; share: number }): void {
+    const { dimensions, names } = SPEND_METRICS;
+    const percent = `${Math.round(budget.share * 1000) / 10}%`;
+    for (const taskType of new Set(budget.taskTypes)) {
+      const tasks =
+        taskType === OTHER_TASK_TYPE
+          ? 'A task of a type defaultBudget does not name'
+          : `A task of type ${JSON.stringify(taskType)}`;
+      this.#alarm(
+        `BudgetUsed-${taskType}`,
+        new Metric({
+          namespace: SPEND_METRICS.namespace,
+          metricName: names.budgetUsedShare,
+          dimensionsMap: { [dimensions.stage]: stage, [dimensions.taskType]: taskType },
+          period: PERIOD,
+          statistic: 'Maximum',
+        }),
+        budget.share,
+        {
+          description: `${tasks} and its sub-tasks have used ${percent} or more of a limit of its budget.`,
+        }
+      );
+    }
   }
 
   /** A message in an on-failure queue: something gave up after its retries. */

@@ -19,6 +19,7 @@ import {
 } from '../../functions/composition/remote-agents-config.js';
 import { DEFAULT_PARTICIPANT_CLAIM } from '../../functions/composition/runtime-config.js';
 import {
+  budgetAlarmsOf,
   cloudTracingOf,
   type HarnessConfig,
   readHarnessConfig,
@@ -383,6 +384,7 @@ export class HarnessStack extends Stack {
         },
       ],
       reconcilerDeadLetterQueue: this.reconciler.deadLetterQueue,
+      budgetAlarms: budgetAlarmsOf(config),
     });
 
     // The auditor's record outlives Step Functions' 90 days (docs/deploy.md, "Auditing").
