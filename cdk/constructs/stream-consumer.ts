@@ -51,8 +51,22 @@ export const RELEASED_PARK_FILTER = FilterCriteria.filter({
   },
 });
 
-/** The stream function's filters (either passes a record). */
-export const STREAM_FILTERS = [CHILD_CHANGE_FILTER, RELEASED_PARK_FILTER];
+/**
+ * Every change of a task with a budget account (its spend metric and its budget's share are
+ * published for each): a top-level task's own calls included, which no other filter passes.
+ */
+export const BUDGETED_TASK_FILTER = FilterCriteria.filter({
+  eventName: FilterRule.or('INSERT', 'MODIFY'),
+  dynamodb: {
+    NewImage: {
+      [SORT_KEY]: { S: FilterRule.isEqual(SORT_KEY_VALUE.task) },
+      [ATTR.budgetAccount]: { BOOL: [true] },
+    },
+  },
+});
+
+/** The stream function's filters (any one passes a record). */
+export const STREAM_FILTERS = [CHILD_CHANGE_FILTER, RELEASED_PARK_FILTER, BUDGETED_TASK_FILTER];
 
 /**
  * The push function's filter: appended events of a task's log (`EVT#<seq>`; not the `EVTSEQ`

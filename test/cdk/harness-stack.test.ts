@@ -156,7 +156,7 @@ describe('stream consumer', () => {
     });
   });
 
-  it('passes inserted or modified task records of tasks with a parent, and released parks', () => {
+  it('passes inserted or modified task records of tasks with a parent or a budget, and released parks', () => {
     expect(filterPatterns(mapping())).toEqual([
       {
         eventName: ['INSERT', 'MODIFY'],
@@ -172,6 +172,15 @@ describe('stream consumer', () => {
         dynamodb: {
           OldImage: { sk: { S: [SORT_KEY_VALUE.task] }, [ATTR.parked]: { BOOL: [true] } },
           NewImage: { [ATTR.parked]: { BOOL: [false] } },
+        },
+      },
+      {
+        eventName: ['INSERT', 'MODIFY'],
+        dynamodb: {
+          NewImage: {
+            sk: { S: [SORT_KEY_VALUE.task] },
+            [ATTR.budgetAccount]: { BOOL: [true] },
+          },
         },
       },
     ]);

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../cdk/app.js';
 import { PUSH_FILTER, STREAM_FILTERS } from '../../cdk/constructs/stream-consumer.js';
 import {
+  budgetAttributes,
   encodeEvent,
   encodeHistoryEntry,
   encodeInboxItem,
@@ -165,6 +166,20 @@ describe("the stack's stream filter", () => {
     const written = taskWrite(parentWrite);
     expect(written.dynamodb.NewImage?.parent_id).toEqual({ NULL: true });
     expect(passesFilters(written, filters)).toBe(false);
+  });
+
+  it("passes every change of a budgeted task's record, a task without a parent too", async () => {
+    const { parentWrite } = await parentAndChild();
+    const budgeted = record(
+      'MODIFY',
+      {
+        ...encodeTaskRecord(parentWrite.after, parentWrite.after.version).item,
+        ...budgetAttributes({ model_calls: 3 }),
+      },
+      encodeTaskRecord(parentWrite.after, parentWrite.after.version).item
+    );
+    expect(budgeted.dynamodb.NewImage?.parent_id).toEqual({ NULL: true });
+    expect(passesFilters(budgeted, filters)).toBe(true);
   });
 
   it("refuses items that are not task records, even in a child's partition", async () => {

@@ -559,6 +559,11 @@ export class DynamoDbTaskStore implements TaskStore {
       ':nextVersion': { N: String(read.next) },
     };
     const sets = ['#version = :nextVersion'];
+    if (Object.keys(read.credit).length > 0) {
+      names['#budgetAccount'] = ATTR.budgetAccount;
+      values[':budgetAccount'] = { BOOL: true };
+      sets.push('#budgetAccount = :budgetAccount');
+    }
     Object.entries(attributes.set).forEach(([name, value], index) => {
       names[`#s${index}`] = name;
       values[`:s${index}`] = value;

@@ -347,13 +347,19 @@ const budgetAvailableOf = (image: ItemImage): { budgetAvailable?: BudgetAmounts 
 };
 
 /** A budget account's amounts as record attributes (a created task's opening balance). */
-export const budgetAttributes = (amounts: BudgetAmounts): Item =>
-  Object.fromEntries(
-    Object.entries(amounts).map(([limit, amount]) => [
-      availableAttribute(limit as BudgetLimit),
-      { N: String(amount) },
-    ])
-  );
+export const budgetAttributes = (amounts: BudgetAmounts): Item => {
+  const entries = Object.entries(amounts);
+  if (entries.length === 0) return {};
+  return {
+    [ATTR.budgetAccount]: { BOOL: true },
+    ...Object.fromEntries(
+      entries.map(([limit, amount]) => [
+        availableAttribute(limit as BudgetLimit),
+        { N: String(amount) },
+      ])
+    ),
+  };
+};
 
 const decodeParkToken = (image: ItemImage): string | null => {
   const value = image[ATTR.parkToken];

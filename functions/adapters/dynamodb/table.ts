@@ -142,6 +142,12 @@ export const ATTR = {
   startPk: 'start_pk',
   /** Since when it is pending (`loop.startPendingSince`, ISO): the sweep's range. */
   startSk: 'start_sk',
+  /**
+   * On a task record with a budget account (`avail_<limit>` attributes): true, set with the
+   * account's first credit, so the stream's filter can pass a budgeted task's every change (its
+   * spend metric) in one rule.
+   */
+  budgetAccount: 'budget_account',
 } as const;
 
 /**
