@@ -213,6 +213,33 @@ describe('the Task pane', () => {
     );
     expect(document.querySelector('.budget')?.textContent).toBe('output tokens 2,500 of 10,000');
     cleanup();
+    // A budget holds the tree: its sub-tasks' spend counts, and the task's own share is named.
+    render(
+      <TaskPane
+        view={viewWith({
+          budget: { output_tokens: 10_000, model_calls: 40 },
+          usage: {
+            model_calls: 2,
+            input_tokens: 300,
+            cached_input_tokens: 0,
+            output_tokens: 2_500,
+            cost_usd: 0,
+            tree: {
+              model_calls: 5,
+              input_tokens: 900,
+              cached_input_tokens: 0,
+              output_tokens: 4_000,
+              cost_usd: 0,
+              unknown: [],
+            },
+          },
+        })}
+      />
+    );
+    expect(document.querySelector('.budget')?.textContent).toBe(
+      'output tokens 4,000 of 10,000 · model calls 5 of 40 (with sub-tasks; this task 2 calls)'
+    );
+    cleanup();
     render(<TaskPane view={viewWith()} />);
     expect(document.querySelector('.budget')).toBeNull();
   });
