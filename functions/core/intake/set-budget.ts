@@ -29,7 +29,9 @@ export const withBudgetSet = (
   const extension = readExtension(change.record.task);
   requirePermission(extension, options.sender, 'set_budget');
   const budget: Budget = { ...extension.budget, ...options.budget };
-  const credit = accountCreditOf(extension.budget, budget, readUsage(change.record.task));
+  // A budget without an account (given before accounts existed) opens one now, whole.
+  const before = change.record.budgetAvailable === undefined ? undefined : extension.budget;
+  const credit = accountCreditOf(before, budget, readUsage(change.record.task));
   const next = withBudgetCredits(
     withTaskEvent(
       withRecord(change, (current) => ({

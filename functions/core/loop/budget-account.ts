@@ -63,12 +63,15 @@ export const accountCreditOf = (
 /**
  * The budgets a task's calls draw on (pure): its own, then those of its ancestors on this harness,
  * nearest first. Empty for a task under no budget: its calls take nothing and cost no write. A
- * child the task creates on this harness draws on the same ones.
+ * child the task creates on this harness draws on the same ones. A budget given by a build before
+ * accounts has none until a `set_budget` opens it: its own limits hold through the ledger check.
  */
 export const budgetHoldersOf = (record: TaskRecord): BudgetHolder[] => {
   const { budget } = readExtension(record.task);
   const own =
-    budget === undefined ? [] : [{ taskId: record.task.id, limits: limitsOfBudget(budget) }];
+    budget === undefined || record.budgetAvailable === undefined
+      ? []
+      : [{ taskId: record.task.id, limits: limitsOfBudget(budget) }];
   return [...own, ...record.loop.budgetHolders];
 };
 

@@ -4,13 +4,19 @@ import {
   type ChildChange,
   recordChildChange,
 } from '../../../functions/core/intake/child-changed.js';
+import { withBudgetSet } from '../../../functions/core/intake/set-budget.js';
 import {
   accountCreditOf,
+  budgetHoldersOf,
   holdsOf,
   refundsOf,
 } from '../../../functions/core/loop/budget-account.js';
+import { changeOf } from '../../../functions/core/loop/records.js';
 import { EMPTY_USAGE, readUsage } from '../../../functions/core/loop/usage.js';
+import type { TaskRecord } from '../../../functions/core/ports/task-store.js';
+import { readExtension, withExtension } from '../../../functions/core/task/a2a-task.js';
 import type { ScriptedReply } from '../../../functions/core/testing/scripted-model.js';
+import { makeRecord } from '../../conformance/fixtures.js';
 import { ALICE, harnessWith, STATES, view } from '../../support/harness.js';
 import { envelopeMessage } from '../../support/messages.js';
 
@@ -204,6 +210,34 @@ describe('a remote child', () => {
       model_calls: (before?.model_calls ?? 0) - 3,
       output_tokens: (before?.output_tokens ?? 0) - 900,
     });
+  });
+});
+
+describe('a budget given before accounts existed', () => {
+  const legacy = (): TaskRecord => {
+    const record = makeRecord('legacy-task');
+    const extension = readExtension(record.task);
+    return {
+      ...record,
+      task: withExtension(record.task, {
+        ...extension,
+        participants: [{ id: ALICE, kind: 'human', role: 'reporter', display_name: '' }],
+        budget: { model_calls: 3 },
+      }),
+    };
+  };
+
+  it('takes nothing for its calls (its own limits hold through its ledger), and a set_budget opens its account whole', () => {
+    const record = legacy();
+    expect(budgetHoldersOf(record)).toEqual([]);
+    expect(budgetHoldersOf({ ...record, budgetAvailable: { model_calls: 1 } })).toEqual([
+      { taskId: 'legacy-task', limits: ['model_calls'] },
+    ]);
+    const { change } = withBudgetSet(changeOf(record), {
+      sender: ALICE,
+      budget: { model_calls: 5 },
+    });
+    expect(change.budgetCredits).toEqual([{ taskId: 'legacy-task', amounts: { model_calls: 5 } }]);
   });
 });
 
