@@ -96,6 +96,7 @@ const measureOnSharedStack = async (
             chat: scenarioFigures(runs[0] as ScenarioRuns),
             one_tool: scenarioFigures(runs[1] as ScenarioRuns),
             four_tools: scenarioFigures(runs[2] as ScenarioRuns),
+            chat_budgeted: scenarioFigures(runs[3] as ScenarioRuns),
           };
     const sideBySide = skipped('langgraph')
       ? undefined

@@ -71,6 +71,8 @@ export const BenchFiguresSchema = z.strictObject({
       chat: ScenarioFiguresSchema,
       one_tool: ScenarioFiguresSchema,
       four_tools: ScenarioFiguresSchema,
+      /** A chat whose task has a budget: what the check before each call costs (absent before it). */
+      chat_budgeted: ScenarioFiguresSchema.optional(),
     })
     .nullable(),
   renewal: z

@@ -8,12 +8,22 @@ export const PARTICIPANT = 'alice';
 export const TOKEN = 'bench-token-alice';
 
 /** The environment the benchmark's local stack runs with. */
+/**
+ * The task type the bench stacks give a budget, far above what a run spends: a task of it checks
+ * its budget before every call, and nothing else changes (the budget check's cost).
+ */
+export const BENCH_BUDGETED_TYPE = 'bench-budgeted';
+export const BENCH_DEFAULT_BUDGETS = {
+  [BENCH_BUDGETED_TYPE]: { model_calls: 1_000_000, output_tokens: 1_000_000_000 },
+};
+
 export const benchStackEnv = (maxTurns: number): Record<string, string> => ({
   TINY_HARNESS_LOG_LEVEL: 'error',
   TINY_HARNESS_MAX_TURNS: String(maxTurns),
   TINY_HARNESS_BEARER_TOKENS: `${TOKEN}=${PARTICIPANT}`,
   TINY_HARNESS_THROTTLE_PER_MINUTE: '1000000',
   TINY_HARNESS_THROTTLE_BURST: '100000',
+  TINY_HARNESS_DEFAULT_BUDGET: JSON.stringify(BENCH_DEFAULT_BUDGETS),
 });
 
 let messageCounter = 0;

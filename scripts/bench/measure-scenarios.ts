@@ -15,13 +15,15 @@ export const measureScenarios = async (
   const rows: ScenarioRuns[] = [];
   for (const scenario of SCENARIOS) {
     // A warm-up conversation (not counted): JIT, connections, DynamoDB Local's first writes.
-    const warmup = scriptFor(scenario.calls, Math.min(options.turns, WARMUP_TURNS));
+    const budgeted = scenario.budgeted === true;
+    const warmup = scriptFor(scenario.calls, Math.min(options.turns, WARMUP_TURNS), budgeted);
     await runLocal(stack, model, meter, warmup);
     await runInProcess(warmup);
     const row: ScenarioRuns = { scenario, local: [], inProcessMs: [] };
     for (let run = 0; run < options.runs; run++) {
-      row.local.push(await runLocal(stack, model, meter, scriptFor(scenario.calls, options.turns)));
-      row.inProcessMs.push((await runInProcess(scriptFor(scenario.calls, options.turns))).wallMs);
+      const script = () => scriptFor(scenario.calls, options.turns, budgeted);
+      row.local.push(await runLocal(stack, model, meter, script()));
+      row.inProcessMs.push((await runInProcess(script())).wallMs);
     }
     const counts = new Set(row.local.map((run) => `${run.transitions}/${run.events}`));
     if (counts.size > 1) progress(`note: ${scenario.label}: counts varied between runs`);

@@ -163,6 +163,41 @@ const scenarioSections = (figures: BenchFigures, style: TableStyle): Section[] =
   return sections;
 };
 
+/**
+ * What the budget check costs a turn: the same chat with and without a budget. A budget's check
+ * is a write (the call's worst case taken from every budget it draws on, its own and its
+ * ancestors' on this harness, in one request), never a read.
+ */
+const budgetCheckSection = (figures: BenchFigures, style: TableStyle): Section[] => {
+  const plain = figures.scenarios?.chat;
+  const budgeted = figures.scenarios?.chat_budgeted;
+  if (plain === undefined || budgeted === undefined) return [];
+  const row = (name: string, pick: (s: ScenarioFigures) => number, digits = 2) => [
+    name,
+    fixed(pick(plain), digits),
+    fixed(pick(budgeted), digits),
+    fixed(pick(budgeted) - pick(plain), digits),
+  ];
+  return [
+    {
+      title: `The budget check: a chat turn without and with a budget (${budgeted.turns} turns, ${budgeted.runs} runs)`,
+      body: [
+        table(
+          style,
+          ['per turn', plain.label, budgeted.label, 'difference'],
+          [
+            row('DynamoDB reads', (s) => s.ddb_reads_per_turn),
+            row('DynamoDB writes', (s) => s.ddb_writes_per_turn),
+            row('read units', (s) => s.rru_per_turn),
+            row('write units', (s) => s.wru_per_turn),
+            row('local ms', (s) => s.local_ms_per_turn, 1),
+          ]
+        ),
+      ],
+    },
+  ];
+};
+
 const langGraphSections = (figures: BenchFigures, style: TableStyle): Section[] => {
   const sections: Section[] = [];
   const { langgraph, growth } = figures;
@@ -491,6 +526,7 @@ const tracingSection = (figures: BenchFigures, style: TableStyle): Section[] => 
 export const renderReport = (figures: BenchFigures, style: TableStyle): string => {
   const sections = [
     ...scenarioSections(figures, style),
+    ...budgetCheckSection(figures, style),
     ...langGraphSections(figures, style),
     ...cloudSection(figures, style),
     ...bundleSection(figures, style),

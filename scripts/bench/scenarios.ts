@@ -1,9 +1,13 @@
+import type { Message } from '@a2a-js/sdk';
 import type { HistoryEvent } from '@aws-sdk/client-sfn';
 import { DEFAULT_LOOP_CONFIG } from '../../functions/core/loop/config.js';
+import { taskEnvelopePart } from '../../functions/core/task/envelope.js';
 import { InProcessHarness } from '../../functions/core/testing/in-process-harness.js';
 import { ScriptedModel, type ScriptedReply } from '../../functions/core/testing/scripted-model.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
 import {
+  BENCH_BUDGETED_TYPE,
+  BENCH_DEFAULT_BUDGETS,
   executionsOf,
   historyOf,
   PARTICIPANT,
@@ -22,21 +26,38 @@ import { type SwitchModel, TimedModel } from './models.js';
  */
 export interface Scenario {
   /** The key in the JSON figures. */
-  key: 'chat' | 'one_tool' | 'four_tools';
+  key: 'chat' | 'one_tool' | 'four_tools' | 'chat_budgeted';
   label: string;
   calls: number;
+  /** The task has a budget (its type's, `BENCH_BUDGETED_TYPE`): every call is checked. */
+  budgeted?: true;
 }
 
 export const SCENARIOS: readonly Scenario[] = [
   { key: 'chat', label: 'no tool call', calls: 0 },
   { key: 'one_tool', label: '1 tool call', calls: 1 },
   { key: 'four_tools', label: '4 tool calls', calls: 4 },
+  { key: 'chat_budgeted', label: 'no tool call, under a budget', calls: 0, budgeted: true },
 ];
 
 export interface Script {
   messages: string[];
   replies: ScriptedReply[];
+  /** The task is started with a task envelope of the budgeted type. */
+  budgeted?: boolean;
 }
+
+/** A script's first message: under a budget, with the envelope that gives its task the type. */
+export const firstMessage = (script: Script, text: string): Message =>
+  script.budgeted === true
+    ? {
+        ...userMessage(text),
+        parts: [
+          ...userMessage(text).parts,
+          taskEnvelopePart({ name: 'Budgeted', goal: text, type: BENCH_BUDGETED_TYPE }),
+        ],
+      }
+    : userMessage(text);
 
 /** Turns of the warm-up conversation that precedes each measured part (not counted). */
 export const WARMUP_TURNS = 5;
@@ -44,11 +65,12 @@ export const WARMUP_TURNS = 5;
 export const PLAN_STEPS = ['Gather', 'Draft', 'Review', 'Publish'] as const;
 
 /** Valid intrinsic calls only: a first `create_plan`, then `complete_step`s round the plan. */
-export const scriptFor = (calls: number, turns: number): Script => {
+export const scriptFor = (calls: number, turns: number, budgeted = false): Script => {
   if (calls === 0) {
     return {
       messages: Array.from({ length: turns }, (_, i) => `message ${i + 1}`),
       replies: Array.from({ length: turns }, (_, i) => ({ text: `answer ${i + 1}` })),
+      budgeted,
     };
   }
   let n = 0;
@@ -69,7 +91,7 @@ export const scriptFor = (calls: number, turns: number): Script => {
     toolCalls: Array.from({ length: calls }, call),
   }));
   replies.push({ text: 'All steps done.' });
-  return { messages: ['write the report'], replies };
+  return { messages: ['write the report'], replies, budgeted };
 };
 
 /** What one conversation on the local stack measured. */
@@ -149,7 +171,8 @@ export const runLocal = async (
   try {
     for (const [index, text] of script.messages.entries()) {
       const started = performance.now();
-      taskId = (await sendMessage(stack.url, userMessage(text, taskId))).id;
+      const message = taskId === '' ? firstMessage(script, text) : userMessage(text, taskId);
+      taskId = (await sendMessage(stack.url, message)).id;
       a2aBilledMs += billedMs(performance.now() - started);
       await waitParked(stack, taskId, index + 1, Math.max(120_000, turns * 1000));
       wallMs += performance.now() - started;
@@ -220,13 +243,17 @@ export const runInProcess = async (script: Script): Promise<InProcessRun> => {
   const model = new TimedModel(scripted);
   const harness = new InProcessHarness({
     model,
-    config: { maxTurns: Math.max(DEFAULT_LOOP_CONFIG.maxTurns, turns + 1) },
+    config: {
+      maxTurns: Math.max(DEFAULT_LOOP_CONFIG.maxTurns, turns + 1),
+      defaultBudgets: BENCH_DEFAULT_BUDGETS,
+    },
   });
   const started = performance.now();
   let taskId = '';
   for (const text of script.messages) {
-    if (taskId === '') taskId = (await harness.start(userMessage(text), PARTICIPANT)).task.id;
-    else await harness.send(taskId, userMessage(text, taskId), PARTICIPANT);
+    if (taskId === '') {
+      taskId = (await harness.start(firstMessage(script, text), PARTICIPANT)).task.id;
+    } else await harness.send(taskId, userMessage(text, taskId), PARTICIPANT);
   }
   const wallMs = performance.now() - started;
   if (scripted.requests.length !== turns || scripted.remaining !== 0) {
