@@ -5,10 +5,11 @@ import { STATUS_METADATA_KEY, TASK_METADATA_KEY } from '../../functions/core/a2a
 import type { SubTaskRow, TaskExtension } from '../../functions/core/task/extension.schema.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
 import { textOf } from '../../functions/view/task-view.js';
-import { bearerTokensFor, TEST_BEARER_TOKENS, tokenFor } from '../support/identity.js';
+import { tokenFor } from '../support/identity.js';
 import { KeyedModel } from '../support/keyed-model.js';
 import { asTask, clientFor, eventually, startStack } from '../support/local-stack.js';
 import { envelopeMessage } from '../support/messages.js';
+import { startLedger, UNTHROTTLED } from '../support/remote-agent.js';
 
 /**
  * A budget over a delegation tree that spans two stacks: alpha's parent (type `research`, whose
@@ -42,11 +43,6 @@ const twoCalls = (answer: string) => [
   { text: answer },
 ];
 
-const UNTHROTTLED = {
-  TINY_HARNESS_THROTTLE_PER_MINUTE: '60000',
-  TINY_HARNESS_THROTTLE_BURST: '10000',
-};
-
 const extensionOf = (task: Task) => task.metadata?.[TASK_METADATA_KEY] as TaskExtension;
 
 describe('a budget over a task tree on two stacks', () => {
@@ -57,15 +53,7 @@ describe('a budget over a task tree on two stacks', () => {
   let alice: Client;
 
   beforeAll(async () => {
-    ledger = await startStack({
-      model: ledgerModel,
-      env: {
-        TINY_HARNESS_AGENT_ID: 'ledger',
-        TINY_HARNESS_BEARER_TOKENS: `${TEST_BEARER_TOKENS},${bearerTokensFor(['alpha'])}`,
-        TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS: 'true',
-        ...UNTHROTTLED,
-      },
-    });
+    ledger = await startLedger(ledgerModel);
     alpha = await startStack({
       model: alphaModel,
       env: {

@@ -10,9 +10,10 @@ import type { RemoteLink } from '../../functions/core/remote/remote-link.js';
 import type { SubTaskRow, TaskExtension } from '../../functions/core/task/extension.schema.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
 import { type CardServer, startCardServer } from '../support/card-server.js';
-import { bearerTokensFor, TEST_BEARER_TOKENS, tokenFor } from '../support/identity.js';
+import { tokenFor } from '../support/identity.js';
 import { KeyedModel } from '../support/keyed-model.js';
 import { clientFor, eventually, startStack } from '../support/local-stack.js';
+import { startLedger, UNTHROTTLED } from '../support/remote-agent.js';
 
 /**
  * Two stacks on loopback, one the other's remote agent: `alpha` (tasks from clients are
@@ -58,12 +59,6 @@ const spawnOn = (agent: string, goal: string, step: string | null = null) => ({
   ],
 });
 
-/** Tests poll both stacks as fast as they like (the local endpoint throttles each caller). */
-const UNTHROTTLED = {
-  TINY_HARNESS_THROTTLE_PER_MINUTE: '60000',
-  TINY_HARNESS_THROTTLE_BURST: '10000',
-};
-
 describe('children on another A2A agent: two local stacks', () => {
   const alphaModel = new KeyedModel();
   const ledgerModel = new KeyedModel();
@@ -75,16 +70,7 @@ describe('children on another A2A agent: two local stacks', () => {
   let ledgerAsAlpha: Client;
 
   beforeAll(async () => {
-    ledger = await startStack({
-      model: ledgerModel,
-      env: {
-        TINY_HARNESS_AGENT_ID: 'ledger',
-        TINY_HARNESS_BEARER_TOKENS: `${TEST_BEARER_TOKENS},${bearerTokensFor(['alpha'])}`,
-        // Its pushes go to alpha's webhook on loopback.
-        TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS: 'true',
-        ...UNTHROTTLED,
-      },
-    });
+    ledger = await startLedger(ledgerModel);
     const ledgerCard = `${ledger.url}/.well-known/agent-card.json`;
     const card = (await (await fetch(ledgerCard)).json()) as Record<string, unknown>;
     cards = await startCardServer(

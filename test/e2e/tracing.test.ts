@@ -2,16 +2,12 @@ import { type Message, type Task, TaskState } from '@a2a-js/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userTextMessage } from '../../functions/core/loop/messages.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
-import {
-  authorizationFor,
-  bearerTokensFor,
-  TEST_BEARER_TOKENS,
-  tokenFor,
-} from '../support/identity.js';
+import { authorizationFor, tokenFor } from '../support/identity.js';
 import { KeyedModel } from '../support/keyed-model.js';
 import { clientFor, eventually, startStack } from '../support/local-stack.js';
 import { serveNotesOverHttp } from '../support/mcp-notes-stateless-http.js';
 import { envelopeMessage } from '../support/messages.js';
+import { startLedger, UNTHROTTLED } from '../support/remote-agent.js';
 import { type ReceivedSpan, startOtlpReceiver } from './tracing-otlp-receiver.js';
 
 let counter = 0;
@@ -29,10 +25,6 @@ const request = (sent: Message) => ({
   metadata: undefined,
 });
 
-const UNTHROTTLED = {
-  TINY_HARNESS_THROTTLE_PER_MINUTE: '60000',
-  TINY_HARNESS_THROTTLE_BURST: '10000',
-};
 /** The collector's credential: sent to it, and never on a span. */
 const COLLECTOR_KEY = 'collector-key-9f2d41c7e8';
 
@@ -57,16 +49,7 @@ describe('OpenTelemetry traces of a delegation tree', () => {
       OTEL_EXPORTER_OTLP_HEADERS: `x-collector-key=${COLLECTOR_KEY}`,
       OTEL_SERVICE_NAME: service,
     });
-    ledger = await startStack({
-      model: ledgerModel,
-      env: {
-        TINY_HARNESS_AGENT_ID: 'ledger',
-        TINY_HARNESS_BEARER_TOKENS: `${TEST_BEARER_TOKENS},${bearerTokensFor(['alpha'])}`,
-        TINY_HARNESS_ALLOW_LOOPBACK_WEBHOOKS: 'true',
-        ...UNTHROTTLED,
-        ...tracing('ledger'),
-      },
-    });
+    ledger = await startLedger(ledgerModel, tracing('ledger'));
     alpha = await startStack({
       model: alphaModel,
       env: {
