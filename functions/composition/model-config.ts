@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { pricesWith } from '../core/loop/prices.js';
 import { ModelPricesSchema } from '../core/loop/usage.js';
 
 /**
@@ -61,7 +62,7 @@ export const ModelConfigShape = {
     .default('{}')
     .transform((text, context) => {
       try {
-        return ModelPricesSchema.parse(JSON.parse(text));
+        return pricesWith(ModelPricesSchema.parse(JSON.parse(text)));
       } catch {
         context.addIssue({
           code: 'custom',

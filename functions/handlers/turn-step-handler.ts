@@ -9,6 +9,7 @@ import type { LoopRuntime as Runtime } from '../composition/loop-runtime.js';
 import { executeTool } from '../core/loop/execute-tool.js';
 import { failTask } from '../core/loop/fail-task.js';
 import { park } from '../core/loop/park.js';
+import { priceOf } from '../core/loop/prices.js';
 import { renew } from '../core/loop/renew.js';
 import { ParkRouteSchema, ToolCallRefSchema, TurnRefSchema } from '../core/loop/route.schema.js';
 import { takeTurn } from '../core/loop/take-turn.js';
@@ -76,8 +77,7 @@ const metered = (runtime: Runtime, metrics: TurnMetrics): Runtime => {
   const meteredModel: Model = {
     invoke: async (request) => {
       const response = await model.invoke(request);
-      const prices = config.prices ?? {};
-      const price = prices[response.model] ?? prices[request.model ?? ''];
+      const price = priceOf(config.prices, response.model, request.model);
       metrics.modelCall({ usage: response.usage, costUsd: costOf(response.usage, price) });
       return response;
     },

@@ -1,4 +1,5 @@
 import { type Attributes, SpanKind } from '@opentelemetry/api';
+import { priceOf } from '../../core/loop/prices.js';
 import { costOf, type ModelPrice } from '../../core/loop/usage.js';
 import type { Model, ModelInputItem, ModelRequest, ModelResponse } from '../../core/ports/model.js';
 import { GEN_AI, HARNESS } from './attributes.js';
@@ -97,9 +98,7 @@ export const tracedModel = (
     const started = performance.now();
     return within(tracing, span, async () => {
       const response = await model.invoke(request);
-      const prices = options.prices ?? {};
-      const price =
-        prices[response.model] ?? (requested === undefined ? undefined : prices[requested]);
+      const price = priceOf(options.prices, response.model, requested);
       if (requested === undefined) span.updateName(`chat ${response.model}`);
       span.setAttributes({
         [GEN_AI.responseModel]: response.model,

@@ -9,6 +9,7 @@ import { STATUS_METADATA_KEY } from '../a2a/identifiers.js';
 import { limitsText } from '../loop/budget.js';
 import type { CompactionRecord } from '../loop/compaction.js';
 import type { ModelCallRecord } from '../loop/invoke-model.js';
+import { priceOf } from '../loop/prices.js';
 import { costOf, type ModelPrices } from '../loop/usage.js';
 import type { LoggedEvent } from '../ports/event-log.js';
 import { readExtension, stateName } from '../task/a2a-task.js';
@@ -449,7 +450,7 @@ const executionEntries = (
         const response = input.records.get(key) as ModelCallRecord | undefined;
         if (response === undefined || responded.has(key)) continue;
         responded.add(key);
-        const price = input.prices?.[response.model] ?? input.prices?.[extension?.model ?? ''];
+        const price = priceOf(input.prices, response.model, extension?.model);
         const cost = costOf(response.usage, price);
         const calls = response.toolCalls.map((call) => call.name);
         drafts.push({

@@ -10,6 +10,7 @@ import { whoMay } from '../task/permissions.js';
 import { spentOf } from './budget-account.js';
 import type { DefaultBudgets, LoopConfig } from './config.js';
 import { estimateTokens } from './context.js';
+import { priceOf } from './prices.js';
 import { costOf, readUsage, type TaskUsage } from './usage.js';
 
 /**
@@ -36,7 +37,7 @@ export const worstCaseOf = (
   model: string | undefined,
   config: Pick<LoopConfig, 'maxOutputTokens' | 'prices'>
 ): CallWorstCase => {
-  const price = model === undefined ? undefined : config.prices?.[model];
+  const price = priceOf(config.prices, model);
   const input = estimateTokens(record, characters);
   const output = config.maxOutputTokens;
   return {
@@ -168,7 +169,7 @@ export const defaultBudgetsNotice = (
   if (types.length === 0) return undefined;
   const line = types.map(([type, budget]) => `${type} ${limitsText(budget)}`).join(' · ');
   const capsCost = types.some(([, budget]) => budget.usd !== undefined);
-  const priced = model !== undefined && prices?.[model] !== undefined;
+  const priced = priceOf(prices, model) !== undefined;
   if (!capsCost || priced) return { line };
   return {
     line,

@@ -1,6 +1,7 @@
 import type { ModelRequest, ModelResponse } from '../ports/model.js';
 import type { LoopConfig } from './config.js';
 import type { HistoryEntry } from './history.schema.js';
+import { priceOf } from './prices.js';
 import type { Change } from './records.js';
 import type { StepResult, TurnRef } from './route.schema.js';
 import { costOf, withCall } from './usage.js';
@@ -59,7 +60,7 @@ export const modelCallOf = (options: {
       ...response,
       requested_model: request.model ?? null,
       reasoning_effort: request.reasoningEffort ?? null,
-      cost_usd: costOf(response.usage, prices[response.model] ?? prices[request.model ?? '']),
+      cost_usd: costOf(response.usage, priceOf(prices, response.model, request.model)),
       latency_ms: Math.max(0, Date.parse(at) - Date.parse(startedAt)),
       at,
     },

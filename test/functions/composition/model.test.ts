@@ -8,6 +8,7 @@ import { OpenAiChatModel } from '../../../functions/adapters/model/openai-chat-m
 import { OpenAiResponsesModel } from '../../../functions/adapters/model/openai-responses-model.js';
 import { buildModel } from '../../../functions/composition/model.js';
 import { readRuntimeConfig } from '../../../functions/composition/runtime-config.js';
+import { BUILT_IN_PRICES } from '../../../functions/core/loop/prices.js';
 import type { Model } from '../../../functions/core/ports/model.js';
 import { scripted } from '../../../functions/core/testing/scripted-model.js';
 
@@ -114,12 +115,17 @@ describe('the deployment model, from configuration', () => {
     expect(() =>
       config({ TINY_HARNESS_MODEL_PRICES: '{"m": {"input": -1, "output": 1}}' })
     ).toThrow(/price table/);
-    expect(
-      config({ TINY_HARNESS_MODEL_PRICES: '{"m": {"input": 1, "output": 2}}' })
-        .TINY_HARNESS_MODEL_PRICES
-    ).toEqual({
+    // The deployment's entries join the built-in table, replacing an entry they name.
+    const prices = config({
+      TINY_HARNESS_MODEL_PRICES:
+        '{"m": {"input": 1, "output": 2}, "gpt-4o": {"input": 3, "output": 4}}',
+    }).TINY_HARNESS_MODEL_PRICES;
+    expect(prices).toEqual({
+      ...BUILT_IN_PRICES,
       m: { input: 1, output: 2 },
+      'gpt-4o': { input: 3, output: 4 },
     });
+    expect(config({}).TINY_HARNESS_MODEL_PRICES).toEqual(BUILT_IN_PRICES);
   });
 });
 
