@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScriptedModel } from '../../functions/core/testing/scripted-model.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
 import { BIN, cliEnv, ROOT } from '../support/cli.js';
 import { startStack } from '../support/local-stack.js';
@@ -22,6 +23,27 @@ const normalized = (screen: string) => {
       if (!ids.has(id)) ids.set(id, `<task-${ids.size + 1}>`);
       return ids.get(id) as string;
     });
+};
+
+/** `tiny-harness ARGS` in a terminal of its own, as `you` on `stack`. */
+const openTerminal = (
+  stack: LocalStack,
+  name: string,
+  args: string[],
+  extra: Record<string, string> = {}
+) => {
+  const env = cliEnv(stack, 'you');
+  return new Terminal({
+    name,
+    cwd: ROOT,
+    command: [process.execPath, BIN, ...args],
+    env: {
+      TINY_HARNESS_URL: env.TINY_HARNESS_URL as string,
+      TINY_HARNESS_TOKEN: env.TINY_HARNESS_TOKEN as string,
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      ...extra,
+    },
+  });
 };
 
 describe('tiny-harness chat in a terminal, as a person uses it', () => {
@@ -73,18 +95,7 @@ describe('tiny-harness chat in a terminal, as a person uses it', () => {
   let stack: LocalStack;
   const terminals: Terminal[] = [];
   const terminal = (name: string, args: string[], extra: Record<string, string> = {}) => {
-    const env = cliEnv(stack, 'you');
-    const opened = new Terminal({
-      name,
-      cwd: ROOT,
-      command: [process.execPath, BIN, ...args],
-      env: {
-        TINY_HARNESS_URL: env.TINY_HARNESS_URL as string,
-        TINY_HARNESS_TOKEN: env.TINY_HARNESS_TOKEN as string,
-        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-        ...extra,
-      },
-    });
+    const opened = openTerminal(stack, name, args, extra);
     terminals.push(opened);
     return opened;
   };
@@ -164,6 +175,74 @@ describe('tiny-harness chat in a terminal, as a person uses it', () => {
     const screen = await watch.waitFor(/\[exited 0\]/);
     expect(screen.match(/Task · Plan a trip to Kyoto/g)).toHaveLength(1);
     expect(screen).toContain('Plan · 2 steps');
+  });
+});
+
+/**
+ * A deployment whose tasks may make one model call each (TINY_HARNESS_DEFAULT_BUDGET): the chat
+ * says when a turn stops at the budget and `/budget` raises it; `watch` shows what the task's tree
+ * has spent of it, read when it starts.
+ */
+describe('a budget in the chat, in a terminal', () => {
+  const model = new ScriptedModel([{ text: 'The first answer.' }, { text: 'The second answer.' }]);
+  let stack: LocalStack;
+  const terminals: Terminal[] = [];
+  const terminal = (name: string, args: string[]) => {
+    const opened = openTerminal(stack, name, args);
+    terminals.push(opened);
+    return opened;
+  };
+  /** The budget line of `tiny-harness watch ID`'s first frame; its terminal is then closed. */
+  const watchedBudget = async (taskId: string, name: string) => {
+    const watch = openTerminal(stack, name, ['watch', taskId]);
+    try {
+      const screen = await watch.waitFor(/^ {2}budget {2}.*$/m);
+      return /^ {2}budget {2}(.*)$/m.exec(screen)?.[1];
+    } finally {
+      watch.close();
+    }
+  };
+
+  beforeAll(async () => {
+    stack = await startStack({
+      model,
+      env: { TINY_HARNESS_DEFAULT_BUDGET: JSON.stringify({ '*': { model_calls: 1 } }) },
+    });
+  });
+  afterAll(async () => {
+    for (const opened of terminals) opened.close();
+    await stack?.close();
+  });
+
+  it('stops a turn at the budget, shows what was spent, and /budget raises it so the turn goes on', async () => {
+    const chat = terminal('budget', ['chat']);
+    await chat.waitFor(/type a message; \/help lists the commands\n+you ›/);
+
+    chat.type('Say two things');
+    let screen = await chat.waitFor(/agent › The first answer\.\n+you ›\s*$/);
+    expect(screen).toMatch(/^ {2}budget {2}model calls \d+ of 1 spent$/m);
+    const taskId = /task (\S+) started;/.exec(screen)?.[1] as string;
+
+    chat.type('and the second?');
+    screen = await chat.waitFor(/\(\/budget <limit>=<n> to raise it[^\n]*\n+you ›\s*$/);
+    expect(screen).toContain(
+      'agent stopped at its budget › The budget is reached: the next model call could exceed it, so it was not made.\n- model calls: spent 1 of 1;'
+    );
+    expect(screen).not.toContain('The second answer.');
+    expect(model.requests).toHaveLength(1);
+    // The chat's Task pane is not printed again for a change of spend alone: `watch` reads it.
+    await expect(watchedBudget(taskId, 'budget-watch-1')).resolves.toBe('model calls 1 of 1 spent');
+
+    chat.type('/budget model_calls=2');
+    screen = await chat.waitFor(/agent › The second answer\.\n+you ›\s*$/);
+    expect(screen).toMatch(/^ {2}budget {2}model calls \d+ of 2 spent$/m);
+    expect(model.requests).toHaveLength(2);
+    await expect(watchedBudget(taskId, 'budget-watch-2')).resolves.toBe('model calls 2 of 2 spent');
+
+    // Ended, the task ends the streams that follow it (the closed watches' too) before the stack
+    // closes.
+    chat.type('/complete said both');
+    await chat.waitFor(/task completed: said both\n+\[exited 0\]/);
   });
 });
 
