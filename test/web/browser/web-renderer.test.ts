@@ -1,11 +1,15 @@
 /**
  * The web renderer in a real browser (Debian's Chromium, headless) against the local stack with a
  * scripted model: the scenarios of issue 14, each pane checked by axe, screenshots of each pane
- * kept in test-artifacts/web/. One stack and one browser for the file; the scenarios run in
- * order (the model plays one script per task, in the order the tasks first call it).
+ * kept in test-artifacts/web/. One stack and one browser for those scenarios; they run in order
+ * (the model plays one script per task, in the order the tasks first call it). A task stopped at
+ * its budget has a stack (a deployment with a default budget) and a browser of its own, and runs
+ * first: the scenarios leave tasks open, and the streams that followed them read their closed
+ * stack's store for a while after it closes, which logs errors in whatever runs next.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ScriptedModel } from '../../../functions/core/testing/scripted-model.js';
 import type { LocalStack } from '../../../functions/local/local-stack.js';
 import { buildWeb } from '../../../scripts/build-web.mjs';
 import {
@@ -129,6 +133,109 @@ const openPane = async (name: 'Task' | 'Plan' | 'Trace') => {
 };
 
 const messages = () => page.locator('.messages .message .text').allInnerTexts();
+
+/**
+ * A deployment whose tasks may make one model call each (TINY_HARNESS_DEFAULT_BUDGET), on a stack
+ * and a browser of its own: the task pane says what was spent, a task stopped at its budget shows
+ * why with a field per limit, and a higher limit set there lets the turn go on.
+ */
+describe('a task stopped at its budget, in Chromium', () => {
+  const budgetModel = new ScriptedModel([
+    { text: 'The first answer.' },
+    { text: 'The second answer.' },
+  ]);
+  let budgetStack: LocalStack;
+  let budgetBrowser: Browser;
+  let budgetPage: Page;
+  const errors: string[] = [];
+  const said = () => budgetPage.locator('.messages .message .text').allInnerTexts();
+  const budgetLine = () =>
+    budgetPage
+      .locator('.task-pane .budget')
+      .innerText()
+      .catch(() => '');
+
+  beforeAll(async () => {
+    await buildWeb();
+    budgetStack = await startStack({
+      model: budgetModel,
+      webAs: 'you',
+      env: {
+        TINY_HARNESS_DEFAULT_BUDGET: JSON.stringify({ '*': { model_calls: 1 } }),
+        TINY_HARNESS_THROTTLE_PER_MINUTE: '3000',
+        TINY_HARNESS_THROTTLE_BURST: '300',
+      },
+    });
+    budgetBrowser = await launchChromium();
+    budgetPage = await budgetBrowser.newPage({ viewport: { width: 1400, height: 900 } });
+    budgetPage.on('pageerror', (error) => errors.push(error.message));
+  }, 120_000);
+  afterEach(() => {
+    expect(errors.splice(0), 'errors thrown in the page').toEqual([]);
+  });
+  afterAll(async () => {
+    await budgetBrowser?.close();
+    await budgetStack?.close();
+  });
+
+  it('shows the spend and the stop, and a higher limit set in the panel lets the task go on', async () => {
+    await budgetPage.goto(`${budgetStack.url}/#/`);
+    const newTask = budgetPage.getByLabel('Describe a new task');
+    await newTask.fill('Say two things');
+    await newTask.press('Enter');
+    await budgetPage.waitForURL(/#\/tasks\/[0-9a-f-]+$/);
+    await poll(said).toEqual(['Say two things', 'The first answer.']);
+    await budgetPage.getByRole('tab', { name: 'Task' }).click();
+    await poll(budgetLine).toMatch(/^model calls \d+ of 1$/);
+
+    const composer = budgetPage.getByRole('textbox', { name: 'Message' });
+    await composer.fill('and the second?');
+    await composer.press('Enter');
+    const stop = budgetPage.locator('.budget-stop');
+    await poll(() => stop.count()).toBe(1);
+    await expect(budgetPage.locator('.conversation-head .state').innerText()).resolves.toBe(
+      'input-required (awaiting-budget)'
+    );
+    expect(budgetModel.requests).toHaveLength(1);
+    // The page shows a change of spend alone when it reads the task again (a reload does).
+    await budgetPage.reload();
+    await poll(budgetLine).toBe('model calls 1 of 1');
+    await poll(() => stop.count()).toBe(1);
+    await expect(stop.getByRole('heading').innerText()).resolves.toBe('Stopped at its budget');
+    await expect(stop.locator('.question-text').innerText()).resolves.toMatch(
+      /^The budget is reached: the next model call could exceed it, so it was not made\.\n- model calls: spent 1 of 1;/
+    );
+    // Each field starts from the budget as it is: only model calls is set.
+    await expect(stop.getByLabel('Model calls').inputValue()).resolves.toBe('1');
+    await expect(stop.getByLabel('Cost (USD)').inputValue()).resolves.toBe('');
+    await keepScreenshot(budgetPage, 'budget-stop');
+    const violations = await seriousViolations(budgetPage, '.budget-stop');
+    expect(violations, describeViolations(violations)).toEqual([]);
+
+    await stop.getByLabel('Model calls').fill('2');
+    await stop.getByRole('button', { name: 'Set budget' }).click();
+    await poll(said).toEqual([
+      'Say two things',
+      'The first answer.',
+      'and the second?',
+      'The second answer.',
+    ]);
+    await poll(() => stop.count()).toBe(0);
+    await poll(() => budgetPage.locator('.conversation-head .state').innerText()).toBe(
+      'input-required (awaiting-next-message)'
+    );
+    await poll(budgetLine).toMatch(/^model calls \d+ of 2$/);
+    expect(budgetModel.requests).toHaveLength(2);
+    await budgetPage.reload();
+    await poll(budgetLine).toBe('model calls 2 of 2');
+
+    // Ended, the task ends the streams that follow it (those of the pages before each reload
+    // too): left open, they would still read the store while the stack closes.
+    await budgetPage.getByRole('button', { name: 'Complete…' }).click();
+    await budgetPage.getByRole('button', { name: 'Complete the task' }).click();
+    await poll(() => budgetPage.locator('.conversation-head .state').innerText()).toBe('completed');
+  });
+});
 
 describe('the web renderer in Chromium, against the local stack', () => {
   beforeAll(async () => {
