@@ -22,9 +22,9 @@ export interface TaskSource {
 /** How long a burst of events must be quiet before the task is read again. */
 const SETTLE_MS = 250;
 
+/** Views that show the same thing: a change of spend alone is a change (the budget line shows it). */
 export const sameView = (a: TaskView, b: TaskView) =>
-  JSON.stringify({ ...a, updated_at: null, usage: null }) ===
-  JSON.stringify({ ...b, updated_at: null, usage: null });
+  JSON.stringify({ ...a, updated_at: null }) === JSON.stringify({ ...b, updated_at: null });
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((done) => {
@@ -55,14 +55,18 @@ export async function* viewsOf(
   let view = start;
   let next = events.next();
   let dirty = false;
+  // A status update shown as it came carries the spend of the view before it: read when quiet.
+  let unread = false;
   try {
     for (;;) {
-      const result = dirty
-        ? await Promise.race([next, sleep(SETTLE_MS).then(() => QUIET)])
-        : await next;
+      const result =
+        dirty || unread
+          ? await Promise.race([next, sleep(SETTLE_MS).then(() => QUIET)])
+          : await next;
       let changed: TaskView | undefined;
       if (result === QUIET) {
         dirty = false;
+        unread = false;
         if (view !== undefined) changed = await readView(source, view.id);
       } else if ((result as IteratorResult<StreamResponse>).done === true) {
         break;
@@ -75,6 +79,7 @@ export async function* viewsOf(
           const logged = source.view(payload.value);
           if (view === undefined || (logged.updated_at ?? '') >= (view.updated_at ?? '')) {
             dirty = false;
+            unread = false;
             changed = logged;
           }
         } else if (payload?.$case === 'message') {
@@ -85,9 +90,11 @@ export async function* viewsOf(
           if ((payload.value.status?.timestamp ?? '') > (view.updated_at ?? '')) {
             if (dirty) {
               dirty = false;
+              unread = false;
               changed = await readView(source, view.id);
             } else {
               changed = withStatus(view, payload.value);
+              unread = true;
             }
           }
         } else {
