@@ -138,9 +138,18 @@ describe('a task stopped at its budget', () => {
       calls.value,
       (screen.getByRole('spinbutton', { name: 'Cost (USD)' }) as HTMLInputElement).value,
     ]).toEqual(['2', '1.5']);
+    const set = screen.getByRole('button', { name: 'Set budget' }) as HTMLButtonElement;
+    // The budget as it is sets nothing: the button waits for a change.
+    expect(set.disabled).toBe(true);
     fireEvent.change(calls, { target: { value: '5' } });
-    fireEvent.click(screen.getByRole('button', { name: 'Set budget' }));
-    expect(onRaise).toHaveBeenLastCalledWith({ usd: 1.5, model_calls: 5 });
+    fireEvent.click(set);
+    expect(onRaise).toHaveBeenLastCalledWith({ model_calls: 5 });
+    // A limit emptied keeps its value: it is not sent.
+    fireEvent.change(screen.getByRole('spinbutton', { name: 'Cost (USD)' }), {
+      target: { value: '' },
+    });
+    fireEvent.click(set);
+    expect(onRaise).toHaveBeenLastCalledWith({ model_calls: 5 });
   });
 
   it('cannot send a budget with no limit, and is not shown for any other wait nor as a reply', () => {

@@ -13,12 +13,19 @@ const LIMITS: ReadonlyArray<{ limit: Limit; label: string; step: string }> = [
   { limit: 'model_calls', label: 'Model calls', step: '1' },
 ];
 
-/** The limits typed, each a positive number, the others left as they are; undefined if none. */
-const raiseOf = (typed: Record<Limit, string>): BudgetRaise | undefined => {
+/**
+ * The limits changed from the budget shown, each to a positive number; undefined if none. A limit
+ * emptied or left as it was is not sent, so it keeps its value (a set names only what it changes).
+ */
+const raiseOf = (
+  typed: Record<Limit, string>,
+  initial: Record<Limit, string>
+): BudgetRaise | undefined => {
   const raise: BudgetRaise = {};
   for (const { limit } of LIMITS) {
     const amount = Number(typed[limit]);
-    if (typed[limit].trim() !== '' && amount > 0) raise[limit] = amount;
+    if (typed[limit].trim() !== '' && typed[limit] !== initial[limit] && amount > 0)
+      raise[limit] = amount;
   }
   return Object.keys(raise).length === 0 ? undefined : raise;
 };
@@ -34,13 +41,13 @@ export const BudgetStop = (props: {
   ) as Record<Limit, string>;
   const [typed, setTyped] = useState(initial);
   if (!isAwaitingBudget(props.view)) return null;
-  const raise = raiseOf(typed);
+  const raise = raiseOf(typed, initial);
   return (
     <section className="question budget-stop" aria-labelledby="budget-heading">
       <h3 id="budget-heading">Stopped at its budget</h3>
       <pre className="question-text">{props.view.status_text}</pre>
       <fieldset className="options" disabled={props.busy}>
-        <legend>New budget (a limit left empty keeps its value)</legend>
+        <legend>New budget (a limit not changed keeps its value)</legend>
         {LIMITS.map(({ limit, label, step }) => (
           <label key={limit}>
             {label}{' '}
