@@ -441,6 +441,7 @@ const executionEntries = (
             tokens_after: compaction.tokens_after,
             kept_sections: compaction.kept_sections,
             summary: bounded(compaction.summary),
+            ...(compaction.call === undefined ? {} : { summary_call: compaction.call }),
           },
           source: { kind: 'record', ref: compactionKey },
         });

@@ -1,6 +1,7 @@
 import type { BudgetAmounts, BudgetEntry, TaskRecord } from '../ports/task-store.js';
 import { readExtension } from '../task/a2a-task.js';
 import { BUDGET_LIMITS, type Budget, type BudgetLimit } from '../task/extension.schema.js';
+import type { SummaryCall } from './compaction.js';
 import type { ModelCall } from './invoke-model.js';
 import type { BudgetHolder } from './loop-state.schema.js';
 import type { TaskUsage } from './usage.js';
@@ -90,12 +91,12 @@ export const holdsOf = (
     ),
   }));
 
-/** What one model call added to the ledger, per limit. */
-export const usedBy = (call: ModelCall): Record<BudgetLimit, number> => ({
-  usd: call.record.cost_usd,
-  input_tokens: call.response.usage.inputTokens,
-  output_tokens: call.response.usage.outputTokens,
-  model_calls: 1,
+/** What a turn's model call, and the summary's call before it if any, added to the ledger. */
+export const usedBy = (call: ModelCall, summary?: SummaryCall): Record<BudgetLimit, number> => ({
+  usd: call.record.cost_usd + (summary?.cost_usd ?? 0),
+  input_tokens: call.response.usage.inputTokens + (summary?.input_tokens ?? 0),
+  output_tokens: call.response.usage.outputTokens + (summary?.output_tokens ?? 0),
+  model_calls: summary === undefined ? 1 : 2,
 });
 
 /**

@@ -8,6 +8,7 @@ import {
 } from '../task/extension.schema.js';
 import { whoMay } from '../task/permissions.js';
 import { spentOf } from './budget-account.js';
+import { overCompactionBudget } from './compaction.js';
 import type { DefaultBudgets, LoopConfig } from './config.js';
 import { estimateTokens } from './context.js';
 import { priceOf } from './prices.js';
@@ -19,9 +20,12 @@ import { costOf, readUsage, type TaskUsage } from './usage.js';
  * has spent, and a call that could take it past any limit is not made.
  */
 
-/** The most one model call could add to the ledger. `usd` undefined: the model has no price. */
+/**
+ * The most a turn's model calls could add to the ledger: one call, or two when the request is
+ * compacted first (the summary's call). `usd` undefined: the model has no price.
+ */
 export interface CallWorstCase {
-  model_calls: 1;
+  model_calls: 1 | 2;
   input_tokens: number;
   output_tokens: number;
   usd: number | undefined;
@@ -90,10 +94,16 @@ export const overrunsOf = (
   });
 };
 
-/** The status message of a task stopped by its budget: what was spent, needed, and who may raise it. */
-export const budgetStopText = (overruns: readonly Overrun[]): string =>
+/**
+ * The status message of a task stopped by its budget: what was spent, needed (with the summary's
+ * call when the request is compacted first), and who may raise it.
+ */
+export const budgetStopText = (overruns: readonly Overrun[], compacting = false): string =>
   [
     'The budget is reached: the next model call could exceed it, so it was not made.',
+    ...(compacting
+      ? ['The request is compacted before it is sent: what it needs counts the summary call too.']
+      : []),
     ...overruns.map(
       ({ limit, spent, needed, budget }) =>
         `- ${NAMES[limit]}: spent ${shown(limit, spent)} of ${shown(limit, budget)}; the next call may need up to ${shown(limit, needed)}`
@@ -108,20 +118,45 @@ export const budgetStopText = (overruns: readonly Overrun[]): string =>
 export const budgetOverruns = (
   record: TaskRecord,
   characters: number,
-  config: Pick<LoopConfig, 'maxOutputTokens' | 'defaultModel' | 'prices'>
+  config: BudgetCheckConfig
 ): Overrun[] => {
   const { budget } = readExtension(record.task);
   if (budget === undefined) return [];
   return overrunsOf(budget, readUsage(record.task), nextCallWorstCase(record, characters, config));
 };
 
-/** The worst case of the task's next call, to its model (the task's, else the deployment's). */
+/** What a turn's budget check needs of the loop's configuration. */
+export type BudgetCheckConfig = Pick<
+  LoopConfig,
+  | 'maxOutputTokens'
+  | 'defaultModel'
+  | 'prices'
+  | 'compactionFraction'
+  | 'contextWindowTokens'
+  | 'turnBudgetTokens'
+>;
+
+/**
+ * The worst case of the task's next call, to its model (the task's, else the deployment's), on
+ * the request as assembled before compaction. A request the built-in rule compacts first costs a
+ * summary call too: its input is part of the request's and its output is bounded alike, so each
+ * limit is counted twice. The call after compaction is no larger than the request before it.
+ */
 export const nextCallWorstCase = (
   record: TaskRecord,
   characters: number,
-  config: Pick<LoopConfig, 'maxOutputTokens' | 'defaultModel' | 'prices'>
-): CallWorstCase =>
-  worstCaseOf(record, characters, readExtension(record.task).model ?? config.defaultModel, config);
+  config: BudgetCheckConfig
+): CallWorstCase => {
+  const model = readExtension(record.task).model ?? config.defaultModel;
+  const call = worstCaseOf(record, characters, model, config);
+  if (!overCompactionBudget(call.input_tokens, config)) return call;
+  return {
+    model_calls: 2,
+    input_tokens: 2 * call.input_tokens,
+    output_tokens: 2 * call.output_tokens,
+    usd: call.usd === undefined ? undefined : 2 * call.usd,
+  };
+};
 
 /**
  * The status message of a task stopped because a budget it draws on has too little left: its

@@ -1,11 +1,25 @@
-import type { ModelRequest } from '../ports/model.js';
+import type { ModelRequest, ModelResponse } from '../ports/model.js';
 import type { TaskRecord } from '../ports/task-store.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { LoopConfig } from './config.js';
 import { type AssembledContext, assembleContext, estimateTokens, forModel } from './context.js';
 import type { HistoryEntry } from './history.schema.js';
-import { type Change, withLoop } from './records.js';
+import { priceOf } from './prices.js';
+import { type Change, withLoop, withRecord } from './records.js';
 import type { TurnRef } from './route.schema.js';
+import { costOf, withCall } from './usage.js';
+
+/**
+ * The model call that wrote a compaction's summary, as the ledger counts it: a model call of the
+ * task like any other, so it is spent from the task's budget and shown in its usage.
+ */
+export interface SummaryCall {
+  model: string;
+  input_tokens: number;
+  cached_input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+}
 
 /** What every compaction leaves behind, persisted per (task, generation, turn). */
 export interface CompactionRecord {
@@ -18,6 +32,8 @@ export interface CompactionRecord {
   kept_sections: string[];
   tokens_before: number;
   tokens_after: number;
+  /** The summary's model call; absent when a `compaction.summarise` plugin wrote it without one. */
+  call?: SummaryCall;
   at: string;
 }
 
@@ -56,21 +72,50 @@ const renderForSummary = (entries: readonly HistoryEntry[]): string =>
 
 export const compactionKey = (ref: TurnRef) => `compaction:${ref.generation}:${ref.turn}`;
 
-/** The compaction applied to the loop state, its record kept for the auditor. */
+/** The summary's call as the ledger counts it, priced as the model's calls are. */
+export const summaryCallOf = (
+  response: Pick<ModelResponse, 'model' | 'usage'>,
+  prices: LoopConfig['prices']
+): SummaryCall => ({
+  model: response.model,
+  input_tokens: response.usage.inputTokens,
+  cached_input_tokens: response.usage.cachedInputTokens,
+  output_tokens: response.usage.outputTokens,
+  cost_usd: costOf(response.usage, priceOf(prices, response.model)),
+});
+
+/** The ledger with the summary's call added (pure): the task as it was when no model wrote it. */
+const withSummaryCall = (change: Change, call: SummaryCall | undefined): Change => {
+  if (call === undefined) return change;
+  const usage = {
+    inputTokens: call.input_tokens,
+    cachedInputTokens: call.cached_input_tokens,
+    outputTokens: call.output_tokens,
+  };
+  return withRecord(change, (record) => ({
+    ...record,
+    task: withCall(record.task, usage, call.cost_usd),
+  }));
+};
+
+/** The compaction applied to the loop state and the ledger, its record kept for the auditor. */
 export const withCompaction = (
   change: Change,
   ref: TurnRef,
   compaction: CompactionRecord
-): Change => ({
-  ...withLoop(change, (loop) => ({
+): Change => {
+  const compacted = withLoop(change, (loop) => ({
     ...loop,
     summary: compaction.summary,
     compactedThrough: Math.max(loop.compactedThrough, compaction.removed_through),
     keptSections: compaction.kept_sections,
     lastInputTokens: null,
-  })),
-  audit: [...change.audit, { key: compactionKey(ref), value: compaction }],
-});
+  }));
+  return {
+    ...withSummaryCall(compacted, compaction.call),
+    audit: [...change.audit, { key: compactionKey(ref), value: compaction }],
+  };
+};
 
 /** The token budget past which a request is compacted. */
 export const compactionBudget = (
@@ -79,6 +124,15 @@ export const compactionBudget = (
   Math.floor(
     config.compactionFraction * Math.min(config.contextWindowTokens, config.turnBudgetTokens)
   );
+
+/**
+ * Whether a request of `tokens` (estimated) is compacted before it is sent, by the built-in rule
+ * (a `compaction.trigger` plugin may decide otherwise).
+ */
+export const overCompactionBudget = (
+  tokens: number,
+  config: Pick<LoopConfig, 'compactionFraction' | 'contextWindowTokens' | 'turnBudgetTokens'>
+): boolean => tokens > compactionBudget(config);
 
 /** The transcript entries not yet represented by the summary. */
 export const liveEntries = (record: TaskRecord, history: readonly HistoryEntry[]): HistoryEntry[] =>
@@ -114,6 +168,7 @@ export const compactionOf = (options: {
   history: readonly HistoryEntry[];
   tokensBefore: number;
   decided: { summary: string; removedThrough: number; keptSections: string[] };
+  call: SummaryCall | undefined;
   tools: ToolRegistry;
   config: LoopConfig;
   now: string;
@@ -143,6 +198,7 @@ export const compactionOf = (options: {
     kept_sections: keptSections,
     tokens_before: tokensBefore,
     tokens_after: after,
+    ...(options.call === undefined ? {} : { call: options.call }),
     at: options.now,
   };
   return { record: compaction, context };

@@ -14,9 +14,9 @@ import {
 } from '../unit-of-work/operation.js';
 import { budgetOverruns, budgetStopText, heldBudgetStopText, nextCallWorstCase } from './budget.js';
 import { budgetHoldersOf, holdsOf, refundsOf, usedBy } from './budget-account.js';
-import { withCompaction } from './compaction.js';
+import { overCompactionBudget, withCompaction } from './compaction.js';
 import type { LoopConfig } from './config.js';
-import { assembleContext } from './context.js';
+import { assembleContext, estimateTokens } from './context.js';
 import type { LoopDeps } from './deps.js';
 import { type DrainDecision, decideDrain } from './drain.js';
 import { decideTurnEnd, type TurnEndFacts } from './finish.js';
@@ -129,6 +129,43 @@ const routeInstead = (
 };
 
 /**
+ * The turn parked in `awaiting-budget` when its calls could pass a budget, before any is made:
+ * the task's own limits on its ledger, then (for a task under accounts) the worst case taken from
+ * every account it draws on, all or none. Undefined when the calls may be made.
+ */
+const budgetStop = (
+  { record, observed, now }: TurnFacts,
+  ref: TurnRef,
+  read: InboxRead,
+  characters: number,
+  config: LoopConfig
+): TurnOutcome | undefined => {
+  // Parked with the turn's message folded and unanswered: a raised budget resumes it here.
+  const stopped = (text: string): TurnOutcome => {
+    const route = { next: 'park' as const, subState: 'awaiting-budget' as const };
+    const parked = parkedForInput(changeOf(record), ref, 'awaiting-budget', text, now);
+    return commitThen(record, parked, { ref, route }, parkOn(read)({ ref, route }));
+  };
+  const overruns = budgetOverruns(record, characters, config);
+  if (overruns.length > 0) {
+    const tokens = estimateTokens(record, characters);
+    return stopped(budgetStopText(overruns, overCompactionBudget(tokens, config)));
+  }
+  const holders = budgetHoldersOf(record);
+  if (holders.length === 0) return undefined;
+  const { reservation } = observed;
+  if (reservation === undefined) {
+    const holds = holdsOf(holders, nextCallWorstCase(record, characters, config));
+    const effect = { kind: 'reserve_budget', taskId: record.task.id, holds } as const;
+    return need<TurnWants>({ key: 'reservation', effect });
+  }
+  if (reservation.exhausted !== null) {
+    return stopped(heldBudgetStopText(reservation.exhausted, record.task.id));
+  }
+  return undefined;
+};
+
+/**
  * The model's part of turn `ref.turn + 1`: the transcript, compaction first when over budget, one
  * model call, and the response committed with the turn (its transcript entries, the usage, the
  * record the auditor reads), so a retried state reuses it and never calls the model twice. A
@@ -137,11 +174,12 @@ const routeInstead = (
  * the response is written. Tool calls come only from the response's structured calls.
  */
 const modelPart = (
-  { record, observed, now }: TurnFacts,
+  facts: TurnFacts,
   ref: TurnRef,
   read: InboxRead,
   setting: TurnSetting
 ): TurnOutcome => {
+  const { record, observed, now } = facts;
   const { config, tools } = setting;
   const instead = routeInstead(record, ref, config, now);
   if (instead !== undefined) {
@@ -165,35 +203,13 @@ const modelPart = (
     }
     if (compaction === undefined) {
       const assembled = assembleContext({ record, history, tools, config });
+      // The budget is checked before compaction: its summary is a model call of the task too.
+      const stopped = budgetStop(facts, ref, read, assembled.characters, config);
+      if (stopped !== undefined) return stopped;
       return need<TurnWants>({
         key: 'compaction',
         effect: { kind: 'compact', ref, record, history, assembled },
       });
-    }
-    const compacted = compaction.record ? withCompaction(change, ref, compaction.record) : change;
-    const { characters } = compaction.context;
-    // Parked with the turn's message folded and unanswered: a raised budget resumes it here.
-    const stopped = (text: string): TurnOutcome => {
-      const route = { next: 'park' as const, subState: 'awaiting-budget' as const };
-      const parked = parkedForInput(compacted, ref, 'awaiting-budget', text, now);
-      return commitThen(record, parked, { ref, route }, parkOn(read)({ ref, route }));
-    };
-    const overruns = budgetOverruns(compacted.record, characters, config);
-    if (overruns.length > 0) return stopped(budgetStopText(overruns));
-    const holders = budgetHoldersOf(compacted.record);
-    if (holders.length > 0) {
-      const { reservation } = observed;
-      if (reservation === undefined) {
-        const worst = nextCallWorstCase(compacted.record, characters, config);
-        const holds = holdsOf(holders, worst);
-        return need<TurnWants>({
-          key: 'reservation',
-          effect: { kind: 'reserve_budget', taskId, holds },
-        });
-      }
-      if (reservation.exhausted !== null) {
-        return stopped(heldBudgetStopText(reservation.exhausted, taskId));
-      }
     }
     // The request as compaction left it: assembled once, by the decision or the compaction.
     const effect = { kind: 'call_model', taskId, context: compaction.context } as const;
@@ -202,9 +218,11 @@ const modelPart = (
   if (compaction?.record) change = withCompaction(change, ref, compaction.record);
   const next = { ...ref, turn: ref.turn + 1 };
   change = withModelResponse(change, next, call);
-  // What the call did not use of its worst case goes back to every budget it was taken from.
+  // What the turn's calls did not use of their worst case goes back to every budget it was taken
+  // from: the summary's call, when compaction made one, and the model's.
   if (observed.reservation !== undefined) {
-    change = withBudgetCredits(change, refundsOf(observed.reservation.holds, usedBy(call)));
+    const used = usedBy(call, compaction?.record?.call);
+    change = withBudgetCredits(change, refundsOf(observed.reservation.holds, used));
   }
   if (call.response.toolCalls.length > 0) {
     const route = routeAfter(next, call.response);

@@ -4,6 +4,8 @@ import {
   compactionOf,
   liveEntries,
   oldestHalf,
+  type SummaryCall,
+  summaryCallOf,
   summaryRequest,
 } from '../loop/compaction.js';
 import { builtInCompletion } from '../loop/completion.js';
@@ -63,6 +65,8 @@ const compact = async (
     (context) => context.estimatedTokens > context.budgetTokens
   );
   if (!over || live.length === 0) return { record: null, context: assembled };
+  // The built-in summary's model call, counted in the ledger; none when a plugin summarised.
+  let call: SummaryCall | undefined;
   const keptSections = await deps.hooks.run(
     'compaction.keep',
     { taskId, sections: [...NEVER_COMPACT] },
@@ -80,6 +84,7 @@ const compact = async (
         config.maxOutputTokens
       );
       const response = await deps.model.invoke(request);
+      call = summaryCallOf(response, config.prices);
       return {
         summary: response.text,
         removedThrough: removed.at(-1)?.seq ?? context.entries[0]?.seq ?? 0,
@@ -92,6 +97,7 @@ const compact = async (
     history,
     tokensBefore,
     decided: { summary, removedThrough, keptSections },
+    call,
     tools: deps.tools,
     config,
     now: deps.clock.now(),

@@ -5,7 +5,8 @@ import {
   withDefaultBudget,
   worstCaseOf,
 } from '../../../functions/core/loop/budget.js';
-import { EMPTY_USAGE } from '../../../functions/core/loop/usage.js';
+import type { CompactionRecord } from '../../../functions/core/loop/compaction.js';
+import { EMPTY_USAGE, readUsage } from '../../../functions/core/loop/usage.js';
 import type { TaskRecord } from '../../../functions/core/ports/task-store.js';
 import { TaskExtensionSchema } from '../../../functions/core/task/extension.schema.js';
 import { ALICE, BOB, harnessWith, STATES, STRANGER, view } from '../../support/harness.js';
@@ -139,6 +140,71 @@ describe('a task with a budget', () => {
 
     const unpriced = await oneCallTask({ ...priced, prices: {} });
     expect(view(await unpriced.load())).toMatchObject({ subState: 'awaiting-next-message' });
+  });
+});
+
+describe('a turn that compacts its request first', () => {
+  /** A task whose first message is over the compaction budget, under `budget`. */
+  const compactingTask = async (budget: object) => {
+    const { harness, model } = harnessWith(
+      [{ text: 'Summary: the user pasted a long log.' }, { text: 'I read the summary.' }],
+      { config: { turnBudgetTokens: 2_000, defaultBudgets: { '*': budget } } }
+    );
+    const started = await harness.start(
+      envelopeMessage(
+        'task',
+        {
+          name: 'Long log',
+          goal: 'Read the log',
+          participants: [{ id: ALICE, kind: 'human', role: 'reporter' }],
+        },
+        { text: `please read: ${'log line\n'.repeat(2_000)}` }
+      ),
+      ALICE
+    );
+    const taskId = started.task.id;
+    return { harness, model, taskId, load: () => harness.task(taskId) };
+  };
+
+  it('takes the summary call from the budget with the model call, before either is made', async () => {
+    const { harness, model, taskId, load } = await compactingTask({ model_calls: 1 });
+    const stopped = view(await load());
+    expect(stopped).toMatchObject({ state: STATES.INPUT_REQUIRED, subState: 'awaiting-budget' });
+    expect(stopped.statusText).toContain('what it needs counts the summary call too');
+    expect(stopped.statusText).toContain(
+      'model calls: spent 0 of 1; the next call may need up to 2'
+    );
+    expect(model.requests).toHaveLength(0);
+    // Nothing was compacted for a turn that did not go on.
+    expect(await harness.store.getAudit(taskId, 'compaction:1:0')).toBeUndefined();
+
+    await harness.send(taskId, setBudget({ model_calls: 2 }), ALICE);
+
+    expect(model.requests).toHaveLength(2);
+    expect(model.requests[0]?.tools).toEqual([]);
+    const after = await load();
+    expect(view(after)).toMatchObject({ subState: 'awaiting-next-message' });
+    expect(after.budgetAvailable).toEqual({ model_calls: 0 });
+  });
+
+  it('counts the summary call in the ledger and in the compaction record', async () => {
+    const { harness, taskId, load } = await compactingTask({ output_tokens: 10_000 });
+    const after = await load();
+    // The scripted model reports 100 tokens in and 10 out a call: two calls.
+    expect(readUsage(after.task)).toMatchObject({
+      model_calls: 2,
+      input_tokens: 200,
+      output_tokens: 20,
+    });
+    expect(after.budgetAvailable).toEqual({ output_tokens: 10_000 - 20 });
+    const compaction = await harness.store.getAudit<CompactionRecord>(taskId, 'compaction:1:0');
+    expect(compaction?.call).toEqual({
+      model: 'scripted',
+      input_tokens: 100,
+      cached_input_tokens: 0,
+      output_tokens: 10,
+      cost_usd: 0,
+    });
   });
 });
 
