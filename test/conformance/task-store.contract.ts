@@ -439,8 +439,11 @@ export const describeTaskStoreContract = (
     });
 
     describe('budget accounts', () => {
+      // Each reservation for a call of its own, unless a test names the call.
       const reserve = (...holds: { taskId: string; amounts: BudgetAmounts }[]) =>
-        store.commit({ kind: 'reserve', taskId: holds[0]?.taskId ?? 'none', holds });
+        reserveFor(uid('call'), ...holds);
+      const reserveFor = (call: string, ...holds: { taskId: string; amounts: BudgetAmounts }[]) =>
+        store.commit({ kind: 'reserve', taskId: holds[0]?.taskId ?? 'none', call, holds });
 
       it('a created task opens its account with its own credit, and a record without one has none', async () => {
         const bare = await create(makeRecord(uid('task')));
@@ -477,6 +480,38 @@ export const describeTaskStoreContract = (
           await reserve({ taskId: child.task.id, amounts: { model_calls: 1, usd: 0.01 } })
         ).toEqual({ enqueued: [], exhausted: child.task.id });
         expect((await store.get(child.task.id))?.version).toBe(childStored.version);
+      });
+
+      it('a reservation for a call reserved for already takes nothing again; the next call takes', async () => {
+        const parent = makeRecord(uid('task'));
+        const child = makeRecord(uid('task'));
+        await create(parent, {
+          budgetCredits: [{ taskId: parent.task.id, amounts: { model_calls: 5 } }],
+        });
+        await create(child);
+        const holds = [{ taskId: parent.task.id, amounts: { model_calls: 2 } }];
+        // The child reserves from its parent's account: the child's call is the one marked.
+        const once = (call: string) =>
+          store.commit({ kind: 'reserve', taskId: child.task.id, call, holds });
+        expect(await once('1:1')).toEqual({ enqueued: [] });
+        expect(await once('1:1')).toEqual({ enqueued: [] });
+        expect((await store.get(parent.task.id))?.budgetAvailable).toEqual({ model_calls: 3 });
+        expect(await once('1:2')).toEqual({ enqueued: [] });
+        expect((await store.get(parent.task.id))?.budgetAvailable).toEqual({ model_calls: 1 });
+        // A call refused for a short account is not marked: once raised, it is taken.
+        expect(await once('1:3')).toEqual({ enqueued: [], exhausted: parent.task.id });
+        await store.commit({
+          kind: 'guarded',
+          taskId: parent.task.id,
+          unparked: false,
+          budgetCredits: [{ taskId: parent.task.id, amounts: { model_calls: 1 } }],
+        });
+        expect(await once('1:3')).toEqual({ enqueued: [] });
+        expect((await store.get(parent.task.id))?.budgetAvailable).toEqual({ model_calls: 0 });
+        // Another task's call of the same name is its own.
+        expect(await reserveFor('1:3', { taskId: parent.task.id, amounts: {} })).toEqual({
+          enqueued: [],
+        });
       });
 
       it('credits on an update add to the own account and to another task’s, whatever its version', async () => {

@@ -1,5 +1,6 @@
 import {
   type DynamoDBClient,
+  type Put,
   PutItemCommand,
   type TransactWriteItem,
   TransactWriteItemsCommand,
@@ -433,19 +434,23 @@ export class DynamoDbTaskStore implements TaskStore {
    */
   async #reserve(commit: Extract<TaskCommit, { kind: 'reserve' }>): Promise<CommitResult> {
     const holds = commit.holds.filter(({ amounts }) => Object.keys(amounts).length > 0);
-    const actions: TransactWriteItem[] = holds.map(({ taskId, amounts }) => ({
-      Update: this.#accountUpdate(taskId, amounts, -1),
-    }));
+    if (holds.length === 0) return { enqueued: [] };
+    // The call's mark first: refused, the call was reserved for already and nothing is taken.
+    const actions: TransactWriteItem[] = [
+      { Put: this.#reservationMark(commit.taskId, commit.call) },
+      ...holds.map(({ taskId, amounts }) => ({
+        Update: this.#accountUpdate(taskId, amounts, -1),
+      })),
+    ];
     for (let attempt = 1; ; attempt += 1) {
       try {
-        if (actions.length > 0) await this.#send(actions);
+        await this.#send(actions);
         return { enqueued: [] };
       } catch (error) {
         const codes = cancellationCodes(error);
-        const short = isConditionFailed(error)
-          ? 0
-          : (codes?.indexOf('ConditionalCheckFailed') ?? -1);
-        const exhausted = short >= 0 ? holds[short]?.taskId : undefined;
+        const short = codes?.indexOf('ConditionalCheckFailed') ?? -1;
+        if (short === 0) return { enqueued: [] };
+        const exhausted = short > 0 ? holds[short - 1]?.taskId : undefined;
         if (exhausted !== undefined) return { enqueued: [], exhausted };
         const contended = codes?.includes('TransactionConflict') ?? false;
         if (!contended || attempt >= RESERVE_ATTEMPTS) {
@@ -455,10 +460,21 @@ export class DynamoDbTaskStore implements TaskStore {
     }
   }
 
-  /**
-   * One ADD of `sign × amounts` on a task's account. A taking (`-1`) is conditioned on each limit
-   * having at least its amount left (a missing limit has nothing); a credit on nothing.
-   */
+  /** The task's reservation item, marked for `call`, written only if it was for another call. */
+  #reservationMark(taskId: string, call: string): Put {
+    return {
+      TableName: this.#table,
+      Item: {
+        ...key(taskId, SORT_KEY_VALUE.reservation),
+        [ATTR.type]: { S: ITEM_TYPE.reservation },
+        [ATTR.reservedCall]: { S: call },
+      },
+      ConditionExpression: 'attribute_not_exists(#pk) OR #call <> :call',
+      ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#call': ATTR.reservedCall },
+      ExpressionAttributeValues: { ':call': { S: call } },
+    };
+  }
+
   #accountUpdate(taskId: string, amounts: BudgetAmounts, sign: 1 | -1): Update {
     const names: Record<string, string> = {};
     const values: Item = {};

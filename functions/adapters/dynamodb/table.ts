@@ -78,6 +78,12 @@ export const SORT_KEY_VALUE = {
   task: 'TASK',
   /** The task's inbox seq counter: one atomic ADD takes a commit's seqs (never contended). */
   inboxCounter: 'INBOXSEQ',
+  /**
+   * The last model call the task reserved its budgets' worst case for: a reservation for the same
+   * call (a retried turn) takes nothing again. Its own item, so writing it never passes the
+   * stream's filter of task records.
+   */
+  reservation: 'RESERVED',
 } as const;
 
 /** Attribute names. */
@@ -148,6 +154,8 @@ export const ATTR = {
    * spend metric) in one rule.
    */
   budgetAccount: 'budget_account',
+  /** On a task's reservation item: the call it was made for (`TaskCommit` reserve's `call`). */
+  reservedCall: 'call',
 } as const;
 
 /**
@@ -164,6 +172,7 @@ export const ITEM_TYPE = {
   inbox: 'inbox',
   inboxId: 'inbox_id',
   inboxCounter: 'inbox_counter',
+  reservation: 'reservation',
   once: 'once',
   event: 'event',
   pushConfig: 'push_config',

@@ -156,7 +156,9 @@ const budgetStop = (
   const { reservation } = observed;
   if (reservation === undefined) {
     const holds = holdsOf(holders, nextCallWorstCase(record, characters, config));
-    const effect = { kind: 'reserve_budget', taskId: record.task.id, holds } as const;
+    // The call this turn makes: its generation and turn (a retry of the turn makes the same one).
+    const call = `${ref.generation}:${ref.turn + 1}`;
+    const effect = { kind: 'reserve_budget', taskId: record.task.id, call, holds } as const;
     return need<TurnWants>({ key: 'reservation', effect });
   }
   if (reservation.exhausted !== null) {

@@ -139,12 +139,15 @@ export type TaskCommit =
       /**
        * A model call's worst case taken from the budget accounts it draws on, all or none: each
        * entry's amounts from its task's account, only while that account has at least as much
-       * left of each. No record's version changes. Not idempotent: a retried reservation takes
-       * again (a crash between it and the call counts a call that was never made, never the
-       * reverse).
+       * left of each. No record's version changes. Once per call: the reserving task's record
+       * keeps the last call it reserved for (outside its version), and a reservation for that
+       * call again (a retried turn: a throttled model, a crash before the response) answers as
+       * taken and takes nothing.
        */
       kind: 'reserve';
       taskId: string;
+      /** The call the holds are for, unique to the reserving task (its generation and turn). */
+      call: string;
       holds: readonly BudgetEntry[];
     };
 

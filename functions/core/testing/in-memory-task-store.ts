@@ -44,6 +44,8 @@ export interface TaskPartition {
   pushConfigs: Map<string, string>;
   /** What the task's budget has left, per limit (`TaskRecord.budgetAvailable`). */
   budget: BudgetAmounts;
+  /** The last call the task reserved for: a reservation for it again takes nothing. */
+  reservedCall?: string;
 }
 
 /** The JSON text of a value; `undefined`, functions and symbols have none. */
@@ -240,6 +242,9 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   #reserve(commit: Extract<TaskCommit, { kind: 'reserve' }>): CommitResult {
+    if (this.#tasks.get(commit.taskId)?.reservedCall === commit.call) return { enqueued: [] };
+    if (commit.holds.every(({ amounts }) => limitsOf(amounts).length === 0))
+      return { enqueued: [] };
     const short = commit.holds.find(({ taskId, amounts }) => {
       const account = this.#tasks.get(taskId)?.budget ?? {};
       return limitsOf(amounts).some(([limit, amount]) => {
@@ -254,6 +259,7 @@ export class InMemoryTaskStore implements TaskStore {
         account[limit] = (account[limit] ?? 0) - amount;
       }
     }
+    this.partition(commit.taskId).reservedCall = commit.call;
     return { enqueued: [] };
   }
 

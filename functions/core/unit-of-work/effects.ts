@@ -35,9 +35,10 @@ export type Effect =
     }
   /**
    * A model call's worst case taken from every budget account it draws on (`reserve` commit),
-   * before the call: all of it, or nothing and the first account that was short.
+   * before the call: all of it, or nothing and the first account that was short. Once per
+   * `call`: a retried turn's reservation for the same call takes nothing again.
    */
-  | { kind: 'reserve_budget'; taskId: string; holds: readonly BudgetEntry[] }
+  | { kind: 'reserve_budget'; taskId: string; call: string; holds: readonly BudgetEntry[] }
   /** One model call and the `tool_calls.extracted` hooks on what it answered. */
   | { kind: 'call_model'; taskId: string; context: AssembledContext }
   /** decide_completion, through the `task.complete` hooks. */

@@ -181,8 +181,8 @@ const performAny = async (
     case 'compact':
       return compact(deps, effect);
     case 'reserve_budget': {
-      const { taskId, holds } = effect;
-      const { exhausted } = await deps.store.commit({ kind: 'reserve', taskId, holds });
+      const { taskId, call, holds } = effect;
+      const { exhausted } = await deps.store.commit({ kind: 'reserve', taskId, call, holds });
       return { holds, exhausted: exhausted ?? null };
     }
     case 'call_model':

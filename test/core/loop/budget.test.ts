@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ModelRetryableError } from '../../../functions/core/errors.js';
 import {
   budgetStopText,
   overrunsOf,
@@ -6,9 +7,13 @@ import {
   worstCaseOf,
 } from '../../../functions/core/loop/budget.js';
 import type { CompactionRecord } from '../../../functions/core/loop/compaction.js';
+import { takeTurn } from '../../../functions/core/loop/take-turn.js';
 import { EMPTY_USAGE, readUsage } from '../../../functions/core/loop/usage.js';
+import type { Model } from '../../../functions/core/ports/model.js';
 import type { TaskRecord } from '../../../functions/core/ports/task-store.js';
 import { TaskExtensionSchema } from '../../../functions/core/task/extension.schema.js';
+import { InProcessHarness } from '../../../functions/core/testing/in-process-harness.js';
+import { ScriptedModel } from '../../../functions/core/testing/scripted-model.js';
 import { ALICE, BOB, harnessWith, STATES, STRANGER, view } from '../../support/harness.js';
 import { envelopeMessage, textMessage } from '../../support/messages.js';
 
@@ -140,6 +145,38 @@ describe('a task with a budget', () => {
 
     const unpriced = await oneCallTask({ ...priced, prices: {} });
     expect(view(await unpriced.load())).toMatchObject({ subState: 'awaiting-next-message' });
+  });
+});
+
+describe('a retried turn', () => {
+  it('takes its call from the budget once: a throttled call retried holds nothing more', async () => {
+    const scripted = new ScriptedModel([{ text: 'Answered on the retry.' }]);
+    let throttled = false;
+    const model: Model = {
+      invoke: async (request) => {
+        if (!throttled) {
+          throttled = true;
+          throw new ModelRetryableError('throttled');
+        }
+        return scripted.invoke(request);
+      },
+    };
+    const harness = new InProcessHarness({
+      model,
+      config: { defaultBudgets: { '*': { model_calls: 3 } } },
+    });
+    await expect(harness.start(textMessage('hi'), ALICE)).rejects.toThrow('throttled');
+    const [task] = await harness.store.list({ participantId: ALICE });
+    if (task === undefined) throw new Error('no task was created');
+    const taskId = task.task.id;
+    // The state's retry: the same turn again, its worst case reserved by the attempt that failed.
+    expect((await harness.task(taskId)).budgetAvailable).toEqual({ model_calls: 2 });
+    await takeTurn(harness.deps, { taskId, generation: 1, turn: 0 });
+
+    const after = await harness.task(taskId);
+    expect(view(after)).toMatchObject({ subState: 'awaiting-next-message' });
+    expect(readUsage(after.task).model_calls).toBe(1);
+    expect(after.budgetAvailable).toEqual({ model_calls: 2 });
   });
 });
 
