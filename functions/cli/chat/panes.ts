@@ -18,6 +18,7 @@ import {
 
 /** The panes as last printed ('' before the first). */
 export interface PrintedPanes {
+  /** The Task pane as last printed, less its spend: a change of spend alone prints nothing. */
   task: string;
   plan: string;
 }
@@ -87,10 +88,13 @@ export function paneLines(
 ): { lines: string[]; printed: PrintedPanes } {
   const lines: string[] = [];
   let shown = printed;
-  const task = renderTask(next, c, { state: false });
-  if (task !== printed.task) {
-    lines.push(...(rowChanges(before, next, printed, c) ?? [task]));
-    shown = { ...shown, task };
+  // Every turn spends: the pane is printed again for what else changed (`watch` follows spend).
+  const unspent = renderTask({ ...next, usage: null }, c, { state: false });
+  if (unspent !== printed.task) {
+    lines.push(
+      ...(rowChanges(before, next, printed, c) ?? [renderTask(next, c, { state: false })])
+    );
+    shown = { ...shown, task: unspent };
     if (before !== undefined) {
       for (const row of next.sub_tasks) {
         if (before.sub_tasks.some((old) => old.task_id === row.task_id)) continue;

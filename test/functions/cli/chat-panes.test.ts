@@ -106,6 +106,28 @@ describe("the chat's panes", () => {
     expect(paneLines(moved, moved, next.printed, plain).lines).toEqual([]);
   });
 
+  it('print the Task pane again for a new budget, not for a change of spend alone', () => {
+    const spent = (calls: number, budget: number) => ({
+      ...viewOf(TaskState.TASK_STATE_INPUT_REQUIRED),
+      budget: { model_calls: budget },
+      usage: {
+        model_calls: calls,
+        input_tokens: 100 * calls,
+        cached_input_tokens: 0,
+        output_tokens: 10 * calls,
+        cost_usd: 0,
+        tree: null,
+      },
+    });
+    const shown = paneLines(undefined, spent(0, 1), { task: '', plan: '' }, plain);
+    expect(shown.lines[0]).toContain('model calls 0 of 1 spent');
+    const turn = paneLines(spent(0, 1), spent(1, 1), shown.printed, plain);
+    expect(turn.lines).toEqual([]);
+    const raised = paneLines(spent(1, 1), spent(1, 2), turn.printed, plain);
+    expect(raised.lines).toHaveLength(1);
+    expect(raised.lines[0]).toContain('model calls 1 of 2 spent');
+  });
+
   it('never shows a row back in submitted once it was seen past it', () => {
     const seen = viewOf(TaskState.TASK_STATE_WORKING, {
       rows: [{ task_id: 'child-1', state: 'TASK_STATE_WORKING' }],
