@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildRemoteAgents } from '../../functions/composition/remote-agents.js';
 import { readRuntimeConfig } from '../../functions/composition/runtime-config.js';
 import { TASK_METADATA_KEY, USAGE_METADATA_KEY } from '../../functions/core/a2a/identifiers.js';
+import { ConcurrencyConflictError } from '../../functions/core/errors.js';
 import { childBrief } from '../../functions/core/loop/children.js';
 import { userTextMessage } from '../../functions/core/loop/messages.js';
 import type { RemoteLink } from '../../functions/core/remote/remote-link.js';
@@ -365,18 +366,28 @@ describe('children on another A2A agent: two local stacks', () => {
     });
     // ... and stopped (one waiting for its next poll would read the link we rewrite) ...
     await stopFollowers(ended);
-    const link = await linkOf(parent.id);
     // ... the step retried after a crash between the agent's answer and the link's write: the
-    // link still says `creating`, and the agent is asked for the task its message made.
-    await alpha.runtime.remote.links.update({
-      ...link,
-      phase: 'creating',
-      remoteTaskId: null,
-      seq: 0,
-      delivered: 0,
-      version: link.version + 1,
-    });
-    const third = await agents.createChild(request);
+    // link still says `creating`, and the agent is asked for the task its message made. A late
+    // write to the link (a push that was on its way) refuses the step, as the state's retry
+    // would be: the link is set back to `creating` and the step runs again.
+    const retriedStep = async (attempt = 1): Promise<{ taskId: string }> => {
+      try {
+        const link = await linkOf(parent.id);
+        await alpha.runtime.remote.links.update({
+          ...link,
+          phase: 'creating',
+          remoteTaskId: null,
+          seq: 0,
+          delivered: 0,
+          version: link.version + 1,
+        });
+        return await agents.createChild(request);
+      } catch (error) {
+        if (!(error instanceof ConcurrencyConflictError) || attempt >= 3) throw error;
+        return retriedStep(attempt + 1);
+      }
+    };
+    const third = await retriedStep();
     expect(third.taskId).toBe(first.taskId);
 
     const { tasks } = await ledgerAsAlpha.listTasks({
