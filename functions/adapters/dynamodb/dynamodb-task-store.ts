@@ -475,6 +475,10 @@ export class DynamoDbTaskStore implements TaskStore {
     };
   }
 
+  /**
+   * One ADD of `sign × amounts` on a task's account. A taking (`-1`) is conditioned on each limit
+   * having at least its amount left (a missing limit has nothing); a credit on nothing.
+   */
   #accountUpdate(taskId: string, amounts: BudgetAmounts, sign: 1 | -1): Update {
     const names: Record<string, string> = {};
     const values: Item = {};

@@ -12,7 +12,7 @@ import { overCompactionBudget } from './compaction.js';
 import type { DefaultBudgets, LoopConfig } from './config.js';
 import { estimateTokens } from './context.js';
 import { priceOf } from './prices.js';
-import { costOf, readUsage, type TaskUsage } from './usage.js';
+import { costOf, type TaskUsage } from './usage.js';
 
 /**
  * A budget is enforced before the call: the worst a model call could cost (the prompt as
@@ -110,20 +110,6 @@ export const budgetStopText = (overruns: readonly Overrun[], compacting = false)
     ),
     `${capitalised(whoMay('set_budget'))} may raise it with a set_budget control; complete or cancel end the task as usual.`,
   ].join('\n');
-
-/**
- * The budget check before a model call on `record` (pure): the limits it could pass. Every turn
- * runs it: a task without a budget costs the one read of its extension, and nothing else.
- */
-export const budgetOverruns = (
-  record: TaskRecord,
-  characters: number,
-  config: BudgetCheckConfig
-): Overrun[] => {
-  const { budget } = readExtension(record.task);
-  if (budget === undefined) return [];
-  return overrunsOf(budget, readUsage(record.task), nextCallWorstCase(record, characters, config));
-};
 
 /** What a turn's budget check needs of the loop's configuration. */
 export type BudgetCheckConfig = Pick<

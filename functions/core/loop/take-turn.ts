@@ -1,6 +1,6 @@
 import { TaskState } from '@a2a-js/sdk';
 import type { TaskRecord } from '../ports/task-store.js';
-import { isTerminalState, stateOf } from '../task/a2a-task.js';
+import { isTerminalState, readExtension, stateOf } from '../task/a2a-task.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { resultOf } from '../unit-of-work/interpreter.js';
 import {
@@ -12,11 +12,11 @@ import {
   type Outcome,
   reach,
 } from '../unit-of-work/operation.js';
-import { budgetOverruns, budgetStopText, heldBudgetStopText, nextCallWorstCase } from './budget.js';
+import { budgetStopText, heldBudgetStopText, nextCallWorstCase, overrunsOf } from './budget.js';
 import { budgetHoldersOf, holdsOf, refundsOf, usedBy } from './budget-account.js';
-import { overCompactionBudget, withCompaction } from './compaction.js';
+import { withCompaction } from './compaction.js';
 import type { LoopConfig } from './config.js';
-import { assembleContext, estimateTokens } from './context.js';
+import { assembleContext } from './context.js';
 import type { LoopDeps } from './deps.js';
 import { type DrainDecision, decideDrain } from './drain.js';
 import { decideTurnEnd, type TurnEndFacts } from './finish.js';
@@ -26,6 +26,7 @@ import { type Change, changeOf, withBudgetCredits, writesNothing } from './recor
 import type { StepResult, TurnRef } from './route.schema.js';
 import { ended, endRoute, parkedForInput } from './status.js';
 import { currentRef } from './turn-position.js';
+import { readUsage } from './usage.js';
 import { type InboxRead, withParkDecidedOn } from './waiting-work.js';
 
 /** What a turn's decision may ask for, each under its own key. */
@@ -146,16 +147,17 @@ const budgetStop = (
     const parked = parkedForInput(changeOf(record), ref, 'awaiting-budget', text, now);
     return commitThen(record, parked, { ref, route }, parkOn(read)({ ref, route }));
   };
-  const overruns = budgetOverruns(record, characters, config);
-  if (overruns.length > 0) {
-    const tokens = estimateTokens(record, characters);
-    return stopped(budgetStopText(overruns, overCompactionBudget(tokens, config)));
-  }
+  // A task under no budget (its own or an ancestor's) stops at the read of its extension.
+  const { budget } = readExtension(record.task);
   const holders = budgetHoldersOf(record);
+  if (budget === undefined && holders.length === 0) return undefined;
+  const worst = nextCallWorstCase(record, characters, config);
+  const overruns = overrunsOf(budget, readUsage(record.task), worst);
+  if (overruns.length > 0) return stopped(budgetStopText(overruns, worst.model_calls === 2));
   if (holders.length === 0) return undefined;
   const { reservation } = observed;
   if (reservation === undefined) {
-    const holds = holdsOf(holders, nextCallWorstCase(record, characters, config));
+    const holds = holdsOf(holders, worst);
     // The call this turn makes: its generation and turn (a retry of the turn makes the same one).
     const call = `${ref.generation}:${ref.turn + 1}`;
     const effect = { kind: 'reserve_budget', taskId: record.task.id, call, holds } as const;
