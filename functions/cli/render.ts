@@ -4,6 +4,7 @@
  * the goal, acceptance criteria as [x]/[ ], participants with roles and sub-task rows with their
  * live state. Plain strings, coloured only when the caller's colours are on.
  */
+import { type Message, Role } from '@a2a-js/sdk';
 import type { Timeline, TimelineEntry } from '../core/audit/timeline.schema.js';
 import { budgetText } from '../view/budget.js';
 import {
@@ -15,6 +16,7 @@ import {
   stateTone,
   stateWithSubState,
 } from '../view/labels.js';
+import { messageText } from '../view/messages.js';
 import type { TaskView } from '../view/task-view.js';
 import type { Colors } from './colors.js';
 
@@ -122,6 +124,35 @@ export const renderTask = (view: TaskView, c: Colors, options = { state: true })
   return lines.join('\n');
 };
 
+/** The task, its plan and where it stands: `watch`'s frame, and what `fork` and `show` print. */
+export const renderFrame = (view: TaskView, c: Colors, history: string[] = []): string =>
+  [
+    renderTask(view, c),
+    ...(view.extension ? ['', renderPlan(view, c)] : []),
+    ...(history.length > 0 ? ['', ...history] : []),
+    '',
+    `${stateText(c, view.state, view.sub_state)}${view.status_text === '' ? '' : `  ${view.status_text}`}`,
+  ].join('\n');
+
+/**
+ * The conversation, each message with its id after its first line, dimmed: the id is what
+ * `fork --at` and `show --at` take. A message without text (a control envelope) shows as such,
+ * so no id is hidden.
+ */
+export const renderHistory = (history: readonly Message[], c: Colors): string[] => [
+  `${c.bold('History')} · ${history.length} message${history.length === 1 ? '' : 's'}`,
+  ...history.flatMap((message) => {
+    const agent = message.role === Role.ROLE_AGENT;
+    const who = agent ? c.green('agent ›') : c.bold('you ›');
+    const [first = '', ...rest] = messageText(message).split('\n');
+    const indent = ' '.repeat(agent ? 10 : 8);
+    return [
+      `  ${who} ${first === '' ? c.dim('(no text)') : first}  ${c.dim(`· ${message.messageId}`)}`,
+      ...rest.map((line) => `${indent}${line}`),
+    ];
+  }),
+];
+
 /** One line per change, for a stream that is not a terminal (`watch` piped to a file). */
 export const changeLine = (view: TaskView, at: Date = new Date()): string => {
   const parts = [at.toISOString().slice(11, 19), stateLabel(view.state)];
@@ -166,6 +197,8 @@ const KIND_LABEL: Partial<Record<TimelineEntry['kind'], string>> = {
   approval_granted: 'approval',
   approval_rejected: 'approval',
   approval_expired: 'approval',
+  forked_from: 'fork',
+  forked: 'fork',
 };
 
 const actorText = (entry: TimelineEntry) => {

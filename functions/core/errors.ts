@@ -41,6 +41,7 @@ export const ERROR_CODES = [
   'remote.refused',
   'remote.failed',
   'tool.unreachable',
+  'fork.point_unknown',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -310,3 +311,12 @@ export const RETRYABLE_ERROR_NAMES = [
 
 export const isHarnessError = (error: unknown): error is HarnessError =>
   error instanceof HarnessError;
+
+/**
+ * A point in a task's history that is not there: a message id the task's history does not hold,
+ * or a turn past the last one it took. Nothing is created.
+ */
+export class HistoryPointError extends HarnessError {
+  override readonly name = 'HistoryPointError';
+  readonly code = 'fork.point_unknown';
+}

@@ -36,6 +36,7 @@ import {
   auditRouteTaskId,
   isAuditJsonRpc,
 } from './a2a-audit.js';
+import { answerForkJsonRpc, answerForkRest, forkRoute, isForkJsonRpc } from './a2a-fork.js';
 import { isTooLarge, payloadTooLargeResponse } from './body-limit.js';
 import { withBrowserOrigin } from './browser-origin.js';
 import { callerOf, unauthorizedResponse } from './caller.js';
@@ -113,6 +114,10 @@ const jsonRpcCall = async (call: Call): Promise<Answer> => {
   if (isAuditJsonRpc(body)) {
     return { binding, reply: await answerAuditJsonRpc(body, caller, call.audit()), activated };
   }
+  if (isForkJsonRpc(body)) {
+    const reply = await answerForkJsonRpc(body, caller, service, call.audit().sources);
+    return { binding, reply, activated };
+  }
   const contentType = header(event, 'content-type');
   const reply = await dispatchJsonRpc(
     body,
@@ -129,7 +134,8 @@ const restCall = async (call: Call): Promise<Answer> => {
   // An unknown route is a 404 whatever the headers say: it is not an A2A request at all.
   const matched = matchRoute(event.httpMethod, event.path);
   const timelineOf = auditRouteTaskId(event.httpMethod, event.path);
-  if (matched === undefined && timelineOf === undefined) {
+  const fork = forkRoute(event.httpMethod, event.path);
+  if (matched === undefined && timelineOf === undefined && fork === undefined) {
     return { binding, reply: noRoute(event.httpMethod, event.path), activated: [] };
   }
   let admitted: Admitted;
@@ -141,10 +147,6 @@ const restCall = async (call: Call): Promise<Answer> => {
     return { binding, reply: restFailure(toA2aError(error)), activated: [] };
   }
   const { activated, lastEventId } = admitted;
-  if (timelineOf !== undefined || matched === undefined) {
-    const reply = await answerAuditRest(timelineOf ?? '', query, caller, call.audit());
-    return { binding, reply, activated };
-  }
   const request = {
     method: event.httpMethod,
     path: event.path,
@@ -154,6 +156,14 @@ const restCall = async (call: Call): Promise<Answer> => {
     caller,
     lastEventId,
   };
+  if (fork !== undefined) {
+    const reply = await answerForkRest(fork, request, service, call.audit().sources);
+    return { binding, reply, activated };
+  }
+  if (timelineOf !== undefined || matched === undefined) {
+    const reply = await answerAuditRest(timelineOf ?? '', query, caller, call.audit());
+    return { binding, reply, activated };
+  }
   return {
     binding,
     reply: await dispatchRest(matched, request, service, call.onStreamError),

@@ -147,6 +147,7 @@ export const A2A_ERROR_FOR_CODE: Record<ErrorCode, A2aErrorName> = {
   'channel.not_a_member': 'TaskNotFound',
   'participant.role_required': 'InvalidParams',
   'participant.refused': 'InvalidParams',
+  'fork.point_unknown': 'InvalidParams',
   'envelope.invalid': 'InvalidParams',
   'envelope.refused': 'InvalidParams',
   'envelope.server_controlled': 'InvalidParams',

@@ -5,17 +5,22 @@ import type {
   Task,
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
+import type { AuditSources } from '../core/audit/sources.js';
 import { TaskClosedError } from '../core/errors.js';
 import { cancelTask } from '../core/intake/control.js';
+import { compactionAtPoint, forkTask } from '../core/intake/fork-task.js';
 import { receiveMessage } from '../core/intake/receive-message.js';
-import { redactMessage } from '../core/intake/redact.js';
+import { redactMessage, redactSecrets } from '../core/intake/redact.js';
 import { startTask } from '../core/intake/start-task.js';
 import { failTask } from '../core/loop/fail-task.js';
+import type { HistoryPoint } from '../core/loop/history-point.js';
 import type { PushConfig } from '../core/ports/push-config-store.js';
 import type { TaskRecord } from '../core/ports/task-store.js';
 import { isTerminalState, stateName, stateOf } from '../core/task/a2a-task.js';
+import type { Participant } from '../core/task/extension.schema.js';
 import { A2aError } from './a2a-errors.js';
 import type { ServiceDeps } from './deps.js';
+import { readTaskAtPoint } from './history-point-read.js';
 import { checkAssertedParticipant } from './identity.js';
 import { listingQuery, pageOfTasks } from './list-tasks.js';
 import { PushConfigs } from './push-configs.js';
@@ -48,6 +53,7 @@ export interface SendOptions {
  */
 const DEFAULT_HISTORY = {
   getTask: 'all',
+  forkTask: 'all',
   sendMessage: 'all',
   listTasks: 0,
   stream: 0,
@@ -74,6 +80,25 @@ interface Accepted {
   /** The task as taking the message left it, when known (else it is read for the answer). */
   record?: TaskRecord | undefined;
 }
+
+/** A task and a point in its history, as a participant asks for it. */
+export interface PointRequest {
+  taskId: string;
+  participantId: string;
+  point: HistoryPoint;
+  historyLength?: number | undefined;
+}
+
+/** ForkTask: a point, and what the fork is to be. */
+export interface ForkRequest extends PointRequest {
+  name?: string | undefined;
+  /** The fork's first message (a turn runs on it); absent: the fork waits for one. */
+  text?: string | undefined;
+  participants?: readonly Participant[] | undefined;
+}
+
+/** What a look back reads of a task's history besides the transcript: its log and its records. */
+export type HistorySources = Pick<AuditSources, 'log' | 'records'>;
 
 /** Runs once the message is checked, just before the task can act on it. */
 type BeforeTaskActs = (taskId: string) => Promise<void>;
@@ -265,6 +290,48 @@ export class A2aService {
     const { store } = this.#runtime.loop;
     const record = await visibleRecord(store, options.taskId, options.participantId);
     return withUsageTree(this.#runtime, await withHistory(store, record.task, limit));
+  }
+
+  /**
+   * ForkTask (the task extension): a new task from a point in the history of one the caller is on
+   * (watchers included: a fork needs only what they may read), started like a new task: with a
+   * first message it takes a turn on it, without one it waits for the caller's next. To anyone
+   * not on the original it is "not found", as a missing task.
+   */
+  async forkTask(request: ForkRequest, sources: HistorySources): Promise<Task> {
+    const { loop, secrets } = this.#runtime;
+    const limit = historyLimit(request.historyLength, DEFAULT_HISTORY.forkTask);
+    const record = await visibleRecord(loop.store, request.taskId, request.participantId);
+    const read = await readTaskAtPoint(loop.store, sources, record, request.point);
+    const text = request.text === undefined ? undefined : redactSecrets(request.text, secrets);
+    const { record: fork } = await forkTask(loop, {
+      original: record,
+      asItWas: read.asItWas,
+      point: read.point,
+      entries: read.entries,
+      compaction: compactionAtPoint(read.compactions, read.point.throughSeq),
+      caller: request.participantId,
+      name: request.name,
+      participants: request.participants,
+      message: text === undefined ? undefined : { messageId: loop.ids.next('msg'), text },
+    });
+    await this.#startFirstExecution(fork.task.id);
+    return withUsageTree(
+      this.#runtime,
+      await withHistory(loop.store, fork.task, limit, { throughSeq: fork.loop.historySeq })
+    );
+  }
+
+  /**
+   * GetTaskAt (the task extension): the task as it was at a point of its history (its state,
+   * plan, criteria and artifacts then, its history through the point), for its participants.
+   */
+  async taskAt(request: PointRequest, sources: HistorySources): Promise<Task> {
+    const { store } = this.#runtime.loop;
+    const limit = historyLimit(request.historyLength, DEFAULT_HISTORY.getTask);
+    const record = await visibleRecord(store, request.taskId, request.participantId);
+    const read = await readTaskAtPoint(store, sources, record, request.point);
+    return withHistory(store, read.asItWas, limit, { throughSeq: read.point.throughSeq });
   }
 
   /**

@@ -1,5 +1,6 @@
 import { type Message, Role, type Task } from '@a2a-js/sdk';
 import type { HistoryEntry } from '../core/loop/history.schema.js';
+import { historyMessageId } from '../core/loop/history-point.js';
 import type { TaskStore } from '../core/ports/task-store.js';
 import { A2aError } from './a2a-errors.js';
 
@@ -32,13 +33,9 @@ const textMessage = (
   entry: HistoryEntry,
   role: Role,
   text: string,
-  metadata: Record<string, unknown> | undefined,
-  messageId?: string
+  metadata: Record<string, unknown> | undefined
 ): Message => ({
-  // A participant's message keeps the id it came in (unique on its task: the inbox deduplicates
-  // on it); the agent's, and entries written before ids were kept, take their place in the
-  // transcript, which is stable and unique.
-  messageId: messageId ?? `${task.id}:history:${entry.seq}`,
+  messageId: historyMessageId(task.id, entry) ?? `${task.id}:history:${entry.seq}`,
   contextId: task.contextId,
   taskId: task.id,
   role,
@@ -71,14 +68,7 @@ const AS_MESSAGE: {
   [K in HistoryEntry['kind']]: (task: Task, entry: EntryOf<K>) => Message | null;
 } = {
   participant_message: (task, entry) =>
-    textMessage(
-      task,
-      entry,
-      Role.ROLE_USER,
-      entry.text,
-      { participant_id: entry.participantId },
-      entry.messageId
-    ),
+    textMessage(task, entry, Role.ROLE_USER, entry.text, { participant_id: entry.participantId }),
   assistant_message: (task, entry) =>
     textMessage(task, entry, Role.ROLE_AGENT, entry.text, undefined),
   tool_call: () => null,

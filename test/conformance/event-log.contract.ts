@@ -93,10 +93,10 @@ export const describeEventLogContract = (name: string, makeLog: () => Promise<Ev
       await logged(taskId, events.slice(0, 1), events.slice(1, 3), events.slice(3));
       await logged(uid('task'), [{ kind: 'task', task: makeTask(uid('other')) }]);
       const all = await log.read(taskId);
-      expect(all).toEqual(events.map((event, index) => ({ seq: index + 1, event })));
+      expect(all).toEqual(events.map((event, index) => ({ seq: index + 1, event, historySeq: 0 })));
       expect(await log.read(taskId, 2)).toEqual([
-        { seq: 3, event: events[2] },
-        { seq: 4, event: events[3] },
+        { seq: 3, event: events[2], historySeq: 0 },
+        { seq: 4, event: events[3], historySeq: 0 },
       ]);
       expect(await log.read(taskId, 4)).toEqual([]);
       expect(await log.read(uid('missing'))).toEqual([]);
@@ -104,6 +104,25 @@ export const describeEventLogContract = (name: string, makeLog: () => Promise<Ev
       expect(first?.kind === 'task' && first.task.status?.state).toBe(
         TaskState.TASK_STATE_SUBMITTED
       );
+    });
+
+    it('marks each event with the transcript’s last seq its commit left', async () => {
+      const taskId = uid('task');
+      const created = await logged(taskId, [{ kind: 'task', task: makeTask(taskId) }]);
+      const moved = { ...created, loop: { ...created.loop, historySeq: 3 } };
+      const { record } = await fixture.store.commit({
+        kind: 'update',
+        base: created,
+        record: moved,
+        events: [statusEvent(taskId, 'TASK_STATE_WORKING')],
+      });
+      await fixture.store.commit({
+        kind: 'update',
+        base: record as TaskRecord,
+        record: record as TaskRecord,
+        events: [statusEvent(taskId, 'TASK_STATE_INPUT_REQUIRED')],
+      });
+      expect((await log.read(taskId)).map((event) => event.historySeq)).toEqual([0, 3, 3]);
     });
 
     it('reads at most limit events, the first ones after afterSeq, so a long log is read in pages', async () => {

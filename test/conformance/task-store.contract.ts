@@ -1,5 +1,6 @@
 import { TaskState } from '@a2a-js/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TASK_METADATA_KEY } from '../../functions/core/a2a/identifiers.js';
 import {
   AlreadyExistsError,
   ConcurrencyConflictError,
@@ -50,6 +51,8 @@ const pushConfig = (taskId: string, id: string): PushConfig => ({
   authentication: null,
 });
 
+const forksOf = (record: TaskRecord) =>
+  (record.task.metadata?.[TASK_METADATA_KEY] as { forks?: string[] } | undefined)?.forks;
 const ids = (records: { task: { id: string } }[]) => records.map((record) => record.task.id);
 
 const statusOf = (record: TaskRecord) => ({ kind: 'task' as const, task: record.task });
@@ -934,6 +937,62 @@ export const describeTaskStoreContract = (
         const [listed] = await store.list({ contextId: input.task.contextId });
         listed!.loop.summary = 'changed';
         expect((await store.get(input.task.id))?.loop.summary).toBeNull();
+      });
+
+      it('a fork’s create lists the fork on its original and writes the original’s record of it, leaving its version', async () => {
+        const original = await create(makeRecord(uid('task')));
+        const originalId = original.task.id;
+        const forks: string[] = [];
+        for (const n of [1, 2]) {
+          const fork = makeRecord(uid('fork'));
+          forks.push(fork.task.id);
+          await store.commit({
+            kind: 'create',
+            record: fork,
+            forkOf: {
+              taskId: originalId,
+              forkId: fork.task.id,
+              audit: { key: `fork:${fork.task.id}`, value: { n } },
+            },
+          });
+        }
+        const after = (await store.get(originalId)) as TaskRecord;
+        expect(after.version).toBe(original.version);
+        expect(forksOf(after)).toEqual(forks);
+        expect(await store.getAudit(originalId, `fork:${forks[1]}`)).toEqual({ n: 2 });
+        // A later write of the original (from a record read before a fork) keeps every fork.
+        await update(original, original);
+        const reread = (await store.get(originalId)) as TaskRecord;
+        expect(forksOf(reread)).toEqual(forks);
+      });
+
+      it('refuses a fork’s create when its original is missing, writing nothing', async () => {
+        const fork = makeRecord(uid('fork'));
+        await expect(
+          store.commit({
+            kind: 'create',
+            record: fork,
+            history: [assistant(1)],
+            forkOf: {
+              taskId: uid('missing'),
+              forkId: fork.task.id,
+              audit: { key: 'fork:x', value: {} },
+            },
+          })
+        ).rejects.toThrow(ConcurrencyConflictError);
+        expect(await store.get(fork.task.id)).toBeUndefined();
+      });
+
+      it('creates a task carrying a transcript longer than one write holds', async () => {
+        const record = makeRecord(uid('task'));
+        const history = Array.from({ length: 250 }, (_, index) => assistant(index + 1));
+        const created = await create(
+          { ...record, loop: { ...record.loop, historySeq: 250 } },
+          { history, events: [statusOf(record)] }
+        );
+        expect(created.loop.historySeq).toBe(250);
+        expect(await store.readHistory(record.task.id)).toEqual(history);
+        await expect(create(record, { history })).rejects.toThrow(AlreadyExistsError);
       });
 
       it('mutating returned history, inbox and audit values never changes the store', async () => {

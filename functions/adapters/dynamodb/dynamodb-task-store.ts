@@ -148,12 +148,13 @@ export class DynamoDbTaskStore implements TaskStore {
     });
     const eventBase = commit.kind === 'update' ? commit.base.eventSeq : 0;
     const push = recordWrite.record?.pushConfigured === true;
+    const historySeq = commit.kind === 'guarded' ? undefined : commit.record.loop.historySeq;
+    const historyPuts = (commit.kind === 'guarded' ? [] : (commit.history ?? [])).flatMap((entry) =>
+      splitData(encodeHistoryEntry(taskId, entry)).map((item) => put(item))
+    );
     const others: TransactWriteItem[] = [
-      ...(commit.kind === 'guarded' ? [] : (commit.history ?? [])).flatMap((entry) =>
-        splitData(encodeHistoryEntry(taskId, entry)).map((item) => put(item))
-      ),
       ...(commit.kind === 'guarded' ? [] : (commit.events ?? [])).map((event, index) =>
-        put(encodeEvent(taskId, eventBase + index + 1, event, push), ITEM_ABSENT)
+        put(encodeEvent(taskId, eventBase + index + 1, event, { push, historySeq }), ITEM_ABSENT)
       ),
       // An item's parts are the ones its encoding makes: the same item encodes the same way.
       ...(commit.kind === 'guarded' ? [] : (commit.consumed ?? [])).flatMap((item) =>
@@ -188,8 +189,18 @@ export class DynamoDbTaskStore implements TaskStore {
       ...(commit.budgetCredits ?? [])
         .filter((credit) => credit.taskId !== taskId)
         .map((credit) => ({ Update: this.#accountUpdate(credit.taskId, credit.amounts, 1) })),
+      ...(commit.kind === 'create' && commit.forkOf !== undefined
+        ? this.#forkNote(commit.forkOf)
+        : []),
     ];
-    const actions = [...recordWrite.actions, ...others];
+    let actions = [...recordWrite.actions, ...historyPuts, ...others];
+    if (commit.kind === 'create' && actions.length > MAX_TRANSACTION_ITEMS) {
+      // A new task carrying a long transcript (a fork) writes it ahead of its record, in writes
+      // of their own conditioned on the record's absence: every reader reads the record first,
+      // so none sees the entries before the task exists, and the record's write comes last.
+      await this.#prefill(taskId, historyPuts);
+      actions = [...recordWrite.actions, ...others];
+    }
     if (actions.length > MAX_TRANSACTION_ITEMS) {
       throw new RangeError(
         `task ${taskId}: one commit of ${actions.length} writes; at most ${MAX_TRANSACTION_ITEMS}`
@@ -391,6 +402,50 @@ export class DynamoDbTaskStore implements TaskStore {
           : { budgetAvailable: commit.base.budgetAvailable }),
       },
     };
+  }
+
+  /** A new task's transcript entries, before its record: each write while the record is absent. */
+  async #prefill(taskId: string, puts: readonly TransactWriteItem[]): Promise<void> {
+    const absent: TransactWriteItem = {
+      ConditionCheck: {
+        TableName: this.#table,
+        Key: taskKey(taskId),
+        ConditionExpression: RECORD_ABSENT,
+        ExpressionAttributeNames: { '#pk': PARTITION_KEY },
+      },
+    };
+    const room = MAX_TRANSACTION_ITEMS - 1;
+    for (let start = 0; start < puts.length; start += room) {
+      try {
+        await this.#send([absent, ...puts.slice(start, start + room)]);
+      } catch (error) {
+        if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') {
+          throw new AlreadyExistsError(`task ${taskId} already exists`, { cause: error });
+        }
+        throw error;
+      }
+    }
+  }
+
+  /**
+   * A fork's note on the task it was forked from: the fork's id appended to its forks (outside
+   * the version: a turn running on it is not refused) and its audit record of the fork.
+   */
+  #forkNote(note: NonNullable<Extract<TaskCommit, { kind: 'create' }>['forkOf']>) {
+    const append: TransactWriteItem = {
+      Update: {
+        TableName: this.#table,
+        Key: taskKey(note.taskId),
+        ConditionExpression: 'attribute_exists(#pk)',
+        UpdateExpression: 'SET #forks = list_append(if_not_exists(#forks, :none), :fork)',
+        ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#forks': ATTR.forks },
+        ExpressionAttributeValues: { ':none': { L: [] }, ':fork': { L: [{ S: note.forkId }] } },
+      },
+    };
+    const audit = splitData(encodeOnce(note.taskId, note.audit.key, note.audit.value)).map(
+      (item): TransactWriteItem => ({ Put: { TableName: this.#table, Item: item } })
+    );
+    return [append, ...audit];
   }
 
   /** One action is a plain write (a transaction costs twice); more are one transaction. */

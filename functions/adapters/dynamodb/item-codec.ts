@@ -61,6 +61,7 @@ export type ItemImage = Readonly<
       NULL?: boolean | undefined;
       BOOL?: boolean | undefined;
       SS?: readonly string[] | undefined;
+      L?: readonly { S?: string | undefined }[] | undefined;
     }
   >
 >;
@@ -311,7 +312,7 @@ export const decodeParticipantIds = (image: ItemImage): string[] =>
  * id the item was read under.
  */
 export const decodeTaskRecord = (image: ItemImage, taskId?: string): TaskRecord => {
-  const task = taskFromJson(readJson(image, ATTR.task, 'task'), 'task');
+  const task = withForks(taskFromJson(readJson(image, ATTR.task, 'task'), 'task'), image);
   if (taskId !== undefined && task.id !== taskId) {
     throw invalid(`task (id ${JSON.stringify(task.id)} stored under ${JSON.stringify(taskId)})`);
   }
@@ -331,6 +332,18 @@ export const decodeTaskRecord = (image: ItemImage, taskId?: string): TaskRecord 
     ...(hasPushIds(image) ? { pushConfigured: true } : {}),
     ...budgetAvailableOf(image),
   };
+};
+
+/** The task with its forks (`ATTR.forks`, kept beside the record) in its extension. */
+const withForks = (task: Task, image: ItemImage): Task => {
+  const list = image[ATTR.forks]?.L;
+  const extension = task.metadata?.[TASK_METADATA_KEY];
+  if (list === undefined || typeof extension !== 'object' || extension === null) return task;
+  const forks = list.map((entry) => {
+    if (entry.S === undefined) throw invalid('task forks (not a list of strings)');
+    return entry.S;
+  });
+  return { ...task, metadata: { ...task.metadata, [TASK_METADATA_KEY]: { ...extension, forks } } };
 };
 
 /** The budget account on a record item: an attribute per limit the task's budget has. */
@@ -547,21 +560,34 @@ export const eventFromJson = (json: unknown): TaskEvent => {
  * An event of a task's log; `push` marks it for the push function (the task has a push config),
  * whose stream filter passes nothing else.
  */
-export const encodeEvent = (taskId: string, seq: number, event: TaskEvent, push = false): Item => {
-  const item = sequenced(
-    taskId,
-    eventSk(seq),
-    ITEM_TYPE.event,
-    seq,
-    refuseInvalid(StoredEventSchema, eventToJson(event), 'event')
-  );
-  return push ? { ...item, [ATTR.push]: { BOOL: true } } : item;
+export const encodeEvent = (
+  taskId: string,
+  seq: number,
+  event: TaskEvent,
+  options: { push?: boolean; historySeq?: number } = {}
+): Item => {
+  const item: Item = {
+    ...sequenced(
+      taskId,
+      eventSk(seq),
+      ITEM_TYPE.event,
+      seq,
+      refuseInvalid(StoredEventSchema, eventToJson(event), 'event')
+    ),
+    ...(options.historySeq === undefined
+      ? {}
+      : { [ATTR.historySeq]: { N: String(options.historySeq) } }),
+  };
+  return options.push === true ? { ...item, [ATTR.push]: { BOOL: true } } : item;
 };
 
 export const decodeEvent = (image: ItemImage): LoggedEvent => {
   const seq = readInt(image, ATTR.seq, 'event', 1);
   checkSeq(image, KEY_PREFIX.event, seq, 'event');
-  return { seq, event: eventFromJson(readJson(image, ATTR.data, 'event')) };
+  const event = eventFromJson(readJson(image, ATTR.data, 'event'));
+  // An event logged before the mark was kept has none.
+  if (image[ATTR.historySeq] === undefined) return { seq, event };
+  return { seq, event, historySeq: readInt(image, ATTR.historySeq, 'event history seq', 0) };
 };
 
 // ---------------------------------------------------------------------------------------------

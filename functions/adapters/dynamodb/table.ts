@@ -130,6 +130,14 @@ export const ATTR = {
   pushIds: 'push_ids',
   /** On an event: true when the task had a push config as the event was committed. */
   push: 'push',
+  /** On an event: the transcript's last seq its commit left (`LoggedEvent.historySeq`). */
+  historySeq: 'hseq',
+  /**
+   * On a task record: the ids of its forks (a list, in the order they were made; absent when it
+   * has none). Not part of the version: a fork's creation appends to it, conditioned on nothing
+   * but the record existing, and a read lists it in the extension's `forks`.
+   */
+  forks: 'fork_ids',
   /** Seq of a history entry / inbox item / event, and of counters (their last seq). */
   seq: 'seq',
   /** JSON payload of history entries, inbox items, once values and events. */

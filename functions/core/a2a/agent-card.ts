@@ -10,6 +10,8 @@ import { AUDIT_EXTENSION_URI, AUDIT_JSON_RPC_METHOD } from '../audit/identifiers
 import {
   DEFAULT_AGENT_ID,
   EVENT_MEDIA_TYPE,
+  FORK_JSON_RPC_METHOD,
+  TASK_AT_JSON_RPC_METHOD,
   TASK_EXTENSION_URI,
   TASK_MEDIA_TYPE,
 } from './identifiers.js';
@@ -119,10 +121,16 @@ export const taskExtension = (agentId: string): AgentExtension => ({
   uri: TASK_EXTENSION_URI,
   description:
     'Tasks with a goal, acceptance criteria, participants, sub-task links and a plan, carried ' +
-    'in Task.metadata; task and control envelopes change and end them.',
+    'in Task.metadata; task and control envelopes change and end them. A task is forked from a ' +
+    'point in its history (tiny-harness/ForkTask, POST /tasks/{id}:fork) and read as it was ' +
+    'then (tiny-harness/GetTaskAt, GET /tasks/{id}:at).',
   required: false,
-  // The participant id the agent takes on its tasks, so a client can name it in a task envelope.
-  params: { agent_id: agentId },
+  params: {
+    // The participant id the agent takes on its tasks, so a client can name it in an envelope.
+    agent_id: agentId,
+    json_rpc_methods: [FORK_JSON_RPC_METHOD, TASK_AT_JSON_RPC_METHOD],
+    http_routes: ['POST /tasks/{id}:fork', 'GET /tasks/{id}:at'],
+  },
 });
 
 /** The audit extension: GetTaskTimeline, the auditor's timeline of a task (docs/a2a/audit.md). */

@@ -28,3 +28,13 @@ export const EVENT_MEDIA_TYPE = 'application/vnd.tiny-harness.event+json';
 
 /** The agent's own participant id when configuration names none. */
 export const DEFAULT_AGENT_ID = 'tiny-harness';
+
+/** The task extension's method that forks a task from a point in its history (docs/a2a/fork.md). */
+export const FORK_JSON_RPC_METHOD = 'tiny-harness/ForkTask';
+/** The same on HTTP+JSON: `POST /tasks/{id}:fork`. */
+export const FORK_REST_SUFFIX = ':fork';
+
+/** The task extension's time-travel read: the task as it was at a point in its history. */
+export const TASK_AT_JSON_RPC_METHOD = 'tiny-harness/GetTaskAt';
+/** The same on HTTP+JSON: `GET /tasks/{id}:at`. */
+export const TASK_AT_REST_SUFFIX = ':at';

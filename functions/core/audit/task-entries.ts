@@ -17,6 +17,7 @@ import type { TaskExtension } from '../task/extension.schema.js';
 import type { Command } from '../tools/commands.js';
 import type { Invocation } from '../tools/invoker.js';
 import { type HistoryEventLike, readExecution, type StepRun } from './execution-history.js';
+import { FORK_AUDIT_KEY, type ForkAudit, isForkAuditKey } from './fork-record.js';
 import { type Actor, bounded, type TimelineEntry } from './timeline.schema.js';
 import {
   type ApprovalAuditRow,
@@ -613,9 +614,31 @@ const approvalEntry = (key: string, row: ApprovalAuditRow): Draft => {
   };
 };
 
+/** A fork made from this task (`fork:<id>`), or this task's own origin (`forked_from`). */
+const forkEntry = (key: string, row: ForkAudit): Draft => {
+  const point = row.message_id === null ? 'before its first turn' : `at ${row.message_id}`;
+  const own = key === FORK_AUDIT_KEY;
+  return {
+    at: row.at,
+    kind: own ? 'forked_from' : 'forked',
+    actor: { kind: 'participant', id: row.by },
+    summary: own
+      ? `forked from ${row.from_task_id} ${point} by ${row.by}`
+      : `forked by ${row.by} ${point} into ${row.fork_task_id}`,
+    details: {
+      from_task_id: row.from_task_id,
+      fork_task_id: row.fork_task_id,
+      message_id: row.message_id,
+      through_seq: row.through_seq,
+    },
+    source: { kind: 'record', ref: key },
+  };
+};
+
 const recordEntries = (input: TaskAuditInput): Draft[] =>
   [...input.records.entries()].flatMap(([key, value]): Draft[] => {
     if (key.startsWith('approval:')) return [approvalEntry(key, value as ApprovalAuditRow)];
+    if (key === FORK_AUDIT_KEY || isForkAuditKey(key)) return [forkEntry(key, value as ForkAudit)];
     if (!key.startsWith('audit:')) return [];
     const row = value as IntakeAuditRow;
     const said = input.messageTexts.get(row.message_id);

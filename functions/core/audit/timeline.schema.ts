@@ -26,6 +26,8 @@ export const TIMELINE_ENTRY_KINDS = [
   'approval_granted',
   'approval_rejected',
   'approval_expired',
+  'forked_from',
+  'forked',
 ] as const;
 export const TimelineEntryKindSchema = z.enum(TIMELINE_ENTRY_KINDS);
 export type TimelineEntryKind = z.infer<typeof TimelineEntryKindSchema>;

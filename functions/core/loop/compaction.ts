@@ -28,6 +28,11 @@ export interface CompactionRecord {
   removed_seqs: number[];
   /** Transcript entries up to this seq are now represented by `summary`. */
   removed_through: number;
+  /**
+   * The transcript's last seq when it was compacted: a fork at a point from here on is shown the
+   * summary too. Absent from records written before it was kept.
+   */
+  history_seq?: number;
   summary: string;
   kept_sections: string[];
   tokens_before: number;
@@ -194,6 +199,7 @@ export const compactionOf = (options: {
       .filter((entry) => entry.seq <= removedThrough)
       .map((entry) => entry.seq),
     removed_through: removedThrough,
+    history_seq: record.loop.historySeq,
     summary,
     kept_sections: keptSections,
     tokens_before: tokensBefore,

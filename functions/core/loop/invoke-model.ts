@@ -31,6 +31,11 @@ export interface ModelCallRecord extends ModelResponse {
    * answers within the millisecond). Absent from records written before it existed.
    */
   after_event_seq?: number;
+  /**
+   * The transcript's last seq the call was shown (its response's entries follow it): where the
+   * turn begins for a fork "before turn N + 1". Absent from records written before it was kept.
+   */
+  history_seq?: number;
 }
 
 export const responseKey = (ref: TurnRef) => `response:${ref.generation}:${ref.turn}`;
@@ -114,7 +119,11 @@ export const withModelResponse = (change: Change, next: TurnRef, call: ModelCall
       ...change.audit,
       {
         key: responseKey(next),
-        value: { ...call.record, after_event_seq: change.record.eventSeq + change.events.length },
+        value: {
+          ...call.record,
+          after_event_seq: change.record.eventSeq + change.events.length,
+          history_seq: loop.historySeq,
+        },
       },
     ],
   };

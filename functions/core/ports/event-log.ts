@@ -10,6 +10,12 @@ export type TaskEvent =
 export interface LoggedEvent {
   seq: number;
   event: TaskEvent;
+  /**
+   * The transcript's last seq as the event's commit left it (`loop.historySeq`): what the task had
+   * said and heard when it logged this, so a point in the history names the task as it was then.
+   * Absent on events logged before it was kept.
+   */
+  historySeq?: number;
 }
 
 /**
@@ -18,7 +24,9 @@ export interface LoggedEvent {
  * store did not do. The first event of a task is the `Task` itself.
  *
  * - `read` returns events with `seq > afterSeq`, ascending, gap-free; with a `limit`, at most
- *   that many (the first ones), so a reader of a long log takes it a page at a time.
+ *   that many (the first ones), so a reader of a long log takes it a page at a time. Each event
+ *   carries the `historySeq` of the record its commit wrote (none for a commit without a record
+ *   write, which logs no event).
  * - `lastSeq` returns the seq of the newest event (0 for a task with none), read consistently:
  *   a reader that starts after it misses nothing appended later (streams start there).
  */

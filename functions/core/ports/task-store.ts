@@ -64,6 +64,18 @@ export interface AuditRecord {
   value: unknown;
 }
 
+/**
+ * What a fork's creation writes on the task it was forked from, and nothing else: the fork's id
+ * added to the original's forks (beside its record, outside its version, like the inbox count, so
+ * a running turn is never refused for it and no event is logged) and the original's audit record
+ * of the fork. Conditioned only on the original existing.
+ */
+export interface ForkNote {
+  taskId: string;
+  forkId: string;
+  audit: AuditRecord;
+}
+
 /** What a commit writes besides the task record, all or nothing. */
 export interface CommitWrites {
   /** Transcript entries, at the seqs they carry (after the loaded `loop.historySeq`). */
@@ -104,6 +116,8 @@ export type TaskCommit =
       kind: 'create';
       /** The new task (its version and eventSeq are the store's: 1 and the events written). */
       record: TaskRecord;
+      /** The task the new one is a fork of: told so in the same write (`ForkNote`). */
+      forkOf?: ForkNote;
     })
   | (CommitWrites & {
       kind: 'update';
@@ -175,7 +189,8 @@ export interface CommitResult {
  *   stored version is not `base.version`; `guarded` with `ConcurrencyConflictError` when the task
  *   is missing, ended, or (with `unparked`) parked; `park` with `ConcurrencyConflictError` when
  *   the stored version or inbox count is not the commit's; any commit with
- *   `ConcurrencyConflictError` when an enqueued item id was enqueued before. A `reserve` never
+ *   `ConcurrencyConflictError` when an enqueued item id was enqueued before; a `create` with
+ *   `forkOf` with `ConcurrencyConflictError` when that task is missing. A `reserve` never
  *   throws for a short account: it answers `exhausted` and takes nothing. A hold takes from each
  *   limit it names, and is short when the account lacks the limit or has less left; a credit adds
  *   to each limit it names (opening one the account lacks) and is conditioned on nothing. A record write
@@ -187,7 +202,9 @@ export interface CommitResult {
  *   item is never lost. So the inbox is read whole (`readInbox`: every item not yet consumed,
  *   ascending), never after a cursor. Items of one sender, sent one after another, keep their
  *   order.
- * - `get` MUST return `undefined`, not throw, for an unknown id.
+ * - `get` MUST return `undefined`, not throw, for an unknown id. A record's extension lists in
+ *   `forks` the ids its forks' creations added, in the order they were added, whatever the
+ *   record's own writes carried.
  * - `readHistory` returns entries with `seq > afterSeq` (and `seq <= throughSeq`, when given),
  *   ascending.
  * - `inboxSeqOf` returns the seq an item id was enqueued at (consumed or not), 0 for an id only

@@ -295,7 +295,26 @@ export const SERVER_CONTROLLED_FIELDS = [
  * could write them could name a task it is not on (cancel it through the cascade, read it through
  * the timeline, write into it as its child).
  */
-export const SERVER_OWNED_RELATIONS = ['parent_tasks', 'sub_tasks', 'plan'] as const;
+export const SERVER_OWNED_RELATIONS = [
+  'parent_tasks',
+  'sub_tasks',
+  'plan',
+  'forked_from',
+  'forks',
+] as const;
+
+export const ForkOriginSchema = z
+  .strictObject({
+    task_id: z.string().min(1).describe('The task this one was forked from, on this harness.'),
+    message_id: z
+      .string()
+      .nullable()
+      .describe(
+        "The last message of the original's history the fork kept; null when it kept none (a fork from before the first turn)."
+      ),
+  })
+  .describe('Server-owned: where a fork came from. The fork carries the history up to this point.');
+export type ForkOrigin = z.infer<typeof ForkOriginSchema>;
 
 /**
  * The most participants a task may have. Each is an index item written in the task's commit, and a
@@ -319,6 +338,11 @@ export const TaskExtensionSchema = z
     model: z.string().min(1).optional().describe('Server-controlled: the model id for this task.'),
     reasoning_effort: ReasoningEffortSchema.optional(),
     budget: BudgetSchema.optional(),
+    forked_from: ForkOriginSchema.optional(),
+    forks: z
+      .array(z.string().min(1))
+      .optional()
+      .describe('Server-owned: the ids of the tasks forked from this one, oldest first.'),
   })
   .describe('tiny-harness task extension data, under Task.metadata[TASK_METADATA_KEY].');
 export type TaskExtension = z.infer<typeof TaskExtensionSchema>;

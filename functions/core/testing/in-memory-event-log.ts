@@ -15,11 +15,19 @@ export class InMemoryEventLog implements EventLog {
   }
 
   async read(taskId: string, afterSeq = 0, limit?: number): Promise<LoggedEvent[]> {
-    const events = this.#store.existingPartition(taskId)?.events ?? new Map<number, string>();
+    const partition = this.#store.existingPartition(taskId);
+    const events = partition?.events ?? new Map<number, string>();
     const after = [...events.entries()]
       .filter(([seq]) => seq > afterSeq)
       .sort(([a], [b]) => a - b)
-      .map(([seq, text]) => ({ seq, event: decodeEvent(text) }));
+      .map(([seq, text]) => {
+        const historySeq = partition?.eventMarks.get(seq);
+        return {
+          seq,
+          event: decodeEvent(text),
+          ...(historySeq === undefined ? {} : { historySeq }),
+        };
+      });
     return limit === undefined ? after : after.slice(0, limit);
   }
 

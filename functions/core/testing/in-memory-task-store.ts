@@ -40,6 +40,10 @@ export interface TaskPartition {
   audit: Map<string, string>;
   /** Event seq -> JSON text. */
   events: Map<number, string>;
+  /** Event seq -> the transcript's last seq its commit left (`LoggedEvent.historySeq`). */
+  eventMarks: Map<number, number>;
+  /** The ids of the task's forks, in the order their creations added them. */
+  forks: string[];
   /** Push config id -> JSON text. */
   pushConfigs: Map<string, string>;
   /** What the task's budget has left, per limit (`TaskRecord.budgetAvailable`). */
@@ -76,9 +80,17 @@ const encodeTask = (task: Task): string => {
 const encodeLoop = (loop: LoopState): string =>
   toJsonText(checked(LoopStateSchema, loop, 'loop state'));
 
+/** The task as stored, its extension listing the forks the partition holds. */
+const decodeTask = (text: string, forks: readonly string[]): Task => {
+  const task = Task.fromJSON(JSON.parse(text));
+  const extension = task.metadata?.[TASK_METADATA_KEY];
+  if (forks.length === 0 || typeof extension !== 'object' || extension === null) return task;
+  return { ...task, metadata: { ...task.metadata, [TASK_METADATA_KEY]: { ...extension, forks } } };
+};
+
 /** The record as read: with `pushConfigured` while the task's partition holds a push config. */
 const decodeRecord = (stored: StoredRecord, partition: TaskPartition | undefined): TaskRecord => ({
-  task: Task.fromJSON(JSON.parse(stored.task)),
+  task: decodeTask(stored.task, partition?.forks ?? []),
   loop: JSON.parse(stored.loop) as LoopState,
   version: stored.version,
   eventSeq: stored.eventSeq,
@@ -105,6 +117,8 @@ const emptyPartition = (): TaskPartition => ({
   inboxCount: 0,
   audit: new Map(),
   events: new Map(),
+  eventMarks: new Map(),
+  forks: [],
   pushConfigs: new Map(),
   budget: {},
 });
@@ -158,6 +172,10 @@ export class InMemoryTaskStore implements TaskStore {
     // 1. Conditions, before anything is written.
     if (commit.kind === 'create' && stored !== undefined) {
       throw new AlreadyExistsError(`task ${taskId} already exists`);
+    }
+    const forkOf = commit.kind === 'create' ? commit.forkOf : undefined;
+    if (forkOf !== undefined && this.#tasks.get(forkOf.taskId)?.record === undefined) {
+      throw conflict(`task ${forkOf.taskId} (forked) is missing`);
     }
     if (commit.kind === 'update') {
       if (commit.base.task.id !== taskId) throw new Error('a commit updates one task');
@@ -218,7 +236,15 @@ export class InMemoryTaskStore implements TaskStore {
     for (const entry of history) target.history.set(entry.seq, toJsonText(entry));
     events.forEach((text, index) => {
       target.events.set(baseEventSeq + index + 1, text);
+      if (commit.kind !== 'guarded') {
+        target.eventMarks.set(baseEventSeq + index + 1, commit.record.loop.historySeq);
+      }
     });
+    if (forkOf !== undefined) {
+      const original = this.partition(forkOf.taskId);
+      original.forks.push(forkOf.forkId);
+      original.audit.set(forkOf.audit.key, toJsonText(forkOf.audit.value));
+    }
     for (const item of consumed) target.inbox.delete(item.seq);
     for (const item of enqueued) {
       target.inbox.set(item.seq, toJsonText(item));

@@ -5,10 +5,12 @@ import { Hooks } from '../hooks/hooks.js';
 import { childChangeFromRecords } from '../intake/child-change-from-records.js';
 import { type ChildChange, recordChildChange } from '../intake/child-changed.js';
 import { cancelTask, requestCompletion } from '../intake/control.js';
+import { compactionAtPoint, type ForkTaskInput, forkTask } from '../intake/fork-task.js';
 import { type Receipt, receiveMessage } from '../intake/receive-message.js';
 import { startTask } from '../intake/start-task.js';
 import { DEFAULT_LOOP_CONFIG, type LoopConfig } from '../loop/config.js';
 import type { LoopDeps } from '../loop/deps.js';
+import { type HistoryPoint, historyRecordsOf, resolvePoint } from '../loop/history-point.js';
 import type { HarnessHookPoints } from '../loop/hook-points.js';
 import type { InheritedSettings, RegisteredAgent } from '../ports/agent-directory.js';
 import type { Model } from '../ports/model.js';
@@ -18,6 +20,7 @@ import type { Wake } from '../ports/waker.js';
 import { stateOf, subStateOf } from '../task/a2a-task.js';
 import { findEnvelope, type ServerRelations } from '../task/envelope.js';
 import { ParticipantSchema } from '../task/extension.schema.js';
+import { taskAtPoint } from '../task/task-at.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { type RunOutcome, runTask } from './driver.js';
 import { FixedClock } from './fixed-clock.js';
@@ -81,6 +84,8 @@ export const castOf = (
 export class InProcessHarness {
   readonly deps: LoopDeps;
   readonly store: ObservedTaskStore;
+  /** The store under the observer: the records a fork reads whole, as the audit read model does. */
+  readonly stored: InMemoryTaskStore;
   readonly events: InMemoryEventLog;
   readonly pushConfigs: InMemoryPushConfigStore;
   readonly agents: InMemoryAgentDirectory;
@@ -92,6 +97,7 @@ export class InProcessHarness {
 
   constructor(options: InProcessHarnessOptions = {}) {
     const stored = new InMemoryTaskStore();
+    this.stored = stored;
     this.store = new ObservedTaskStore(stored);
     this.events = new InMemoryEventLog(stored);
     this.pushConfigs = new InMemoryPushConfigStore(stored);
@@ -152,6 +158,37 @@ export class InProcessHarness {
     const receipt = await receiveMessage(this.deps, { taskId, message, sender });
     await this.settle();
     return receipt;
+  }
+
+  /**
+   * A fork, as the service makes one: the original read at the point (its transcript, records and
+   * log), one creation, then the fork's first run.
+   */
+  async fork(
+    taskId: string,
+    caller: string,
+    point: HistoryPoint,
+    options: Pick<ForkTaskInput, 'name' | 'participants' | 'message'> = {}
+  ): Promise<TaskRecord> {
+    const original = await this.task(taskId);
+    const entries = await this.store.readHistory(taskId, 0, original.loop.historySeq);
+    const audit = this.stored.existingPartition(taskId)?.audit ?? new Map<string, string>();
+    const records = new Map([...audit].map(([key, text]) => [key, JSON.parse(text) as unknown]));
+    const { marks, compactions } = historyRecordsOf(records);
+    const turnsTaken = original.loop.turn;
+    const resolved = resolvePoint({ taskId, entries, point, marks, turnsTaken });
+    const { record } = await forkTask(this.deps, {
+      original,
+      asItWas: taskAtPoint(await this.events.read(taskId), resolved.throughSeq) ?? original.task,
+      point: resolved,
+      entries: entries.filter((entry) => entry.seq <= resolved.throughSeq),
+      compaction: compactionAtPoint(compactions, resolved.throughSeq),
+      caller,
+      ...options,
+    });
+    this.#runnable.push(record.task.id);
+    await this.settle();
+    return this.task(record.task.id);
   }
 
   async complete(

@@ -51,7 +51,11 @@ describe('the agent card', () => {
         uri: TASK_EXTENSION_URI,
         description: expect.stringMatching(/\S/),
         required: false,
-        params: { agent_id: 'tiny-harness' },
+        params: {
+          agent_id: 'tiny-harness',
+          json_rpc_methods: ['tiny-harness/ForkTask', 'tiny-harness/GetTaskAt'],
+          http_routes: ['POST /tasks/{id}:fork', 'GET /tasks/{id}:at'],
+        },
       },
       {
         uri: AUDIT_EXTENSION_URI,

@@ -93,7 +93,11 @@ describe('the A2A handler: the agent card', () => {
       expect.objectContaining({
         uri: TASK_EXTENSION_URI,
         required: false,
-        params: { agent_id: 'tiny-harness' },
+        params: {
+          agent_id: 'tiny-harness',
+          json_rpc_methods: ['tiny-harness/ForkTask', 'tiny-harness/GetTaskAt'],
+          http_routes: ['POST /tasks/{id}:fork', 'GET /tasks/{id}:at'],
+        },
       }),
       expect.objectContaining({ uri: AUDIT_EXTENSION_URI, required: false }),
     ]);

@@ -31,6 +31,8 @@ const KIND_LABEL: Record<Kind, string> = {
   approval_granted: 'approval',
   approval_rejected: 'approval',
   approval_expired: 'approval',
+  forked_from: 'fork',
+  forked: 'fork',
 };
 
 const actorText = (entry: Entry) => {
