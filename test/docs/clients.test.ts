@@ -48,6 +48,11 @@ const EXPECTED: Record<string, RegExp[]> = {
   'sh-2': [/"TASK_STATE_INPUT_REQUIRED"/, /"TASK_STATE_CANCELED"/, /"TASK_NOT_CANCELABLE"/],
   'sh-3': [/^data: /m, /TASK_STATE_INPUT_REQUIRED/],
   'sh-4': [/"code": -32602/, /message\.parts/],
+  'sh-5': [
+    /"forked_from": \{\s*"task_id": "[^"]+",\s*"message_id": "[^"]+:history:\d+"/,
+    /"history": \[\s*"Plan a picnic\.",\s*"\(demo model\) I made a plan/,
+    /^\[\s*"Plan a picnic\."\s*\]$/m,
+  ],
 };
 
 describe('docs/a2a/clients.md', () => {

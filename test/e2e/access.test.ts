@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TASK_EXTENSION_URI } from '../../functions/core/a2a/identifiers.js';
+import { TASK_EXTENSION_URI, TASK_METADATA_KEY } from '../../functions/core/a2a/identifiers.js';
 import { ScriptedModel } from '../../functions/core/testing/scripted-model.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
 import { authorizationFor } from '../support/identity.js';
@@ -48,6 +48,34 @@ describe('no client reaches a task it is not on, nor widens what it may do', () 
         : await fetch(`${stack.url}/tasks/${taskId}:timeline`, { headers });
     const body = (await response.json()) as Record<string, unknown>;
     return JSON.stringify(binding === 'JSONRPC' ? body.result : body);
+  };
+
+  /** ForkTask as `participant`, over the binding: the fork's extension, or the error's text. */
+  const forkAs = async (binding: Binding, participant: string, taskId: string) => {
+    const headers = {
+      'A2A-Version': '1.0',
+      'Content-Type': 'application/json',
+      ...authorizationFor(participant),
+    };
+    const response =
+      binding === 'JSONRPC'
+        ? await fetch(`${stack.url}/`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({
+              jsonrpc: '2.0',
+              id: 1,
+              method: 'tiny-harness/ForkTask',
+              params: { id: taskId },
+            }),
+          })
+        : await fetch(`${stack.url}/tasks/${taskId}:fork`, { method: 'POST', headers });
+    const body = (await response.json()) as Record<string, unknown>;
+    const task = (binding === 'JSONRPC' ? body.result : body) as
+      | { metadata?: Record<string, { participants?: Array<{ id: string; role: string }> }> }
+      | undefined;
+    const error = (body.error as { message?: string } | undefined)?.message;
+    return { error, extension: task?.metadata?.[TASK_METADATA_KEY] };
   };
 
   const observe = async (
@@ -131,6 +159,11 @@ describe('no client reaches a task it is not on, nor widens what it may do', () 
           })
         );
         expect(refusal.message).toMatch(/not found/i);
+        // Nor does a new task claim to be a fork of the victim, or list it as its own fork, nor
+        // may a stranger fork the victim: it is not found, as a missing task.
+        await refusedWith({ forked_from: { task_id: victim.id, message_id: null } }, /forked_from/);
+        await refusedWith({ forks: [victim.id] }, /forks/);
+        expect((await forkAs(binding, 'mallory', victim.id)).error).toMatch(/not found/i);
         await untouched();
       });
 
@@ -180,6 +213,12 @@ describe('no client reaches a task it is not on, nor widens what it may do', () 
           expect(refusal.message).toMatch(/bob is a watcher: only/);
         }
         expect((await refusalOf(bob.cancel(shared.id))).message).toMatch(/bob is a watcher/);
+        // A watcher may fork what it may read: the fork is bob's own, with alice watching it.
+        const fork = await forkAs(binding, 'bob', shared.id);
+        expect(fork.error).toBeUndefined();
+        expect(
+          Object.fromEntries((fork.extension?.participants ?? []).map((p) => [p.id, p.role]))
+        ).toMatchObject({ bob: 'reporter', alice: 'watcher' });
         const after = await alice.getTask(shared.id, 100);
         expect(after.state).toBe(seen.state);
         expect(after.history).toEqual(seen.history);
