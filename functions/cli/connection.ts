@@ -3,7 +3,7 @@
  * TINY_HARNESS_TOKEN), else the endpoint file `npm start` writes to its data directory. The
  * client is the official @a2a-js/sdk one, so any A2A 1.0 agent answers.
  */
-import type { AgentCard } from '@a2a-js/sdk';
+import type { AgentCard, Task } from '@a2a-js/sdk';
 import {
   type Client,
   ClientFactory,
@@ -13,6 +13,7 @@ import {
 import { type Timeline, TimelineSchema } from '../core/audit/timeline.schema.js';
 import { DEFAULT_DATA_DIR, endpointPath, readEndpoint } from '../local/endpoint-file.js';
 import type { TaskSource } from '../view/follow.js';
+import { type ForkRequest, forkTask, type HistoryPointRequest, taskAt } from '../view/fork.js';
 import { AgentError, fetchTimeline } from '../view/timeline.js';
 import { agentFetch } from './agent-fetch.js';
 import { CliError } from './cli-error.js';
@@ -72,6 +73,10 @@ export interface Agent extends TaskSource {
   connection: Connection;
   /** GetTaskTimeline, when the agent offers the tiny-harness audit extension. */
   timeline(taskId: string, subTasks: boolean): Promise<Timeline>;
+  /** ForkTask, when the agent offers the tiny-harness task extension: the new task. */
+  fork(request: ForkRequest): Promise<Task>;
+  /** GetTaskAt: the task as it was at `point`, its history through it. */
+  taskAt(taskId: string, point: HistoryPointRequest): Promise<Task>;
 }
 
 export const connect = async (connection: Connection): Promise<Agent> => {
@@ -105,6 +110,8 @@ export const connect = async (connection: Connection): Promise<Agent> => {
         subTasks,
         parse: (raw) => TimelineSchema.parse(raw),
       }),
+    fork: (request) => forkTask({ fetch: fetchImpl, card }, request),
+    taskAt: (taskId, point) => taskAt({ fetch: fetchImpl, card }, taskId, point),
   };
 };
 

@@ -6,15 +6,20 @@
  *   tiny-harness watch ID             a task, its plan and its sub-tasks as they change
  *   tiny-harness audit ID             the auditor's timeline
  *   tiny-harness send ID TEXT         one message
+ *   tiny-harness fork ID              a new task from a point in the task's history
+ *   tiny-harness show ID              the task and its history (--at: as it was then)
  */
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { auditTask } from './commands/audit.js';
 import { chat } from './commands/chat.js';
+import { forkTask } from './commands/fork.js';
 import { sendToTask } from './commands/send.js';
+import { showTask } from './commands/show.js';
 import { listTasks, STATE_FILTERS } from './commands/tasks.js';
 import { watchTask } from './commands/watch.js';
 import { type Agent, connect, describeError, resolveConnection } from './connection.js';
+import { pointOf } from './history-point.js';
 import { type Output, outputFor } from './output.js';
 import { resolveTaskId } from './task-id.js';
 
@@ -37,9 +42,45 @@ const positive = (value: string) => {
   return parsed;
 };
 
-/** Commander's "error: unknown option '--x'" as the CLI's one line, pointing at the help. */
-const usageError = (text: string): string =>
-  `tiny-harness: ${text.trim().replace(/^error: /, '')} (tiny-harness --help says how to call it)\n`;
+/** The agent refuses a longer name; said before anything is asked of it. */
+const FORK_NAME_MAX = 200;
+
+const forkName = (value: string) => {
+  if (value.trim() === '') throw new InvalidArgumentError('a name, not blank');
+  if (value.length > FORK_NAME_MAX)
+    throw new InvalidArgumentError(`at most ${FORK_NAME_MAX} characters`);
+  return value;
+};
+
+/** `--at MESSAGE` or `--before-turn N`, never both: the two ways to name a point. */
+const pointOptions = (verb: string) => [
+  new Option(
+    '--at <message>',
+    `${verb} just after this message (an id \`show\` lists, or its start)`
+  ).conflicts('beforeTurn'),
+  new Option('--before-turn <n>', `${verb} just before the agent's Nth turn (1: before its first)`)
+    .argParser(positive)
+    .conflicts('at'),
+];
+
+interface PointFlags {
+  at?: string;
+  beforeTurn?: number;
+  json: boolean;
+}
+
+/**
+ * Commander's "error: unknown option '--x'" as the CLI's one line, pointing at the help. Its
+ * guess at what was meant ("(Did you mean fork?)", on a line of its own) joins that line.
+ */
+const usageError = (text: string): string => {
+  const [mistake = '', ...rest] = text
+    .trim()
+    .replace(/^error: /, '')
+    .split('\n');
+  const meant = /\(Did you mean (.+)\?\)/.exec(rest.join(' '))?.[1];
+  return `tiny-harness: ${mistake.trim()}${meant === undefined ? '' : `: did you mean ${meant}?`} (tiny-harness --help says how to call it)\n`;
+};
 
 export const program = (output: Output = outputFor()): Command => {
   const cli = new Command('tiny-harness')
@@ -141,6 +182,45 @@ export const program = (output: Output = outputFor()): Command => {
     .action(async (id: string, text: string[], options: { json: boolean }) => {
       const found = await agentAndTask(id);
       await sendToTask(found.agent, output, found.id, text.join(' '), options);
+    });
+
+  const fork = cli
+    .command('fork')
+    .description("a new task from a point in a task's history; the task itself goes on as it was")
+    .argument('<id>', 'the task to fork');
+  for (const option of pointOptions('fork')) fork.addOption(option);
+  fork
+    .option('--name <name>', 'the fork\'s name (default: the task\'s, with " (fork)")', forkName)
+    .option(
+      '--message <text>',
+      "the fork's first message: it takes a turn on it (without one, it waits for yours)"
+    )
+    .option('--json', 'the fork as JSON', false)
+    .action(async (id: string, options: PointFlags & { name?: string; message?: string }) => {
+      const found = await agentAndTask(id);
+      await forkTask(
+        found.agent,
+        output,
+        { taskId: found.id, point: pointOf(options), name: options.name, text: options.message },
+        { json: options.json }
+      );
+    });
+
+  const show = cli
+    .command('show')
+    .description(
+      'a task and its history with message ids; with --at or --before-turn, as it was then'
+    )
+    .argument('<id>', 'the task');
+  for (const option of pointOptions('as it was')) show.addOption(option);
+  show
+    .option('--json', 'the A2A Task as JSON (its history, the extension in its metadata)', false)
+    .action(async (id: string, options: PointFlags) => {
+      const found = await agentAndTask(id);
+      const asked = options.at !== undefined || options.beforeTurn !== undefined;
+      await showTask(found.agent, output, found.id, asked ? pointOf(options) : undefined, {
+        json: options.json,
+      });
     });
 
   return cli;

@@ -246,6 +246,104 @@ describe('a budget in the chat, in a terminal', () => {
   });
 });
 
+/**
+ * Forks, as a person makes them: `tiny-harness fork` from a point of a task's history (the fork
+ * takes its turn on the message given), and `/fork` in the chat, which moves the chat to the fork
+ * while the original stays as it was.
+ */
+describe('forks, in a terminal', () => {
+  const model = new ScriptedModel([
+    { text: 'Both are lovely. Which one?' },
+    { text: 'Porto it is.' },
+  ]);
+  let stack: LocalStack;
+  const terminals: Terminal[] = [];
+  const terminal = (name: string, args: string[]) => {
+    const opened = openTerminal(stack, name, args);
+    terminals.push(opened);
+    return opened;
+  };
+
+  beforeAll(async () => {
+    stack = await startStack({ model });
+  });
+  afterAll(async () => {
+    for (const opened of terminals) opened.close();
+    await stack?.close();
+  });
+
+  it('forks before a turn with `fork`, and with /fork moves the chat to a fork of its task', async () => {
+    const chat = terminal('fork-chat', ['chat']);
+    await chat.waitFor(/type a message; \/help lists the commands\n+you ›/);
+    chat.type('Lisbon or Porto?');
+    let screen = await chat.waitFor(/agent › Both are lovely\. Which one\?\n+you ›\s*$/);
+    const taskId = /task (\S+) started;/.exec(screen)?.[1] as string;
+    chat.type('Porto, then');
+    await chat.waitFor(/agent › Porto it is\.\n+you ›\s*$/);
+
+    // `fork` in a terminal of its own: the fork takes a turn on its message, and prints it.
+    model.push({ text: 'Lisbon it is.' });
+    const fork = terminal('fork', [
+      'fork',
+      taskId.slice(0, 8),
+      '--before-turn',
+      '2',
+      '--message',
+      'Lisbon, then',
+    ]);
+    screen = await fork.waitFor(/\[exited \d+\]/);
+    const forked = new RegExp(
+      `^task (\\S+) forked from ${taskId} just before turn 2: its history through message ${taskId}:history:\\d+$`,
+      'm'
+    );
+    expect(screen).toMatch(forked);
+    const forkId = forked.exec(screen)?.[1] as string;
+    expect(screen).toContain(
+      'Task · Lisbon or Porto? (fork)  input-required (awaiting-next-message)'
+    );
+    expect(screen).toMatch(/^input-required \(awaiting-next-message\) {2}Lisbon it is\.$/m);
+    expect(screen).toContain(`\`npx tiny-harness chat --task ${forkId}\` talks to it`);
+    expect(screen).toContain('[exited 0]');
+
+    // The chat lists the message ids; /fork at the first message moves the chat to a fork.
+    chat.type('/history');
+    screen = await chat.waitFor(
+      /History · 4 messages[\s\S]*agent › Porto it is\. {2}· \S+\n+you ›\s*$/
+    );
+    const first = /^ {2}you › Lisbon or Porto\? {2}· (\S+)$/m.exec(screen)?.[1] as string;
+    // A point the history does not hold is refused in the conversation, which goes on.
+    chat.type('/fork no-such-message');
+    await chat.waitFor(
+      new RegExp(`task ${taskId} has no message no-such-message in its history.*\\n+you ›\\s*$`)
+    );
+    chat.type(`/fork ${first.slice(0, 8)}`);
+    screen = await chat.waitFor(/goes back to the original\n[\s\S]*you ›\s*$/);
+    const moved = new RegExp(`^task (\\S+) forked from ${taskId} at message ${first}$`, 'm');
+    expect(screen).toMatch(moved);
+    const chatFork = moved.exec(screen)?.[1] as string;
+    expect(chatFork).not.toBe(forkId);
+    expect(screen).toContain(
+      `this chat now talks to the fork; \`npx tiny-harness chat --task ${taskId}\` goes back to the original`
+    );
+    expect(screen).toMatch(new RegExp(`Task · Lisbon or Porto\\? \\(fork\\)\\n {2}id ${chatFork}`));
+
+    // What is said now goes to the fork: the original hears none of it.
+    model.push({ text: 'Madrid it is.' });
+    chat.type('Madrid, then?');
+    await chat.waitFor(/agent › Madrid it is\.\n+you ›\s*$/);
+    chat.type('/quit');
+    screen = await chat.waitFor(/\[exited 0\]/);
+    expect(screen).toContain(`left the chat; task ${chatFork} goes on`);
+
+    // The original is as it was: its four messages, none said to the forks.
+    const show = terminal('fork-show', ['show', taskId]);
+    screen = await show.waitFor(/\[exited 0\]/);
+    expect(screen).toMatch(/History · 4 messages/);
+    expect(screen).not.toContain('Madrid');
+    expect(screen).not.toContain('Lisbon, then');
+  });
+});
+
 const firstTask = async (stack: LocalStack) =>
   (await stack.runtime.loop.store.list({ participantId: 'you' })).find(
     (record) =>

@@ -255,6 +255,102 @@ describe('tiny-harness, not on a terminal', () => {
     expect(notes.calls).toEqual([{ tool: 'delete_note', args: { id: 'draft' } }]);
   });
 
+  it('forks a task at a point and shows it as it was then, as text and as JSON', async () => {
+    model.push({ text: 'Both are lovely. Which one?' }, { text: 'Porto it is.' });
+    const you = await clientFor(stack, 'you');
+    const trip = asTask(await you.sendMessage(send(say('Lisbon or Porto?')))).id;
+    await you.sendMessage(send(say('Porto, then', trip)));
+
+    // Every message with its id: the ids `--at` takes.
+    const shown = await runCli(['show', trip], env);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/^History · 4 messages$/m);
+    expect(shown.stdout).toMatch(/^ {2}you › Lisbon or Porto\? {2}· \S+$/m);
+    expect(shown.stdout).toMatch(/^ {2}agent › Porto it is\. {2}· \S+$/m);
+    const json = await runCli(['show', trip, '--json'], env);
+    const history = (JSON.parse(json.stdout) as { history: { messageId: string }[] }).history;
+    expect(history).toHaveLength(4);
+
+    // Before the second turn: the first question and its answer, no more.
+    const then = await runCli(['show', trip, '--before-turn', '2'], env);
+    expect(then.code, then.stderr).toBe(0);
+    expect(then.stdout.split('\n')[0]).toBe(`task ${trip} as it was just before turn 2`);
+    expect(then.stdout).toMatch(/^History · 2 messages$/m);
+    expect(then.stdout).toContain('Both are lovely. Which one?');
+    expect(then.stdout).not.toContain('Porto, then');
+
+    model.push({ text: 'Lisbon it is.' });
+    const forked = await runCli(
+      ['fork', trip.slice(0, 8), '--before-turn', '2', '--message', 'Lisbon, then', '--json'],
+      env
+    );
+    expect(forked.code, forked.stderr).toBe(0);
+    const view = JSON.parse(forked.stdout);
+    expect(validTaskView(view), ajv.errorsText(validTaskView.errors)).toBe(true);
+    expect(view).toMatchObject({
+      state: 'TASK_STATE_INPUT_REQUIRED',
+      name: 'Lisbon or Porto? (fork)',
+      status_text: 'Lisbon it is.',
+    });
+    expect(view.id).not.toBe(trip);
+
+    // A fork at a message named by its first characters, waiting for its first message.
+    const first = history[0]?.messageId as string;
+    const plain = await runCli(['fork', trip, '--at', first.slice(0, 8), '--name', 'Lisbon'], env);
+    expect(plain.code, plain.stderr).toBe(0);
+    const [line, title] = plain.stdout.split('\n');
+    expect(line).toMatch(new RegExp(`^task \\S+ forked from ${trip} at message ${first}$`));
+    expect(title).toBe('Task · Lisbon  input-required (awaiting-next-message)');
+    expect(plain.stdout).toMatch(/`npx tiny-harness chat --task \S+` talks to it\n$/);
+    expect(plain.stdout).not.toMatch(ANSI);
+
+    // The original is as it was, and lists its forks.
+    const original = await you.getTask({ tenant: '', id: trip });
+    expect(original.history.map((message) => message.messageId)).toEqual(
+      history.map((message) => message.messageId)
+    );
+    const forks = (original.metadata?.[TASK_METADATA_KEY] as { forks?: string[] } | undefined)
+      ?.forks;
+    expect(forks).toHaveLength(2);
+    expect(forks?.[0]).toBe(view.id);
+  });
+
+  it('says why a point is not there, and forks no task of a stranger', async () => {
+    model.push({ text: 'Noted.' });
+    const you = await clientFor(stack, 'you');
+    const task = asTask(await you.sendMessage(send(say('one turn only')))).id;
+
+    const unknown = await runCli(['fork', task, '--at', 'no-such-message'], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(
+      new RegExp(
+        `^tiny-harness: task ${task} has no message no-such-message in its history\\b.*\\n$`
+      )
+    );
+    const past = await runCli(['show', task, '--before-turn', '9'], env);
+    expect(past.code).toBe(1);
+    expect(past.stderr).toMatch(
+      new RegExp(
+        `^tiny-harness: task ${task} has taken 1 turn: before turn 9 is past its end\\b.*\\n$`
+      )
+    );
+    const both = await runCli(['fork', task, '--at', 'm', '--before-turn', '1'], env);
+    expect(both.code).toBe(1);
+    expect(both.stderr).toBe(
+      "tiny-harness: option '--at <message>' cannot be used with option '--before-turn <n>' (tiny-harness --help says how to call it)\n"
+    );
+    const stranger = await runCli(['fork', task], cliEnv(stack, 'mallory'));
+    expect(stranger.code).toBe(1);
+    expect(stranger.stderr).toMatch(/not found/);
+    const strangerAt = await runCli(['show', task, '--before-turn', '1'], cliEnv(stack, 'mallory'));
+    expect(strangerAt.code).toBe(1);
+    expect(strangerAt.stderr).toMatch(/not found/);
+    const mine = await you.getTask({ tenant: '', id: task });
+    expect(
+      (mine.metadata?.[TASK_METADATA_KEY] as { forks?: string[] } | undefined)?.forks ?? []
+    ).toEqual([]);
+  });
+
   it('says what to do when there is no agent to talk to, or no such task', async () => {
     const { dir, remove } = temporaryDir();
     try {
@@ -279,7 +375,7 @@ describe('tiny-harness, not on a terminal', () => {
     for (const [args, mistake] of [
       [['tasks', '--bogus'], "unknown option '--bogus'"],
       [['watch'], "missing required argument 'id'"],
-      [['frob'], "unknown command 'frob'"],
+      [['frob'], "unknown command 'frob': did you mean fork?"],
     ] as const) {
       const mistyped = await runCli([...args], env);
       expect(mistyped.code, args.join(' ')).toBe(1);

@@ -4,12 +4,15 @@
  * does what it says.
  */
 import type { Message } from '@a2a-js/sdk';
+import type { HistoryPointRequest } from '../../view/fork.js';
 import { controlTo, subTaskTo, textTo } from '../../view/messages.js';
 
 export const CHAT_HELP = [
   'Type a message and press Enter. Commands:',
   '  /plan                 show the plan',
   '  /audit                show the timeline of this task and its sub-tasks',
+  '  /history              show the conversation, each message with its id',
+  '  /fork [<message id> | before-turn <n>]  a new task from that point (default: now); the chat moves to it',
   '  /sub-task <text>      start a sub-task (a conversation of its own) with <text> as its goal',
   '  /complete [reason]    complete the task (accepting any criterion still unmet)',
   '  /reject <criterion> <reason>  find a met acceptance criterion unmet (reporters and admins)',
@@ -25,7 +28,8 @@ export const CHAT_HELP = [
 export type ChatAction =
   | { kind: 'nothing' }
   | { kind: 'send'; message: Message }
-  | { kind: 'show'; pane: 'plan' | 'audit'; taskId: string }
+  | { kind: 'show'; pane: 'plan' | 'audit' | 'history'; taskId: string }
+  | { kind: 'fork'; taskId: string; point: HistoryPointRequest }
   | { kind: 'help' }
   | { kind: 'leave' }
   | { kind: 'hint'; text: string };
@@ -64,6 +68,22 @@ const budgetOf = (words: readonly string[]): Record<string, number> | undefined 
   return budget;
 };
 
+const FORK_USAGE =
+  '/fork takes a message id or before-turn <n>: /fork, /fork <message id>, /fork before-turn 2 (/history lists the ids)';
+
+/** `/fork`'s words as a point: none (now), a message id, or `before-turn N`. */
+const forkPointOf = (words: readonly string[]): HistoryPointRequest | undefined => {
+  const [first, second, ...extra] = words;
+  if (first === undefined) return {};
+  if (first === 'before-turn') {
+    const turn = Number(second);
+    return extra.length === 0 && Number.isInteger(turn) && turn >= 1
+      ? { beforeTurn: turn }
+      : undefined;
+  }
+  return second === undefined ? { messageId: first } : undefined;
+};
+
 /** What `line` asks for, from where the chat stands. */
 export function chatActionOf(line: string, position: ChatPosition): ChatAction {
   const text = line.trim();
@@ -89,8 +109,15 @@ export function chatActionOf(line: string, position: ChatPosition): ChatAction {
       return { kind: 'send', message: subTaskTo(taskId, argument) };
     case '/plan':
     case '/audit':
+    case '/history':
       if (taskId === undefined) return needsTask(command);
-      return { kind: 'show', pane: command === '/plan' ? 'plan' : 'audit', taskId };
+      return { kind: 'show', pane: command.slice(1) as 'plan' | 'audit' | 'history', taskId };
+    case '/fork': {
+      const point = forkPointOf(rest);
+      if (point === undefined) return { kind: 'hint', text: FORK_USAGE };
+      if (taskId === undefined) return needsTask(command);
+      return { kind: 'fork', taskId, point };
+    }
     case '/approve':
       // The agent says whether a call waits (approval.not_pending): the view may be behind.
       if (taskId === undefined) return needsTask(command);

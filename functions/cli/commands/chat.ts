@@ -7,6 +7,7 @@
 import { clearLine, createInterface, cursorTo, type Interface } from 'node:readline';
 import { type Message, Role } from '@a2a-js/sdk';
 import { followTask, viewsOf } from '../../view/follow.js';
+import type { HistoryPointRequest } from '../../view/fork.js';
 import { isAwaitingApproval } from '../../view/labels.js';
 import { messageText } from '../../view/messages.js';
 import { isTerminal, type TaskView } from '../../view/task-view.js';
@@ -14,9 +15,11 @@ import { CHAT_HELP, type ChatAction, chatActionOf } from '../chat/commands.js';
 import { type PrintedPanes, paneLines, statusLines, withRowsNotBehind } from '../chat/panes.js';
 import { Spinner } from '../chat/spinner.js';
 import { type Agent, CliError, describeError } from '../connection.js';
+import { resolvePoint } from '../history-point.js';
 import type { Output } from '../output.js';
-import { renderPlan, renderTimeline } from '../render.js';
+import { renderHistory, renderPlan, renderTimeline } from '../render.js';
 import { taskView } from '../task-view.js';
+import { forkedLine } from './fork.js';
 
 /**
  * One chat: its task (once it has one), the view last shown, and the turn it waits for. Lines
@@ -258,15 +261,48 @@ class ChatSession {
     else this.#followWhileIdle();
   }
 
-  /** Shows the plan or the audit timeline, as the agent has them now. */
-  async #showPane(pane: 'plan' | 'audit', taskId: string): Promise<void> {
+  /** Shows the plan, the audit timeline or the conversation, as the agent has them now. */
+  async #showPane(pane: 'plan' | 'audit' | 'history', taskId: string): Promise<void> {
     const { c } = this.#output;
     if (pane === 'audit') {
       this.#print(renderTimeline(await this.#agent.timeline(taskId, true), c));
       return;
     }
-    const current = taskView(await this.#agent.client.getTask({ tenant: '', id: taskId }));
+    const task = await this.#agent.client.getTask({ tenant: '', id: taskId });
+    if (pane === 'history') {
+      this.#print(renderHistory(task.history, c).join('\n'));
+      return;
+    }
+    const current = taskView(task);
     this.#print(current.extension ? renderPlan(current, c) : 'this agent keeps no plan');
+  }
+
+  /**
+   * Forks the task at `point` and goes on with the fork: its panes print afresh, and it is the
+   * fork that is followed and written to from now on. The original goes on as it was.
+   */
+  async #fork(taskId: string, point: HistoryPointRequest): Promise<void> {
+    const { c } = this.#output;
+    const resolved = await resolvePoint(this.#agent, taskId, point);
+    const fork = await this.#agent.fork({ taskId, point: resolved });
+    this.#idle?.abort();
+    this.#taskId = fork.id;
+    this.#view = undefined;
+    this.#printed = { task: '', plan: '' };
+    this.#answers = [];
+    this.#print(c.bold(forkedLine(fork.id, { taskId, point: resolved }, fork.metadata)));
+    this.#print(
+      c.dim(
+        `this chat now talks to the fork; \`npx tiny-harness chat --task ${taskId}\` goes back to the original`
+      )
+    );
+    const last = fork.history.at(-1);
+    if (last !== undefined && messageText(last) !== '') {
+      const who = last.role === Role.ROLE_USER ? 'you ›' : 'agent ›';
+      this.#print(`${c.dim(who)} ${c.dim(messageText(last))}`);
+    }
+    this.#show(taskView(fork));
+    this.#followWhileIdle();
   }
 
   async #do(action: ChatAction): Promise<void> {
@@ -286,8 +322,10 @@ class ChatSession {
         await this.#send(action.message);
         return;
       case 'show':
+      case 'fork':
         try {
-          await this.#showPane(action.pane, action.taskId);
+          if (action.kind === 'show') await this.#showPane(action.pane, action.taskId);
+          else await this.#fork(action.taskId, action.point);
         } catch (error) {
           if (error instanceof CliError) this.#fail(error);
           else this.#print(this.#output.c.red(describeError(error)));

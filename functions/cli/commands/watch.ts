@@ -3,15 +3,7 @@ import { followTask } from '../../view/follow.js';
 import { isTerminal, type TaskView } from '../../view/task-view.js';
 import type { Agent } from '../connection.js';
 import type { Output } from '../output.js';
-import { changeLine, renderPlan, renderTask, stateText } from '../render.js';
-
-const frame = (view: TaskView, output: Output) =>
-  [
-    renderTask(view, output.c),
-    ...(view.extension ? ['', renderPlan(view, output.c)] : []),
-    '',
-    `${stateText(output.c, view.state, view.sub_state)}${view.status_text === '' ? '' : `  ${view.status_text}`}`,
-  ].join('\n');
+import { changeLine, renderFrame } from '../render.js';
 
 /**
  * `tiny-harness watch ID`: on a terminal, the task, its plan and its rows redrawn in place; else
@@ -32,7 +24,7 @@ export const watchTask = async (
     if (options.json) {
       output.out.write(`${JSON.stringify(view)}\n`);
     } else if (draw !== undefined) {
-      draw(frame(view, output));
+      draw(renderFrame(view, output.c));
     } else {
       const line = changeLine(view);
       // The time stamp differs on every line; only a change of what the task says is a change.

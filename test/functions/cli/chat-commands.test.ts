@@ -109,6 +109,12 @@ describe('what a line typed in the chat asks for', () => {
       noTask,
       { kind: 'hint', text: 'no task yet: say something first, then /budget' },
     ],
+    ['/history', onTask, { kind: 'show', pane: 'history', taskId: 't-1' }],
+    ['/history', noTask, { kind: 'hint', text: 'no task yet: say something first, then /history' }],
+    ['/fork', onTask, { kind: 'fork', taskId: 't-1', point: {} }],
+    ['/fork 5f1c2a9e', onTask, { kind: 'fork', taskId: 't-1', point: { messageId: '5f1c2a9e' } }],
+    ['/fork before-turn 2', onTask, { kind: 'fork', taskId: 't-1', point: { beforeTurn: 2 } }],
+    ['/fork', noTask, { kind: 'hint', text: 'no task yet: say something first, then /fork' }],
     [
       '/frobnicate',
       onTask,
@@ -124,6 +130,16 @@ describe('what a line typed in the chat asks for', () => {
       expect(described(line, onTask)).toEqual({
         kind: 'hint',
         text: '/budget needs limits as <limit>=<number>: /budget usd=5 model_calls=40 (usd, input_tokens, output_tokens, model_calls)',
+      });
+    }
+  );
+
+  it.each(['/fork before-turn', '/fork before-turn 0', '/fork before-turn 1.5', '/fork a b'])(
+    '%j says how to name a point, forking nothing',
+    (line) => {
+      expect(described(line, onTask)).toEqual({
+        kind: 'hint',
+        text: '/fork takes a message id or before-turn <n>: /fork, /fork <message id>, /fork before-turn 2 (/history lists the ids)',
       });
     }
   );
