@@ -16,6 +16,7 @@ import { childToParentFigures } from './bench/children.js';
 import { measureConversations } from './bench/conversations.js';
 import { writeMarkedBlocks } from './bench/docs-block.js';
 import { type BenchFigures, BenchFiguresSchema } from './bench/figures.js';
+import { forkFigures } from './bench/fork.js';
 import { fixed } from './bench/format.js';
 import { benchStackEnv } from './bench/local-client.js';
 import { measureScenarios } from './bench/measure-scenarios.js';
@@ -61,7 +62,13 @@ const prepare = () => {
 
 type SharedStackFigures = Pick<
   BenchFigures,
-  'scenarios' | 'renewal' | 'langgraph' | 'growth' | 'child_to_parent_ms' | 'concurrent_senders'
+  | 'scenarios'
+  | 'renewal'
+  | 'langgraph'
+  | 'growth'
+  | 'child_to_parent_ms'
+  | 'concurrent_senders'
+  | 'fork'
 >;
 
 /** The parts that share one local stack, each with the model it needs, one after another. */
@@ -108,6 +115,15 @@ const measureOnSharedStack = async (
       ? null
       : await sendersFigures(stack, model, options.senders, options.messagesPerSender);
     if (senders !== null) progress('concurrent senders: done');
+    const fork = skipped('fork')
+      ? null
+      : await forkFigures(
+          stack,
+          model,
+          meter,
+          { lengths: [options.turns, options.longTurns], runs: options.runs },
+          progress
+        );
     return {
       scenarios,
       renewal: scenarios === null ? null : renewalFigures(scenarios),
@@ -115,6 +131,7 @@ const measureOnSharedStack = async (
       growth: sideBySide?.growth ?? null,
       child_to_parent_ms: children,
       concurrent_senders: senders,
+      fork,
     };
   } finally {
     await stack.close();
@@ -130,7 +147,7 @@ const measure = async (options: BenchOptions): Promise<BenchFigures> => {
   const stepBundles = skipped('bundles')
     ? null
     : await measureStepVariants(options.importRuns, progress);
-  const shared = (['scenarios', 'langgraph', 'children', 'senders'] as const).every(skipped)
+  const shared = (['scenarios', 'langgraph', 'children', 'senders', 'fork'] as const).every(skipped)
     ? undefined
     : await measureOnSharedStack(options, skipped);
   // On three stacks of their own: a turn without tracing and with each exporter.
@@ -151,6 +168,7 @@ const measure = async (options: BenchOptions): Promise<BenchFigures> => {
     parked: conversations?.parked ?? null,
     child_to_parent_ms: shared?.child_to_parent_ms ?? null,
     concurrent_senders: shared?.concurrent_senders ?? null,
+    fork: shared?.fork ?? null,
     tracing,
   };
 };

@@ -52,7 +52,11 @@ const callJsonRpc = async (
   const body = (await response.json().catch(() => ({
     error: { code: response.status, message: `HTTP ${response.status}` },
   }))) as { result?: unknown; error?: { code: number; message: string } };
-  if (body.error !== undefined) throw new AgentError(`${body.error.message} (${taskId})`);
+  if (body.error !== undefined) {
+    // The server's refusals of a point name the task already; "not found" does not.
+    const { message } = body.error;
+    throw new AgentError(message.includes(taskId) ? message : `${message} (${taskId})`);
+  }
   return Task.fromJSON(body.result);
 };
 

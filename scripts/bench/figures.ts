@@ -211,6 +211,19 @@ export const BenchFiguresSchema = z.strictObject({
       max_ms: figure,
     })
     .nullable(),
+  fork: z
+    .strictObject({
+      rows: z.array(
+        z.strictObject({
+          turns: count,
+          runs: count,
+          ms: figure,
+          ddb_reads: figure,
+          ddb_items_written: figure,
+        })
+      ),
+    })
+    .nullable(),
   tracing: z
     .strictObject({
       scenario: z.literal('one_tool'),

@@ -6,6 +6,7 @@ export const PARTS = [
   'langgraph',
   'children',
   'senders',
+  'fork',
   'conversations',
   'bundles',
   'tracing',

@@ -499,6 +499,28 @@ const pricesLine = (): string =>
   'write units. Excluded: the model, API Gateway, CloudWatch Logs and X-Ray, free tiers. Lambda ' +
   'seconds are local handler wall times (a rough proxy, not Lambda durations).';
 
+const forkSection = (figures: BenchFigures, style: TableStyle): Section[] => {
+  if (figures.fork === null) return [];
+  const { rows } = figures.fork;
+  return [
+    {
+      title: `Forking a task (ForkTask at a conversation's last point, on the local stack, median of ${rows[0]?.runs ?? 0} forks)`,
+      body: [
+        table(
+          style,
+          ['turns of the original', 'ms', 'DynamoDB requests read', 'DynamoDB items written'],
+          rows.map((row) => [
+            String(row.turns),
+            fixed(row.ms, 0),
+            fixed(row.ddb_reads, 0),
+            fixed(row.ddb_items_written, 0),
+          ])
+        ),
+      ],
+    },
+  ];
+};
+
 const tracingSection = (figures: BenchFigures, style: TableStyle): Section[] => {
   if (figures.tracing === null) return [];
   const { turns, runs, rows } = figures.tracing;
@@ -532,6 +554,7 @@ export const renderReport = (figures: BenchFigures, style: TableStyle): string =
     ...bundleSection(figures, style),
     ...stepSection(figures, style),
     ...loadSections(figures, style),
+    ...forkSection(figures, style),
     ...tracingSection(figures, style),
   ];
   const heading = (title: string) => (style === 'markdown' ? `#### ${title}` : title);

@@ -75,6 +75,13 @@ describe('npm run bench on a tiny run', () => {
     expect(child?.children).toBe(2);
     expect(child?.p50).toBeGreaterThan(0);
     expect(figures.concurrent_senders).toMatchObject({ accepted: 6, refused: 0 });
+    // A fork of each conversation length: it reads the original and writes its copy.
+    expect(figures.fork?.rows.map((row) => row.turns)).toEqual([2, 6]);
+    for (const row of figures.fork?.rows ?? []) {
+      expect(row.ms).toBeGreaterThan(0);
+      expect(row.ddb_reads).toBeGreaterThan(0);
+      expect(row.ddb_items_written).toBeGreaterThanOrEqual(row.turns * 2);
+    }
     // Each exporter exports every turn's spans; without one, nothing is counted.
     const tracing = figures.tracing;
     expect(tracing?.rows.map((row) => row.exporter)).toEqual([
@@ -104,6 +111,7 @@ describe('npm run bench on a tiny run', () => {
       'Parked conversations',
       'Child change → parent resumed',
       'Concurrent senders',
+      'Forking a task',
       'A turn with and without tracing',
     ]) {
       expect(stdout).toContain(`#### ${heading}`);

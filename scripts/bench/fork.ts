@@ -1,0 +1,94 @@
+import type { Model, ModelRequest, ModelResponse } from '../../functions/core/ports/model.js';
+import { scripted } from '../../functions/core/testing/scripted-model.js';
+import type { LocalStack } from '../../functions/local/local-stack.js';
+import type { BenchFigures } from './figures.js';
+import { sendMessage, TOKEN, userMessage, waitParked } from './local-client.js';
+import { type DynamoDbMeter, itemsOf, READ_COMMANDS, WRITE_COMMANDS } from './meter.js';
+import type { SwitchModel } from './models.js';
+import { median } from './stats.js';
+
+/** A model that answers every call with a line of text: a conversation as long as it is asked. */
+class AnswerEveryCall implements Model {
+  #calls = 0;
+
+  async invoke(_request: ModelRequest): Promise<ModelResponse> {
+    return scripted({ text: `answer ${this.#calls + 1}` }, this.#calls++);
+  }
+}
+
+/** ForkTask at the task's last point, over JSON-RPC: the fork's id. */
+const fork = async (url: string, taskId: string): Promise<string> => {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      'A2A-Version': '1.0',
+      Authorization: `Bearer ${TOKEN}`,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tiny-harness/ForkTask',
+      params: { id: taskId, historyLength: 0 },
+    }),
+  });
+  const body = (await response.json()) as { result?: { id: string }; error?: unknown };
+  if (body.result === undefined) throw new Error(`ForkTask failed: ${JSON.stringify(body.error)}`);
+  return body.result.id;
+};
+
+type ForkFigures = NonNullable<BenchFigures['fork']>;
+
+/**
+ * What a fork costs at the end of a conversation of each length: the ForkTask call's time and the
+ * DynamoDB requests and items it made (reading the original's transcript, log and records;
+ * writing the fork, its copied transcript and the original's note), the median of `runs` forks
+ * each. The fork's first step, which parks it, runs after the answer and is left out: each fork
+ * is waited for until it has parked before the next is timed.
+ */
+export const forkFigures = async (
+  stack: LocalStack,
+  model: SwitchModel,
+  meter: DynamoDbMeter,
+  options: { lengths: readonly number[]; runs: number },
+  progress: (message: string) => void
+): Promise<ForkFigures> => {
+  model.current = new AnswerEveryCall();
+  const rows: ForkFigures['rows'] = [];
+  for (const turns of options.lengths) {
+    const first = await sendMessage(stack.url, userMessage('message 1'), {
+      returnImmediately: false,
+      historyLength: 0,
+    });
+    for (let turn = 2; turn <= turns; turn++) {
+      await sendMessage(stack.url, userMessage(`message ${turn}`, first.id), {
+        returnImmediately: false,
+        historyLength: 0,
+      });
+    }
+    const runs: Array<{ ms: number; reads: number; writes: number }> = [];
+    for (let run = 0; run < options.runs; run++) {
+      let reads = 0;
+      let writes = 0;
+      const stop = meter.listen((observation) => {
+        if (READ_COMMANDS.has(observation.command)) reads += 1;
+        if (WRITE_COMMANDS.has(observation.command)) writes += itemsOf(observation.input);
+      });
+      const started = performance.now();
+      const forkId = await fork(stack.url, first.id);
+      const ms = performance.now() - started;
+      stop();
+      runs.push({ ms, reads, writes });
+      await waitParked(stack, forkId, 1);
+    }
+    rows.push({
+      turns,
+      runs: options.runs,
+      ms: median(runs.map((run) => run.ms)),
+      ddb_reads: median(runs.map((run) => run.reads)),
+      ddb_items_written: median(runs.map((run) => run.writes)),
+    });
+    progress(`fork of a ${turns}-turn task: done`);
+  }
+  return { rows };
+};
