@@ -160,6 +160,86 @@ describe('forking a task from a point in its history', () => {
     expect(texts(await harness.store.readHistory(fork.task.id))).toHaveLength(4);
   });
 
+  it('forks a completed task', async () => {
+    const { harness, taskId } = await conversation(2);
+    await harness.complete(taskId, ALICE, 'done');
+    expect(view(await harness.task(taskId)).state).toBe(STATES.COMPLETED);
+    const fork = await harness.fork(taskId, ALICE, { kind: 'before_turn', turn: 2 });
+    expect(view(fork).state).toBe(STATES.INPUT_REQUIRED);
+    expect(texts(await harness.store.readHistory(fork.task.id))).toEqual(['message 1', 'reply 1']);
+  });
+
+  it('forks a working task from its last commit, leaving out the response whose call is still running', async () => {
+    const { harness, model } = harnessWith([
+      { text: 'hello' },
+      { text: 'looking', toolCalls: [{ name: 'slow_tool', arguments: {} }] },
+      { text: 'found it' },
+    ]);
+    const task = await harness.start(textMessage('hi'), ALICE);
+    let forkId: string | undefined;
+    harness.hooks.register('tool.invoked', {
+      phase: 'pre',
+      priority: 1,
+      run: async (context) => {
+        if (context.call.name === 'slow_tool' && forkId === undefined) {
+          // Mid-turn: the response is committed, its call has not run.
+          forkId = (await harness.fork(context.taskId, ALICE, { kind: 'latest' })).task.id;
+        }
+        return undefined;
+      },
+    });
+    await harness.send(task.task.id, textMessage('look it up'), ALICE);
+
+    const forked = await harness.store.readHistory(forkId as string);
+    expect(texts(forked)).toEqual(['hi', 'hello', 'look it up']);
+    expect(forked.some((entry) => entry.kind === 'tool_call')).toBe(false);
+    expect(view(await harness.task(forkId as string)).state).toBe(STATES.INPUT_REQUIRED);
+    expect(model.requests).toHaveLength(3);
+    // The original went on: its call ran once, and its turn ended.
+    const original = await harness.store.readHistory(task.task.id);
+    expect(original.filter((entry) => entry.kind === 'tool_result')).toHaveLength(1);
+    expect(texts(original).at(-1)).toBe('found it');
+  });
+
+  it('shows the fork the compaction its original’s model had been shown', async () => {
+    const { harness, model } = harnessWith([
+      { text: 'a' },
+      { text: 'b' },
+      { text: 'the summary' },
+      { text: 'c' },
+      { text: 'forked on' },
+    ]);
+    let overBudget = false;
+    harness.hooks.register('compaction.trigger', {
+      phase: 'in',
+      priority: 1,
+      run: () => ({ result: overBudget }),
+    });
+    const task = await harness.start(textMessage('one'), ALICE);
+    await harness.send(task.task.id, textMessage('two'), ALICE);
+    overBudget = true;
+    await harness.send(task.task.id, textMessage('three'), ALICE);
+    overBudget = false;
+
+    const fork = await harness.fork(
+      task.task.id,
+      ALICE,
+      { kind: 'latest' },
+      { message: { messageId: 'f-1', text: 'four' } }
+    );
+    expect(fork.loop.summary).toBe('the summary');
+    const shown = model.requests.at(-1);
+    const opening = shown?.input[0];
+    expect(opening?.type === 'message' && opening.text).toMatch(/<state_summary>\nthe summary/);
+    expect(JSON.stringify(shown?.input)).not.toContain('] one');
+    expect(JSON.stringify(shown?.input)).toContain('] four');
+    // What the original's last call was shown, the fork's first is shown too, then that call's
+    // answer and the fork's own message.
+    const last = model.requests[3];
+    expect(shown?.input.slice(1, -2)).toEqual(last?.input.slice(1));
+    expect(shown?.input.at(-2)).toMatchObject({ role: 'assistant', text: 'c' });
+  });
+
   it('makes a watcher who forks the reporter of the fork, and the original’s reporter a watcher', async () => {
     const { harness } = harnessWith(replies(1));
     const task = await harness.start(
