@@ -152,7 +152,8 @@ describe('forking a task through npm start, on both bindings', () => {
         parse: (raw) => TimelineSchema.parse(raw),
       });
     const forkTimeline = await timeline(fork.id);
-    expect(forkTimeline.entries.find((entry) => entry.kind === 'forked_from')?.summary).toBe(
+    expect(forkTimeline.entries[0]?.kind).toBe('forked_from');
+    expect(forkTimeline.entries[0]?.summary).toBe(
       `forked from ${taskId} at ${point?.messageId} by alice`
     );
     expect((await timeline(taskId)).entries.find((entry) => entry.kind === 'forked')).toMatchObject(
