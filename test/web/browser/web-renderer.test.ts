@@ -95,6 +95,8 @@ const model = new PerTaskModel([
       { text: 'Markdown it is.' },
     ],
   },
+  // 6. A fork of the conversation, from its second message, with a first message of its own.
+  { replies: [{ text: 'A limerick it is.' }] },
 ]);
 
 let stack: LocalStack;
@@ -387,6 +389,85 @@ describe('the web renderer in Chromium, against the local stack', () => {
       'Markdown it is.',
     ]);
     await expect(page.locator('.question').count()).resolves.toBe(0);
+  });
+
+  it('forks a conversation at a message: the fork keeps the history through it and says where it came from', async () => {
+    await page.goto(`${stack.url}/#/tasks/${tasks.chat}`);
+    const said = ['Hi there', 'Hello! What shall we write?', 'A haiku, please', 'A haiku it is.'];
+    await poll(messages).toEqual(said);
+    const second = page.locator('.messages li.message').nth(1);
+    await second.getByRole('button', { name: /^Fork from here/ }).click();
+    const form = page.getByRole('form', { name: 'Fork from message 2, from agent' });
+    await form.getByLabel('First message of the fork (optional)').fill('A limerick instead');
+    await form.getByLabel('Name (optional)').fill('Limerick');
+    await keepScreenshot(page, 'fork-form');
+    await expectAccessible('the fork form', '.fork-form');
+    await form.getByRole('button', { name: 'Fork' }).click();
+    await page.waitForURL(
+      (url) => /^#\/tasks\/[0-9a-f-]+$/.test(url.hash) && !url.hash.endsWith(tasks.chat)
+    );
+    const forkId = decodeURIComponent(new URL(page.url()).hash.replace('#/tasks/', ''));
+    await poll(() => page.locator('.conversation-head h2').innerText()).toBe('Limerick');
+    await poll(messages).toEqual([
+      'Hi there',
+      'Hello! What shall we write?',
+      'A limerick instead',
+      'A limerick it is.',
+    ]);
+    const origin = page.locator('.conversation .lineage');
+    await poll(() => origin.innerText()).toBe(
+      'Forked from Hi there at “Hello! What shall we write?”'
+    );
+    await expect(
+      page.locator('.tasks a[aria-current="page"] .task-title').innerText()
+    ).resolves.toBe('Limerick');
+    await keepScreenshot(page, 'fork');
+    await expectAccessible('a fork');
+
+    // The original is as it was, and lists its fork.
+    await origin.getByRole('link', { name: 'Hi there' }).click();
+    await page.waitForURL(new RegExp(`#/tasks/${tasks.chat}$`));
+    await poll(messages).toEqual(said);
+    await openPane('Task');
+    await poll(() => page.locator('.task-pane .forks a').allInnerTexts()).toEqual(['Limerick']);
+    await expect(page.locator('.task-pane .forks li').getAttribute('data-task-id')).resolves.toBe(
+      forkId
+    );
+  });
+
+  it('shows the panes as they were at a message, marked apart from the live task, and back to live', async () => {
+    await page.goto(`${stack.url}/#/tasks/${tasks.plan}`);
+    await poll(messages).toContain('The draft is ready.');
+    await openPane('Plan');
+    await poll(() => page.locator('li.step.done').count()).toBe(2);
+    await page
+      .locator('.messages li.message')
+      .first()
+      .getByRole('link', { name: /^As it was here/ })
+      .click();
+    await page.waitForURL(new RegExp(`#/tasks/${tasks.plan}/at/`));
+    const panes = page.locator('aside.panes.past');
+    await poll(() =>
+      panes
+        .locator('.past-view')
+        .innerText()
+        .catch(() => '')
+    ).toContain('As it was at “Write an essay on tides”');
+    // The plan came after the first message.
+    await poll(() => panes.getByText('The agent has not made a plan for this task.').count()).toBe(
+      1
+    );
+    await expect(page.locator('.messages li.message.at .text').innerText()).resolves.toBe(
+      'Write an essay on tides'
+    );
+    await expect(page.locator('.messages li.message.later').count()).resolves.toBeGreaterThan(0);
+    await keepScreenshot(page, 'past-view');
+    await expectAccessible('the panes as they were', '.panes');
+
+    await panes.getByRole('link', { name: 'Back to live' }).click();
+    await page.waitForURL(new RegExp(`#/tasks/${tasks.plan}$`));
+    await poll(() => page.locator('aside.panes.past').count()).toBe(0);
+    await poll(() => page.locator('li.step.done').count()).toBe(2);
   });
 
   it('completes a task through the control envelope, and lists it among the completed', async () => {

@@ -50,6 +50,7 @@ describe('addresses', () => {
     const routes: Route[] = [
       { page: 'new' },
       { page: 'task', taskId: 'a/b c' },
+      { page: 'task', taskId: 'a/b c', at: 'm/1 #2' },
       { page: 'remote', parentId: 'p-1', taskId: 'r#9' },
     ];
     for (const route of routes) expect(routeOf(hrefOf(route))).toEqual(route);

@@ -11,6 +11,13 @@ import {
   RestTransportFactory,
 } from '@a2a-js/sdk/client';
 import type { TaskSource } from '../../../functions/view/follow.js';
+import {
+  type ForkRequest,
+  forkTask,
+  type HistoryPointRequest,
+  offersFork,
+  taskAt,
+} from '../../../functions/view/fork.js';
 import { fetchTimeline, offersTimeline } from '../../../functions/view/timeline.js';
 import { type Session, SignInRequired } from '../auth/session.js';
 import type { TaskView } from '../generated/task-view.js';
@@ -24,6 +31,12 @@ export interface Agent extends TaskSource {
   /** Whether the agent offers the audit extension (the Trace pane). */
   audits: boolean;
   timeline(taskId: string): Promise<Timeline>;
+  /** Whether the agent offers ForkTask and GetTaskAt (the task extension's history methods). */
+  forks: boolean;
+  /** ForkTask: the new task. */
+  fork(request: ForkRequest): Promise<Task>;
+  /** GetTaskAt: the task as it was at a point of its history. */
+  taskAt(taskId: string, point: HistoryPointRequest): Promise<Task>;
 }
 
 /** How often a throttled call (429) is tried again, and the longest wait between tries. */
@@ -90,6 +103,9 @@ export const connectAgent = async (
     audits: offersTimeline(card),
     timeline: (taskId) =>
       fetchTimeline({ fetch: fetchImpl, card, taskId, subTasks: true, parse: parseTimeline }),
+    forks: offersFork(card),
+    fork: (request) => forkTask({ fetch: fetchImpl, card }, request),
+    taskAt: (taskId, point) => taskAt({ fetch: fetchImpl, card }, taskId, point),
   };
 };
 

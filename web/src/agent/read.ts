@@ -4,6 +4,7 @@
  * docs/a2a/ext/timeline.json), then drawn by the view both renderers share.
  */
 import type { Task } from '@a2a-js/sdk';
+import { TASK_METADATA_KEY } from '../../../functions/core/a2a/identifiers.js';
 import { type ExtensionReader, taskView } from '../../../functions/view/task-view.js';
 import type { TaskView } from '../generated/task-view.js';
 import type { Timeline } from '../generated/timeline.js';
@@ -15,6 +16,23 @@ export const readExtension: ExtensionReader = (raw) =>
 
 /** A task as the panes draw it. */
 export const viewOf = (task: Task): TaskView => taskView(task, readExtension);
+
+/** Where a fork came from, and the forks made of a task: the extension's ids, nothing read yet. */
+export interface Lineage {
+  /** The original and the last of its messages the fork kept (null: none). */
+  forkedFrom: { task_id: string; message_id: string | null } | null;
+  /** The tasks forked from this one, oldest first. */
+  forks: string[];
+}
+
+/** A task's lineage, from its task extension as checked by the schema's validator. */
+export const lineageOf = (task: Task): Lineage => {
+  const extension: {
+    forked_from?: Lineage['forkedFrom'] | undefined;
+    forks?: string[] | undefined;
+  } = readExtension(task.metadata?.[TASK_METADATA_KEY]) ?? {};
+  return { forkedFrom: extension.forked_from ?? null, forks: extension.forks ?? [] };
+};
 
 export const parseTimeline = (raw: unknown): Timeline => {
   if (validateTimeline(raw)) return raw;

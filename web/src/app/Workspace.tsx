@@ -86,6 +86,7 @@ export const Workspace = ({
             onSent={onSent}
             pane={pane}
             onPane={setPane}
+            at={route.at}
           />
         ) : route.page === 'remote' ? (
           <RemotePage

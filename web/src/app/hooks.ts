@@ -6,6 +6,7 @@ import { followTask, readView } from '../../../functions/view/follow.js';
 import { messageText } from '../../../functions/view/messages.js';
 import { listTaskViews } from '../../../functions/view/task-list.js';
 import { type Agent, describeError } from '../agent/agent.js';
+import { type Lineage, lineageOf } from '../agent/read.js';
 import type { TaskView } from '../generated/task-view.js';
 import type { Timeline } from '../generated/timeline.js';
 
@@ -113,10 +114,13 @@ const saidOf = (message: Message): Said => ({
 /** How many of the last messages the conversation shows. */
 const HISTORY_LENGTH = 200;
 
+const NO_LINEAGE: Lineage = { forkedFrom: null, forks: [] };
+
 /**
  * The conversation: the task's history, read again whenever the task settles with something new
  * (it pauses or ends, or its status message changes while it waits: progress while it works adds
- * nothing to the history), and the messages sent from this page until the history has them.
+ * nothing to the history), and the messages sent from this page until the history has them. The
+ * same read says where the task was forked from and its forks, which no stream event carries.
  */
 export const useConversation = (
   agent: Agent,
@@ -126,11 +130,13 @@ export const useConversation = (
   outbox: readonly Said[]
 ) => {
   const [history, setHistory] = useState<Said[]>([]);
+  const [lineage, setLineage] = useState<Lineage>(NO_LINEAGE);
   const [error, setError] = useState<string>();
   const key = settledKey(view);
   // biome-ignore lint/correctness/useExhaustiveDependencies: another task starts empty
   useEffect(() => {
     setHistory([]);
+    setLineage(NO_LINEAGE);
   }, [taskId]);
   // biome-ignore lint/correctness/useExhaustiveDependencies: read again when the task speaks
   useEffect(() => {
@@ -142,6 +148,7 @@ export const useConversation = (
         if (!current) return;
         const said = task.history.map(saidOf).filter((message) => message.text !== '');
         setHistory(said);
+        setLineage(lineageOf(task));
         setError(undefined);
       })
       .catch((caught: unknown) => {
@@ -154,21 +161,21 @@ export const useConversation = (
   const known = new Set(history.map((said) => said.id));
   return {
     messages: [...history, ...outbox.filter((said) => !known.has(said.id))],
+    lineage,
     error,
   };
 };
 
 /**
- * The names of the sub-tasks on this agent, by task id: a row carries only the child's id, so each
- * child is read once (a remote child is not readable with this page's credentials).
+ * The names of tasks on this agent, by task id: a sub-task row and a fork carry only the task's
+ * id, so each is read once (a remote child is not readable with this page's credentials).
  */
-export const useSubTaskNames = (
+export const useTaskNames = (
   agent: Agent,
-  rows: readonly { task_id: string; agent: string | null }[]
+  ids: readonly string[]
 ): Readonly<Record<string, string>> => {
   const [names, setNames] = useState<Record<string, string>>({});
   const asked = useRef(new Set<string>());
-  const ids = rows.filter((row) => row.agent === null).map((row) => row.task_id);
   const key = ids.join(' ');
   // biome-ignore lint/correctness/useExhaustiveDependencies: the ids are what the key says
   useEffect(() => {
@@ -176,14 +183,112 @@ export const useSubTaskNames = (
       if (asked.current.has(id)) continue;
       asked.current.add(id);
       readView(agent, id)
-        .then((child) => {
-          const name = child.name;
+        .then((task) => {
+          const name = task.name;
           if (name !== null) setNames((known) => ({ ...known, [id]: name }));
         })
         .catch(() => asked.current.delete(id));
     }
   }, [agent, key]);
   return names;
+};
+
+/** The text of a task's message with this id, in the history a read returned. */
+const textOfMessage = (history: readonly Message[], messageId: string): string | undefined => {
+  const message = history.find((candidate) => candidate.messageId === messageId);
+  return message === undefined ? undefined : messageText(message);
+};
+
+export interface PastView {
+  /** The message of the task's history it is shown at. */
+  at: string;
+  view?: TaskView | undefined;
+  lineage?: Lineage | undefined;
+  /** That message's text, as the read's history has it. */
+  text?: string | undefined;
+  error?: string | undefined;
+}
+
+/**
+ * The task as it was at a message of its history (GetTaskAt), while the address names one: read
+ * once, since the past does not change.
+ */
+export const useTaskAt = (
+  agent: Agent,
+  taskId: string,
+  at: string | undefined
+): PastView | undefined => {
+  const [read, setRead] = useState<PastView>();
+  useEffect(() => {
+    if (at === undefined) return;
+    let current = true;
+    agent
+      .taskAt(taskId, { messageId: at })
+      .then((task) => {
+        if (!current) return;
+        setRead({
+          at,
+          view: agent.view(task),
+          lineage: lineageOf(task),
+          text: textOfMessage(task.history, at),
+        });
+      })
+      .catch((caught: unknown) => {
+        if (current) setRead({ at, error: describeError(caught) });
+      });
+    return () => {
+      current = false;
+    };
+  }, [agent, taskId, at]);
+  if (at === undefined) return undefined;
+  // What was read for another message is not shown for this one.
+  return read?.at === at ? read : { at };
+};
+
+export interface ForkOrigin {
+  taskId: string;
+  messageId: string | null;
+  /** The original's name, once read. */
+  name?: string | undefined;
+  /** The text of the message the fork was made at, once read. */
+  text?: string | undefined;
+}
+
+/**
+ * Where a fork came from, in words: the original's name and the message it was forked at, read
+ * from the original as it was then (GetTaskAt). Ids alone when the original cannot be read.
+ */
+export const useForkOrigin = (
+  agent: Agent,
+  forkedFrom: Lineage['forkedFrom']
+): ForkOrigin | undefined => {
+  const [read, setRead] = useState<ForkOrigin>();
+  const taskId = forkedFrom?.task_id;
+  const messageId = forkedFrom?.message_id ?? null;
+  useEffect(() => {
+    if (taskId === undefined) return;
+    let current = true;
+    const task =
+      messageId === null
+        ? agent.client.getTask({ tenant: '', id: taskId, historyLength: 0 })
+        : agent.taskAt(taskId, { messageId });
+    task
+      .then((original) => {
+        if (!current) return;
+        setRead({
+          taskId,
+          messageId,
+          name: agent.view(original).name ?? undefined,
+          text: messageId === null ? undefined : textOfMessage(original.history, messageId),
+        });
+      })
+      .catch(() => undefined);
+    return () => {
+      current = false;
+    };
+  }, [agent, taskId, messageId]);
+  if (taskId === undefined) return undefined;
+  return read?.taskId === taskId && read.messageId === messageId ? read : { taskId, messageId };
 };
 
 export interface TaskListFilter {

@@ -9,6 +9,7 @@ import {
 import { isTerminal } from '../../../functions/view/task-view.js';
 import type { Said } from '../app/hooks.js';
 import type { TaskView } from '../generated/task-view.js';
+import { type HistoryActions, MessageActions } from './MessageActions.js';
 
 const whoOf = (said: Said, me: string | null) => {
   if (said.from === 'agent') return 'agent';
@@ -20,8 +21,10 @@ export const Messages = (props: {
   messages: Said[];
   view: TaskView | undefined;
   me: string | null;
+  /** Seeing the task as it was at a message, and forking it there: absent, neither is offered. */
+  history?: HistoryActions | undefined;
 }) => {
-  const { messages, view } = props;
+  const { messages, view, history } = props;
   const end = useRef<HTMLLIElement>(null);
   const last = messages.at(-1)?.id;
   // biome-ignore lint/correctness/useExhaustiveDependencies: scroll when a message arrives
@@ -45,6 +48,9 @@ export const Messages = (props: {
     !isAwaitingBudget(view) &&
     view.status_text !== '' &&
     lastReply?.text !== view.status_text;
+  // Said after the message the panes show the task at: not part of that past.
+  const atIndex =
+    history?.at === undefined ? -1 : messages.findIndex((said) => said.id === history.at);
   return (
     // A tab stop: the list scrolls on its own, and the keyboard must reach it to scroll it.
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region is reached by the keyboard
@@ -52,16 +58,30 @@ export const Messages = (props: {
       {messages.length === 0 && !unseenReply && (
         <li className="message empty muted">No messages yet.</li>
       )}
-      {messages.map((said) => (
-        <li
-          key={said.id}
-          className={`message from-${said.from}${said.pending ? ' pending' : ''}`}
-          data-from={said.from}
-        >
-          <span className="who">{whoOf(said, props.me)}</span>
-          <p className="text">{said.text}</p>
-        </li>
-      ))}
+      {messages.map((said, index) => {
+        const who = whoOf(said, props.me);
+        const tone =
+          atIndex === -1 ? '' : index === atIndex ? ' at' : index > atIndex ? ' later' : '';
+        return (
+          <li
+            key={said.id}
+            className={`message from-${said.from}${said.pending ? ' pending' : ''}${tone}`}
+            data-from={said.from}
+            data-message-id={said.id}
+            aria-current={index === atIndex ? 'true' : undefined}
+          >
+            <span className="who">{who}</span>
+            <p className="text">{said.text}</p>
+            {history !== undefined && !said.pending && (
+              <MessageActions
+                messageId={said.id}
+                label={`message ${index + 1}, ${who === 'you' ? 'yours' : `from ${who}`}`}
+                actions={history}
+              />
+            )}
+          </li>
+        );
+      })}
       {unseenReply && (
         <li className="message from-agent" data-from="agent">
           <span className="who">agent</span>

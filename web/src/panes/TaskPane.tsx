@@ -1,8 +1,8 @@
 /**
  * The Task pane: name, state and sub-state, goal, acceptance criteria as checkboxes (met ones
  * ticked, with who met them and the evidence; a reviewer's rejection), participants with their
- * roles (agents tagged "A2A"), the parent, and the sub-task rows with their live state and their
- * criteria met / total, each a link to the sub-task.
+ * roles (agents tagged "A2A"), the parent, the sub-task rows with their live state and their
+ * criteria met / total, each a link to the sub-task, and the tasks forked from this one.
  */
 import { budgetText } from '../../../functions/view/budget.js';
 import { ROW_MARK, rowLabel } from '../../../functions/view/labels.js';
@@ -48,10 +48,13 @@ export const SubTaskRow = ({
 export const TaskPane = ({
   view,
   names = {},
+  forks = [],
 }: {
   view: TaskView;
-  /** Sub-tasks' names by task id. */
+  /** Sub-tasks' and forks' names by task id. */
   names?: Readonly<Record<string, string>>;
+  /** The ids of the tasks forked from this one, oldest first. */
+  forks?: readonly string[];
 }) => {
   if (!view.extension) {
     return (
@@ -164,6 +167,18 @@ export const TaskPane = ({
           </ul>
         )}
       </section>
+      {forks.length > 0 && (
+        <section aria-labelledby="forks-heading">
+          <h4 id="forks-heading">Forks · {forks.length}</h4>
+          <ul className="plain forks">
+            {forks.map((id) => (
+              <li key={id} data-task-id={id}>
+                <a href={hrefOf({ page: 'task', taskId: id })}>{names[id] ?? id}</a>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
     </div>
   );
 };
