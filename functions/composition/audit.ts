@@ -56,6 +56,8 @@ export interface AuditedRuntime {
   config: RuntimeConfig;
   loop: Pick<LoopDeps, 'store' | 'events'>;
   tracing?: Tracing | undefined;
+  /** The runtime's table client, shared when it has one. */
+  dynamodb?: DynamoDBClient | undefined;
 }
 
 /** A task's trace id, as its spans were given it (its tree's root, `TaskLineages`). */
@@ -74,7 +76,7 @@ export const auditOf = (runtime: AuditedRuntime, env: NodeJS.ProcessEnv = proces
   const known = built.get(runtime);
   if (known !== undefined) return known;
   const { config } = runtime;
-  const dynamodb = dynamoDbClientOf(config);
+  const dynamodb = runtime.dynamodb ?? dynamoDbClientOf(config);
   const histories = buildExecutionHistories(config, env, dynamodb);
   const result: Audit = {
     ...histories,

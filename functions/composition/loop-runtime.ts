@@ -52,6 +52,8 @@ export interface LoopRuntime {
    * absent (off) in a runtime a test puts together by hand.
    */
   tracing?: Tracing;
+  /** The table's client: the audit read model reads through it too (one client, one meter). */
+  dynamodb?: DynamoDBClient;
 }
 
 export interface LoopParts {
@@ -178,5 +180,14 @@ export const buildLoopRuntime = (config: RuntimeConfig, parts: LoopParts): LoopR
       clientTaskLifecycle: config.TINY_HARNESS_TASK_LIFECYCLE,
     },
   };
-  return { config, loop, executions, logger, remote, publicUrl, tracing };
+  return {
+    config,
+    loop,
+    executions,
+    logger,
+    remote,
+    publicUrl,
+    tracing,
+    dynamodb: table.client,
+  };
 };
