@@ -10,6 +10,7 @@ import { forkTask, taskAt } from '../../functions/view/fork.js';
 import { fetchTimeline } from '../../functions/view/timeline.js';
 import { tokenFor } from '../support/identity.js';
 import { asTask, clientFor, eventually, startStack } from '../support/local-stack.js';
+import { sdkClient } from './a2a-clients.js';
 
 /** A model that answers every call with what it was last told, and keeps every request. */
 class EchoModel implements Model {
@@ -164,12 +165,15 @@ describe('forking a task through npm start, on both bindings', () => {
     );
   });
 
-  it('HTTP+JSON: forks just before a turn with a first message, and reads the task as it was', async () => {
-    const { client, taskId } = await conversation('bob', 4);
-    const response = await fetch(`${stack.url}/tasks/${taskId}:fork`, {
+  it('HTTP+JSON: forks just before a turn with a first message, the two go on apart, and the task reads as it was', async () => {
+    // The real SDK client over its REST transport for everything A2A; the fork's route by hand.
+    const bob = await sdkClient(stack.url, 'bob', 'HTTP+JSON');
+    const first = await bob.send('message 1');
+    for (const n of [2, 3, 4]) await bob.send(`message ${n}`, { taskId: first.id });
+    const response = await fetch(`${stack.url}/tasks/${first.id}:fork`, {
       method: 'POST',
       headers: {
-        'Content-Type': 'application/json',
+        'Content-Type': 'application/a2a+json',
         'A2A-Version': '1.0',
         Authorization: `Bearer ${tokenFor('bob')}`,
       },
@@ -178,24 +182,41 @@ describe('forking a task through npm start, on both bindings', () => {
     expect(response.status).toBe(200);
     const fork = (await response.json()) as { id: string; metadata: Record<string, unknown> };
     expect((fork.metadata[TASK_METADATA_KEY] as { name: string }).name).toBe('Plan B');
-    const settled = await eventually(async () => {
-      const task = await client.getTask(get(fork.id));
-      return textsOf(task).length === 6 ? task : undefined;
+    const said = (view: { history: Array<{ text: string }> }) => view.history.map((m) => m.text);
+    await eventually(async () => {
+      const task = await bob.getTask(fork.id);
+      return said(task).length === 6 ? task : undefined;
     });
-    expect(textsOf(settled)).toEqual([
+    await bob.send('and then?', { taskId: fork.id });
+    await bob.send('message 5', { taskId: first.id });
+
+    const forked = said(await bob.getTask(fork.id));
+    const original = said(await bob.getTask(first.id));
+    expect(forked).toEqual([
       'message 1',
       'heard: message 1',
       'message 2',
       'heard: message 2',
       'start over from here',
       'heard: start over from here',
+      'and then?',
+      'heard: and then?',
+    ]);
+    expect(original.slice(0, 4)).toEqual(forked.slice(0, 4));
+    expect(original.slice(4)).toEqual([
+      'message 3',
+      'heard: message 3',
+      'message 4',
+      'heard: message 4',
+      'message 5',
+      'heard: message 5',
     ]);
 
-    const at = await fetch(`${stack.url}/tasks/${taskId}:at?beforeTurn=2`, {
+    const at = await fetch(`${stack.url}/tasks/${first.id}:at?beforeTurn=2`, {
       headers: { 'A2A-Version': '1.0', Authorization: `Bearer ${tokenFor('bob')}` },
     });
     expect(at.status).toBe(200);
-    const then = (await at.json()) as { history: unknown[]; status: { state: string } };
+    const then = (await at.json()) as { history: unknown[] };
     expect(then.history).toHaveLength(2);
   });
 
