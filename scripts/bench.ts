@@ -34,6 +34,7 @@ import { runInfo } from './bench/run-info.js';
 import { sendersFigures } from './bench/senders.js';
 import { measureSideBySide } from './bench/side-by-side.js';
 import { renewalFigures, type ScenarioRuns, scenarioFigures } from './bench/summarize.js';
+import { taskGrowthFigures } from './bench/task-growth.js';
 import { measureTracing } from './bench/tracing.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -68,6 +69,7 @@ type SharedStackFigures = Pick<
   | 'growth'
   | 'child_to_parent_ms'
   | 'concurrent_senders'
+  | 'task_growth'
   | 'fork'
 >;
 
@@ -115,6 +117,9 @@ const measureOnSharedStack = async (
       ? null
       : await sendersFigures(stack, model, options.senders, options.messagesPerSender);
     if (senders !== null) progress('concurrent senders: done');
+    const taskGrowth = skipped('task_growth')
+      ? null
+      : await taskGrowthFigures(stack, model, meter, progress);
     const fork = skipped('fork')
       ? null
       : await forkFigures(
@@ -131,6 +136,7 @@ const measureOnSharedStack = async (
       growth: sideBySide?.growth ?? null,
       child_to_parent_ms: children,
       concurrent_senders: senders,
+      task_growth: taskGrowth,
       fork,
     };
   } finally {
@@ -147,7 +153,9 @@ const measure = async (options: BenchOptions): Promise<BenchFigures> => {
   const stepBundles = skipped('bundles')
     ? null
     : await measureStepVariants(options.importRuns, progress);
-  const shared = (['scenarios', 'langgraph', 'children', 'senders', 'fork'] as const).every(skipped)
+  const shared = (
+    ['scenarios', 'langgraph', 'children', 'senders', 'task_growth', 'fork'] as const
+  ).every(skipped)
     ? undefined
     : await measureOnSharedStack(options, skipped);
   // On three stacks of their own: a turn without tracing and with each exporter.
@@ -168,6 +176,7 @@ const measure = async (options: BenchOptions): Promise<BenchFigures> => {
     parked: conversations?.parked ?? null,
     child_to_parent_ms: shared?.child_to_parent_ms ?? null,
     concurrent_senders: shared?.concurrent_senders ?? null,
+    task_growth: shared?.task_growth ?? null,
     fork: shared?.fork ?? null,
     tracing,
   };

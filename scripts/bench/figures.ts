@@ -211,6 +211,21 @@ export const BenchFiguresSchema = z.strictObject({
       max_ms: figure,
     })
     .nullable(),
+  task_growth: z
+    .strictObject({
+      turns: count,
+      rows: z.array(
+        z.strictObject({
+          sub_tasks: count,
+          plan_steps: count,
+          items_per_turn: figure,
+          wru_per_turn: figure,
+          ms_per_turn: figure,
+          record_bytes: count,
+        })
+      ),
+    })
+    .nullable(),
   fork: z
     .strictObject({
       rows: z.array(

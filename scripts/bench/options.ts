@@ -6,6 +6,7 @@ export const PARTS = [
   'langgraph',
   'children',
   'senders',
+  'task_growth',
   'fork',
   'conversations',
   'bundles',

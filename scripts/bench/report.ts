@@ -499,6 +499,30 @@ const pricesLine = (): string =>
   'write units. Excluded: the model, API Gateway, CloudWatch Logs and X-Ray, free tiers. Lambda ' +
   'seconds are local handler wall times (a rough proxy, not Lambda durations).';
 
+const taskGrowthSection = (figures: BenchFigures, style: TableStyle): Section[] => {
+  if (figures.task_growth === null) return [];
+  const { turns, rows } = figures.task_growth;
+  return [
+    {
+      title: `A chat turn as the task grows (one message and one answer; ${turns} turns each, after one not counted)`,
+      body: [
+        table(
+          style,
+          ['sub-task rows', 'plan steps', 'record bytes', 'items/turn', 'WRU/turn', 'ms/turn'],
+          rows.map((row) => [
+            String(row.sub_tasks),
+            String(row.plan_steps),
+            String(row.record_bytes),
+            fixed(row.items_per_turn),
+            fixed(row.wru_per_turn),
+            fixed(row.ms_per_turn, 0),
+          ])
+        ),
+      ],
+    },
+  ];
+};
+
 const forkSection = (figures: BenchFigures, style: TableStyle): Section[] => {
   if (figures.fork === null) return [];
   const { rows } = figures.fork;
@@ -554,6 +578,7 @@ export const renderReport = (figures: BenchFigures, style: TableStyle): string =
     ...bundleSection(figures, style),
     ...stepSection(figures, style),
     ...loadSections(figures, style),
+    ...taskGrowthSection(figures, style),
     ...forkSection(figures, style),
     ...tracingSection(figures, style),
   ];

@@ -75,6 +75,17 @@ describe('npm run bench on a tiny run', () => {
     expect(child?.children).toBe(2);
     expect(child?.p50).toBeGreaterThan(0);
     expect(figures.concurrent_senders).toMatchObject({ accepted: 6, refused: 0 });
+    // A chat turn writes as many items on a large task as on a small one, and more units.
+    const taskGrowth = figures.task_growth?.rows ?? [];
+    expect(taskGrowth.map((row) => [row.sub_tasks, row.plan_steps])).toEqual([
+      [0, 0],
+      [100, 0],
+      [1000, 0],
+      [0, 200],
+    ]);
+    expect(taskGrowth[2]?.record_bytes).toBeGreaterThan((taskGrowth[0]?.record_bytes ?? 0) * 10);
+    expect(taskGrowth[2]?.wru_per_turn).toBeGreaterThan(taskGrowth[0]?.wru_per_turn ?? 0);
+    expect(taskGrowth[2]?.items_per_turn).toBe(taskGrowth[0]?.items_per_turn);
     // A fork of each conversation length: it reads the original and writes its copy.
     expect(figures.fork?.rows.map((row) => row.turns)).toEqual([2, 6]);
     for (const row of figures.fork?.rows ?? []) {
@@ -111,6 +122,7 @@ describe('npm run bench on a tiny run', () => {
       'Parked conversations',
       'Child change → parent resumed',
       'Concurrent senders',
+      'A chat turn as the task grows',
       'Forking a task',
       'A turn with and without tracing',
     ]) {

@@ -1,0 +1,150 @@
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { taskKey } from '../../functions/adapters/dynamodb/item-codec.js';
+import type { Model, ModelRequest, ModelResponse } from '../../functions/core/ports/model.js';
+import type { TaskRecord } from '../../functions/core/ports/task-store.js';
+import { readExtension, withExtension } from '../../functions/core/task/a2a-task.js';
+import type { Step, SubTaskRow } from '../../functions/core/task/extension.schema.js';
+import { scripted } from '../../functions/core/testing/scripted-model.js';
+import type { LocalStack } from '../../functions/local/local-stack.js';
+import type { BenchFigures } from './figures.js';
+import { sendMessage, userMessage } from './local-client.js';
+import type { DynamoDbMeter } from './meter.js';
+import type { SwitchModel } from './models.js';
+
+/** The task sizes measured: sub-task rows and plan steps. */
+export const GROWTH_SIZES = [
+  { subTasks: 0, planSteps: 0 },
+  { subTasks: 100, planSteps: 0 },
+  { subTasks: 1_000, planSteps: 0 },
+  { subTasks: 0, planSteps: 200 },
+] as const;
+
+/** Chat turns measured per size (after one that is not). */
+const TURNS = 3;
+
+class AnswerEveryCall implements Model {
+  #calls = 0;
+
+  async invoke(_request: ModelRequest): Promise<ModelResponse> {
+    return scripted({ text: `noted ${this.#calls + 1}` }, this.#calls++);
+  }
+}
+
+/** Rows of children that ended: the turn reads them, nothing follows them. */
+const rows = (count: number, taskId: string): SubTaskRow[] =>
+  Array.from({ length: count }, (_, index) => ({
+    task_id: `${taskId}-child-${index + 1}`,
+    agent: null,
+    state: 'TASK_STATE_COMPLETED',
+    sub_state: null,
+    criteria: null,
+  }));
+
+const steps = (count: number): Step[] =>
+  Array.from({ length: count }, (_, index) => ({
+    id: `step-${index + 1}`,
+    name: `Step ${index + 1}`,
+    description: `Do part ${index + 1} of the work and write down what was found`,
+    depends_on: index === 0 ? [] : [`step-${index}`],
+    output: null,
+    linked_tasks: [],
+    state: 'pending',
+  }));
+
+/**
+ * A DynamoDB item's size as DynamoDB counts it: each attribute's name and value in bytes (UTF-8
+ * strings, numbers about one byte per two digits, sets and lists their elements).
+ */
+const itemBytes = (item: Record<string, Record<string, unknown>>): number => {
+  const valueBytes = (value: Record<string, unknown>): number => {
+    if (typeof value.S === 'string') return Buffer.byteLength(value.S);
+    if (typeof value.N === 'string') return Math.ceil(value.N.length / 2) + 1;
+    if (value.BOOL !== undefined || value.NULL !== undefined) return 1;
+    if (Array.isArray(value.SS)) {
+      return (value.SS as string[]).reduce((sum, each) => sum + Buffer.byteLength(each), 0);
+    }
+    if (Array.isArray(value.L)) {
+      return (value.L as Record<string, unknown>[]).reduce(
+        (sum, each) => sum + 1 + valueBytes(each),
+        3
+      );
+    }
+    return 0;
+  };
+  return Object.entries(item).reduce(
+    (sum, [name, value]) => sum + Buffer.byteLength(name) + valueBytes(value),
+    0
+  );
+};
+
+type GrowthFigures = NonNullable<BenchFigures['task_growth']>;
+
+/**
+ * One chat turn's DynamoDB writes on a task of each size: a conversation is started, its record
+ * given the sub-task rows and the plan steps directly (as many `spawn_subtask` and a long
+ * `create_plan` would leave it), then it takes one turn that is not counted and `TURNS` that are.
+ * The record's size is read after them.
+ */
+export const taskGrowthFigures = async (
+  stack: LocalStack,
+  model: SwitchModel,
+  meter: DynamoDbMeter,
+  progress: (message: string) => void
+): Promise<GrowthFigures> => {
+  model.current = new AnswerEveryCall();
+  const { store } = stack.runtime.loop;
+  const client = stack.runtime.dynamodb;
+  if (client === undefined) throw new Error('the local stack shares no table client');
+  const measured: GrowthFigures['rows'] = [];
+  for (const size of GROWTH_SIZES) {
+    const task = await sendMessage(stack.url, userMessage('a task that grows'), {
+      returnImmediately: false,
+      historyLength: 0,
+    });
+    const base = (await store.get(task.id)) as TaskRecord;
+    const extension = readExtension(base.task);
+    await store.commit({
+      kind: 'update',
+      base,
+      record: {
+        ...base,
+        task: withExtension(base.task, {
+          ...extension,
+          sub_tasks: rows(size.subTasks, task.id),
+          plan:
+            size.planSteps === 0
+              ? null
+              : { steps: steps(size.planSteps), revision: 1, revisions: [] },
+        }),
+      },
+    });
+    const say = (text: string) =>
+      sendMessage(stack.url, userMessage(text, task.id), {
+        returnImmediately: false,
+        historyLength: 0,
+      });
+    await say('warm up');
+    meter.reset();
+    meter.counting = true;
+    const started = performance.now();
+    for (let turn = 1; turn <= TURNS; turn++) await say(`turn ${turn}`);
+    const ms = performance.now() - started;
+    meter.counting = false;
+    const { Item: item } = await client.send(
+      new GetItemCommand({
+        TableName: stack.runtime.config.TINY_HARNESS_TABLE,
+        Key: taskKey(task.id),
+      })
+    );
+    measured.push({
+      sub_tasks: size.subTasks,
+      plan_steps: size.planSteps,
+      items_per_turn: meter.writeRequests / TURNS,
+      wru_per_turn: meter.writeUnits / TURNS,
+      ms_per_turn: ms / TURNS,
+      record_bytes: itemBytes((item ?? {}) as unknown as Record<string, Record<string, unknown>>),
+    });
+    progress(`task growth: ${size.subTasks} sub-tasks, ${size.planSteps} plan steps: done`);
+  }
+  return { turns: TURNS, rows: measured };
+};
