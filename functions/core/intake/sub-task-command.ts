@@ -7,7 +7,7 @@ import type { ChildCreated, ChildRequest } from '../ports/agent-directory.js';
 import type { TaskRecord } from '../ports/task-store.js';
 import { readExtension, withExtension } from '../task/a2a-task.js';
 import { taskEnvelopePart } from '../task/envelope.js';
-import type { TaskExtensionInput } from '../task/extension.schema.js';
+import { MAX_SUB_TASKS, type TaskExtensionInput } from '../task/extension.schema.js';
 
 const PREFIX = '/sub-task';
 const NAME_LENGTH = 60;
@@ -47,6 +47,11 @@ export const subTaskRequest = (options: {
 }): ChildRequest => {
   const { parent, sender, description, agentId } = options;
   const extension = readExtension(parent.task);
+  if (extension.sub_tasks.length >= MAX_SUB_TASKS) {
+    throw new InvalidMessageError(
+      `this task has ${extension.sub_tasks.length} sub-tasks, the most one task may have (${MAX_SUB_TASKS})`
+    );
+  }
   const payload: TaskExtensionInput = {
     name: description.split('\n', 1)[0]?.slice(0, NAME_LENGTH) ?? description,
     goal: description,

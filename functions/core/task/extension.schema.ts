@@ -323,6 +323,16 @@ export type ForkOrigin = z.infer<typeof ForkOriginSchema>;
  */
 export const MAX_PARTICIPANTS = 40;
 
+/**
+ * The most sub-tasks one task may have: each is a row of its record, which every commit writes
+ * whole and which must fit one store item (400 KB). `spawn_subtask`, `create_task_for_participant`
+ * and `/sub-task` past it are refused, so the model (or the participant) can act on it.
+ */
+export const MAX_SUB_TASKS = 1_000;
+
+/** The most steps one `create_plan` may attach, for the same reason. */
+export const MAX_PLAN_STEPS = 500;
+
 export const TaskExtensionSchema = z
   .strictObject({
     name: z.string().min(1),
@@ -332,8 +342,13 @@ export const TaskExtensionSchema = z
     acceptance_criteria: AcceptanceCriteriaSchema.default([]),
     participants: z.array(ParticipantSchema).default([]),
     parent_tasks: z.array(TaskRefSchema).default([]),
-    sub_tasks: z.array(SubTaskRowSchema).default([]),
-    plan: PlanSchema.nullable().default(null),
+    sub_tasks: z
+      .array(SubTaskRowSchema)
+      .default([])
+      .describe(`Server-owned. At most ${MAX_SUB_TASKS} per task: a request for more is refused.`),
+    plan: PlanSchema.nullable()
+      .default(null)
+      .describe(`Server-owned. One create_plan attaches at most ${MAX_PLAN_STEPS} steps.`),
     lifecycle: LifecycleSchema.optional(),
     model: z.string().min(1).optional().describe('Server-controlled: the model id for this task.'),
     reasoning_effort: ReasoningEffortSchema.optional(),

@@ -5,6 +5,8 @@ import {
   recordChildChange,
 } from '../../../functions/core/intake/child-changed.js';
 import { cancelTask } from '../../../functions/core/intake/control.js';
+import { readExtension, withExtension } from '../../../functions/core/task/a2a-task.js';
+import { MAX_SUB_TASKS } from '../../../functions/core/task/extension.schema.js';
 import { ALICE, BOB, harnessWith, STATES, view } from '../../support/harness.js';
 import { envelopeMessage, textMessage } from '../../support/messages.js';
 
@@ -36,6 +38,30 @@ const taskEvents = async (harness: ReturnType<typeof harnessWith>['harness'], ta
   );
 
 describe('children', () => {
+  it('refuses a /sub-task past the most sub-tasks one task may have, writing nothing', async () => {
+    const { harness } = harnessWith([{ text: 'Hello.' }]);
+    const parent = await harness.start(textMessage('hi'), ALICE);
+    const base = await harness.task(parent.task.id);
+    const extension = readExtension(base.task);
+    const rows = Array.from({ length: MAX_SUB_TASKS }, (_, index) => ({
+      task_id: `child-${index}`,
+      agent: null,
+      state: 'TASK_STATE_COMPLETED' as const,
+      sub_state: null,
+      criteria: null,
+    }));
+    await harness.store.commit({
+      kind: 'update',
+      base,
+      record: { ...base, task: withExtension(base.task, { ...extension, sub_tasks: rows }) },
+    });
+    const before = await harness.task(parent.task.id);
+    await expect(
+      harness.send(parent.task.id, textMessage('/sub-task one more'), ALICE)
+    ).rejects.toThrow(/the most one task may have \(1000\)/);
+    expect((await harness.task(parent.task.id)).version).toBe(before.version);
+  });
+
   it('creates a child on self as its own A2A task: the row names its id, agent null, and the child inherits model and reasoning effort', async () => {
     const { harness } = harnessWith([
       spawn({ name: 'Research', goal: 'Find three sources', acceptance_criteria: ['three links'] }),

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ErrorCode } from '../../../functions/core/errors.js';
 import { buildPlan, completeStep, linkTask } from '../../../functions/core/plan/plan.js';
 import {
+  MAX_PLAN_STEPS,
+  MAX_SUB_TASKS,
   type Plan,
   type TaskExtension,
   TaskExtensionSchema,
@@ -112,6 +114,46 @@ describe('the invoker in front of the intrinsics', () => {
   it.each(INTRINSICS.map((tool) => tool.name))('%s refuses a non-object', async (name) => {
     expectError(await call(name, '[]', withPlan()), 'tool.invalid_arguments');
     expectError(await call(name, '"text"', withPlan()), 'tool.invalid_arguments');
+  });
+});
+
+describe('what one task may hold', () => {
+  const rows = (count: number) =>
+    Array.from({ length: count }, (_, index) => ({
+      task_id: `child-${index}`,
+      agent: null,
+      state: 'TASK_STATE_COMPLETED' as const,
+      sub_state: null,
+      criteria: null,
+    }));
+  const full = (count: number) =>
+    context({ extension: { ...extension(), sub_tasks: rows(count) } });
+
+  it('refuses a sub-task past the most one task may have, with a code the model can act on', async () => {
+    expect(
+      (await call('spawn_subtask', { name: 'R', goal: 'g' }, full(MAX_SUB_TASKS - 1))).kind
+    ).toBe('command');
+    for (const [tool, args] of [
+      ['spawn_subtask', { name: 'R', goal: 'g' }],
+      ['create_task_for_participant', { participant_id: 'alice', name: 'R', goal: 'g' }],
+    ] as const) {
+      expectError(
+        await call(tool, args, full(MAX_SUB_TASKS)),
+        'tool.refused',
+        /has 1000 sub-tasks, the most one task may have \(1000\)/
+      );
+    }
+  });
+
+  it('refuses a plan of more steps than one create_plan may attach', async () => {
+    const steps = (count: number) =>
+      Array.from({ length: count }, (_, index) => ({ name: `Step ${index}`, description: '' }));
+    expect((await call('create_plan', { steps: steps(MAX_PLAN_STEPS) })).kind).toBe('command');
+    expectError(
+      await call('create_plan', { steps: steps(MAX_PLAN_STEPS + 1) }),
+      'tool.invalid_arguments',
+      /steps/
+    );
   });
 });
 

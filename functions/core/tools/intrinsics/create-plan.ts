@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { PlanCycleError } from '../../errors.js';
 import { buildPlan, revisePlan } from '../../plan/plan.js';
+import { MAX_PLAN_STEPS } from '../../task/extension.schema.js';
 import { defineIntrinsic, refuse } from '../tool.js';
 
 export const CreatePlanInputSchema = z.strictObject({
@@ -15,7 +16,9 @@ export const CreatePlanInputSchema = z.strictObject({
           .describe('Names of the steps that must be done first.'),
       })
     )
-    .min(1),
+    .min(1)
+    .max(MAX_PLAN_STEPS)
+    .describe(`At most ${MAX_PLAN_STEPS} steps.`),
 });
 
 export const createPlan = defineIntrinsic({

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { defineIntrinsic, refuse } from '../tool.js';
 import { isParticipant, resolveStepArgument } from './step-argument.js';
+import { fullOfSubTasks } from './sub-task-room.js';
 
 export const CreateTaskForParticipantInputSchema = z.strictObject({
   participant_id: z.string().min(1),
@@ -17,6 +18,8 @@ export const createTaskForParticipant = defineIntrinsic({
   input: CreateTaskForParticipantInputSchema,
   idempotent: false,
   run: (args, { extension }) => {
+    const full = fullOfSubTasks(extension);
+    if (full !== undefined) return full;
     if (!isParticipant(extension, args.participant_id)) {
       return refuse('channel.not_a_member', 'no such participant on this task');
     }

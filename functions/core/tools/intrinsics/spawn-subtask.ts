@@ -4,6 +4,7 @@ import type { BudgetAmounts } from '../../ports/task-store.js';
 import { type Budget, type BudgetLimit, BudgetSchema } from '../../task/extension.schema.js';
 import { defineIntrinsic, type IntrinsicTool, refuse } from '../tool.js';
 import { resolveStepArgument } from './step-argument.js';
+import { fullOfSubTasks } from './sub-task-room.js';
 
 export const SpawnSubtaskInputSchema = z.strictObject({
   name: z.string().min(1),
@@ -62,6 +63,8 @@ export const spawnSubtask = defineIntrinsic({
   input: SpawnSubtaskInputSchema,
   idempotent: false,
   run: (args, { extension, agentIds, budgetLeft }) => {
+    const full = fullOfSubTasks(extension);
+    if (full !== undefined) return full;
     if (args.agent !== null && !agentIds.includes(args.agent)) {
       const known = agentIds.length > 0 ? agentIds.join(', ') : 'none';
       return refuse('tool.invalid_arguments', `unknown agent ${args.agent}; registered: ${known}`);
