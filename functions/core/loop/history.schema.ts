@@ -1,14 +1,15 @@
 import * as z from 'zod';
 
 /**
- * What a harness note is about: the task's acceptance criteria that keep it from completing, or a
- * reviewer's rejection of one. The harness's own words (and a reviewer's reason), never framed as
+ * What a harness note is about: the task's acceptance criteria that keep it from completing, a
+ * reviewer's rejection of one, or the tool calls of a response past the most one may make. The harness's own words (and a reviewer's reason), never framed as
  * untrusted.
  */
 export const HarnessNoteTopicSchema = z.enum([
   'criteria_unmet',
   'criterion_rejected',
   'criteria_changed',
+  'tool_calls_dropped',
 ]);
 export type HarnessNoteTopic = z.infer<typeof HarnessNoteTopicSchema>;
 

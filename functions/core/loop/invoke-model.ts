@@ -1,10 +1,45 @@
 import type { ModelRequest, ModelResponse } from '../ports/model.js';
 import type { LoopConfig } from './config.js';
 import type { HistoryEntry } from './history.schema.js';
+import type { InboxItemDraft } from './inbox.schema.js';
 import { priceOf } from './prices.js';
 import type { Change } from './records.js';
 import type { StepResult, TurnRef } from './route.schema.js';
 import { costOf, withCall } from './usage.js';
+
+/**
+ * The most tool calls of one model response that run. Each is a transcript entry of the
+ * response's commit, which is one transaction of at most 100 writes; past this, the rest are not
+ * made, and the model is told which in a harness note it reads after the results.
+ */
+export const MAX_TOOL_CALLS_PER_RESPONSE = 64;
+
+/**
+ * The call with at most `MAX_TOOL_CALLS_PER_RESPONSE` tool calls (the first ones, in the model's
+ * order), and the note that tells the model the others were not made (pure).
+ */
+export const withinToolCallLimit = (
+  call: ModelCall,
+  ref: TurnRef
+): { call: ModelCall; note?: InboxItemDraft } => {
+  const { toolCalls } = call.response;
+  if (toolCalls.length <= MAX_TOOL_CALLS_PER_RESPONSE) return { call };
+  const dropped = toolCalls.slice(MAX_TOOL_CALLS_PER_RESPONSE);
+  const names = dropped.map((toolCall) => `${toolCall.name} (${toolCall.id})`).join(', ');
+  return {
+    call: {
+      ...call,
+      response: { ...call.response, toolCalls: toolCalls.slice(0, MAX_TOOL_CALLS_PER_RESPONSE) },
+    },
+    note: {
+      kind: 'harness_note',
+      id: `tool-calls-dropped:${ref.generation}:${ref.turn}`,
+      topic: 'tool_calls_dropped',
+      criteria: [],
+      text: `Your last response asked for ${toolCalls.length} tool calls; at most ${MAX_TOOL_CALLS_PER_RESPONSE} run per response, so these were not made: ${names}. Ask for those still needed in your next response.`,
+    },
+  };
+};
 
 /** Where a turn goes after the model answered: its tool calls, or the turn's end. */
 export const routeAfter = (ref: TurnRef, response: ModelResponse): StepResult =>

@@ -20,7 +20,7 @@ import { assembleContext } from './context.js';
 import type { LoopDeps } from './deps.js';
 import { type DrainDecision, decideDrain } from './drain.js';
 import { decideTurnEnd, type TurnEndFacts } from './finish.js';
-import { routeAfter, withModelResponse } from './invoke-model.js';
+import { routeAfter, withinToolCallLimit, withModelResponse } from './invoke-model.js';
 import { withExecutionArrived } from './park-token.js';
 import { type Change, changeOf, withBudgetCredits, writesNothing } from './records.js';
 import type { StepResult, TurnRef } from './route.schema.js';
@@ -193,9 +193,9 @@ const modelPart = (
       : commitThen(record, instead.change, instead.result, resultOn);
   }
   const taskId = record.task.id;
-  const { model: call, compaction } = observed;
+  const { model: answered, compaction } = observed;
   let change = changeOf(record);
-  if (call === undefined) {
+  if (answered === undefined) {
     // The transcript as the record knows it: a later entry's commit would refuse this one's.
     const { history } = observed;
     if (history === undefined) {
@@ -221,7 +221,9 @@ const modelPart = (
   }
   if (compaction?.record) change = withCompaction(change, ref, compaction.record);
   const next = { ...ref, turn: ref.turn + 1 };
+  const { call, note } = withinToolCallLimit(answered, next);
   change = withModelResponse(change, next, call);
+  if (note !== undefined) change = { ...change, enqueue: [...change.enqueue, note] };
   // What the turn's calls did not use of their worst case goes back to every budget it was taken
   // from: the summary's call, when compaction made one, and the model's.
   if (observed.reservation !== undefined) {

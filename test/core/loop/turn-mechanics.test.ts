@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { HookAbortError } from '../../../functions/core/errors.js';
 import { startTask } from '../../../functions/core/intake/start-task.js';
 import type { CompactionRecord } from '../../../functions/core/loop/compaction.js';
 import { executeTool } from '../../../functions/core/loop/execute-tool.js';
+import { MAX_TOOL_CALLS_PER_RESPONSE } from '../../../functions/core/loop/invoke-model.js';
 import { RouteSchema, TurnRefSchema } from '../../../functions/core/loop/route.schema.js';
 import { takeTurn } from '../../../functions/core/loop/take-turn.js';
+import { StaticToolRunner } from '../../../functions/core/testing/static-tool-runner.js';
+import { zodArguments } from '../../../functions/core/tools/registry.js';
 import { ALICE, harnessWith, STATES, view } from '../../support/harness.js';
 import { textMessage } from '../../support/messages.js';
 
@@ -62,6 +66,49 @@ describe('one turn of the loop', () => {
 
     expect(view(task).extension.plan).toBeNull();
     expect(view(task).state).toBe(STATES.INPUT_REQUIRED);
+  });
+
+  it('runs at most MAX_TOOL_CALLS_PER_RESPONSE calls of one response, and tells the model which it did not make', async () => {
+    const runner = new StaticToolRunner([
+      {
+        name: 'look_up',
+        description: 'Looks one thing up',
+        input: zodArguments(z.object({ n: z.int() })),
+        idempotent: true,
+        approval: null,
+        run: () => ({ output: 'found', isError: false }),
+      },
+    ]);
+    const asked = MAX_TOOL_CALLS_PER_RESPONSE + 6;
+    const { harness, model } = harnessWith(
+      [
+        {
+          toolCalls: Array.from({ length: asked }, (_, n) => ({
+            id: `c${n + 1}`,
+            name: 'look_up',
+            arguments: { n },
+          })),
+        },
+        { text: 'Done, and I will ask for the rest.' },
+      ],
+      { runner }
+    );
+    const task = await harness.start(textMessage('look up everything'), ALICE);
+
+    expect(view(task).state).toBe(STATES.INPUT_REQUIRED);
+    expect(runner.calls).toHaveLength(MAX_TOOL_CALLS_PER_RESPONSE);
+    const history = await harness.store.readHistory(task.task.id);
+    expect(history.filter((entry) => entry.kind === 'tool_call')).toHaveLength(
+      MAX_TOOL_CALLS_PER_RESPONSE
+    );
+    const note = history.find((entry) => entry.kind === 'harness_note');
+    expect(note).toMatchObject({ topic: 'tool_calls_dropped' });
+    expect(note?.kind === 'harness_note' && note.text).toContain(
+      `asked for ${asked} tool calls; at most ${MAX_TOOL_CALLS_PER_RESPONSE} run per response, so these were not made: look_up (c65)`
+    );
+    // The model reads the note after every result of the calls that ran.
+    const second = JSON.stringify(model.requests[1]?.input);
+    expect(second.indexOf('c64')).toBeLessThan(second.indexOf('these were not made'));
   });
 
   it('answers an unknown tool and invalid arguments with error results, and the loop goes on', async () => {
