@@ -76,6 +76,9 @@ const remoteLeaf = (
         unknown: reported.unknown,
       };
 
+/** How many children of one task are read at once. */
+export const CHILDREN_READ_AT_ONCE = 25;
+
 /**
  * The cost ledger of a task (as the caller holds it: the root is not read again) and its
  * sub-task tree. Children on this harness are read from their records; a child on a remote agent
@@ -95,15 +98,19 @@ export const usageTree = async (
     remoteUsageOf !== undefined && rows.some((row) => row.agent !== null)
       ? await remoteUsageOf(taskId)
       : new Map<string, ReportedUsage | null>();
-  const children: UsageTree[] = [];
-  for (const row of rows) {
-    if (row.agent !== null) {
-      children.push(remoteLeaf(row.task_id, row.agent.id, reported.get(row.task_id)));
-      continue;
-    }
+  const childOf = async (row: (typeof rows)[number]): Promise<UsageTree | undefined> => {
+    if (row.agent !== null) return remoteLeaf(row.task_id, row.agent.id, reported.get(row.task_id));
     const child = await store.get(row.task_id);
-    if (child !== undefined && namesParent(child.task, taskId)) {
-      children.push(await usageTree(store, child.task, remoteUsageOf));
+    return child !== undefined && namesParent(child.task, taskId)
+      ? usageTree(store, child.task, remoteUsageOf)
+      : undefined;
+  };
+  // A few children at a time, in row order: a task of a thousand rows is not read one by one.
+  const children: UsageTree[] = [];
+  for (let start = 0; start < rows.length; start += CHILDREN_READ_AT_ONCE) {
+    const batch = rows.slice(start, start + CHILDREN_READ_AT_ONCE);
+    for (const child of await Promise.all(batch.map(childOf))) {
+      if (child !== undefined) children.push(child);
     }
   }
   return {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { USAGE_METADATA_KEY } from '../../../functions/core/a2a/identifiers.js';
-import { costOf } from '../../../functions/core/loop/usage.js';
-import { usageTree } from '../../../functions/service/usage-tree.js';
+import { costOf, readUsage } from '../../../functions/core/loop/usage.js';
+import { readExtension, withExtension } from '../../../functions/core/task/a2a-task.js';
+import { CHILDREN_READ_AT_ONCE, usageTree } from '../../../functions/service/usage-tree.js';
 import { ALICE, harnessWith, view } from '../../support/harness.js';
 import { textMessage } from '../../support/messages.js';
 
@@ -46,6 +47,36 @@ describe('usage and the cost ledger', () => {
       output_tokens: 40,
       cost_usd: 0.00048,
     });
+  });
+
+  it('reads a task’s children a batch at a time, and sums them in row order', async () => {
+    const { harness } = harnessWith([{ text: 'Hello.' }]);
+    const parent = await harness.start(textMessage('hi'), ALICE);
+    const base = await harness.task(parent.task.id);
+    const rows = Array.from({ length: 60 }, (_, index) => ({
+      task_id: `missing-child-${index}`,
+      agent: null,
+      state: 'TASK_STATE_COMPLETED' as const,
+      sub_state: null,
+      criteria: null,
+    }));
+    const task = withExtension(base.task, { ...readExtension(base.task), sub_tasks: rows });
+    let inFlight = 0;
+    let most = 0;
+    const gets: string[] = [];
+    const store = Object.create(harness.store) as typeof harness.store;
+    store.get = async (taskId: string) => {
+      gets.push(taskId);
+      most = Math.max(most, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      inFlight--;
+      return harness.store.get(taskId);
+    };
+    const tree = await usageTree(store, task);
+    expect(gets).toEqual(rows.map((row) => row.task_id));
+    expect(most).toBe(CHILDREN_READ_AT_ONCE);
+    expect(tree.children).toEqual([]);
+    expect(tree.total).toEqual(readUsage(task));
   });
 
   it('counts a remote child by what its agent reports, and one that reports nothing as unknown, not zero', async () => {
