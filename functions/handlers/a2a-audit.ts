@@ -7,6 +7,7 @@ import * as z from 'zod';
 import { AUDIT_JSON_RPC_METHOD, AUDIT_REST_SUFFIX } from '../core/audit/identifiers.js';
 import { A2aError, toA2aError } from '../service/a2a-errors.js';
 import { taskTimeline } from '../service/audit-timeline.js';
+import { callsMethod, ExtensionRequestSchema, invalidParams } from './a2a/extension-request.js';
 import type { JsonRpcReply } from './a2a/json-rpc.js';
 import { jsonRpcFailure } from './a2a/json-rpc.js';
 import type { RestReply } from './a2a/rest-request.js';
@@ -20,47 +21,23 @@ const ParamsSchema = z.strictObject({
   subTasks: z.boolean().optional(),
 });
 
-const RequestSchema = z.object({
-  jsonrpc: z.literal('2.0'),
-  id: z.union([z.string(), z.number(), z.null()]).optional(),
-  method: z.literal(AUDIT_JSON_RPC_METHOD),
-  params: z.unknown(),
-});
-
 /** Whether a JSON-RPC body calls the extension's method (read before any A2A dispatch). */
-export const isAuditJsonRpc = (body: string): boolean => {
-  try {
-    return (JSON.parse(body) as { method?: unknown } | null)?.method === AUDIT_JSON_RPC_METHOD;
-  } catch {
-    return false;
-  }
-};
+export const isAuditJsonRpc = (body: string): boolean =>
+  callsMethod(body, new Set([AUDIT_JSON_RPC_METHOD]));
 
 export const answerAuditJsonRpc = async (
   body: string,
   caller: string,
   audit: Audit
 ): Promise<JsonRpcReply> => {
-  const request = RequestSchema.safeParse(JSON.parse(body));
+  const request = ExtensionRequestSchema.safeParse(JSON.parse(body));
   if (!request.success) {
     return jsonRpcFailure(null, new A2aError('InvalidRequest', 'not a JSON-RPC 2.0 request'));
   }
   const id = request.data.id ?? null;
   const operation = AUDIT_JSON_RPC_METHOD;
   const params = ParamsSchema.safeParse(request.data.params);
-  if (!params.success) {
-    const issue = params.error.issues[0];
-    return {
-      ...jsonRpcFailure(
-        id,
-        new A2aError(
-          'InvalidParams',
-          `invalid params: ${issue?.path.join('.') || 'params'}: ${issue?.message ?? ''}`
-        )
-      ),
-      operation,
-    };
-  }
+  if (!params.success) return { ...jsonRpcFailure(id, invalidParams(params.error)), operation };
   try {
     const timeline = await taskTimeline(audit, {
       taskId: params.data.id,

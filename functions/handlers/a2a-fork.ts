@@ -14,6 +14,7 @@ import type { HistoryPoint } from '../core/loop/history-point.js';
 import { MAX_PARTICIPANTS, ParticipantSchema } from '../core/task/extension.schema.js';
 import { A2aError, toA2aError } from '../service/a2a-errors.js';
 import type { A2aService, HistorySources } from '../service/a2a-service.js';
+import { callsMethod, ExtensionRequestSchema, invalidParams } from './a2a/extension-request.js';
 import type { JsonRpcReply } from './a2a/json-rpc.js';
 import { jsonRpcFailure } from './a2a/json-rpc.js';
 import type { RestReply, RestRequest } from './a2a/rest-request.js';
@@ -51,14 +52,6 @@ const pointOf = (params: z.infer<typeof TaskAtParamsSchema>): HistoryPoint =>
       ? { kind: 'before_turn', turn: params.beforeTurn }
       : { kind: 'latest' };
 
-const invalidParams = (error: z.ZodError) => {
-  const issue = error.issues[0];
-  return new A2aError(
-    'InvalidParams',
-    `invalid params: ${issue?.path.join('.') || 'params'}: ${issue?.message ?? ''}`
-  );
-};
-
 /** One of the two methods, answered with a Task; `taskId` named by the request. */
 const answerMethod = async (
   method: string,
@@ -87,22 +80,8 @@ const answerMethod = async (
 
 const METHODS = new Set([FORK_JSON_RPC_METHOD, TASK_AT_JSON_RPC_METHOD]);
 
-const RequestSchema = z.object({
-  jsonrpc: z.literal('2.0'),
-  id: z.union([z.string(), z.number(), z.null()]).optional(),
-  method: z.string(),
-  params: z.unknown(),
-});
-
 /** Whether a JSON-RPC body calls one of the methods (read before any A2A dispatch). */
-export const isForkJsonRpc = (body: string): boolean => {
-  try {
-    const method = (JSON.parse(body) as { method?: unknown } | null)?.method;
-    return typeof method === 'string' && METHODS.has(method);
-  } catch {
-    return false;
-  }
-};
+export const isForkJsonRpc = (body: string): boolean => callsMethod(body, METHODS);
 
 export const answerForkJsonRpc = async (
   body: string,
@@ -110,7 +89,7 @@ export const answerForkJsonRpc = async (
   service: A2aService,
   sources: HistorySources
 ): Promise<JsonRpcReply> => {
-  const request = RequestSchema.safeParse(JSON.parse(body));
+  const request = ExtensionRequestSchema.safeParse(JSON.parse(body));
   if (!request.success) {
     return jsonRpcFailure(null, new A2aError('InvalidRequest', 'not a JSON-RPC 2.0 request'));
   }

@@ -8,7 +8,7 @@ import type {
 import type { AuditSources } from '../core/audit/sources.js';
 import { TaskClosedError } from '../core/errors.js';
 import { cancelTask } from '../core/intake/control.js';
-import { compactionAtPoint, forkTask } from '../core/intake/fork-task.js';
+import { forkTask } from '../core/intake/fork-task.js';
 import { receiveMessage } from '../core/intake/receive-message.js';
 import { redactMessage, redactSecrets } from '../core/intake/redact.js';
 import { startTask } from '../core/intake/start-task.js';
@@ -306,10 +306,7 @@ export class A2aService {
     const text = request.text === undefined ? undefined : redactSecrets(request.text, secrets);
     const { record: fork } = await forkTask(loop, {
       original: record,
-      asItWas: read.asItWas,
-      point: read.point,
-      entries: read.entries,
-      compaction: compactionAtPoint(read.compactions, read.point.throughSeq),
+      ...read,
       caller: request.participantId,
       name: request.name,
       participants: request.participants,

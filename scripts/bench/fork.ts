@@ -1,41 +1,17 @@
-import type { Model, ModelRequest, ModelResponse } from '../../functions/core/ports/model.js';
-import { scripted } from '../../functions/core/testing/scripted-model.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
 import type { BenchFigures } from './figures.js';
-import { sendMessage, TOKEN, userMessage, waitParked } from './local-client.js';
+import { callJsonRpc, sendMessage, userMessage, waitParked } from './local-client.js';
 import { type DynamoDbMeter, itemsOf, READ_COMMANDS, WRITE_COMMANDS } from './meter.js';
-import type { SwitchModel } from './models.js';
+import { AnswerEveryCall, type SwitchModel } from './models.js';
 import { median } from './stats.js';
 
-/** A model that answers every call with a line of text: a conversation as long as it is asked. */
-class AnswerEveryCall implements Model {
-  #calls = 0;
-
-  async invoke(_request: ModelRequest): Promise<ModelResponse> {
-    return scripted({ text: `answer ${this.#calls + 1}` }, this.#calls++);
-  }
-}
-
 /** ForkTask at the task's last point, over JSON-RPC: the fork's id. */
-const fork = async (url: string, taskId: string): Promise<string> => {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      'A2A-Version': '1.0',
-      Authorization: `Bearer ${TOKEN}`,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tiny-harness/ForkTask',
-      params: { id: taskId, historyLength: 0 },
-    }),
-  });
-  const body = (await response.json()) as { result?: { id: string }; error?: unknown };
-  if (body.result === undefined) throw new Error(`ForkTask failed: ${JSON.stringify(body.error)}`);
-  return body.result.id;
-};
+const fork = async (url: string, taskId: string): Promise<string> =>
+  (
+    (await callJsonRpc(url, 'tiny-harness/ForkTask', { id: taskId, historyLength: 0 })) as {
+      id: string;
+    }
+  ).id;
 
 type ForkFigures = NonNullable<BenchFigures['fork']>;
 

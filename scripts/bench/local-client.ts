@@ -118,6 +118,24 @@ export interface SendOptions {
   historyLength?: number;
 }
 
+/** A JSON-RPC method called as the benchmark's participant: its result, or a failure. */
+export const callJsonRpc = async (url: string, method: string, params: unknown) => {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      'A2A-Version': '1.0',
+      Authorization: `Bearer ${TOKEN}`,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: ++requestCounter, method, params }),
+  });
+  const body = (await response.json()) as { result?: unknown; error?: unknown };
+  if (body.result === undefined) throw new Error(`${method} failed: ${JSON.stringify(body)}`);
+  return body.result;
+};
+
+let requestCounter = 0;
+
 /** SendMessage over JSON-RPC, as any A2A client sends it; the answer's task. */
 export const sendMessage = async (
   url: string,
@@ -135,18 +153,8 @@ export const sendMessage = async (
     },
     metadata: undefined,
   });
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      'A2A-Version': '1.0',
-      Authorization: `Bearer ${TOKEN}`,
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: messageCounter, method: 'SendMessage', params }),
-  });
-  const body = (await response.json()) as { result?: unknown; error?: unknown };
-  if (body.result === undefined) throw new Error(`SendMessage failed: ${JSON.stringify(body)}`);
-  const payload = SendMessageResponse.fromJSON(body.result).payload;
+  const result = await callJsonRpc(url, 'SendMessage', params);
+  const payload = SendMessageResponse.fromJSON(result).payload;
   if (payload?.$case !== 'task') throw new Error('SendMessage answered without a task');
   return payload.value;
 };

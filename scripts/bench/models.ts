@@ -113,3 +113,12 @@ export class ChildPairModel implements Model {
     this.#held.delete(childId);
   }
 }
+
+/** A model that answers every call with a line of text: a conversation as long as it is asked. */
+export class AnswerEveryCall implements Model {
+  #calls = 0;
+
+  async invoke(_request: ModelRequest): Promise<ModelResponse> {
+    return scripted({ text: `answer ${this.#calls + 1}` }, this.#calls++);
+  }
+}

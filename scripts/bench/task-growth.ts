@@ -1,15 +1,13 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { taskKey } from '../../functions/adapters/dynamodb/item-codec.js';
-import type { Model, ModelRequest, ModelResponse } from '../../functions/core/ports/model.js';
 import type { TaskRecord } from '../../functions/core/ports/task-store.js';
 import { readExtension, withExtension } from '../../functions/core/task/a2a-task.js';
 import type { Step, SubTaskRow } from '../../functions/core/task/extension.schema.js';
-import { scripted } from '../../functions/core/testing/scripted-model.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
 import type { BenchFigures } from './figures.js';
 import { sendMessage, userMessage } from './local-client.js';
 import type { DynamoDbMeter } from './meter.js';
-import type { SwitchModel } from './models.js';
+import { AnswerEveryCall, type SwitchModel } from './models.js';
 
 /** The task sizes measured: sub-task rows and plan steps. */
 export const GROWTH_SIZES = [
@@ -21,14 +19,6 @@ export const GROWTH_SIZES = [
 
 /** Chat turns measured per size (after one that is not). */
 const TURNS = 3;
-
-class AnswerEveryCall implements Model {
-  #calls = 0;
-
-  async invoke(_request: ModelRequest): Promise<ModelResponse> {
-    return scripted({ text: `noted ${this.#calls + 1}` }, this.#calls++);
-  }
-}
 
 /** Rows of children that ended: the turn reads them, nothing follows them. */
 const rows = (count: number, taskId: string): SubTaskRow[] =>

@@ -1,34 +1,23 @@
-import { type Task, TaskState } from '@a2a-js/sdk';
-import { TASK_METADATA_KEY } from '../a2a/identifiers.js';
+import type { Task } from '@a2a-js/sdk';
 import { FORK_AUDIT_KEY, type ForkAudit, forkAuditKey } from '../audit/fork-record.js';
 import { withDefaultBudget } from '../loop/budget.js';
-import { accountCreditOf } from '../loop/budget-account.js';
 import type { CompactionRecord } from '../loop/compaction.js';
 import type { LoopDeps } from '../loop/deps.js';
 import type { HistoryEntry } from '../loop/history.schema.js';
 import type { ResolvedPoint } from '../loop/history-point.js';
 import { initialLoopState } from '../loop/loop-state.schema.js';
-import { EMPTY_USAGE } from '../loop/usage.js';
-import type { AuditRecord, TaskCommit, TaskRecord } from '../ports/task-store.js';
+import type { TaskCommit, TaskRecord } from '../ports/task-store.js';
 import { readExtension } from '../task/a2a-task.js';
 import type { Participant, Plan, TaskExtension } from '../task/extension.schema.js';
 import { newTaskParticipants } from '../task/new-participants.js';
 import { runCreation } from '../unit-of-work/interpreter.js';
-import { AUDIT_TEXT_LIMIT, intakeAudit, type Started } from './start-task.js';
-
-/** The compaction the model was shown at a point: the latest one made by then. */
-export const compactionAtPoint = (
-  records: readonly CompactionRecord[],
-  throughSeq: number
-): CompactionRecord | undefined =>
-  records
-    .filter((record) => (record.history_seq ?? record.removed_through) <= throughSeq)
-    .filter((record) => record.removed_through <= throughSeq)
-    .reduce<CompactionRecord | undefined>(
-      (latest, record) =>
-        latest === undefined || record.removed_through > latest.removed_through ? record : latest,
-      undefined
-    );
+import {
+  firstMessageWrites,
+  openingCredits,
+  type Started,
+  startedOf,
+  submittedTask,
+} from './start-task.js';
 
 export interface ForkTaskInput {
   /** The original as read now (its participants say who may fork it). */
@@ -119,14 +108,7 @@ export function forkTask(deps: LoopDeps, input: ForkTaskInput): Promise<Started>
   const taskId = deps.ids.next('task');
   const contextId = deps.ids.next('ctx');
   const now = deps.clock.now();
-  const task: Task = {
-    id: taskId,
-    contextId,
-    status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now },
-    artifacts: [],
-    history: [],
-    metadata: { [TASK_METADATA_KEY]: extension },
-  };
+  const task = submittedTask(taskId, contextId, extension, now);
   const audit: ForkAudit = {
     from_task_id: original.task.id,
     fork_task_id: taskId,
@@ -135,22 +117,10 @@ export function forkTask(deps: LoopDeps, input: ForkTaskInput): Promise<Started>
     by: caller,
     at: now,
   };
-  const sender = extension.participants.find((participant) => participant.id === caller);
-  const intake: AuditRecord[] =
+  const first =
     message === undefined
-      ? []
-      : [
-          intakeAudit(
-            message.messageId,
-            {
-              participant_id: caller,
-              accepted: true,
-              reason: null,
-              text: message.text.slice(0, AUDIT_TEXT_LIMIT),
-            },
-            now
-          ),
-        ];
+      ? { enqueue: [], audit: [] }
+      : firstMessageWrites({ id: message.messageId, text: message.text }, caller, extension, now);
   const { compaction } = input;
   const commit: Extract<TaskCommit, { kind: 'create' }> = {
     kind: 'create',
@@ -171,34 +141,14 @@ export function forkTask(deps: LoopDeps, input: ForkTaskInput): Promise<Started>
     },
     history: input.entries.filter((entry) => entry.seq <= point.throughSeq),
     events: [{ kind: 'task', task }],
-    enqueue:
-      message === undefined || message.text.trim() === ''
-        ? []
-        : [
-            {
-              kind: 'message',
-              id: message.messageId,
-              participantId: caller,
-              source: sender?.kind === 'agent' ? 'agent' : 'human',
-              text: message.text,
-            },
-          ],
-    audit: [{ key: FORK_AUDIT_KEY, value: audit }, ...intake],
-    budgetCredits:
-      extension.budget === undefined
-        ? []
-        : [{ taskId, amounts: accountCreditOf(undefined, extension.budget, EMPTY_USAGE) }],
+    enqueue: first.enqueue,
+    audit: [{ key: FORK_AUDIT_KEY, value: audit }, ...first.audit],
+    budgetCredits: openingCredits(taskId, extension),
     forkOf: {
       taskId: original.task.id,
       forkId: taskId,
       audit: { key: forkAuditKey(taskId), value: audit },
     },
   };
-  return runCreation(deps, {
-    commit,
-    created: ({ record, enqueued }) => {
-      if (record === undefined) throw new Error('a create commit returns the record');
-      return { record, inboxSeq: enqueued[0] ?? 0 };
-    },
-  });
+  return runCreation(deps, { commit, created: startedOf });
 }

@@ -4,11 +4,12 @@ import { InvalidEnvelopeError } from '../errors.js';
 import { withDefaultBudget } from '../loop/budget.js';
 import { accountCreditOf } from '../loop/budget-account.js';
 import type { LoopDeps } from '../loop/deps.js';
+import type { InboxItemDraft } from '../loop/inbox.schema.js';
 import { initialLoopState } from '../loop/loop-state.schema.js';
 import { EMPTY_USAGE } from '../loop/usage.js';
 import type { InheritedSettings } from '../ports/agent-directory.js';
 import type { PushConfig } from '../ports/push-config-store.js';
-import type { AuditRecord, TaskRecord } from '../ports/task-store.js';
+import type { AuditRecord, BudgetEntry, CommitResult, TaskRecord } from '../ports/task-store.js';
 import {
   extensionFromEnvelope,
   extensionFromText,
@@ -130,6 +131,65 @@ export interface Started {
   inboxSeq: number;
 }
 
+/** What a creation answers: the task as stored and where its first message was queued. */
+export const startedOf = ({ record, enqueued }: CommitResult): Started => {
+  if (record === undefined) throw new Error('a create commit returns the record');
+  return { record, inboxSeq: enqueued[0] ?? 0 };
+};
+
+/** A new task as its creation stores it: submitted, with its extension and no history yet. */
+export const submittedTask = (
+  taskId: string,
+  contextId: string,
+  extension: TaskExtension,
+  now: string
+): Task => ({
+  id: taskId,
+  contextId,
+  status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now },
+  artifacts: [],
+  // The transcript lives in the store as many small entries; the task item stays small.
+  history: [],
+  metadata: { [TASK_METADATA_KEY]: extension },
+});
+
+/**
+ * A new task's first message, as its creation writes it: waiting in the inbox for the first drain
+ * (unless it has no text: the task then parks without a model call) and its intake row.
+ */
+export const firstMessageWrites = (
+  message: { id: string; text: string },
+  sender: string,
+  extension: TaskExtension,
+  now: string
+): { enqueue: InboxItemDraft[]; audit: AuditRecord[] } => {
+  const participant = extension.participants.find((p) => p.id === sender);
+  const row = { participant_id: sender, accepted: true, reason: null };
+  return {
+    enqueue:
+      message.text.trim() === ''
+        ? []
+        : [
+            {
+              kind: 'message',
+              id: message.id,
+              participantId: sender,
+              source: participant?.kind === 'agent' ? 'agent' : 'human',
+              text: message.text,
+            },
+          ],
+    audit: [
+      intakeAudit(message.id, { ...row, text: message.text.slice(0, AUDIT_TEXT_LIMIT) }, now),
+    ],
+  };
+};
+
+/** A new task with a budget opens its account at its limits: it has spent nothing. */
+export const openingCredits = (taskId: string, extension: TaskExtension): BudgetEntry[] =>
+  extension.budget === undefined
+    ? []
+    : [{ taskId, amounts: accountCreditOf(undefined, extension.budget, EMPTY_USAGE) }];
+
 /**
  * Creates a task from its first message (A2A SendMessage without a task id). The extension comes
  * from the message's task envelope, or defaults from its text. The task, its first event (the
@@ -152,16 +212,8 @@ export function startTask(deps: LoopDeps, input: StartTaskInput): Promise<Starte
   const taskId = input.taskId ?? deps.ids.next('task');
   const contextId = message.contextId || deps.ids.next('ctx');
   const now = deps.clock.now();
-  const task: Task = {
-    id: taskId,
-    contextId,
-    status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now },
-    artifacts: [],
-    // The transcript lives in the store as many small entries; the task item stays small.
-    history: [],
-    metadata: { [TASK_METADATA_KEY]: extension },
-  };
-  const participant = extension.participants.find((p) => p.id === sender);
+  const task = submittedTask(taskId, contextId, extension, now);
+  const first = firstMessageWrites({ id: message.messageId, text }, sender, extension, now);
   return runCreation(deps, {
     commit: {
       kind: 'create',
@@ -179,41 +231,11 @@ export function startTask(deps: LoopDeps, input: StartTaskInput): Promise<Starte
         inboxCount: 0,
       },
       events: [{ kind: 'task', task }],
-      enqueue:
-        text.trim() === ''
-          ? []
-          : [
-              {
-                kind: 'message',
-                id: message.messageId,
-                participantId: sender,
-                source: participant?.kind === 'agent' ? 'agent' : 'human',
-                text,
-              },
-            ],
-      audit: [
-        intakeAudit(
-          message.messageId,
-          {
-            participant_id: sender,
-            accepted: true,
-            reason: null,
-            text: text.slice(0, AUDIT_TEXT_LIMIT),
-          },
-          now
-        ),
-      ],
+      ...first,
       pushConfigs: input.pushConfig === undefined ? [] : [input.pushConfig],
-      // A task with a budget opens its account at its limits: it has spent nothing.
-      budgetCredits:
-        extension.budget === undefined
-          ? []
-          : [{ taskId, amounts: accountCreditOf(undefined, extension.budget, EMPTY_USAGE) }],
+      budgetCredits: openingCredits(taskId, extension),
     },
-    created: ({ record, enqueued }) => {
-      if (record === undefined) throw new Error('a create commit returns the record');
-      return { record, inboxSeq: enqueued[0] ?? 0 };
-    },
+    created: startedOf,
     existing:
       input.taskId === undefined ? undefined : existingStart(input.taskId, message.messageId),
   });

@@ -1,4 +1,8 @@
+import type { Task } from '@a2a-js/sdk';
 import { HistoryPointError } from '../errors.js';
+import type { LoggedEvent } from '../ports/event-log.js';
+import type { TaskRecord } from '../ports/task-store.js';
+import { taskAtPoint } from '../task/task-at.js';
 import type { CompactionRecord } from './compaction.js';
 import type { HistoryEntry } from './history.schema.js';
 import type { ModelCallRecord } from './invoke-model.js';
@@ -191,4 +195,54 @@ export const historyRecordsOf = (
     }
   }
   return { marks, compactions };
+};
+
+/** The compaction the model was shown at a point: the latest one made by then. */
+export const compactionAtPoint = (
+  records: readonly CompactionRecord[],
+  throughSeq: number
+): CompactionRecord | undefined =>
+  records
+    .filter((record) => (record.history_seq ?? record.removed_through) <= throughSeq)
+    .filter((record) => record.removed_through <= throughSeq)
+    .reduce<CompactionRecord | undefined>(
+      (latest, record) =>
+        latest === undefined || record.removed_through > latest.removed_through ? record : latest,
+      undefined
+    );
+
+/** A task at a point of its history: everything a fork or a look back needs. */
+export interface TaskAtPoint {
+  point: ResolvedPoint;
+  /** The transcript through the point. */
+  entries: HistoryEntry[];
+  /** The task as its log says it was at the point (the record's task when its log has none). */
+  asItWas: Task;
+  /** The compaction the model had been shown by the point, if any. */
+  compaction: CompactionRecord | undefined;
+}
+
+/**
+ * A task at a point (pure), from what was read of it once: its record, its whole transcript, its
+ * records by key and its event log. An unknown point is a `HistoryPointError`.
+ */
+export const taskAtHistoryPoint = (
+  read: {
+    record: TaskRecord;
+    entries: readonly HistoryEntry[];
+    records: ReadonlyMap<string, unknown>;
+    log: readonly LoggedEvent[];
+  },
+  point: HistoryPoint
+): TaskAtPoint => {
+  const { record, entries } = read;
+  const taskId = record.task.id;
+  const { marks, compactions } = historyRecordsOf(read.records);
+  const resolved = resolvePoint({ taskId, entries, point, marks, turnsTaken: record.loop.turn });
+  return {
+    point: resolved,
+    entries: entries.filter((entry) => entry.seq <= resolved.throughSeq),
+    asItWas: taskAtPoint(read.log, resolved.throughSeq) ?? record.task,
+    compaction: compactionAtPoint(compactions, resolved.throughSeq),
+  };
 };

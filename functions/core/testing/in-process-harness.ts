@@ -5,12 +5,12 @@ import { Hooks } from '../hooks/hooks.js';
 import { childChangeFromRecords } from '../intake/child-change-from-records.js';
 import { type ChildChange, recordChildChange } from '../intake/child-changed.js';
 import { cancelTask, requestCompletion } from '../intake/control.js';
-import { compactionAtPoint, type ForkTaskInput, forkTask } from '../intake/fork-task.js';
+import { type ForkTaskInput, forkTask } from '../intake/fork-task.js';
 import { type Receipt, receiveMessage } from '../intake/receive-message.js';
 import { startTask } from '../intake/start-task.js';
 import { DEFAULT_LOOP_CONFIG, type LoopConfig } from '../loop/config.js';
 import type { LoopDeps } from '../loop/deps.js';
-import { type HistoryPoint, historyRecordsOf, resolvePoint } from '../loop/history-point.js';
+import { type HistoryPoint, taskAtHistoryPoint } from '../loop/history-point.js';
 import type { HarnessHookPoints } from '../loop/hook-points.js';
 import type { InheritedSettings, RegisteredAgent } from '../ports/agent-directory.js';
 import type { Model } from '../ports/model.js';
@@ -20,7 +20,6 @@ import type { Wake } from '../ports/waker.js';
 import { stateOf, subStateOf } from '../task/a2a-task.js';
 import { findEnvelope, type ServerRelations } from '../task/envelope.js';
 import { ParticipantSchema } from '../task/extension.schema.js';
-import { taskAtPoint } from '../task/task-at.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { type RunOutcome, runTask } from './driver.js';
 import { FixedClock } from './fixed-clock.js';
@@ -171,21 +170,17 @@ export class InProcessHarness {
     options: Pick<ForkTaskInput, 'name' | 'participants' | 'message'> = {}
   ): Promise<TaskRecord> {
     const original = await this.task(taskId);
-    const entries = await this.store.readHistory(taskId, 0, original.loop.historySeq);
     const audit = this.stored.existingPartition(taskId)?.audit ?? new Map<string, string>();
-    const records = new Map([...audit].map(([key, text]) => [key, JSON.parse(text) as unknown]));
-    const { marks, compactions } = historyRecordsOf(records);
-    const turnsTaken = original.loop.turn;
-    const resolved = resolvePoint({ taskId, entries, point, marks, turnsTaken });
-    const { record } = await forkTask(this.deps, {
-      original,
-      asItWas: taskAtPoint(await this.events.read(taskId), resolved.throughSeq) ?? original.task,
-      point: resolved,
-      entries: entries.filter((entry) => entry.seq <= resolved.throughSeq),
-      compaction: compactionAtPoint(compactions, resolved.throughSeq),
-      caller,
-      ...options,
-    });
+    const read = taskAtHistoryPoint(
+      {
+        record: original,
+        entries: await this.store.readHistory(taskId, 0, original.loop.historySeq),
+        records: new Map([...audit].map(([key, text]) => [key, JSON.parse(text) as unknown])),
+        log: await this.events.read(taskId),
+      },
+      point
+    );
+    const { record } = await forkTask(this.deps, { original, ...read, caller, ...options });
     this.#runnable.push(record.task.id);
     await this.settle();
     return this.task(record.task.id);

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { HistoryPointError } from '../../../functions/core/errors.js';
-import { compactionAtPoint } from '../../../functions/core/intake/fork-task.js';
+
 import type { CompactionRecord } from '../../../functions/core/loop/compaction.js';
 import type { HistoryEntry } from '../../../functions/core/loop/history.schema.js';
 import {
+  compactionAtPoint,
   historyRecordsOf,
   resolvePoint,
   type TurnMark,
