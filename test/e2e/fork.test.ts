@@ -9,7 +9,7 @@ import type { LocalStack } from '../../functions/local/local-stack.js';
 import { forkTask, taskAt } from '../../functions/view/fork.js';
 import { fetchTimeline } from '../../functions/view/timeline.js';
 import { tokenFor } from '../support/identity.js';
-import { asTask, clientFor, eventually, startStack } from '../support/local-stack.js';
+import { asTask, clientFor, eventually, fetchAs, startStack } from '../support/local-stack.js';
 import { sdkClient } from './a2a-clients.js';
 
 /** A model that answers every call with what it was last told, and keeps every request. */
@@ -28,14 +28,6 @@ class EchoModel implements Model {
     return this.requests.filter((request) => request.cacheKey === taskId);
   }
 }
-
-const fetchAs =
-  (participantId: string): typeof fetch =>
-  (input, init) => {
-    const headers = new Headers(init?.headers);
-    headers.set('Authorization', `Bearer ${tokenFor(participantId)}`);
-    return fetch(input, { ...init, headers });
-  };
 
 const send = (message: Message) => ({
   tenant: '',

@@ -6,11 +6,13 @@ import {
   stateOf,
   subStateOf,
 } from '../../functions/core/task/a2a-task.js';
+import type { SubTaskRow } from '../../functions/core/task/extension.schema.js';
 import {
   InProcessHarness,
   type InProcessHarnessOptions,
 } from '../../functions/core/testing/in-process-harness.js';
 import { ScriptedModel, type ScriptedReply } from '../../functions/core/testing/scripted-model.js';
+import { textMessage } from './messages.js';
 
 export const ALICE = 'alice';
 export const BOB = 'bob';
@@ -42,3 +44,33 @@ export const STATES = {
   FAILED: stateName(TaskState.TASK_STATE_FAILED),
   CANCELED: stateName(TaskState.TASK_STATE_CANCELED),
 } as const;
+
+/** Rows of `count` children on this harness that have ended, named `<prefix>-0`, `<prefix>-1`, ... */
+export const endedRows = (count: number, prefix = 'child'): SubTaskRow[] =>
+  Array.from({ length: count }, (_, index) => ({
+    task_id: `${prefix}-${index}`,
+    agent: null,
+    state: 'TASK_STATE_COMPLETED',
+    sub_state: null,
+    criteria: null,
+  }));
+
+/**
+ * A conversation of three messages (`one`, `two`, `three`) whose third turn compacts by the
+ * `compaction.trigger` hook (the model's replies: `a`, `b`, the summary, then the third answer),
+ * and compacts nothing after it.
+ */
+export const compactedAtThirdMessage = async (harness: InProcessHarness) => {
+  let overBudget = false;
+  harness.hooks.register('compaction.trigger', {
+    phase: 'in',
+    priority: 1,
+    run: () => ({ result: overBudget }),
+  });
+  const task = await harness.start(textMessage('one'), ALICE);
+  await harness.send(task.task.id, textMessage('two'), ALICE);
+  overBudget = true;
+  await harness.send(task.task.id, textMessage('three'), ALICE);
+  overBudget = false;
+  return task;
+};

@@ -10,7 +10,7 @@ import { WEB_DIST } from '../../functions/local/web-site.js';
 import { TEST_BEARER_TOKENS, tokenFor } from './identity.js';
 
 /** A fetch that asserts the participant, as a client of the interim identity does. */
-const fetchAs =
+export const fetchAs =
   (participantId: string): typeof fetch =>
   (input, init) => {
     const headers = new Headers(init?.headers);

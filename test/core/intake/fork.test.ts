@@ -5,7 +5,14 @@ import type { HistoryEntry } from '../../../functions/core/loop/history.schema.j
 import { historyMessageId } from '../../../functions/core/loop/history-point.js';
 import { readUsage } from '../../../functions/core/loop/usage.js';
 import type { ScriptedReply } from '../../../functions/core/testing/scripted-model.js';
-import { ALICE, BOB, harnessWith, STATES, view } from '../../support/harness.js';
+import {
+  ALICE,
+  BOB,
+  compactedAtThirdMessage,
+  harnessWith,
+  STATES,
+  view,
+} from '../../support/harness.js';
 import { envelopeMessage, textMessage } from '../../support/messages.js';
 
 const replies = (count: number, from = 1): ScriptedReply[] =>
@@ -209,17 +216,7 @@ describe('forking a task from a point in its history', () => {
       { text: 'c' },
       { text: 'forked on' },
     ]);
-    let overBudget = false;
-    harness.hooks.register('compaction.trigger', {
-      phase: 'in',
-      priority: 1,
-      run: () => ({ result: overBudget }),
-    });
-    const task = await harness.start(textMessage('one'), ALICE);
-    await harness.send(task.task.id, textMessage('two'), ALICE);
-    overBudget = true;
-    await harness.send(task.task.id, textMessage('three'), ALICE);
-    overBudget = false;
+    const task = await compactedAtThirdMessage(harness);
 
     const fork = await harness.fork(
       task.task.id,

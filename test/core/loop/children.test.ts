@@ -7,7 +7,7 @@ import {
 import { cancelTask } from '../../../functions/core/intake/control.js';
 import { readExtension, withExtension } from '../../../functions/core/task/a2a-task.js';
 import { MAX_SUB_TASKS } from '../../../functions/core/task/extension.schema.js';
-import { ALICE, BOB, harnessWith, STATES, view } from '../../support/harness.js';
+import { ALICE, BOB, endedRows, harnessWith, STATES, view } from '../../support/harness.js';
 import { envelopeMessage, textMessage } from '../../support/messages.js';
 
 const spawn = (args: Record<string, unknown>) => ({
@@ -43,13 +43,7 @@ describe('children', () => {
     const parent = await harness.start(textMessage('hi'), ALICE);
     const base = await harness.task(parent.task.id);
     const extension = readExtension(base.task);
-    const rows = Array.from({ length: MAX_SUB_TASKS }, (_, index) => ({
-      task_id: `child-${index}`,
-      agent: null,
-      state: 'TASK_STATE_COMPLETED' as const,
-      sub_state: null,
-      criteria: null,
-    }));
+    const rows = endedRows(MAX_SUB_TASKS);
     await harness.store.commit({
       kind: 'update',
       base,

@@ -9,7 +9,13 @@ import { RouteSchema, TurnRefSchema } from '../../../functions/core/loop/route.s
 import { takeTurn } from '../../../functions/core/loop/take-turn.js';
 import { StaticToolRunner } from '../../../functions/core/testing/static-tool-runner.js';
 import { zodArguments } from '../../../functions/core/tools/registry.js';
-import { ALICE, harnessWith, STATES, view } from '../../support/harness.js';
+import {
+  ALICE,
+  compactedAtThirdMessage,
+  harnessWith,
+  STATES,
+  view,
+} from '../../support/harness.js';
 import { textMessage } from '../../support/messages.js';
 
 describe('one turn of the loop', () => {
@@ -310,16 +316,7 @@ describe('compaction', () => {
       { text: 'the summary' },
       { text: 'c' },
     ]);
-    let overBudget = false;
-    harness.hooks.register('compaction.trigger', {
-      phase: 'in',
-      priority: 1,
-      run: () => ({ result: overBudget }),
-    });
-    const task = await harness.start(textMessage('one'), ALICE);
-    await harness.send(task.task.id, textMessage('two'), ALICE);
-    overBudget = true;
-    await harness.send(task.task.id, textMessage('three'), ALICE);
+    const task = await compactedAtThirdMessage(harness);
 
     const summaryRequest = model.requests[2];
     expect(summaryRequest?.tools).toEqual([]);

@@ -3,7 +3,7 @@ import { USAGE_METADATA_KEY } from '../../../functions/core/a2a/identifiers.js';
 import { costOf, readUsage } from '../../../functions/core/loop/usage.js';
 import { readExtension, withExtension } from '../../../functions/core/task/a2a-task.js';
 import { CHILDREN_READ_AT_ONCE, usageTree } from '../../../functions/service/usage-tree.js';
-import { ALICE, harnessWith, view } from '../../support/harness.js';
+import { ALICE, endedRows, harnessWith, view } from '../../support/harness.js';
 import { textMessage } from '../../support/messages.js';
 
 describe('usage and the cost ledger', () => {
@@ -53,13 +53,7 @@ describe('usage and the cost ledger', () => {
     const { harness } = harnessWith([{ text: 'Hello.' }]);
     const parent = await harness.start(textMessage('hi'), ALICE);
     const base = await harness.task(parent.task.id);
-    const rows = Array.from({ length: 60 }, (_, index) => ({
-      task_id: `missing-child-${index}`,
-      agent: null,
-      state: 'TASK_STATE_COMPLETED' as const,
-      sub_state: null,
-      criteria: null,
-    }));
+    const rows = endedRows(60, 'missing-child');
     const task = withExtension(base.task, { ...readExtension(base.task), sub_tasks: rows });
     let inFlight = 0;
     let most = 0;

@@ -14,6 +14,7 @@ import { ToolRegistry } from '../../../functions/core/tools/registry.js';
 import type { IntrinsicContext } from '../../../functions/core/tools/tool.js';
 import { invokeTool } from '../../../functions/core/unit-of-work/perform.js';
 import { deepFreeze } from '../../support/freeze.js';
+import { endedRows } from '../../support/harness.js';
 
 const AGENT = 'tiny-harness';
 
@@ -118,16 +119,8 @@ describe('the invoker in front of the intrinsics', () => {
 });
 
 describe('what one task may hold', () => {
-  const rows = (count: number) =>
-    Array.from({ length: count }, (_, index) => ({
-      task_id: `child-${index}`,
-      agent: null,
-      state: 'TASK_STATE_COMPLETED' as const,
-      sub_state: null,
-      criteria: null,
-    }));
   const full = (count: number) =>
-    context({ extension: { ...extension(), sub_tasks: rows(count) } });
+    context({ extension: { ...extension(), sub_tasks: endedRows(count) } });
 
   it('refuses a sub-task past the most one task may have, with a code the model can act on', async () => {
     expect(
