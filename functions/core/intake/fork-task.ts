@@ -1,5 +1,6 @@
 import type { Task } from '@a2a-js/sdk';
 import { FORK_AUDIT_KEY, type ForkAudit, forkAuditKey } from '../audit/fork-record.js';
+import { ParticipantsRefusedError } from '../errors.js';
 import { withDefaultBudget } from '../loop/budget.js';
 import type { CompactionRecord } from '../loop/compaction.js';
 import type { LoopDeps } from '../loop/deps.js';
@@ -47,6 +48,10 @@ export const forkParticipants = (
   creator: { sender: string; agentId: string }
 ): Participant[] => {
   const { sender, agentId } = creator;
+  // The agent works on a fork as its assignee; as its reporter it would judge its own work.
+  if (sender === agentId) {
+    throw new ParticipantsRefusedError(`the agent ${agentId} does not fork tasks`);
+  }
   const callerThere = original.find((participant) => participant.id === sender);
   const namedIds = new Set(named.map((participant) => participant.id));
   const copied = original

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FORK_AUDIT_KEY, forkAuditKey } from '../../../functions/core/audit/fork-record.js';
-import { HistoryPointError } from '../../../functions/core/errors.js';
+import { HistoryPointError, ParticipantsRefusedError } from '../../../functions/core/errors.js';
 import type { HistoryEntry } from '../../../functions/core/loop/history.schema.js';
 import { historyMessageId } from '../../../functions/core/loop/history-point.js';
 import { readUsage } from '../../../functions/core/loop/usage.js';
@@ -14,6 +14,8 @@ import {
   view,
 } from '../../support/harness.js';
 import { envelopeMessage, textMessage } from '../../support/messages.js';
+
+const AGENT = 'tiny-harness';
 
 const replies = (count: number, from = 1): ScriptedReply[] =>
   Array.from({ length: count }, (_, index) => ({ text: `reply ${from + index}` }));
@@ -257,6 +259,49 @@ describe('forking a task from a point in its history', () => {
     );
     expect(roles).toEqual({ [BOB]: 'reporter', [ALICE]: 'watcher', 'tiny-harness': 'assignee' });
     expect(view(fork).extension.name).toBe('Shared (fork)');
+  });
+
+  it('takes named participants under a new task’s rules, and refuses the agent’s own id as the caller, creating nothing', async () => {
+    const { harness } = harnessWith(replies(1));
+    const task = await harness.start(
+      envelopeMessage(
+        'task',
+        {
+          name: 'Shared',
+          goal: 'Work together',
+          participants: [{ id: BOB, kind: 'human', role: 'watcher' }],
+        },
+        { text: 'hello' }
+      ),
+      ALICE
+    );
+    const count = async () => (await harness.store.list({ participantId: ALICE })).length;
+    const tasks = await count();
+    // A watcher forking may not hand the original's reporter, or anyone, a role that acts.
+    await expect(
+      harness.fork(
+        task.task.id,
+        BOB,
+        { kind: 'latest' },
+        { participants: [{ id: ALICE, kind: 'human', role: 'admin', display_name: '' }] }
+      )
+    ).rejects.toThrow(/only as watchers/);
+    await expect(harness.fork(task.task.id, AGENT, { kind: 'latest' })).rejects.toThrow(
+      ParticipantsRefusedError
+    );
+    expect(await count()).toBe(tasks);
+    expect(view(await harness.task(task.task.id)).extension.forks).toBeUndefined();
+    const fork = await harness.fork(
+      task.task.id,
+      BOB,
+      { kind: 'latest' },
+      { participants: [{ id: 'carol', kind: 'human', role: 'watcher', display_name: '' }] }
+    );
+    expect(
+      view(fork)
+        .extension.participants.map((p) => `${p.id}:${p.role}`)
+        .sort()
+    ).toEqual(['alice:watcher', 'bob:reporter', 'carol:watcher', `${AGENT}:assignee`]);
   });
 
   it('refuses an unknown message or a turn past the end, creating nothing', async () => {
