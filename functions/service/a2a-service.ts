@@ -25,7 +25,7 @@ import { checkAssertedParticipant } from './identity.js';
 import { listingQuery, pageOfTasks } from './list-tasks.js';
 import { PushConfigs } from './push-configs.js';
 import { visibleRecord } from './task-access.js';
-import { type HistoryLimit, historyLimit, withHistory } from './task-history.js';
+import { type HistoryLimit, historyLimit, withHistory, withHistoryOf } from './task-history.js';
 import {
   DEFAULT_STREAM_TIMING,
   type FollowTask,
@@ -313,10 +313,8 @@ export class A2aService {
       message: text === undefined ? undefined : { messageId: loop.ids.next('msg'), text },
     });
     await this.#startFirstExecution(fork.task.id);
-    return withUsageTree(
-      this.#runtime,
-      await withHistory(loop.store, fork.task, limit, { throughSeq: fork.loop.historySeq })
-    );
+    // The fork's history is what it was given: no need to read it back.
+    return withUsageTree(this.#runtime, withHistoryOf(fork.task, read.entries, limit));
   }
 
   /**
@@ -328,7 +326,7 @@ export class A2aService {
     const limit = historyLimit(request.historyLength, DEFAULT_HISTORY.getTask);
     const record = await visibleRecord(store, request.taskId, request.participantId);
     const read = await readTaskAtPoint(store, sources, record, request.point);
-    return withHistory(store, read.asItWas, limit, { throughSeq: read.point.throughSeq });
+    return withHistoryOf(read.asItWas, read.entries, limit);
   }
 
   /**

@@ -100,9 +100,19 @@ export const withHistory = async (
     throughSeq?: number | undefined;
   } = {}
 ): Promise<Task> => {
-  const cap = options.cap ?? MAX_HISTORY_MESSAGES;
   if (limit === 0) return { ...task, history: [] };
   const entries = await store.readHistory(task.id, 0, options.throughSeq);
+  return withHistoryOf(task, entries, limit, options.cap);
+};
+
+/** The task with its history as limited, from transcript entries already read (pure). */
+export const withHistoryOf = (
+  task: Task,
+  entries: readonly HistoryEntry[],
+  limit: HistoryLimit,
+  cap = MAX_HISTORY_MESSAGES
+): Task => {
+  if (limit === 0) return { ...task, history: [] };
   const messages = transcriptMessages(task, entries);
   return { ...task, history: messages.slice(-(limit === 'all' ? cap : Math.min(limit, cap))) };
 };

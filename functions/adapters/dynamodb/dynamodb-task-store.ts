@@ -15,6 +15,7 @@ import { startPendingBefore as isStartPendingBefore } from '../../core/loop/pend
 import type {
   BudgetAmounts,
   CommitResult,
+  ForkNote,
   TaskCommit,
   TaskQuery,
   TaskRecord,
@@ -431,7 +432,7 @@ export class DynamoDbTaskStore implements TaskStore {
    * A fork's note on the task it was forked from: the fork's id appended to its forks (outside
    * the version: a turn running on it is not refused) and its audit record of the fork.
    */
-  #forkNote(note: NonNullable<Extract<TaskCommit, { kind: 'create' }>['forkOf']>) {
+  #forkNote(note: ForkNote) {
     const append: TransactWriteItem = {
       Update: {
         TableName: this.#table,

@@ -25,7 +25,7 @@ import type { LoggedEvent, TaskEvent } from '../../core/ports/event-log.js';
 import { type PushConfig, PushConfigSchema } from '../../core/ports/push-config-store.js';
 import type { BudgetAmounts, TaskRecord } from '../../core/ports/task-store.js';
 import { type RemoteLink, RemoteLinkSchema } from '../../core/remote/remote-link.js';
-import { subStateOf } from '../../core/task/a2a-task.js';
+import { subStateOf, withForksListed } from '../../core/task/a2a-task.js';
 import {
   BUDGET_LIMITS,
   type BudgetLimit,
@@ -312,7 +312,10 @@ export const decodeParticipantIds = (image: ItemImage): string[] =>
  * id the item was read under.
  */
 export const decodeTaskRecord = (image: ItemImage, taskId?: string): TaskRecord => {
-  const task = withForks(taskFromJson(readJson(image, ATTR.task, 'task'), 'task'), image);
+  const task = withForksListed(
+    taskFromJson(readJson(image, ATTR.task, 'task'), 'task'),
+    forksOf(image)
+  );
   if (taskId !== undefined && task.id !== taskId) {
     throw invalid(`task (id ${JSON.stringify(task.id)} stored under ${JSON.stringify(taskId)})`);
   }
@@ -334,17 +337,12 @@ export const decodeTaskRecord = (image: ItemImage, taskId?: string): TaskRecord 
   };
 };
 
-/** The task with its forks (`ATTR.forks`, kept beside the record) in its extension. */
-const withForks = (task: Task, image: ItemImage): Task => {
-  const list = image[ATTR.forks]?.L;
-  const extension = task.metadata?.[TASK_METADATA_KEY];
-  if (list === undefined || typeof extension !== 'object' || extension === null) return task;
-  const forks = list.map((entry) => {
+/** The ids of a record item's forks (`ATTR.forks`, kept beside the record). */
+const forksOf = (image: ItemImage): string[] =>
+  (image[ATTR.forks]?.L ?? []).map((entry) => {
     if (entry.S === undefined) throw invalid('task forks (not a list of strings)');
     return entry.S;
   });
-  return { ...task, metadata: { ...task.metadata, [TASK_METADATA_KEY]: { ...extension, forks } } };
-};
 
 /** The budget account on a record item: an attribute per limit the task's budget has. */
 const budgetAvailableOf = (image: ItemImage): { budgetAvailable?: BudgetAmounts } => {

@@ -54,6 +54,19 @@ export const withExtension = (task: Task, extension: TaskExtension): Task => ({
 });
 
 /**
+ * The task as a store reads it, its extension listing the forks kept beside its record (outside
+ * its version: a fork's creation adds to them without writing the record).
+ */
+export const withForksListed = (task: Task, forks: readonly string[]): Task => {
+  const extension = task.metadata?.[TASK_METADATA_KEY];
+  if (forks.length === 0 || typeof extension !== 'object' || extension === null) return task;
+  return {
+    ...task,
+    metadata: { ...task.metadata, [TASK_METADATA_KEY]: { ...extension, forks: [...forks] } },
+  };
+};
+
+/**
  * The task's lifecycle. A task stored before the field existed reads as delegated when it has a
  * parent (it was someone's sub-task) and as a conversation otherwise.
  */

@@ -15,7 +15,7 @@ import type {
   TaskRecord,
   TaskStore,
 } from '../ports/task-store.js';
-import { isTerminalState } from '../task/a2a-task.js';
+import { isTerminalState, withForksListed } from '../task/a2a-task.js';
 import { type BudgetLimit, TaskExtensionSchema } from '../task/extension.schema.js';
 import { encodeEvent } from './in-memory-event-codec.js';
 
@@ -80,17 +80,9 @@ const encodeTask = (task: Task): string => {
 const encodeLoop = (loop: LoopState): string =>
   toJsonText(checked(LoopStateSchema, loop, 'loop state'));
 
-/** The task as stored, its extension listing the forks the partition holds. */
-const decodeTask = (text: string, forks: readonly string[]): Task => {
-  const task = Task.fromJSON(JSON.parse(text));
-  const extension = task.metadata?.[TASK_METADATA_KEY];
-  if (forks.length === 0 || typeof extension !== 'object' || extension === null) return task;
-  return { ...task, metadata: { ...task.metadata, [TASK_METADATA_KEY]: { ...extension, forks } } };
-};
-
 /** The record as read: with `pushConfigured` while the task's partition holds a push config. */
 const decodeRecord = (stored: StoredRecord, partition: TaskPartition | undefined): TaskRecord => ({
-  task: decodeTask(stored.task, partition?.forks ?? []),
+  task: withForksListed(Task.fromJSON(JSON.parse(stored.task)), partition?.forks ?? []),
   loop: JSON.parse(stored.loop) as LoopState,
   version: stored.version,
   eventSeq: stored.eventSeq,
