@@ -224,8 +224,17 @@ export const createA2aHandler = (
     // The caller's traceparent, when it sent one, is this request's parent.
     return inRequestSpan(tracing, event.headers, async (span) => {
       try {
+        let streamed: A2aHttpResult | undefined;
         const onStreamError = (error: A2aError) => {
-          if (error.kind === 'InternalError')
+          // The client left (or the server is stopping) while a read was in flight: nobody is
+          // told of the failure, and the store going away behind a stop is not an incident.
+          if (typeof streamed?.body !== 'string' && streamed?.body.destroyed === true)
+            logger.info('a2a stream ended after its client left', {
+              caller,
+              error: error.kind,
+              errorMessage: error.message,
+            });
+          else if (error.kind === 'InternalError')
             logFailure(logger, 'a2a stream failed', error, { caller });
           else
             logger.warn('a2a stream failed', {
@@ -247,8 +256,10 @@ export const createA2aHandler = (
         nameRequest(span, reply.operation, reply.status);
         logger.info('a2a request', fields);
         logFailure(logger, 'a2a request failed', reply.error, fields);
-        if (reply.stream !== undefined)
-          return respondStream(reply.stream, extensionHeaders(activated));
+        if (reply.stream !== undefined) {
+          streamed = respondStream(reply.stream, extensionHeaders(activated));
+          return streamed;
+        }
         return respond(
           reply.status,
           CONTENT_TYPE[binding],

@@ -276,6 +276,49 @@ describe.each(BINDINGS)('streaming over %s (A2A §3.1.2, §3.1.6)', (binding) =>
     expect(reads.mock.calls.length).toBe(readsAtEnd);
   });
 
+  it('does not report a read that fails after its client left as a failure (a stop takes the store away behind it)', async () => {
+    const { setup, taskId } = await startedConversation(binding, [{ text: 'Hello Alice.' }]);
+    const subscribe =
+      binding === 'JSON-RPC'
+        ? {
+            body: JSON.stringify({
+              jsonrpc: '2.0',
+              id: 1,
+              method: 'SubscribeToTask',
+              params: { id: taskId },
+            }),
+          }
+        : { path: `/tasks/${taskId}:subscribe` };
+    const response = await setup.rawCall({
+      ...subscribe,
+      headers: {
+        'Content-Type': 'application/json',
+        'A2A-Version': '1.0',
+        ...authorizationFor(ALICE),
+      },
+    });
+    const body = response.body as Readable;
+    await new Promise((resolve) => body.once('data', resolve));
+    let failRead: (error: Error) => void = () => undefined;
+    const inFlight = new Promise<never>((_, reject) => {
+      failRead = reject;
+    });
+    const reads = vi.spyOn(setup.harness.deps.events, 'read').mockReturnValueOnce(inFlight);
+    await vi.waitFor(() => expect(reads).toHaveBeenCalled());
+
+    body.destroy();
+    failRead(new Error('connect ECONNREFUSED'));
+
+    await vi.waitFor(() =>
+      expect(setup.logs()).toContainEqual(
+        expect.objectContaining({ message: 'a2a stream ended after its client left' })
+      )
+    );
+    expect(setup.logs()).not.toContainEqual(
+      expect.objectContaining({ message: 'a2a stream failed' })
+    );
+  });
+
   it('replays a log longer than a page whole and in order, a page at a time', async () => {
     const { setup, taskId } = await startedConversation(binding, [{ text: 'Hello Alice.' }]);
     const { events, store } = setup.harness.deps;
