@@ -135,6 +135,7 @@ export class A2aService {
       : (accepted.record ?? (await this.#record(taskId)));
     return withUsageTree(
       this.#runtime,
+      record,
       await withHistory(store, record.task, limit, { throughSeq: record.loop.historySeq })
     );
   }
@@ -289,7 +290,7 @@ export class A2aService {
     const limit = historyLimit(options.historyLength, DEFAULT_HISTORY.getTask);
     const { store } = this.#runtime.loop;
     const record = await visibleRecord(store, options.taskId, options.participantId);
-    return withUsageTree(this.#runtime, await withHistory(store, record.task, limit));
+    return withUsageTree(this.#runtime, record, await withHistory(store, record.task, limit));
   }
 
   /**
@@ -314,7 +315,7 @@ export class A2aService {
     });
     await this.#startFirstExecution(fork.task.id);
     // The fork's history is what it was given: no need to read it back.
-    return withUsageTree(this.#runtime, withHistoryOf(fork.task, read.entries, limit));
+    return withUsageTree(this.#runtime, fork, withHistoryOf(fork.task, read.entries, limit));
   }
 
   /**
@@ -376,7 +377,8 @@ export class A2aService {
         throw new A2aError('TaskNotCancelable', 'the task has ended');
       throw error;
     }
-    return withUsageTree(this.#runtime, await this.#task(taskId));
+    const canceled = await this.#record(taskId);
+    return withUsageTree(this.#runtime, canceled, canceled.task);
   }
 
   /**

@@ -9,7 +9,7 @@ import {
   type TaskUsage,
 } from '../core/loop/usage.js';
 import type { RemoteLinks } from '../core/ports/remote-links.js';
-import type { TaskStore } from '../core/ports/task-store.js';
+import type { TaskRecord, TaskStore } from '../core/ports/task-store.js';
 import { childIdOf } from '../core/remote/remote-link.js';
 import { readExtension } from '../core/task/a2a-task.js';
 import { namesParent } from '../core/task/links.js';
@@ -17,13 +17,15 @@ import { namesParent } from '../core/task/links.js';
 /**
  * The task as a participant reads it over A2A: its usage metadata carries, beside its own usage,
  * the total of its whole sub-task tree (`tree`), children on remote agents included as their
- * agents report them, and the ids of the tasks whose usage is unknown (`tree.unknown`).
+ * agents report them, and the ids of the tasks whose usage is unknown (`tree.unknown`). `task` is
+ * `record`'s task as the caller shows it (with its history).
  */
 export const withUsageTree = async (
   deps: { loop: Pick<LoopDeps, 'store'>; remote: { links: RemoteLinks } },
+  record: TaskRecord,
   task: Task
 ): Promise<Task> => {
-  const tree = await usageTree(deps.loop.store, task, async (parentId) => {
+  const tree = await usageTree(deps.loop.store, record, async (parentId) => {
     const links = await deps.remote.links.list(parentId);
     return new Map(links.map((link) => [childIdOf(link), link.usage]));
   });
@@ -60,49 +62,57 @@ export type RemoteUsageOf = (
   parentId: string
 ) => Promise<ReadonlyMap<string, ReportedUsage | null>>;
 
-const remoteLeaf = (
+/** A child counted by what was reported for its tree: null or absent reports nothing (unknown). */
+const leaf = (
   taskId: string,
-  agent: string,
+  agent: string | undefined,
   reported: ReportedUsage | null | undefined
-): UsageTree =>
-  reported == null
-    ? { taskId, agent, own: EMPTY_USAGE, children: [], total: EMPTY_USAGE, unknown: [taskId] }
+): UsageTree => {
+  const at = agent === undefined ? {} : { agent };
+  return reported == null
+    ? { taskId, ...at, own: EMPTY_USAGE, children: [], total: EMPTY_USAGE, unknown: [taskId] }
     : {
         taskId,
-        agent,
+        ...at,
         own: reported.usage,
         children: [],
         total: reported.usage,
         unknown: reported.unknown,
       };
+};
 
 /** How many children of one task are read at once. */
 export const CHILDREN_READ_AT_ONCE = 25;
 
 /**
- * The cost ledger of a task (as the caller holds it: the root is not read again) and its
- * sub-task tree. Children on this harness are read from their records; a child on a remote agent
- * counts what its agent reports under our usage key (another tiny-harness reports its own tree),
- * and one that reports nothing is unknown, never zero. Read on demand, so it is never out of step
- * with the records.
+ * The cost ledger of a task and its sub-task tree. Each child counts what it last reported on the
+ * news that reached this task (its own tree's total: `loop.childUsage`), so a task whose children
+ * have all reported is summed from its record alone. Only a row with no report yet is looked up:
+ * a child on this harness from its record (the child has not changed since it was made, or the
+ * data is from before the roll-up), one on a remote agent from what its agent reports under our
+ * usage key; one that reports nothing is unknown, never zero.
  */
 export const usageTree = async (
   store: TaskStore,
-  task: Task,
+  record: TaskRecord,
   remoteUsageOf?: RemoteUsageOf
 ): Promise<UsageTree> => {
+  const { task } = record;
   const taskId = task.id;
   const own = readUsage(task);
   const rows = readExtension(task).sub_tasks;
+  const unreported = rows.filter((row) => record.loop.childUsage[row.task_id] === undefined);
   const reported =
-    remoteUsageOf !== undefined && rows.some((row) => row.agent !== null)
+    remoteUsageOf !== undefined && unreported.some((row) => row.agent !== null)
       ? await remoteUsageOf(taskId)
       : new Map<string, ReportedUsage | null>();
   const childOf = async (row: (typeof rows)[number]): Promise<UsageTree | undefined> => {
-    if (row.agent !== null) return remoteLeaf(row.task_id, row.agent.id, reported.get(row.task_id));
+    const rolledUp = record.loop.childUsage[row.task_id];
+    if (rolledUp !== undefined) return leaf(row.task_id, row.agent?.id, rolledUp);
+    if (row.agent !== null) return leaf(row.task_id, row.agent.id, reported.get(row.task_id));
     const child = await store.get(row.task_id);
     return child !== undefined && namesParent(child.task, taskId)
-      ? usageTree(store, child.task, remoteUsageOf)
+      ? usageTree(store, child, remoteUsageOf)
       : undefined;
   };
   // A few children at a time, in row order: a task of a thousand rows is not read one by one.

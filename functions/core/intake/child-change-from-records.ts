@@ -1,4 +1,5 @@
 import { agentIsAssignee } from '../loop/assignee.js';
+import { reportedTreeOf } from '../loop/usage-roll-up.js';
 import type { TaskRecord } from '../ports/task-store.js';
 import { lifecycleOf, readExtension, stateOf, subStateOf } from '../task/a2a-task.js';
 import { criteriaCount } from '../task/criteria.js';
@@ -12,10 +13,16 @@ const statusText = (record: TaskRecord): string =>
 
 const sameCount = (a: CriteriaCount, b: CriteriaCount) => a.met === b.met && a.total === b.total;
 
+const sameReports = (before: TaskRecord, after: TaskRecord) =>
+  JSON.stringify(before.loop.childUsage) === JSON.stringify(after.loop.childUsage);
+
 /**
  * The change a child's record underwent, as the parent must hear it: one per change of the
- * child's state, sub-state or criteria count (met / total; anything else is not the parent's
- * business). Undefined when the task has no parent on this harness or none of these changed.
+ * child's state, sub-state or criteria count (met / total), or of what its own children last
+ * reported of their usage; anything else is not the parent's business. Each carries what the
+ * child's tree has used so far, so the parent's tree usage is rolled up as news arrives: the
+ * child's own calls reach it at the child's next state change, a descendant's news at once.
+ * Undefined when the task has no parent on this harness or none of these changed.
  */
 export const childChangeFromRecords = (
   before: TaskRecord | undefined,
@@ -32,7 +39,8 @@ export const childChangeFromRecords = (
     before !== undefined &&
     stateOf(before.task) === state &&
     subStateOf(before.task) === subState &&
-    sameCount(criteriaCount(readExtension(before.task)), criteria)
+    sameCount(criteriaCount(readExtension(before.task)), criteria) &&
+    sameReports(before, after)
   ) {
     return undefined;
   }
@@ -48,6 +56,7 @@ export const childChangeFromRecords = (
     linkedByHarness: after.loop.parentTaskId === parent.task_id,
     summary: statusText(after),
     criteria,
+    usage: reportedTreeOf(after),
     changeKey: `v${after.version}`,
     order: after.version,
   };

@@ -10,7 +10,8 @@ import {
   withRecord,
   withTaskEvent,
 } from '../loop/records.js';
-import { EMPTY_USAGE, type TaskUsage } from '../loop/usage.js';
+import { EMPTY_USAGE, type ReportedUsage, type TaskUsage } from '../loop/usage.js';
+import { sameReport } from '../loop/usage-roll-up.js';
 import { applyLinkedTaskState } from '../plan/plan.js';
 import type { BudgetEntry, TaskRecord } from '../ports/task-store.js';
 import type { Wake } from '../ports/waker.js';
@@ -66,6 +67,12 @@ export interface ChildChange {
    * reports nothing. What was not charged before is charged to the budgets the parent draws on.
    */
   reportedUsage?: TaskUsage | null | undefined;
+  /**
+   * What the child's whole tree has used, as of this change (null: a remote child whose agent
+   * reports nothing); absent keeps what the parent has. The parent's tree usage is rolled up
+   * from these.
+   */
+  usage?: ReportedUsage | null | undefined;
   /**
    * The child's acceptance criteria, met / total, when the stand-in can read them (a child on
    * this harness, a remote one that reports the task extension); absent keeps the row's.
@@ -192,11 +199,15 @@ export const withChildChange = (
     existing.reason !== row.reason;
   const news = isNews(change) && !isTerminalState(stateOf(record.task));
   const charge = remoteCharge(record, change);
-  if (!rowChanged && !news && charge === undefined) return undefined;
+  const usage = change.usage;
+  const usageChanged =
+    usage !== undefined && !sameReport(record.loop.childUsage[change.childId], usage);
+  if (!rowChanged && !news && charge === undefined && !usageChanged) return undefined;
 
   let next = withLoop(changeOf(record), (loop) => ({
     ...loop,
     childOrder: { ...loop.childOrder, [change.childId]: change.order },
+    ...(usageChanged ? { childUsage: { ...loop.childUsage, [change.childId]: usage } } : {}),
   }));
   if (charge !== undefined) {
     next = withBudgetCredits(

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { APPROVER_ROLES } from '../ports/tool-runner.js';
 import { BUDGET_LIMITS } from '../task/extension.schema.js';
 import { ModelResponseSchema } from './model-response.schema.js';
-import { TaskUsageSchema } from './usage.js';
+import { ReportedUsageSchema, TaskUsageSchema } from './usage.js';
 
 /** An ancestor whose budget a task's calls draw on, and the limits it has. */
 export const BudgetHolderSchema = z.strictObject({
@@ -152,6 +152,14 @@ export const LoopStateSchema = z.strictObject({
    * and each report charges only what the last one did not.
    */
   remoteCharged: z.record(z.string(), TaskUsageSchema).default({}),
+  /**
+   * What each child last reported for its whole tree, by child id, taken from the news that
+   * reaches this task anyway (null: a remote child whose agent reports nothing). The task's tree
+   * usage is its own ledger plus these, so it is read from this record alone, never child by child.
+   * A row with no entry (a child that has not changed since it was made, or data from before the
+   * roll-up) is read from the child.
+   */
+  childUsage: z.record(z.string(), ReportedUsageSchema.nullable()).default({}),
 });
 export type LoopState = z.infer<typeof LoopStateSchema>;
 
@@ -187,4 +195,5 @@ export const initialLoopState = (): LoopState => ({
   parentTaskId: null,
   budgetHolders: [],
   remoteCharged: {},
+  childUsage: {},
 });

@@ -70,8 +70,13 @@ export const withCall = (task: Task, usage: ModelUsage, cost: number): Task => {
   return { ...task, metadata: { ...task.metadata, [USAGE_METADATA_KEY]: after } };
 };
 
-/** What a remote agent reports for its child: its tree's usage and what it cannot count. */
-export interface ReportedUsage {
-  usage: TaskUsage;
-  unknown: string[];
-}
+/**
+ * What a child reports for its whole tree: the usage it knows of, and the ids of the tasks in it
+ * whose usage is unknown (a remote agent that reports none). A child on this harness reports its
+ * own ledger plus what its children last reported; a remote agent, what it says under our key.
+ */
+export const ReportedUsageSchema = z.strictObject({
+  usage: TaskUsageSchema,
+  unknown: z.array(z.string()),
+});
+export type ReportedUsage = z.infer<typeof ReportedUsageSchema>;

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { ChildChange } from '../intake/child-changed.js';
-import { TaskUsageSchema } from '../loop/usage.js';
+import { ReportedUsageSchema } from '../loop/usage.js';
 import { isTerminalState, stateFromName } from '../task/a2a-task.js';
 import { SubStateSchema, TaskStateNameSchema } from '../task/extension.schema.js';
 import type { RemoteSnapshot } from './remote-snapshot.js';
@@ -38,7 +38,7 @@ export const RemoteLinkSchema = z.strictObject({
   /** What the parent's model reads of the latest change (the reason, when the child failed). */
   summary: z.string(),
   /** The remote task's usage as it reports it; null while it reports none (unknown, not zero). */
-  usage: z.strictObject({ usage: TaskUsageSchema, unknown: z.array(z.string()) }).nullable(),
+  usage: ReportedUsageSchema.nullable(),
   /** Changes observed so far: each is delivered to the parent with this order. */
   seq: z.int().min(0),
   /** The last change the parent's row took. */
@@ -236,6 +236,7 @@ export const undeliveredChange = (link: RemoteLink): ChildChange | undefined => 
     linkedByHarness: true,
     summary: link.summary,
     reportedUsage: link.usage?.usage ?? null,
+    usage: link.usage,
     changeKey: `remote:${link.seq}`,
     order: link.seq,
   };

@@ -97,7 +97,7 @@ describe('the server owns every relation', () => {
     }));
     const forged = await harness.task(forger.task.id);
 
-    const tree = await usageTree(harness.store, forged.task);
+    const tree = await usageTree(harness.store, forged);
     expect(tree.children).toEqual([]);
 
     const timeline = await readTimeline(

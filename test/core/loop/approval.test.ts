@@ -146,7 +146,7 @@ describe('a call that needs approval', () => {
     expect(payloads).toContain('delete_note');
     expect(payloads).not.toContain(token);
     const after = await harness.task(task.task.id);
-    expect(JSON.stringify(await usageTree(harness.store, after.task))).not.toContain(token);
+    expect(JSON.stringify(await usageTree(harness.store, after))).not.toContain(token);
   });
 
   it('approved by an admin runs exactly once, then the calls behind it, and the turn goes on', async () => {

@@ -38,7 +38,7 @@ describe('usage and the cost ledger', () => {
       output_tokens: 30,
       cost_usd: 0.00036,
     });
-    const tree = await usageTree(harness.store, parentRecord.task);
+    const tree = await usageTree(harness.store, parentRecord);
     expect(tree?.children.map((child) => child.taskId)).toEqual([childId]);
     expect(tree?.total).toEqual({
       model_calls: 4,
@@ -66,7 +66,7 @@ describe('usage and the cost ledger', () => {
       inFlight--;
       return harness.store.get(taskId);
     };
-    const tree = await usageTree(store, task);
+    const tree = await usageTree(store, { ...base, task });
     expect(gets).toEqual(rows.map((row) => row.task_id));
     expect(most).toBe(CHILDREN_READ_AT_ONCE);
     expect(tree.children).toEqual([]);
@@ -104,7 +104,7 @@ describe('usage and the cost ledger', () => {
     };
     const tree = await usageTree(
       harness.store,
-      (await harness.task(parent.task.id)).task,
+      await harness.task(parent.task.id),
       async (parentId) => {
         expect(parentId).toBe(parent.task.id);
         return new Map([

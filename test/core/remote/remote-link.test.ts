@@ -66,6 +66,7 @@ describe("a remote child's link", () => {
       linkedByHarness: true,
       summary: '',
       reportedUsage: null,
+      usage: null,
       changeKey: 'remote:1',
       order: 1,
     });
