@@ -21,7 +21,13 @@ export const ScenarioFiguresSchema = z.strictObject({
   ddb_reads_per_turn: figure,
   ddb_writes_per_turn: figure,
   rru_per_turn: figure,
+  /** Write units as DynamoDB Local reports them. */
   wru_per_turn: figure,
+  /**
+   * Write units as AWS bills them (scripts/bench/billed-units.ts), which the dollars are priced
+   * at; absent from runs before it (whose dollars used `wru_per_turn`).
+   */
+  wru_billed_per_turn: figure.optional(),
   usd_per_1000_turns: figure,
   usd_per_1000_turns_by_service: z.strictObject({
     step_functions: figure,
@@ -220,6 +226,8 @@ export const BenchFiguresSchema = z.strictObject({
           plan_steps: count,
           items_per_turn: figure,
           wru_per_turn: figure,
+          /** As AWS bills them; absent from runs before it. */
+          wru_billed_per_turn: figure.optional(),
           ms_per_turn: figure,
           record_bytes: count,
         })

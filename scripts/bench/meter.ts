@@ -1,4 +1,5 @@
 import type { DynamoDbCommandObservation } from '../../functions/composition/runtime.js';
+import { billObservation, type ItemShape } from './billed-units.js';
 
 export const READ_COMMANDS = new Set([
   'GetItem',
@@ -66,23 +67,30 @@ export const kindsOf = (input: unknown): string[] => {
 
 /**
  * Counts the runtime's DynamoDB commands while `counting`, and hands every observation, with the
- * time it completed, to its listeners.
+ * time it completed, to its listeners. It remembers every item it sees written, counting or not,
+ * so that a write's billed units can take the larger of the item before and after it.
  */
 export class DynamoDbMeter {
   counting = false;
   readRequests = 0;
   writeRequests = 0;
   readUnits = 0;
+  /** Write units as DynamoDB Local reported them (not what AWS bills: `billedWriteUnits`). */
   writeUnits = 0;
+  /** Write units as AWS bills them (scripts/bench/billed-units.ts). */
+  billedWriteUnits = 0;
   failedWrites = 0;
   /** The counted commands' durations, summed (their callers mostly wait on one at a time). */
   ms = 0;
   commands = new Map<string, number>();
   items = new Map<string, number>();
   readonly #listeners = new Set<(observation: DynamoDbCommandObservation, at: number) => void>();
+  /** Every item seen written, by `itemKey`, as it stands (kept across resets). */
+  readonly #items = new Map<string, ItemShape>();
 
   reset(): void {
     this.readRequests = this.writeRequests = this.readUnits = this.writeUnits = 0;
+    this.billedWriteUnits = 0;
     this.failedWrites = 0;
     this.ms = 0;
     this.commands = new Map();
@@ -99,6 +107,14 @@ export class DynamoDbMeter {
     if (this.#listeners.size > 0) {
       const at = Date.now();
       for (const listener of this.#listeners) listener(observation, at);
+    }
+    if (WRITE_COMMANDS.has(observation.command)) {
+      const billed = billObservation(observation, (key) => this.#items.get(key));
+      for (const { key, after } of billed.writes) {
+        if (after === undefined) this.#items.delete(key);
+        else this.#items.set(key, after);
+      }
+      if (this.counting) this.billedWriteUnits += billed.units;
     }
     if (!this.counting) return;
     const { command } = observation;

@@ -29,6 +29,13 @@ const scenarioList = (figures: BenchFigures): ScenarioFigures[] =>
     ? []
     : [figures.scenarios.chat, figures.scenarios.one_tool, figures.scenarios.four_tools];
 
+/**
+ * Whether every scenario has its write units as AWS bills them (runs before they were measured
+ * have DynamoDB Local's alone, and render as they did).
+ */
+const billedIn = (scenarios: readonly ScenarioFigures[]): boolean =>
+  scenarios.length > 0 && scenarios.every((s) => s.wru_billed_per_turn !== undefined);
+
 const runLine = (figures: BenchFigures): string => {
   const { run } = figures;
   const loads = (values: number[]) => values.map((value) => value.toFixed(2)).join(' / ');
@@ -46,6 +53,7 @@ const scenarioSections = (figures: BenchFigures, style: TableStyle): Section[] =
   if (scenarios.length === 0) return [];
   const turns = scenarios[0]?.turns ?? 0;
   const runs = scenarios[0]?.runs ?? 0;
+  const billed = billedIn(scenarios);
   const perTurnTable = (
     header: string,
     pick: (scenario: ScenarioFigures) => Record<string, number>,
@@ -76,7 +84,7 @@ const scenarioSections = (figures: BenchFigures, style: TableStyle): Section[] =
             'DDB reads/turn',
             'DDB writes/turn',
             'RRU/turn',
-            'WRU/turn',
+            ...(billed ? ['WRU/turn (as billed)', 'WRU/turn (DynamoDB Local)'] : ['WRU/turn']),
           ],
           scenarios.map((s) => [
             s.label,
@@ -89,6 +97,7 @@ const scenarioSections = (figures: BenchFigures, style: TableStyle): Section[] =
             fixed(s.ddb_reads_per_turn),
             fixed(s.ddb_writes_per_turn),
             fixed(s.rru_per_turn),
+            ...(billed ? [fixed(s.wru_billed_per_turn ?? 0)] : []),
             fixed(s.wru_per_turn),
           ])
         ),
@@ -189,7 +198,12 @@ const budgetCheckSection = (figures: BenchFigures, style: TableStyle): Section[]
             row('DynamoDB reads', (s) => s.ddb_reads_per_turn),
             row('DynamoDB writes', (s) => s.ddb_writes_per_turn),
             row('read units', (s) => s.rru_per_turn),
-            row('write units', (s) => s.wru_per_turn),
+            ...(billedIn([plain, budgeted])
+              ? [
+                  row('write units (as billed)', (s) => s.wru_billed_per_turn ?? 0),
+                  row('write units (DynamoDB Local)', (s) => s.wru_per_turn),
+                ]
+              : [row('write units', (s) => s.wru_per_turn)]),
             row('local ms', (s) => s.local_ms_per_turn, 1),
           ]
         ),
@@ -492,28 +506,41 @@ const loadSections = (figures: BenchFigures, style: TableStyle): Section[] => {
   return sections;
 };
 
-const pricesLine = (): string =>
+const pricesLine = (figures: BenchFigures): string =>
   `Prices (us-east-1, as of ${PRICES.asOf}): Step Functions Standard $0.025 per 1,000 state ` +
   `transitions; Lambda arm64 $0.0000133334 per GB-second at ${LAMBDA_MEMORY_GB * 1024} MB + ` +
   '$0.20 per 1M requests; DynamoDB on-demand $0.125 per million read units, $0.625 per million ' +
-  'write units. Excluded: the model, API Gateway, CloudWatch Logs and X-Ray, free tiers. Lambda ' +
+  'write units' +
+  (billedIn(scenarioList(figures))
+    ? ' (the write units as AWS bills them, not as DynamoDB Local reports them)'
+    : '') +
+  '. Excluded: the model, API Gateway, CloudWatch Logs and X-Ray, free tiers. Lambda ' +
   'seconds are local handler wall times (a rough proxy, not Lambda durations).';
 
 const taskGrowthSection = (figures: BenchFigures, style: TableStyle): Section[] => {
   if (figures.task_growth === null) return [];
   const { turns, rows } = figures.task_growth;
+  const billed = rows.length > 0 && rows.every((row) => row.wru_billed_per_turn !== undefined);
   return [
     {
       title: `A chat turn as the task grows (one message and one answer; ${turns} turns each, after one not counted)`,
       body: [
         table(
           style,
-          ['sub-task rows', 'plan steps', 'record bytes', 'items/turn', 'WRU/turn', 'ms/turn'],
+          [
+            'sub-task rows',
+            'plan steps',
+            'record bytes',
+            'items/turn',
+            ...(billed ? ['WRU/turn (as billed)', 'WRU/turn (DynamoDB Local)'] : ['WRU/turn']),
+            'ms/turn',
+          ],
           rows.map((row) => [
             String(row.sub_tasks),
             String(row.plan_steps),
             String(row.record_bytes),
             fixed(row.items_per_turn),
+            ...(billed ? [fixed(row.wru_billed_per_turn ?? 0)] : []),
             fixed(row.wru_per_turn),
             fixed(row.ms_per_turn, 0),
           ])
@@ -586,7 +613,7 @@ export const renderReport = (figures: BenchFigures, style: TableStyle): string =
   return [
     runLine(figures),
     ...sections.map((section) => [heading(section.title), ...section.body].join('\n\n')),
-    pricesLine(),
+    pricesLine(figures),
   ].join('\n\n');
 };
 
@@ -597,6 +624,7 @@ export const renderReadme = (figures: BenchFigures): string => {
       `${figures.run.machine.split(',')[0]}: the counts are exact, the times noisy.`,
   ];
   const scenarios = scenarioList(figures);
+  const billed = billedIn(scenarios);
   if (scenarios.length > 0) {
     parts.push(
       table(
@@ -607,6 +635,7 @@ export const renderReadme = (figures: BenchFigures): string => {
           'history events',
           'Lambda invocations',
           'DynamoDB reads / writes',
+          ...(billed ? ['write units as billed (DynamoDB Local)'] : []),
           '$ per 1,000 turns',
           'local ms',
           'in-process ms',
@@ -618,6 +647,7 @@ export const renderReadme = (figures: BenchFigures): string => {
           fixed(s.history_events_per_turn),
           fixed(s.lambda_invocations_per_turn),
           `${fixed(s.ddb_reads_per_turn)} / ${fixed(s.ddb_writes_per_turn)}`,
+          ...(billed ? [`${fixed(s.wru_billed_per_turn ?? 0)} (${fixed(s.wru_per_turn)})`] : []),
           `$${s.usd_per_1000_turns.toFixed(2)}`,
           fixed(s.local_ms_per_turn, 0),
           fixed(s.inprocess_ms_per_turn),

@@ -115,7 +115,9 @@ export interface LocalRun {
   readRequests: number;
   writeRequests: number;
   readUnits: number;
+  /** Write units as DynamoDB Local reported them, and as AWS bills them (billed-units.ts). */
   writeUnits: number;
+  billedWriteUnits: number;
   failedWrites: number;
   /** Time spent in DynamoDB calls, summed. */
   ddbMs: number;
@@ -224,6 +226,7 @@ export const runLocal = async (
     writeRequests: meter.writeRequests,
     readUnits: meter.readUnits,
     writeUnits: meter.writeUnits,
+    billedWriteUnits: meter.billedWriteUnits,
     failedWrites: meter.failedWrites,
     ddbMs: meter.ms,
     commands: meter.commands,

@@ -38,9 +38,11 @@ export const scenarioFigures = ({
   const lambda =
     invocations * 1000 * PRICES.lambdaRequest +
     billedSeconds * 1000 * LAMBDA_MEMORY_GB * PRICES.lambdaGbSecondArm64;
+  // Write units as AWS bills them, not as DynamoDB Local reports them.
+  const billedWriteUnits = perTurn((run) => run.billedWriteUnits);
   const dynamodb =
     perTurn((run) => run.readUnits) * 1000 * PRICES.readRequestUnit +
-    perTurn((run) => run.writeUnits) * 1000 * PRICES.writeRequestUnit;
+    billedWriteUnits * 1000 * PRICES.writeRequestUnit;
   const localMs = perTurn((run) => run.wallMs);
   const inProcess = median(inProcessMs.map((ms) => ms / Math.max(1, turns)));
   return {
@@ -56,6 +58,7 @@ export const scenarioFigures = ({
     ddb_writes_per_turn: perTurn((run) => run.writeRequests),
     rru_per_turn: perTurn((run) => run.readUnits),
     wru_per_turn: perTurn((run) => run.writeUnits),
+    wru_billed_per_turn: billedWriteUnits,
     usd_per_1000_turns: stepFunctions + lambda + dynamodb,
     usd_per_1000_turns_by_service: { step_functions: stepFunctions, lambda, dynamodb },
     local_ms_per_turn: localMs,

@@ -4,6 +4,7 @@ import type { TaskRecord } from '../../functions/core/ports/task-store.js';
 import { readExtension, withExtension } from '../../functions/core/task/a2a-task.js';
 import type { Step, SubTaskRow } from '../../functions/core/task/extension.schema.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
+import { type Item, itemBytes } from './billed-units.js';
 import type { BenchFigures } from './figures.js';
 import { sendMessage, userMessage } from './local-client.js';
 import type { DynamoDbMeter } from './meter.js';
@@ -40,32 +41,6 @@ const steps = (count: number): Step[] =>
     linked_tasks: [],
     state: 'pending',
   }));
-
-/**
- * A DynamoDB item's size as DynamoDB counts it: each attribute's name and value in bytes (UTF-8
- * strings, numbers about one byte per two digits, sets and lists their elements).
- */
-const itemBytes = (item: Record<string, Record<string, unknown>>): number => {
-  const valueBytes = (value: Record<string, unknown>): number => {
-    if (typeof value.S === 'string') return Buffer.byteLength(value.S);
-    if (typeof value.N === 'string') return Math.ceil(value.N.length / 2) + 1;
-    if (value.BOOL !== undefined || value.NULL !== undefined) return 1;
-    if (Array.isArray(value.SS)) {
-      return (value.SS as string[]).reduce((sum, each) => sum + Buffer.byteLength(each), 0);
-    }
-    if (Array.isArray(value.L)) {
-      return (value.L as Record<string, unknown>[]).reduce(
-        (sum, each) => sum + 1 + valueBytes(each),
-        3
-      );
-    }
-    return 0;
-  };
-  return Object.entries(item).reduce(
-    (sum, [name, value]) => sum + Buffer.byteLength(name) + valueBytes(value),
-    0
-  );
-};
 
 type GrowthFigures = NonNullable<BenchFigures['task_growth']>;
 
@@ -131,8 +106,9 @@ export const taskGrowthFigures = async (
       plan_steps: size.planSteps,
       items_per_turn: meter.writeRequests / TURNS,
       wru_per_turn: meter.writeUnits / TURNS,
+      wru_billed_per_turn: meter.billedWriteUnits / TURNS,
       ms_per_turn: ms / TURNS,
-      record_bytes: itemBytes((item ?? {}) as unknown as Record<string, Record<string, unknown>>),
+      record_bytes: itemBytes((item ?? {}) as unknown as Item),
     });
     progress(`task growth: ${size.subTasks} sub-tasks, ${size.planSteps} plan steps: done`);
   }

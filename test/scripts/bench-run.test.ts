@@ -57,6 +57,11 @@ describe('npm run bench on a tiny run', () => {
       expect(scenario?.ddb_ms_per_turn).toBeGreaterThan(0);
       expect(scenario?.ddb_ms_per_turn).toBeLessThan(scenario?.local_ms_per_turn ?? 0);
     }
+    // Write units as AWS bills them, beside DynamoDB Local's, in every scenario.
+    for (const scenario of [scenarios?.chat, scenarios?.one_tool, four]) {
+      expect(scenario?.wru_billed_per_turn).toBeGreaterThan(0);
+      expect(scenario?.wru_per_turn).toBeGreaterThan(0);
+    }
     expect(figures.renewal?.threshold_turns).toBe(200);
     expect(langgraph?.rows.map((row) => row.turns)).toEqual([3, 6]);
     expect(langgraph?.rows.every((row) => row.sqlite_saver_ms_per_turn > 0)).toBe(true);
@@ -85,6 +90,13 @@ describe('npm run bench on a tiny run', () => {
     ]);
     expect(taskGrowth[2]?.record_bytes).toBeGreaterThan((taskGrowth[0]?.record_bytes ?? 0) * 10);
     expect(taskGrowth[2]?.wru_per_turn).toBeGreaterThan(taskGrowth[0]?.wru_per_turn ?? 0);
+    // Billed, every turn writes the record at least once: a unit per KB of it, at the least.
+    for (const row of taskGrowth) {
+      expect(row.wru_billed_per_turn).toBeGreaterThanOrEqual(Math.ceil(row.record_bytes / 1024));
+    }
+    expect(taskGrowth[2]?.wru_billed_per_turn).toBeGreaterThan(
+      10 * (taskGrowth[0]?.wru_billed_per_turn ?? Number.POSITIVE_INFINITY)
+    );
     expect(taskGrowth[2]?.items_per_turn).toBe(taskGrowth[0]?.items_per_turn);
     // A fork of each conversation length: it reads the original and writes its copy.
     expect(figures.fork?.rows.map((row) => row.turns)).toEqual([2, 6]);
