@@ -1,4 +1,4 @@
-import type { ModelRequest, ModelResponse } from '../ports/model.js';
+import type { ModelRequest, ModelResponse, ModelToolCall } from '../ports/model.js';
 import type { LoopConfig } from './config.js';
 import type { HistoryEntry } from './history.schema.js';
 import type { InboxItemDraft } from './inbox.schema.js';
@@ -15,28 +15,55 @@ import { costOf, withCall } from './usage.js';
 export const MAX_TOOL_CALLS_PER_RESPONSE = 64;
 
 /**
- * The call with at most `MAX_TOOL_CALLS_PER_RESPONSE` tool calls (the first ones, in the model's
- * order), and the note that tells the model the others were not made (pure).
+ * The most bytes of arguments one response's tool calls carry. The response is held in the task
+ * record until its calls are applied, and written again in the transcript and the audit record,
+ * each one store item (400 KB at most, beside the task): past this, the calls from the first that
+ * does not fit are not made, and the model is told which.
+ */
+export const MAX_TOOL_ARGUMENT_BYTES_PER_RESPONSE = 96 * 1024;
+
+const encoder = new TextEncoder();
+
+/** How many of the calls, in order, fit both limits. */
+const callsThatFit = (toolCalls: readonly ModelToolCall[]): number => {
+  let bytes = 0;
+  for (const [index, toolCall] of toolCalls.entries()) {
+    bytes += encoder.encode(toolCall.arguments).length;
+    if (index >= MAX_TOOL_CALLS_PER_RESPONSE || bytes > MAX_TOOL_ARGUMENT_BYTES_PER_RESPONSE)
+      return index;
+  }
+  return toolCalls.length;
+};
+
+/**
+ * The call with at most `MAX_TOOL_CALLS_PER_RESPONSE` tool calls carrying at most
+ * `MAX_TOOL_ARGUMENT_BYTES_PER_RESPONSE` of arguments (the first ones, in the model's order), and
+ * the note that tells the model the others were not made and why (pure).
  */
 export const withinToolCallLimit = (
   call: ModelCall,
   ref: TurnRef
 ): { call: ModelCall; note?: InboxItemDraft } => {
   const { toolCalls } = call.response;
-  if (toolCalls.length <= MAX_TOOL_CALLS_PER_RESPONSE) return { call };
-  const dropped = toolCalls.slice(MAX_TOOL_CALLS_PER_RESPONSE);
+  const kept = callsThatFit(toolCalls);
+  if (kept === toolCalls.length) return { call };
+  const dropped = toolCalls.slice(kept);
   const names = dropped.map((toolCall) => `${toolCall.name} (${toolCall.id})`).join(', ');
+  const why =
+    kept >= MAX_TOOL_CALLS_PER_RESPONSE
+      ? `at most ${MAX_TOOL_CALLS_PER_RESPONSE} run per response`
+      : `the calls of one response carry at most ${MAX_TOOL_ARGUMENT_BYTES_PER_RESPONSE / 1024} KB of arguments`;
   return {
     call: {
       ...call,
-      response: { ...call.response, toolCalls: toolCalls.slice(0, MAX_TOOL_CALLS_PER_RESPONSE) },
+      response: { ...call.response, toolCalls: toolCalls.slice(0, kept) },
     },
     note: {
       kind: 'harness_note',
       id: `tool-calls-dropped:${ref.generation}:${ref.turn}`,
       topic: 'tool_calls_dropped',
       criteria: [],
-      text: `Your last response asked for ${toolCalls.length} tool calls; at most ${MAX_TOOL_CALLS_PER_RESPONSE} run per response, so these were not made: ${names}. Ask for those still needed in your next response.`,
+      text: `Your last response asked for ${toolCalls.length} tool calls; ${why}, so these were not made: ${names}. Ask for those still needed in your next response${kept >= MAX_TOOL_CALLS_PER_RESPONSE ? '' : ', with smaller arguments'}.`,
     },
   };
 };

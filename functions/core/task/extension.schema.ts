@@ -333,6 +333,14 @@ export const MAX_SUB_TASKS = 1_000;
 /** The most steps one `create_plan` may attach, for the same reason. */
 export const MAX_PLAN_STEPS = 500;
 
+/**
+ * The most the extension may hold, in bytes of its JSON, whatever it holds: the record that
+ * carries it is one store item (400 KB) beside the loop state, and every Task event carries it
+ * whole again. A tool call that would take it past this is refused (`tool.refused`) and changes
+ * nothing (functions/core/tools/task-room.ts).
+ */
+export const MAX_EXTENSION_BYTES = 200 * 1024;
+
 export const TaskExtensionSchema = z
   .strictObject({
     name: z.string().min(1),
@@ -359,7 +367,9 @@ export const TaskExtensionSchema = z
       .optional()
       .describe('Server-owned: the ids of the tasks forked from this one, oldest first.'),
   })
-  .describe('tiny-harness task extension data, under Task.metadata[TASK_METADATA_KEY].');
+  .describe(
+    `tiny-harness task extension data, under Task.metadata[TASK_METADATA_KEY]. At most ${MAX_EXTENSION_BYTES / 1024} KB of JSON: a tool call that would take it past is refused (tool.refused) and changes nothing.`
+  );
 export type TaskExtension = z.infer<typeof TaskExtensionSchema>;
 export type TaskExtensionInput = z.input<typeof TaskExtensionSchema>;
 

@@ -3,6 +3,7 @@ import type { ModelToolCall } from '../ports/model.js';
 import type { ToolRunner, ToolRunResult } from '../ports/tool-runner.js';
 import type { Command } from './commands.js';
 import { argumentsOf, type ToolRegistry } from './registry.js';
+import { tooLargeFor } from './task-room.js';
 import { errorResultText, type IntrinsicContext } from './tool.js';
 
 export type Invocation =
@@ -69,7 +70,8 @@ export const prepareCall = (
   if (!parsed.ok) return failure('tool.invalid_arguments', parsed.message);
 
   if (registered.execution === 'intrinsic') {
-    const outcome = registered.tool.run(parsed.value, options.context);
+    const run = registered.tool.run(parsed.value, options.context);
+    const outcome = run.ok ? (tooLargeFor(run.command, options.context.extension) ?? run) : run;
     return outcome.ok
       ? { kind: 'command', command: outcome.command, text: outcome.result }
       : failure(outcome.code, outcome.message);

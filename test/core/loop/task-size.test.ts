@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { MAX_TOOL_ARGUMENT_BYTES_PER_RESPONSE } from '../../../functions/core/loop/invoke-model.js';
+import { MAX_EXTENSION_BYTES } from '../../../functions/core/task/extension.schema.js';
+import { StaticToolRunner } from '../../../functions/core/testing/static-tool-runner.js';
+import { zodArguments } from '../../../functions/core/tools/registry.js';
+import { jsonBytes, tooLargeFor } from '../../../functions/core/tools/task-room.js';
+import { ALICE, harnessWith, STATES, view } from '../../support/harness.js';
+import { textMessage } from '../../support/messages.js';
+
+/** A plan of `steps` steps whose descriptions are `size` characters each. */
+const bigPlan = (steps: number, size: number) => ({
+  steps: Array.from({ length: steps }, (_, n) => ({
+    name: `Step ${n + 1}`,
+    description: 'd'.repeat(size),
+  })),
+});
+
+const toolResults = async (harness: ReturnType<typeof harnessWith>['harness'], taskId: string) =>
+  (await harness.store.readHistory(taskId)).flatMap((entry) =>
+    entry.kind === 'tool_result' ? [entry.output] : []
+  );
+
+/** A context large enough that nothing here is compacted (a summary would be one more call). */
+const ROOMY = { config: { turnBudgetTokens: 1_000_000, contextWindowTokens: 1_000_000 } };
+
+describe('no size is a cliff: what one task holds', () => {
+  it('refuses a command that would take the task past what it holds as a tool error, changes nothing, and the task goes on', async () => {
+    const output = 'o'.repeat(90 * 1024);
+    const complete = (step: string) => ({
+      toolCalls: [{ name: 'complete_step', arguments: { step, output } }],
+    });
+    const { harness } = harnessWith(
+      [
+        { toolCalls: [{ name: 'create_plan', arguments: bigPlan(3, 100) }] },
+        complete('Step 1'),
+        complete('Step 2'),
+        complete('Step 3'),
+        { text: 'I will keep the outputs short.' },
+      ],
+      ROOMY
+    );
+    const task = await harness.start(textMessage('plan big'), ALICE);
+
+    expect(view(task).state).toBe(STATES.INPUT_REQUIRED);
+    const steps = view(task).extension.plan?.steps ?? [];
+    expect(steps.map((step) => step.state)).toEqual(['done', 'done', 'pending']);
+    expect(steps[2]?.output).toBeNull();
+    const results = await toolResults(harness, task.task.id);
+    expect(results).toHaveLength(4);
+    expect(results[3]).toMatch(
+      /^\[tool\.refused\] this would take the task to about 2\d\d KB, past the most one task holds \(200 KB; it holds 1\d\d KB now\), so nothing was changed: give a shorter output/
+    );
+  });
+
+  it('measures what a command adds: a plan by how much it grows, a step output, a question and a row by what they add', async () => {
+    const { harness } = harnessWith([{ text: 'Hello.' }]);
+    const { extension } = view(await harness.start(textMessage('hi'), ALICE));
+    const room = MAX_EXTENSION_BYTES - jsonBytes(extension);
+    const plan = { steps: [], revision: 1, revisions: [] };
+    const refused = { ok: false, code: 'tool.refused' };
+
+    expect(tooLargeFor({ kind: 'attach_plan', plan }, extension)).toBeUndefined();
+    const output = (bytes: number) => ({
+      kind: 'complete_step' as const,
+      stepId: 'a',
+      output: 'x'.repeat(bytes),
+    });
+    // A string's JSON is its bytes and two quotes.
+    expect(tooLargeFor(output(room - 2), extension)).toBeUndefined();
+    expect(tooLargeFor(output(room - 1), extension)).toMatchObject(refused);
+    const question = 'q'.repeat(room);
+    expect(
+      tooLargeFor({ kind: 'wait_for_reply', participantId: 'p', question, options: [] }, extension)
+    ).toMatchObject(refused);
+    expect(
+      tooLargeFor({ kind: 'set_role', participantId: 'p', role: 'watcher' }, extension)
+    ).toBeUndefined();
+    expect(jsonBytes('é')).toBe(4);
+  });
+
+  it('does not make the calls past the arguments one response may carry, and tells the model which', async () => {
+    const runner = new StaticToolRunner([
+      {
+        name: 'write_down',
+        description: 'Writes a text down',
+        input: zodArguments(z.object({ text: z.string() })),
+        idempotent: true,
+        approval: null,
+        run: () => ({ output: 'written', isError: false }),
+      },
+    ]);
+    // Three calls of 40 KB each: the third passes 96 KB.
+    const text = 'w'.repeat(40 * 1024);
+    const { harness } = harnessWith(
+      [
+        {
+          toolCalls: [1, 2, 3].map((n) => ({
+            id: `c${n}`,
+            name: 'write_down',
+            arguments: { text },
+          })),
+        },
+        { text: 'Two written; I will send the third again, smaller.' },
+      ],
+      { runner, ...ROOMY }
+    );
+    const task = await harness.start(textMessage('write it all'), ALICE);
+
+    expect(MAX_TOOL_ARGUMENT_BYTES_PER_RESPONSE).toBe(96 * 1024);
+    expect(runner.calls).toHaveLength(2);
+    expect(view(task).state).toBe(STATES.INPUT_REQUIRED);
+    const note = (await harness.store.readHistory(task.task.id)).find(
+      (entry) => entry.kind === 'harness_note'
+    );
+    expect(note?.kind === 'harness_note' && note.text).toContain(
+      'asked for 3 tool calls; the calls of one response carry at most 96 KB of arguments, so these were not made: write_down (c3). Ask for those still needed in your next response, with smaller arguments.'
+    );
+  });
+});
