@@ -6,7 +6,7 @@ import { stateOf, subStateOf } from '../task/a2a-task.js';
 import { errorResultText } from '../tools/tool.js';
 import type { ApprovalDecision, LoopState, PendingApproval } from './loop-state.schema.js';
 import { agentMessage } from './messages.js';
-import { type Change, withLoop, withStatusChange } from './records.js';
+import { type Change, statusMetadataOf, withLoop, withStatusChange } from './records.js';
 
 /**
  * A participant's approval before a call that can do harm (pure). A call whose tool needs one is
@@ -213,7 +213,8 @@ const withWaitingRelisted = (change: Change, now: string): Change => {
   );
   // The same state again is no event by itself; the calls a client may still answer are news to
   // whoever follows the task, so they are told.
-  const { status, metadata } = next.record.task;
+  const { status } = next.record.task;
+  const metadata = statusMetadataOf(next.record.task);
   return {
     ...next,
     events: [

@@ -1,4 +1,5 @@
-import type { TaskState } from '@a2a-js/sdk';
+import type { Task, TaskState } from '@a2a-js/sdk';
+import { TASK_METADATA_KEY } from '../a2a/identifiers.js';
 import type { TaskEvent } from '../ports/event-log.js';
 import type { PushConfig } from '../ports/push-config-store.js';
 import type { AuditRecord, BudgetEntry, TaskCommit, TaskRecord } from '../ports/task-store.js';
@@ -77,6 +78,18 @@ export const withTaskEvent = (change: Change): Change => ({
 });
 
 /**
+ * What a status update carries of the task's metadata: everything but the task extension (its
+ * sub-state and usage, say). The extension travels in Task events, which follow every change of
+ * it; a status update carrying it too would log the whole plan and every sub-task row twice a
+ * turn, and a task's events would grow with the task.
+ */
+export const statusMetadataOf = (task: Task): Task['metadata'] => {
+  if (task.metadata === undefined) return undefined;
+  const { [TASK_METADATA_KEY]: _extension, ...rest } = task.metadata;
+  return rest;
+};
+
+/**
  * The task with a new status. A change of state or sub-state is logged as a status update (every
  * subscriber and push config reads it) and runs the `task.state_changed` hooks once committed;
  * the same state and sub-state again only updates the status message and timestamp.
@@ -101,7 +114,7 @@ export const withStatusChange = (
           taskId: task.id,
           contextId: task.contextId,
           status: task.status,
-          metadata: task.metadata,
+          metadata: statusMetadataOf(task),
         },
       },
     ],

@@ -23,7 +23,12 @@ export const taskAtPoint = (log: readonly LoggedEvent[], throughSeq: number): Ta
       task = event.task;
     } else if (task !== undefined && event.kind === 'status_update') {
       const { status, metadata } = event.statusUpdate;
-      task = { ...task, status: status ?? task.status, metadata: metadata ?? task.metadata };
+      // A status update carries the metadata but the extension (older ones carried it too).
+      task = {
+        ...task,
+        status: status ?? task.status,
+        metadata: { ...task.metadata, ...metadata },
+      };
     } else if (task !== undefined && event.kind === 'artifact_update') {
       const { artifact, append } = event.artifactUpdate;
       if (artifact !== undefined) {

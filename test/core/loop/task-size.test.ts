@@ -1,5 +1,7 @@
+import { TaskState } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { STATUS_METADATA_KEY, TASK_METADATA_KEY } from '../../../functions/core/a2a/identifiers.js';
 import { MAX_TOOL_ARGUMENT_BYTES_PER_RESPONSE } from '../../../functions/core/loop/invoke-model.js';
 import { MAX_EXTENSION_BYTES } from '../../../functions/core/task/extension.schema.js';
 import { StaticToolRunner } from '../../../functions/core/testing/static-tool-runner.js';
@@ -51,6 +53,34 @@ describe('no size is a cliff: what one task holds', () => {
     expect(results[3]).toMatch(
       /^\[tool\.refused\] this would take the task to about 2\d\d KB, past the most one task holds \(200 KB; it holds 1\d\d KB now\), so nothing was changed: give a shorter output/
     );
+  });
+
+  it("logs a status update without the task extension, so a turn's events do not grow with the plan", async () => {
+    const { harness } = harnessWith([
+      { toolCalls: [{ name: 'create_plan', arguments: bigPlan(50, 200) }] },
+      { text: 'Planned.' },
+      { text: 'Still here.' },
+    ]);
+    const task = await harness.start(textMessage('plan'), ALICE);
+    const before = (await harness.events.read(task.task.id)).length;
+    await harness.send(task.task.id, textMessage('and now?'), ALICE);
+
+    const turn = (await harness.events.read(task.task.id)).slice(before);
+    const updates = turn.flatMap(({ event }) =>
+      event.kind === 'status_update' ? [event.statusUpdate] : []
+    );
+    expect(updates.map((update) => update.status?.state)).toEqual([
+      TaskState.TASK_STATE_WORKING,
+      TaskState.TASK_STATE_INPUT_REQUIRED,
+    ]);
+    for (const update of updates) {
+      expect(Object.keys(update.metadata ?? {})).not.toContain(TASK_METADATA_KEY);
+    }
+    // What a follower reads of a status update is still there: the sub-state.
+    expect(updates.at(-1)?.metadata?.[STATUS_METADATA_KEY]).toEqual({
+      sub_state: 'awaiting-next-message',
+    });
+    expect(JSON.stringify(turn).length).toBeLessThan(8_000);
   });
 
   it('measures what a command adds: a plan by how much it grows, a step output, a question and a row by what they add', async () => {

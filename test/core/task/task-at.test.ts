@@ -50,7 +50,8 @@ describe('the task as its log says it was at a point', () => {
     expect(taskAtPoint(LOG, 0)?.status?.state).toBe(TaskState.TASK_STATE_SUBMITTED);
     const at3 = taskAtPoint(LOG, 3);
     expect(at3?.status?.state).toBe(TaskState.TASK_STATE_WORKING);
-    expect(at3?.metadata).toEqual({ note: 'two' });
+    // A status update's metadata is laid over the task's: the extension stays the Task event's.
+    expect(at3?.metadata).toEqual({ ...makeTask('t').metadata, note: 'two' });
     const at4 = taskAtPoint(LOG, 4);
     const answer = at4?.artifacts.find((each) => each.artifactId === 'answer');
     expect(
