@@ -1,4 +1,5 @@
 import type { ModelRequest, ModelResponse, ModelToolCall } from '../ports/model.js';
+import { utf8Bytes } from '../utf8-bytes.js';
 import type { LoopConfig } from './config.js';
 import type { HistoryEntry } from './history.schema.js';
 import type { InboxItemDraft } from './inbox.schema.js';
@@ -22,13 +23,11 @@ export const MAX_TOOL_CALLS_PER_RESPONSE = 64;
  */
 export const MAX_TOOL_ARGUMENT_BYTES_PER_RESPONSE = 96 * 1024;
 
-const encoder = new TextEncoder();
-
 /** How many of the calls, in order, fit both limits. */
 const callsThatFit = (toolCalls: readonly ModelToolCall[]): number => {
   let bytes = 0;
   for (const [index, toolCall] of toolCalls.entries()) {
-    bytes += encoder.encode(toolCall.arguments).length;
+    bytes += utf8Bytes(toolCall.arguments);
     if (index >= MAX_TOOL_CALLS_PER_RESPONSE || bytes > MAX_TOOL_ARGUMENT_BYTES_PER_RESPONSE)
       return index;
   }
