@@ -121,7 +121,7 @@ export const tracingEnvironment = (tracing: CloudTracing): Record<string, string
   OTEL_SERVICE_NAME: tracing.serviceName,
 });
 
-/** Reading a task: its record (GetItem), its pieces (BatchGetItem), its rows and the indexes (Query). */
+/** Reading a task: its record with its parts (Query), its pieces and listed records (BatchGetItem), its rows and the indexes (Query), a marker (GetItem). */
 const TABLE_READS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
 
 /** The DynamoDB actions a function may take on the table, by what it does with it. */

@@ -86,8 +86,8 @@ export const CHILDREN_READ_AT_ONCE = 25;
 
 /**
  * The cost ledger of a task and its sub-task tree. Each child counts what it last reported on the
- * news that reached this task (its own tree's total: `loop.childUsage`), so a task whose children
- * have all reported is summed from its record alone. Only a row with no report yet is looked up:
+ * news that reached this task (its own tree's total, on its row), so a task whose children have
+ * all reported is summed from its record alone. Only a row with no report yet is looked up:
  * a child on this harness from its record (the child has not changed since it was made, or the
  * data is from before the roll-up), one on a remote agent from what its agent reports under our
  * usage key; one that reports nothing is unknown, never zero.
@@ -101,14 +101,13 @@ export const usageTree = async (
   const taskId = task.id;
   const own = readUsage(task);
   const rows = readExtension(task).sub_tasks;
-  const unreported = rows.filter((row) => record.loop.childUsage[row.task_id] === undefined);
+  const unreported = rows.filter((row) => row.usage === undefined);
   const reported =
     remoteUsageOf !== undefined && unreported.some((row) => row.agent !== null)
       ? await remoteUsageOf(taskId)
       : new Map<string, ReportedUsage | null>();
   const childOf = async (row: (typeof rows)[number]): Promise<UsageTree | undefined> => {
-    const rolledUp = record.loop.childUsage[row.task_id];
-    if (rolledUp !== undefined) return leaf(row.task_id, row.agent?.id, rolledUp);
+    if (row.usage !== undefined) return leaf(row.task_id, row.agent?.id, row.usage);
     if (row.agent !== null) return leaf(row.task_id, row.agent.id, reported.get(row.task_id));
     const child = await store.get(row.task_id);
     return child !== undefined && namesParent(child.task, taskId)

@@ -1,5 +1,6 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { taskKey } from '../../functions/adapters/dynamodb/item-codec.js';
+import { EMPTY_USAGE } from '../../functions/core/loop/usage.js';
 import type { TaskRecord } from '../../functions/core/ports/task-store.js';
 import { readExtension, withExtension } from '../../functions/core/task/a2a-task.js';
 import type { Step, SubTaskRow } from '../../functions/core/task/extension.schema.js';
@@ -68,6 +69,12 @@ export const taskGrowthFigures = async (
     });
     const base = (await store.get(task.id)) as TaskRecord;
     const extension = readExtension(base.task);
+    // Each child as its parent knows it once it has changed once: its row carries the usage its
+    // change reported (the usage tree is summed from these, not read child by child).
+    const subTasks = rows(size.subTasks, task.id).map((row) => ({
+      ...row,
+      usage: { usage: EMPTY_USAGE, unknown: [] },
+    }));
     await store.commit({
       kind: 'update',
       base,
@@ -75,7 +82,7 @@ export const taskGrowthFigures = async (
         ...base,
         task: withExtension(base.task, {
           ...extension,
-          sub_tasks: rows(size.subTasks, task.id),
+          sub_tasks: subTasks,
           plan:
             size.planSteps === 0
               ? null

@@ -20,18 +20,29 @@ import { DynamoDbEventLog } from '../../functions/adapters/dynamodb/dynamodb-eve
 import { DynamoDbPushConfigStore } from '../../functions/adapters/dynamodb/dynamodb-push-config-store.js';
 import { DynamoDbRemoteLinks } from '../../functions/adapters/dynamodb/dynamodb-remote-links.js';
 import { DynamoDbTaskStore } from '../../functions/adapters/dynamodb/dynamodb-task-store.js';
-import { decodeTaskRecord, taskKey } from '../../functions/adapters/dynamodb/item-codec.js';
+import {
+  decodeTaskRecord,
+  type Item,
+  taskKey,
+  taskToJson,
+} from '../../functions/adapters/dynamodb/item-codec.js';
 import {
   ATTR,
   INDEX_BY_PENDING_START,
+  SORT_KEY,
   TABLE_DEFINITION,
 } from '../../functions/adapters/dynamodb/table.js';
+import { TASK_METADATA_KEY } from '../../functions/core/a2a/identifiers.js';
 import { ConcurrencyConflictError, InvalidTaskRecordError } from '../../functions/core/errors.js';
+import { buildPlan } from '../../functions/core/plan/plan.js';
+import type { TaskRecord } from '../../functions/core/ports/task-store.js';
+import { readExtension, withExtension } from '../../functions/core/task/a2a-task.js';
 import {
   type DynamoDbLocal,
   localDynamoDbClientConfig,
   startDynamoDbLocal,
 } from '../../functions/local/dynamodb-local.js';
+import { endedRows, view } from '../support/harness.js';
 import { describeEventLogContract } from './event-log.contract.js';
 import { changed, makeRecord, uid } from './fixtures.js';
 import { describePushConfigStoreContract } from './push-config-store.contract.js';
@@ -264,6 +275,170 @@ describe('DynamoDB table and items', () => {
     ]);
     expect(second?.pushConfigured).toBe(true);
     expect((await rawTaskItem(taskId))?.[ATTR.pushIds]).toBeUndefined();
+  });
+
+  /** A record with `rows` sub-task rows (each with a reason) and a plan of `steps` steps. */
+  const grownRecord = (rows: number, steps: number): TaskRecord => {
+    const base = makeRecord(uid('task'));
+    const plan = buildPlan(
+      Array.from({ length: steps }, (_, n) => ({
+        name: `Step ${n + 1}`,
+        description: `what step ${n + 1} does, at some length`,
+        depends_on: [],
+      }))
+    );
+    const subTasks = endedRows(rows, uid('child')).map((row) => ({
+      ...row,
+      reason: 'r'.repeat(100),
+    }));
+    return {
+      ...base,
+      task: withExtension(base.task, { ...readExtension(base.task), sub_tasks: subTasks, plan }),
+    };
+  };
+
+  /** A store whose client tells which items each write names, by sort key. */
+  const recordingStore = () => {
+    const recording = new DynamoDBClient(localDynamoDbClientConfig(local.endpoint));
+    const written: string[][] = [];
+    recording.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as {
+          TransactItems?: Array<Record<string, { Item?: Item; Key?: Item }>>;
+          Item?: Item;
+          Key?: Item;
+        };
+        const sortKeys = (input.TransactItems ?? [input]).map((action) => {
+          const inner = input.TransactItems === undefined ? action : Object.values(action)[0];
+          return String((inner?.Item ?? inner?.Key)?.[SORT_KEY]?.S);
+        });
+        if (/Put|Update|Delete|TransactWrite/.test(context.commandName ?? ''))
+          written.push(sortKeys);
+        return next(args);
+      },
+      { step: 'initialize' }
+    );
+    return { store: new DynamoDbTaskStore({ client: recording, tableName }), written, recording };
+  };
+
+  it('keeps the plan and the sub-task rows in items of their own: the record item stays small, a commit that changes neither writes neither, and every read has them whole', async () => {
+    const { store: recorded, written, recording } = recordingStore();
+    const { record: created } = await recorded.commit({
+      kind: 'create',
+      record: grownRecord(1_000, 200),
+    });
+    if (created === undefined) throw new Error('created');
+    const taskId = created.task.id;
+    expect(written.at(-1)).toEqual(
+      expect.arrayContaining(['TASK', 'TASK#plan', 'TASK#sub_tasks', 'PIECE#TASK#sub_tasks#1'])
+    );
+    const raw = (await rawTaskItem(taskId))!;
+    expect(JSON.stringify(raw).length).toBeLessThan(4_096);
+    expect(raw[ATTR.partsApart]).toEqual({ L: [{ S: 'plan' }, { S: 'sub_tasks' }] });
+
+    const read = (await recorded.get(taskId))!;
+    expect(view(read).extension.sub_tasks).toHaveLength(1_000);
+    expect(read).toEqual(created);
+    expect(await recorded.list({ contextId: created.task.contextId })).toEqual([read]);
+
+    // A turn's commit: the loop and the status move, the plan and the rows do not.
+    written.length = 0;
+    const { record: turned } = await recorded.commit({
+      kind: 'update',
+      base: read,
+      record: changed(
+        { ...read, loop: { ...read.loop, turn: 1 } },
+        { state: 'TASK_STATE_WORKING' }
+      ),
+    });
+    expect(written).toEqual([['TASK']]);
+    expect(await recorded.get(taskId)).toEqual(turned);
+
+    // Ten rows left: the rows' part is written again, whole in one item, and its pieces go.
+    const fewer = withExtension(turned!.task, {
+      ...readExtension(turned!.task),
+      sub_tasks: readExtension(turned!.task).sub_tasks.slice(0, 10),
+    });
+    written.length = 0;
+    const { record: shrunk } = await recorded.commit({
+      kind: 'update',
+      base: turned!,
+      record: { ...turned!, task: fewer },
+    });
+    expect(written).toEqual([
+      ['TASK', 'TASK#sub_tasks', 'PIECE#TASK#sub_tasks#1', 'PIECE#TASK#sub_tasks#2'],
+    ]);
+    expect(view((await recorded.get(taskId))!).extension.sub_tasks).toHaveLength(10);
+    expect(await recorded.get(taskId)).toEqual(shrunk);
+
+    // No plan any more: its part is deleted and the record no longer names it.
+    const planless = withExtension(shrunk!.task, { ...readExtension(shrunk!.task), plan: null });
+    await recorded.commit({
+      kind: 'update',
+      base: shrunk!,
+      record: { ...shrunk!, task: planless },
+    });
+    expect((await rawTaskItem(taskId))?.[ATTR.partsApart]).toEqual({ L: [{ S: 'sub_tasks' }] });
+    const remaining = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': taskKey(taskId).pk as Item[string] },
+      })
+    );
+    expect((remaining.Items ?? []).map((item) => item[SORT_KEY]?.S).sort()).toEqual([
+      'PART#alice',
+      'TASK',
+      'TASK#sub_tasks',
+    ]);
+    recording.destroy();
+  });
+
+  it('reads a record an earlier build stored with its plan and rows inside whole, and moves them out at its next write', async () => {
+    const { record: created } = await store.commit({
+      kind: 'create',
+      record: makeRecord(uid('task')),
+    });
+    if (created === undefined) throw new Error('created');
+    const taskId = created.task.id;
+    const grown = grownRecord(50, 20);
+    const whole = withExtension(created.task, {
+      ...readExtension(created.task),
+      sub_tasks: readExtension(grown.task).sub_tasks,
+      plan: readExtension(grown.task).plan,
+    });
+    // As an earlier build stored it: the whole task in the record item, no parts apart.
+    const legacy = { ...(await rawTaskItem(taskId))! };
+    legacy[ATTR.task] = { S: JSON.stringify(taskToJson(whole)) };
+    delete legacy[ATTR.partsApart];
+    await client.send(new PutItemCommand({ TableName: tableName, Item: legacy }));
+
+    const read = (await store.get(taskId))!;
+    expect(read.task).toEqual(whole);
+    expect(read.partsApart).toBeUndefined();
+    const { record: next } = await store.commit({
+      kind: 'update',
+      base: read,
+      record: { ...read, loop: { ...read.loop, turn: 1 } },
+    });
+    const after = (await store.get(taskId))!;
+    expect(after.task).toEqual(whole);
+    expect(after).toEqual(next);
+    expect(after.partsApart).toEqual(['plan', 'sub_tasks']);
+    expect(JSON.parse((await rawTaskItem(taskId))?.[ATTR.task]?.S ?? '{}')).not.toHaveProperty([
+      'metadata',
+      TASK_METADATA_KEY,
+      'sub_tasks',
+    ]);
+  });
+
+  it('streams a record image without its parts, whose child change and reports read the same', async () => {
+    const { record: created } = await store.commit({ kind: 'create', record: grownRecord(5, 2) });
+    const image = (await rawTaskItem(created!.task.id))!;
+    const decoded = decodeTaskRecord(image);
+    expect(readExtension(decoded.task).sub_tasks).toEqual([]);
+    expect(readExtension(decoded.task).plan).toBeNull();
+    expect(decoded.task.status).toEqual(created!.task.status);
   });
 
   it('reads and parks a record stored before it kept its inbox count and park token apart', async () => {

@@ -84,6 +84,7 @@ import {
   VERSION_MATCHES,
   wholePayloads,
 } from './table-io.js';
+import { partWrites, readTaskRecord, withPartsRead } from './task-record-io.js';
 
 export interface DynamoDbTableOptions {
   client: DynamoDBClient;
@@ -218,10 +219,8 @@ export class DynamoDbTaskStore implements TaskStore {
     };
   }
 
-  async get(taskId: string): Promise<TaskRecord | undefined> {
-    if (!isStorableTaskId(taskId)) return undefined;
-    const item = await getItem(this.#client, this.#table, taskKey(taskId));
-    return item === undefined ? undefined : decodeTaskRecord(item, taskId);
+  get(taskId: string): Promise<TaskRecord | undefined> {
+    return readTaskRecord(this.#client, this.#table, taskId);
   }
 
   async list(query: TaskQuery): Promise<TaskRecord[]> {
@@ -247,7 +246,7 @@ export class DynamoDbTaskStore implements TaskStore {
             this.#table,
             [...new Set(entries.map(taskIdOfKey))].map(taskKey)
           );
-    const records = items.map((item) => decodeTaskRecord(item, taskIdOfKey(item)));
+    const records = await withPartsRead(this.#client, this.#table, items);
     return records
       .filter(
         (record) =>
@@ -331,7 +330,7 @@ export class DynamoDbTaskStore implements TaskStore {
     const stored = { ...commit.record, eventSeq };
     if (commit.kind === 'create') {
       const created = encodeTaskRecord({ ...stored, inboxCount: enqueued }, 1);
-      const participantIds = created.participantIds;
+      const { participantIds, parts } = created;
       const item: Item = {
         ...created.item,
         ...budgetAttributes(credit),
@@ -352,8 +351,9 @@ export class DynamoDbTaskStore implements TaskStore {
           ...participantIds.map((participantId) => ({
             Put: { TableName: this.#table, Item: membershipItem(taskId, participantId) },
           })),
+          ...partWrites(this.#table, taskId, undefined, parts),
         ],
-        record: decodeTaskRecord(item, taskId),
+        record: decodeTaskRecord(item, taskId, parts),
       };
     }
     if (commit.base.task.id !== taskId) throw new Error('a commit updates one task');
@@ -387,11 +387,13 @@ export class DynamoDbTaskStore implements TaskStore {
           }),
         },
         ...membership,
+        ...partWrites(this.#table, taskId, commit.base, attributes.parts),
       ],
       record: {
         ...decodeTaskRecord(
           { ...taskKey(taskId), ...attributes.set, [ATTR.version]: { N: String(next) } },
-          taskId
+          taskId,
+          attributes.parts
         ),
         // What the record read, and this commit's items: messages to the running task may have
         // added more, which a park decided on this count is refused for.

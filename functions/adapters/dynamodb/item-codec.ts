@@ -45,6 +45,13 @@ import {
   SORT_KEY_VALUE,
   taskPk,
 } from './table.js';
+import {
+  type PartValues,
+  partsApartAttribute,
+  partsApartOf,
+  withoutParts,
+  withParts,
+} from './task-parts.js';
 
 export type Item = Record<string, AttributeValue>;
 
@@ -234,12 +241,16 @@ export interface TaskRecordAttributes {
   /** Attributes to REMOVE from the record item (absent index keys). */
   remove: string[];
   participantIds: string[];
+  /** The extension's parts kept apart, each in an item of its own (task-parts.ts). */
+  parts: PartValues;
 }
 
 /** The record's attributes, the version aside (create and update write the same ones). */
 export const taskRecordAttributes = (record: Pick<TaskRecord, 'task' | 'loop' | 'eventSeq'>) => {
   const task = record.task;
-  const taskJson = refuseInvalid(StoredTaskJsonSchema, taskToJson(task), 'task');
+  const whole = refuseInvalid(StoredTaskJsonSchema, taskToJson(task), 'task');
+  // The parts that grow with the task are kept in items of their own (task-parts.ts).
+  const { taskJson, parts } = withoutParts(whole);
   const loop = refuseInvalid(LoopStateSchema, record.loop, 'loop state');
   const participantIds = participantIdsOf(task);
   const set: Item = {
@@ -257,6 +268,9 @@ export const taskRecordAttributes = (record: Pick<TaskRecord, 'task' | 'loop' | 
     [ATTR.parked]: { BOOL: loop.parkToken !== null },
   };
   const remove: string[] = [];
+  const apart = partsApartAttribute(parts);
+  if (apart === undefined) remove.push(ATTR.partsApart);
+  else set[ATTR.partsApart] = apart;
   // An index key may not be an empty string: a task without a context is not in `by_context`.
   if (task.contextId === '') {
     remove.push(ATTR.ctxPk, ATTR.ctxSk);
@@ -272,7 +286,7 @@ export const taskRecordAttributes = (record: Pick<TaskRecord, 'task' | 'loop' | 
     set[ATTR.startPk] = { S: PENDING_START_KEY };
     set[ATTR.startSk] = { S: pendingSince };
   }
-  return { set, remove, participantIds } satisfies TaskRecordAttributes;
+  return { set, remove, participantIds, parts } satisfies TaskRecordAttributes;
 };
 
 /** The whole record item, for a create. */
@@ -287,7 +301,7 @@ export const encodeTaskRecord = (
     [ATTR.inboxCount]: { N: String(record.inboxCount ?? 0) },
     [ATTR.version]: { N: String(version) },
   };
-  return { item, participantIds: attributes.participantIds };
+  return { item, participantIds: attributes.participantIds, parts: attributes.parts };
 };
 
 export const decodeVersion = (image: ItemImage): number =>
@@ -308,14 +322,20 @@ export const decodeParticipantIds = (image: ItemImage): string[] =>
   );
 
 /**
- * A record item (also a stream image) back to a `TaskRecord`. `taskId`, when given, must be the
- * id the item was read under.
+ * A record item (also a stream image) back to a `TaskRecord`, with the parts kept apart that were
+ * read with it (a stream image has none: its extension lacks the plan and the rows). `taskId`,
+ * when given, must be the id the item was read under.
  */
-export const decodeTaskRecord = (image: ItemImage, taskId?: string): TaskRecord => {
+export const decodeTaskRecord = (
+  image: ItemImage,
+  taskId?: string,
+  parts: PartValues = {}
+): TaskRecord => {
   const task = withForksListed(
-    taskFromJson(readJson(image, ATTR.task, 'task'), 'task'),
+    taskFromJson(withParts(readJson(image, ATTR.task, 'task'), parts), 'task'),
     forksOf(image)
   );
+  const apart = partsApartOf(image as Parameters<typeof partsApartOf>[0]);
   if (taskId !== undefined && task.id !== taskId) {
     throw invalid(`task (id ${JSON.stringify(task.id)} stored under ${JSON.stringify(taskId)})`);
   }
@@ -334,6 +354,7 @@ export const decodeTaskRecord = (image: ItemImage, taskId?: string): TaskRecord 
         : readInt(image, ATTR.inboxCount, 'task inbox count', 0),
     ...(hasPushIds(image) ? { pushConfigured: true } : {}),
     ...budgetAvailableOf(image),
+    ...(apart.length === 0 ? {} : { partsApart: apart }),
   };
 };
 

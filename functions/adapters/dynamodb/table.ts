@@ -7,6 +7,7 @@
  * | item                      | sk                       | notes                                     |
  * | ------------------------- | ------------------------ | ----------------------------------------- |
  * | task record               | `TASK`                   | task + loop JSON, `version`, `evt_seq`... |
+ * | part of the task record   | `TASK#<part>`            | the plan, the sub-task rows: kept apart   |
  * | participant membership    | `PART#<participantId>`   | one per participant (`by_participant`)    |
  * | history entry             | `HIST#<seq padded>`      | seq from the record's loop state          |
  * | inbox counter             | `INBOXSEQ`               | last inbox seq taken (atomic ADD)         |
@@ -86,6 +87,18 @@ export const SORT_KEY_VALUE = {
   reservation: 'RESERVED',
 } as const;
 
+/**
+ * The parts of the task extension kept in items of their own beside the record (`TASK#<part>`),
+ * each written only by a commit that changes it: the two that grow with the task. The record item
+ * keeps the rest, so a turn's commits write a record whose size does not depend on how many steps
+ * or sub-tasks the task has. One Query of `TASK`..`TASK#~` reads the record with its parts.
+ */
+export const TASK_PARTS = ['plan', 'sub_tasks'] as const;
+export type TaskPart = (typeof TASK_PARTS)[number];
+export const taskPartSk = (part: TaskPart) => `${SORT_KEY_VALUE.task}#${part}`;
+/** The upper end of a task record's key range: past every `TASK#<part>`. */
+export const TASK_PARTS_END = `${SORT_KEY_VALUE.task}#~`;
+
 /** Attribute names. */
 export const ATTR = {
   /** Item kind, for humans and stream filters: `task`, `participant`, `history`, ... */
@@ -138,6 +151,12 @@ export const ATTR = {
    * but the record existing, and a read lists it in the extension's `forks`.
    */
   forks: 'fork_ids',
+  /**
+   * On a task record: the names of the extension's parts kept in their own items (`TASK_PARTS`;
+   * a list, absent when none is). A record without it, its parts in its own JSON, was stored by
+   * an earlier build: its next write moves them out.
+   */
+  partsApart: 'parts_apart',
   /** Seq of a history entry / inbox item / event, and of counters (their last seq). */
   seq: 'seq',
   /** JSON payload of history entries, inbox items, once values and events. */
@@ -186,6 +205,7 @@ export const ITEM_TYPE = {
   pushConfig: 'push_config',
   remoteLink: 'remote_link',
   part: 'part',
+  taskPart: 'task_part',
 } as const;
 
 export const INDEX_BY_CONTEXT = 'by_context';

@@ -1,5 +1,5 @@
 import { agentIsAssignee } from '../loop/assignee.js';
-import { reportedTreeOf } from '../loop/usage-roll-up.js';
+import { reportedTreeOf, sameReport } from '../loop/usage-roll-up.js';
 import type { TaskRecord } from '../ports/task-store.js';
 import { lifecycleOf, readExtension, stateOf, subStateOf } from '../task/a2a-task.js';
 import { criteriaCount } from '../task/criteria.js';
@@ -14,7 +14,7 @@ const statusText = (record: TaskRecord): string =>
 const sameCount = (a: CriteriaCount, b: CriteriaCount) => a.met === b.met && a.total === b.total;
 
 const sameReports = (before: TaskRecord, after: TaskRecord) =>
-  JSON.stringify(before.loop.childUsage) === JSON.stringify(after.loop.childUsage);
+  sameReport(before.loop.childrenUsage, after.loop.childrenUsage);
 
 /**
  * The change a child's record underwent, as the parent must hear it: one per change of the

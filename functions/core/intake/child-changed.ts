@@ -11,7 +11,7 @@ import {
   withTaskEvent,
 } from '../loop/records.js';
 import { EMPTY_USAGE, type ReportedUsage, type TaskUsage } from '../loop/usage.js';
-import { sameReport } from '../loop/usage-roll-up.js';
+import { childrenUsageOf, sameReport } from '../loop/usage-roll-up.js';
 import { applyLinkedTaskState } from '../plan/plan.js';
 import type { BudgetEntry, TaskRecord } from '../ports/task-store.js';
 import type { Wake } from '../ports/waker.js';
@@ -183,6 +183,7 @@ export const withChildChange = (
   const existing = extension.sub_tasks.find((candidate) => candidate.task_id === change.childId);
   if (existing === undefined && !change.linkedByHarness) return undefined;
   const reason = reasonOf(change);
+  const usage = change.usage === undefined ? existing?.usage : change.usage;
   const row: SubTaskRow = {
     task_id: change.childId,
     agent: change.agent,
@@ -190,24 +191,23 @@ export const withChildChange = (
     sub_state: change.subState ?? null,
     criteria: change.criteria === undefined ? (existing?.criteria ?? null) : change.criteria,
     ...(reason === undefined ? {} : { reason }),
+    ...(usage === undefined ? {} : { usage }),
   };
-  const rowChanged =
+  const stateChanged =
     existing === undefined ||
     existing.state !== row.state ||
     existing.sub_state !== row.sub_state ||
     JSON.stringify(existing.criteria) !== JSON.stringify(row.criteria) ||
     existing.reason !== row.reason;
+  const usageChanged = !sameReport(existing?.usage, row.usage);
+  const rowChanged = stateChanged || usageChanged;
   const news = isNews(change) && !isTerminalState(stateOf(record.task));
   const charge = remoteCharge(record, change);
-  const usage = change.usage;
-  const usageChanged =
-    usage !== undefined && !sameReport(record.loop.childUsage[change.childId], usage);
-  if (!rowChanged && !news && charge === undefined && !usageChanged) return undefined;
+  if (!rowChanged && !news && charge === undefined) return undefined;
 
   let next = withLoop(changeOf(record), (loop) => ({
     ...loop,
     childOrder: { ...loop.childOrder, [change.childId]: change.order },
-    ...(usageChanged ? { childUsage: { ...loop.childUsage, [change.childId]: usage } } : {}),
   }));
   if (charge !== undefined) {
     next = withBudgetCredits(
@@ -231,12 +231,15 @@ export const withChildChange = (
       extension.plan === null
         ? null
         : applyLinkedTaskState(extension.plan, change.childId, row.state);
-    next = withTaskEvent(
+    const updated = withLoop(
       withRecord(next, (current) => ({
         ...current,
         task: withExtension(current.task, { ...extension, sub_tasks: subTasks, plan }),
-      }))
+      })),
+      (loop) => ({ ...loop, childrenUsage: childrenUsageOf(subTasks) })
     );
+    // A report alone is no news to a renderer: the row's usage shows with the next Task.
+    next = stateChanged ? withTaskEvent(updated) : updated;
   }
   if (!news) return { change: next, wake: 'none' };
   next = {

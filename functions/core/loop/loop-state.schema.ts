@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { APPROVER_ROLES } from '../ports/tool-runner.js';
 import { BUDGET_LIMITS } from '../task/extension.schema.js';
 import { ModelResponseSchema } from './model-response.schema.js';
-import { ReportedUsageSchema, TaskUsageSchema } from './usage.js';
+import { EMPTY_USAGE, ReportedUsageSchema, TaskUsageSchema } from './usage.js';
 
 /** An ancestor whose budget a task's calls draw on, and the limits it has. */
 export const BudgetHolderSchema = z.strictObject({
@@ -153,13 +153,12 @@ export const LoopStateSchema = z.strictObject({
    */
   remoteCharged: z.record(z.string(), TaskUsageSchema).default({}),
   /**
-   * What each child last reported for its whole tree, by child id, taken from the news that
-   * reaches this task anyway (null: a remote child whose agent reports nothing). The task's tree
-   * usage is its own ledger plus these, so it is read from this record alone, never child by child.
-   * A row with no entry (a child that has not changed since it was made, or data from before the
-   * roll-up) is read from the child.
+   * What the task's children last reported for their whole trees, summed (each child's report is
+   * on its row, which is kept apart from the record with the rows): so a stream image of the
+   * record, without its rows, still says what the tree below it has used, and the task reports it
+   * up with its own ledger.
    */
-  childUsage: z.record(z.string(), ReportedUsageSchema.nullable()).default({}),
+  childrenUsage: ReportedUsageSchema.default({ usage: EMPTY_USAGE, unknown: [] }),
 });
 export type LoopState = z.infer<typeof LoopStateSchema>;
 
@@ -195,5 +194,5 @@ export const initialLoopState = (): LoopState => ({
   parentTaskId: null,
   budgetHolders: [],
   remoteCharged: {},
-  childUsage: {},
+  childrenUsage: { usage: EMPTY_USAGE, unknown: [] },
 });

@@ -1,27 +1,36 @@
 import type { TaskRecord } from '../ports/task-store.js';
-import { readExtension } from '../task/a2a-task.js';
-import { addUsage, type ReportedUsage, readUsage } from './usage.js';
+import type { SubTaskRow } from '../task/extension.schema.js';
+import { addUsage, EMPTY_USAGE, type ReportedUsage, readUsage } from './usage.js';
 
 /**
- * What a task reports to its parent for its whole tree (pure): its own ledger plus what each of
- * its children last reported, in row order. A child whose agent reports nothing is unknown, never
- * zero; a row with no report yet (a child that has not changed since it was made) adds nothing.
+ * What a task's children last reported for their whole trees, summed (pure), in row order. A
+ * child whose agent reports nothing is unknown, never zero; a row with no report yet (a child that
+ * has not changed since it was made) adds nothing.
  */
-export const reportedTreeOf = (record: TaskRecord): ReportedUsage => {
-  let usage = readUsage(record.task);
+export const childrenUsageOf = (rows: readonly SubTaskRow[]): ReportedUsage => {
+  let usage = EMPTY_USAGE;
   const unknown: string[] = [];
-  for (const row of readExtension(record.task).sub_tasks) {
-    const reported = record.loop.childUsage[row.task_id];
-    if (reported === undefined) continue;
-    if (reported === null) {
+  for (const row of rows) {
+    if (row.usage === undefined) continue;
+    if (row.usage === null) {
       unknown.push(row.task_id);
       continue;
     }
-    usage = addUsage(usage, reported.usage);
-    unknown.push(...reported.unknown);
+    usage = addUsage(usage, row.usage.usage);
+    unknown.push(...row.usage.unknown);
   }
   return { usage, unknown };
 };
+
+/**
+ * What a task reports to its parent for its whole tree (pure): its own ledger plus its children's
+ * reports as its loop state sums them, so a stream image of the record (without its rows) reports
+ * the same.
+ */
+export const reportedTreeOf = (record: TaskRecord): ReportedUsage => ({
+  usage: addUsage(readUsage(record.task), record.loop.childrenUsage.usage),
+  unknown: record.loop.childrenUsage.unknown,
+});
 
 /** Whether two reports say the same (a report that says nothing new is not written). */
 export const sameReport = (

@@ -2,6 +2,9 @@ import type { Task } from '@a2a-js/sdk';
 import * as z from 'zod';
 import { USAGE_METADATA_KEY } from '../a2a/identifiers.js';
 import type { ModelUsage } from '../ports/model.js';
+import { ReportedUsageSchema, TaskUsageSchema } from '../task/extension.schema.js';
+
+export { ReportedUsageSchema, TaskUsageSchema };
 
 /** A model's prices in USD per million tokens (cached input is the provider's discounted rate). */
 export const ModelPriceSchema = z.strictObject({
@@ -13,14 +16,6 @@ export type ModelPrice = z.infer<typeof ModelPriceSchema>;
 export const ModelPricesSchema = z.record(z.string(), ModelPriceSchema);
 export type ModelPrices = z.infer<typeof ModelPricesSchema>;
 
-/** The usage and cost a task has run up, as recorded on the task (USAGE_METADATA_KEY). */
-export const TaskUsageSchema = z.strictObject({
-  model_calls: z.int().min(0),
-  input_tokens: z.int().min(0),
-  cached_input_tokens: z.int().min(0),
-  output_tokens: z.int().min(0),
-  cost_usd: z.number().min(0),
-});
 export type TaskUsage = z.infer<typeof TaskUsageSchema>;
 
 export const EMPTY_USAGE: TaskUsage = {
@@ -70,13 +65,4 @@ export const withCall = (task: Task, usage: ModelUsage, cost: number): Task => {
   return { ...task, metadata: { ...task.metadata, [USAGE_METADATA_KEY]: after } };
 };
 
-/**
- * What a child reports for its whole tree: the usage it knows of, and the ids of the tasks in it
- * whose usage is unknown (a remote agent that reports none). A child on this harness reports its
- * own ledger plus what its children last reported; a remote agent, what it says under our key.
- */
-export const ReportedUsageSchema = z.strictObject({
-  usage: TaskUsageSchema,
-  unknown: z.array(z.string()),
-});
 export type ReportedUsage = z.infer<typeof ReportedUsageSchema>;

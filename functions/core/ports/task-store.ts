@@ -45,6 +45,12 @@ export interface TaskRecord {
    * what it did not use, conditioned on nothing but what is left.
    */
   budgetAvailable?: BudgetAmounts;
+  /**
+   * The store's own note of how it keeps the record (the DynamoDB store: the parts of the
+   * extension it keeps in items of their own, so an update writes only those that changed). The
+   * core never sets or reads it; a record read as an earlier build stored it has none.
+   */
+  partsApart?: readonly string[];
 }
 
 export interface TaskQuery {

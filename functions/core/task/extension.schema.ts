@@ -173,6 +173,24 @@ export const SubStateSchema = z
   .describe('Why a task waits in TASK_STATE_INPUT_REQUIRED; absent while it works.');
 export type SubState = z.infer<typeof SubStateSchema>;
 
+/** The usage and cost a task has run up, as recorded on the task (USAGE_METADATA_KEY). */
+export const TaskUsageSchema = z.strictObject({
+  model_calls: z.int().min(0),
+  input_tokens: z.int().min(0),
+  cached_input_tokens: z.int().min(0),
+  output_tokens: z.int().min(0),
+  cost_usd: z.number().min(0),
+});
+
+/**
+ * What a child reports for its whole tree: the usage it knows of, and the ids of the tasks in it
+ * whose usage is unknown (a remote agent that reports none). A child on this harness reports its
+ * own ledger plus what its children last reported; a remote agent, what it says under our key.
+ */
+export const ReportedUsageSchema = z
+  .strictObject({ usage: TaskUsageSchema, unknown: z.array(z.string()) })
+  .describe("A sub-task tree's usage, and the ids of the tasks in it whose usage is unknown.");
+
 export const SubTaskRowSchema = TaskRefSchema.extend({
   state: TaskStateNameSchema.default('TASK_STATE_SUBMITTED').describe(
     "The child's last known A2A state."
@@ -186,6 +204,11 @@ export const SubTaskRowSchema = TaskRefSchema.extend({
     .optional()
     .describe(
       'Why the child ended without completing (failed, canceled, rejected), as its agent or its stand-in said; absent otherwise.'
+    ),
+  usage: ReportedUsageSchema.nullable()
+    .optional()
+    .describe(
+      "Server-owned: what the child's whole tree had used as of its last change that reached the parent; null when its agent reports nothing (unknown, not zero), absent before its first report."
     ),
 }).describe("A child task as its parent sees it: the child's own task id and its state.");
 export type SubTaskRow = z.infer<typeof SubTaskRowSchema>;

@@ -40,9 +40,11 @@ describe('the usage tree, rolled up from the news that reaches each parent', () 
     const grandchildId = view(child).extension.sub_tasks[0]?.task_id ?? '';
     expect(grandchildId).not.toBe('');
 
-    // The child's three calls and its grandchild's one; the grandchild reported one call.
-    expect(top.loop.childUsage).toEqual({ [childId]: { usage: calls(4), unknown: [] } });
-    expect(child.loop.childUsage).toEqual({ [grandchildId]: { usage: calls(1), unknown: [] } });
+    // The child's three calls and its grandchild's one, on the child's row and summed in the
+    // loop state; the grandchild reported its one call.
+    expect(view(top).extension.sub_tasks[0]?.usage).toEqual({ usage: calls(4), unknown: [] });
+    expect(top.loop.childrenUsage).toEqual({ usage: calls(4), unknown: [] });
+    expect(view(child).extension.sub_tasks[0]?.usage).toEqual({ usage: calls(1), unknown: [] });
 
     const gets: string[] = [];
     const store = Object.create(harness.store) as typeof harness.store;
@@ -77,16 +79,14 @@ describe('the usage tree, rolled up from the news that reaches each parent', () 
 
     const extension = readExtension(ownCall.task);
     const row = { task_id: 'grandchild-1', agent: null, state: 'TASK_STATE_WORKING' as const };
+    const grandchildReport = { usage: calls(2), unknown: ['far-away'] };
     const reported = {
       ...ownCall,
       task: withExtension(ownCall.task, {
         ...extension,
-        sub_tasks: [{ ...row, sub_state: null, criteria: null }],
+        sub_tasks: [{ ...row, sub_state: null, criteria: null, usage: grandchildReport }],
       }),
-      loop: {
-        ...ownCall.loop,
-        childUsage: { 'grandchild-1': { usage: calls(2), unknown: ['far-away'] } },
-      },
+      loop: { ...ownCall.loop, childrenUsage: grandchildReport },
     };
     const change = childChangeFromRecords(ownCall, reported, 'tiny-harness');
     const childOwn = readUsage(before.task);
@@ -101,7 +101,7 @@ describe('the usage tree, rolled up from the news that reaches each parent', () 
     });
   });
 
-  it('takes a report that changes nothing else as a quiet commit (no event, no wake), and the same report again as nothing', async () => {
+  it('takes a report that changes nothing else as a commit without a Task event or a wake, and the same report again as nothing', async () => {
     const { harness } = harnessWith(
       [spawn({ name: 'L', goal: 'g', agent: 'remote' }), { text: 'Waiting.' }],
       { remoteAgents: [{ id: 'remote', description: 'r' }] }
@@ -138,7 +138,8 @@ describe('the usage tree, rolled up from the news that reaches each parent', () 
     expect(again).toEqual({ action: 'none' });
     expect((await harness.events.read(parent.task.id)).length).toBe(events);
     const record = await harness.task(parent.task.id);
-    expect(record.loop.childUsage['remote-task-1']).toEqual({ usage: calls(3), unknown: [] });
+    expect(view(record).extension.sub_tasks[0]?.usage).toEqual({ usage: calls(3), unknown: [] });
+    expect(record.loop.childrenUsage).toEqual({ usage: calls(3), unknown: [] });
     expect(record.loop.childOrder['remote-task-1']).toBe(2);
     expect((await usageTree(harness.store, record)).unknown).toEqual([]);
   });
