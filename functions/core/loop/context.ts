@@ -1,8 +1,9 @@
+import { boundedLines, countsOf } from '../bounded-lines.js';
 import { renderPlanForModel } from '../plan/plan.js';
 import type { ModelInputItem, ModelRequest } from '../ports/model.js';
 import type { TaskRecord } from '../ports/task-store.js';
 import { lifecycleOf, readExtension, stateName, stateOf } from '../task/a2a-task.js';
-import type { TaskExtension } from '../task/extension.schema.js';
+import type { SubTaskRow, TaskExtension } from '../task/extension.schema.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { LoopConfig } from './config.js';
 import { frameUntrusted } from './framing.js';
@@ -38,20 +39,49 @@ const renderTask = (record: TaskRecord, extension: TaskExtension): string => {
   ];
   if (extension.description) lines.push(`description: ${extension.description}`);
   if (extension.acceptance_criteria.length > 0) lines.push(...renderCriteria(extension));
-  if (extension.sub_tasks.length > 0) {
-    lines.push('sub-tasks:');
-    for (const row of extension.sub_tasks) {
-      const where = row.agent === null ? '' : `${row.agent.id}/`;
-      const criteria =
-        row.criteria === null || row.criteria.total === 0
-          ? ''
-          : `, criteria ${row.criteria.met}/${row.criteria.total} met`;
-      lines.push(
-        `- ${where}${row.task_id}: ${row.state}${row.sub_state ? ` (${row.sub_state})` : ''}${criteria}`
-      );
-    }
-  }
+  if (extension.sub_tasks.length > 0) lines.push(...renderRows(extension.sub_tasks));
   return lines.join('\n');
+};
+
+/**
+ * The most characters the sub-task rows take in the model's context (about 2,000 tokens): past
+ * it, the open ones and the latest ended are shown, the rest counted (`boundedLines`).
+ */
+export const ROWS_VIEW_CHARS = 8_000;
+
+const rowLine = (row: SubTaskRow) => {
+  const where = row.agent === null ? '' : `${row.agent.id}/`;
+  const criteria =
+    row.criteria === null || row.criteria.total === 0
+      ? ''
+      : `, criteria ${row.criteria.met}/${row.criteria.total} met`;
+  return `- ${where}${row.task_id}: ${row.state}${row.sub_state ? ` (${row.sub_state})` : ''}${criteria}`;
+};
+
+const ENDED = new Set([
+  'TASK_STATE_COMPLETED',
+  'TASK_STATE_FAILED',
+  'TASK_STATE_CANCELED',
+  'TASK_STATE_REJECTED',
+]);
+
+const renderRows = (rows: readonly SubTaskRow[]): string[] => {
+  const group = (row: SubTaskRow) =>
+    !ENDED.has(row.state) ? 0 : row.state === 'TASK_STATE_COMPLETED' ? 2 : 1;
+  const { lines, hidden } = boundedLines({
+    items: rows,
+    line: rowLine,
+    // Open rows in order; ended ones, the latest first.
+    rank: (row, index) =>
+      group(row) * rows.length + (group(row) === 0 ? index : rows.length - index),
+    budget: ROWS_VIEW_CHARS,
+    gap: (run) => `- … ${run.length} sub-tasks not shown: ${countsOf(run, (row) => row.state)}`,
+  });
+  const heading =
+    hidden === 0
+      ? 'sub-tasks:'
+      : `sub-tasks (${rows.length}: ${countsOf(rows, (row) => row.state)}; the open ones first, then the latest ended):`;
+  return [heading, ...lines];
 };
 
 /**

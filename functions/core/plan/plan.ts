@@ -1,3 +1,4 @@
+import { boundedLines, countsOf } from '../bounded-lines.js';
 import { UnknownStepError } from '../errors.js';
 import type {
   Plan,
@@ -157,15 +158,54 @@ const MARKS: Readonly<Record<StepState, string>> = {
   pending: ' ',
 };
 
-/** The plan section of the model's context: one line per step. */
+/**
+ * The most characters the plan section takes in the model's context (about 3,000 tokens): a
+ * larger plan is shown by what matters now, the rest counted (`boundedLines`).
+ */
+export const PLAN_VIEW_CHARS = 12_000;
+/** A step's output as a large plan's view shows it: the rest is in the plan (GetTask). */
+const SHORT_OUTPUT_CHARS = 300;
+
+const stepLine = (step: Step, outputChars: number) => {
+  const after = step.depends_on.length > 0 ? ` (after ${step.depends_on.join(', ')})` : '';
+  const output =
+    step.output === null || step.output === ''
+      ? ''
+      : ` → ${step.output.length <= outputChars ? step.output : `${step.output.slice(0, outputChars)}…`}`;
+  return `- [${MARKS[step.state]}] ${step.id}: ${step.name}${after}${output}`;
+};
+
+/**
+ * The plan section of the model's context: one line per step, or, for a plan past
+ * `PLAN_VIEW_CHARS`, its counts and the steps that matter now (active, failed, ready, then the
+ * next pending, then the latest done, outputs cut), each run of the others counted on one line.
+ */
 export const renderPlanForModel = (plan: Plan | null): string => {
   if (plan === null) return '(no plan yet; create one with create_plan)';
   if (plan.steps.length === 0) return '(the plan has no steps)';
-  return plan.steps
-    .map((step) => {
-      const after = step.depends_on.length > 0 ? ` (after ${step.depends_on.join(', ')})` : '';
-      const output = step.output ? ` → ${step.output}` : '';
-      return `- [${MARKS[step.state]}] ${step.id}: ${step.name}${after}${output}`;
-    })
-    .join('\n');
+  const whole = plan.steps.map((step) => stepLine(step, Number.POSITIVE_INFINITY));
+  if (whole.join('\n').length <= PLAN_VIEW_CHARS) return whole.join('\n');
+  const ready = new Set(readySteps(plan).map((step) => step.id));
+  const group = (step: Step) =>
+    step.state === 'active'
+      ? 0
+      : step.state === 'failed'
+        ? 1
+        : ready.has(step.id)
+          ? 2
+          : step.state === 'pending'
+            ? 3
+            : 4;
+  const header = `(${plan.steps.length} steps: ${countsOf(plan.steps, (step) => step.state)}; the active, failed and ready steps first, then the next pending and the latest done)`;
+  const { lines } = boundedLines({
+    items: plan.steps,
+    line: (step) => stepLine(step, SHORT_OUTPUT_CHARS),
+    // Done steps, latest first; any other kind, in plan order.
+    rank: (step, index) =>
+      group(step) * plan.steps.length + (step.state === 'done' ? plan.steps.length - index : index),
+    budget: PLAN_VIEW_CHARS - header.length,
+    gap: (hidden) =>
+      `- … ${hidden.length} steps not shown: ${countsOf(hidden, (step) => step.state)}`,
+  });
+  return [header, ...lines].join('\n');
 };
