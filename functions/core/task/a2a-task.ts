@@ -36,15 +36,28 @@ export const stateFromName = (name: TaskStateName): TaskState => taskStateFromJS
 export const stateOf = (task: Task): TaskState =>
   task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
 
+/**
+ * Each stored extension object's reading. A task's extension is read many times in one step, and
+ * a large one (a thousand rows) takes milliseconds to parse; every change builds a new object
+ * (nothing is changed in place), so the same object always reads the same.
+ */
+const readings = new WeakMap<object, TaskExtension>();
+
 /** The task extension of a task; a task without a valid one is a corrupt record. */
 export const readExtension = (task: Task): TaskExtension => {
-  const parsed = TaskExtensionSchema.safeParse(task.metadata?.[TASK_METADATA_KEY]);
+  const stored: unknown = task.metadata?.[TASK_METADATA_KEY];
+  const known = typeof stored === 'object' && stored !== null ? readings.get(stored) : undefined;
+  if (known !== undefined) return known;
+  const parsed = TaskExtensionSchema.safeParse(stored);
   if (!parsed.success) {
     throw new InvalidTaskRecordError(
       `task ${task.id} has no valid task extension: ${parsed.error.issues.length} issue(s)`,
       { cause: parsed.error }
     );
   }
+  if (typeof stored === 'object' && stored !== null) readings.set(stored, parsed.data);
+  // A reading reads as itself: a task rebuilt around it (`withExtension`) is not parsed again.
+  readings.set(parsed.data, parsed.data);
   return parsed.data;
 };
 

@@ -147,6 +147,17 @@ describe('readExtension', () => {
     }
   });
 
+  it('reads one stored extension once: the same object again is not parsed again, a changed one is', () => {
+    const stored = { name: 'n', goal: 'g' };
+    const first = readExtension(task({ [TASK_METADATA_KEY]: stored }));
+    expect(readExtension(task({ [TASK_METADATA_KEY]: stored }))).toBe(first);
+    expect(readExtension(withExtension(task(undefined), first))).toBe(first);
+    const changed = { ...first, goal: '' };
+    expect(() => readExtension(task({ [TASK_METADATA_KEY]: changed }))).toThrow(
+      InvalidTaskRecordError
+    );
+  });
+
   it('round-trips through withExtension', () => {
     const changed = extension({ description: 'd' });
     expect(readExtension(withExtension(task({ other: 1 }), changed))).toEqual(changed);
