@@ -107,6 +107,9 @@ export const applyLinkedTaskState = (plan: Plan, taskId: string, state: TaskStat
  * keeps its state, output and links; the revision records the ids added and kept, and the
  * dropped steps whole. PlanCycleError (current untouched) unless the next plan is a DAG.
  */
+/** The revisions a plan keeps, the latest: every earlier plan is in the audit timeline. */
+export const MAX_PLAN_REVISIONS = 20;
+
 export const revisePlan = (current: Plan | null, next: Plan): Plan => {
   assertDag(next.steps);
   if (current === null) return next;
@@ -133,10 +136,18 @@ export const revisePlan = (current: Plan | null, next: Plan): Plan => {
     revision,
     added,
     kept,
-    removed: current.steps.filter((step) => !after.has(step.id)),
+    // What a dropped step reached (its state, output and links), not what it was to do: the
+    // audit timeline has every plan as attached, and a plan revised often must not grow unbounded.
+    removed: current.steps
+      .filter((step) => !after.has(step.id))
+      .map((step) => ({ ...step, description: '', depends_on: [] })),
   };
   // Ids and dependencies all come from `next`, so the merged plan is the DAG checked above.
-  return { steps, revision, revisions: [...current.revisions, record] };
+  return {
+    steps,
+    revision,
+    revisions: [...current.revisions, record].slice(-MAX_PLAN_REVISIONS),
+  };
 };
 
 /** Pending steps whose dependencies are all done. */

@@ -237,7 +237,9 @@ export const PlanRevisionSchema = z
     kept: z.array(z.string()).describe('Ids that survived, with their state, output and links.'),
     removed: z
       .array(StepSchema)
-      .describe('Steps the revision dropped, recorded whole so no progress is lost silently.'),
+      .describe(
+        'Steps the revision dropped, with what they reached (state, output, linked tasks) so no progress is lost silently; their description and dependencies are in the audit timeline.'
+      ),
   })
   .describe('What one create_plan over an existing plan changed.');
 export type PlanRevision = z.infer<typeof PlanRevisionSchema>;
@@ -246,7 +248,12 @@ export const PlanSchema = z
   .strictObject({
     steps: z.array(StepSchema),
     revision: z.int().min(1).default(1),
-    revisions: z.array(PlanRevisionSchema).default([]),
+    revisions: z
+      .array(PlanRevisionSchema)
+      .default([])
+      .describe(
+        'The latest 20 revisions, oldest first; every plan as attached is in the audit timeline.'
+      ),
   })
   .describe(
     'A directed acyclic graph of steps. A cycle, a duplicate id or a dangling dependency is a PlanCycleError (plan.cycle).'

@@ -5,6 +5,7 @@ import {
   buildPlan,
   completeStep,
   linkTask,
+  MAX_PLAN_REVISIONS,
   readySteps,
   renderPlanForModel,
   resolveStep,
@@ -225,7 +226,7 @@ describe('revisePlan', () => {
         revision: 2,
         added: ['translate'],
         kept: ['gather-facts', 'write-report'],
-        removed: [current.steps[2]],
+        removed: [{ ...current.steps[2], description: '', depends_on: [] }],
       },
     ]);
     expect(revised.revisions[0]?.removed[0]).toMatchObject({ state: 'done', output: 'ok' });
@@ -246,6 +247,22 @@ describe('revisePlan', () => {
       kept: ['review'],
       removed: [],
     });
+  });
+
+  it('keeps the latest MAX_PLAN_REVISIONS revisions: a plan revised often does not grow without end', () => {
+    let plan = samplePlan();
+    for (let n = 0; n < MAX_PLAN_REVISIONS + 5; n++) {
+      plan = revisePlan(
+        plan,
+        buildPlan([{ name: `Round ${n}`, description: 'x'.repeat(1_000), depends_on: [] }])
+      );
+    }
+    expect(plan.revision).toBe(MAX_PLAN_REVISIONS + 6);
+    expect(plan.revisions.map((r) => r.revision)).toEqual(
+      Array.from({ length: MAX_PLAN_REVISIONS }, (_, n) => n + 7)
+    );
+    // A dropped step's description is not kept: twenty revisions of long steps stay small.
+    expect(JSON.stringify(plan.revisions).length).toBeLessThan(5_000);
   });
 
   it('refuses a cyclic next plan and leaves the current plan untouched', () => {
