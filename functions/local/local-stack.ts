@@ -5,6 +5,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { Handler } from 'aws-lambda';
 import { createTable } from '../adapters/dynamodb/create-table.js';
+import { migrateTaskRecords } from '../adapters/dynamodb/migrate-records.js';
 import { auditOf } from '../composition/audit.js';
 import { loggerOf } from '../composition/logger.js';
 import { stdioTransport } from '../composition/mcp-stdio.js';
@@ -207,6 +208,9 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     }
     const dynamodb = new DynamoDBClient(localDynamoDbClientConfig(dynamo.endpoint));
     await createTable(dynamodb, TABLE_NAME, { ifNotExists: true });
+    // A data directory an earlier build wrote: its records' plans and rows move apart first.
+    const migration = await migrateTaskRecords(dynamodb, TABLE_NAME);
+    if (migration.found > 0) runtime.logger.info('task records migrated', { ...migration });
     const audit = auditOf(runtime, { ...process.env, ...options.env });
     const archiving = new Set<Promise<unknown>>();
     archive = (executionArn) => {

@@ -26,6 +26,7 @@ import {
   taskKey,
   taskToJson,
 } from '../../functions/adapters/dynamodb/item-codec.js';
+import { migrateTaskRecords } from '../../functions/adapters/dynamodb/migrate-records.js';
 import {
   ATTR,
   INDEX_BY_PENDING_START,
@@ -430,6 +431,41 @@ describe('DynamoDB table and items', () => {
       TASK_METADATA_KEY,
       'sub_tasks',
     ]);
+  });
+
+  it('moves the plan and rows of every record an earlier build stored whole, once: a second run finds nothing', async () => {
+    const { tableName: table } = await freshTable();
+    const migrating = new DynamoDbTaskStore({ client, tableName: table });
+    const records = [];
+    for (const size of [0, 3, 30]) {
+      const { record } = await migrating.commit({
+        kind: 'create',
+        record: grownRecord(size, size),
+      });
+      records.push(record!);
+    }
+    // The two with a plan and rows, as an earlier build stored them: whole in the record item.
+    for (const record of records.slice(1)) {
+      const raw = (
+        await client.send(new GetItemCommand({ TableName: table, Key: taskKey(record.task.id) }))
+      ).Item!;
+      raw[ATTR.task] = { S: JSON.stringify(taskToJson(record.task)) };
+      delete raw[ATTR.partsApart];
+      await client.send(new PutItemCommand({ TableName: table, Item: raw }));
+    }
+    const before = await Promise.all(records.map((record) => migrating.get(record.task.id)));
+    // The first was stored by this build (its empty plan apart already), the others whole.
+    expect(before.map((record) => record?.partsApart)).toEqual([['plan'], undefined, undefined]);
+
+    expect(await migrateTaskRecords(client, table)).toEqual({ found: 2, moved: 2 });
+    const after = await Promise.all(records.map((record) => migrating.get(record.task.id)));
+    expect(after.map((record) => record?.task)).toEqual(records.map((record) => record.task));
+    expect(after.map((record) => record?.partsApart)).toEqual([
+      ['plan'],
+      ['plan', 'sub_tasks'],
+      ['plan', 'sub_tasks'],
+    ]);
+    expect(await migrateTaskRecords(client, table)).toEqual({ found: 0, moved: 0 });
   });
 
   it('streams a record image without its parts, whose child change and reports read the same', async () => {

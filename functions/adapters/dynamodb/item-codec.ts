@@ -129,7 +129,7 @@ export const firstSeqAfter = (afterSeq: number): number | undefined => {
 const invalid = (what: string, cause?: unknown): InvalidTaskRecordError =>
   new InvalidTaskRecordError(`stored ${what} is invalid`, cause === undefined ? {} : { cause });
 
-const readString = (image: ItemImage, name: string, what: string): string => {
+export const readString = (image: ItemImage, name: string, what: string): string => {
   const value = image[name]?.S;
   if (typeof value !== 'string') throw invalid(`${what} (attribute ${name} is not a string)`);
   return value;
