@@ -354,9 +354,10 @@ export type ForkOrigin = z.infer<typeof ForkOriginSchema>;
 export const MAX_PARTICIPANTS = 40;
 
 /**
- * The most sub-tasks one task may have: each is a row of its record, which every commit writes
- * whole and which must fit one store item (400 KB). `spawn_subtask`, `create_task_for_participant`
- * and `/sub-task` past it are refused, so the model (or the participant) can act on it.
+ * The most sub-tasks one task may have: each is a row of the task, which every Task event carries
+ * whole (the store keeps the rows beside the record, written only when they change). `spawn_subtask`,
+ * `create_task_for_participant` and `/sub-task` past it are refused, so the model (or the
+ * participant) can act on it.
  */
 export const MAX_SUB_TASKS = 1_000;
 
