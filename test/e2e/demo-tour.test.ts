@@ -9,14 +9,9 @@ import type { Timeline } from '../../functions/core/audit/timeline.schema.js';
 import { readExtension, subStateOf } from '../../functions/core/task/a2a-task.js';
 import { clientAt, sendRequest, startDemoStack } from '../faults/stack-client.js';
 import { freePort, type StackProcess } from '../faults/stack-process.js';
-import { envelopeMessage, textMessage } from '../support/messages.js';
+import { envelopeMessage, statusText, textMessage } from '../support/messages.js';
 
 const TOKEN = 'demo-tour-token';
-
-const statusText = (task: Task) =>
-  (task.status?.message?.parts ?? [])
-    .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
-    .join('');
 
 /**
  * `npm start` with no model configured, as a newcomer meets it: the words the banner suggests

@@ -2,13 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Task, TaskState } from '@a2a-js/sdk';
+import { TaskState } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readExtension, subStateOf } from '../../functions/core/task/a2a-task.js';
 import { clientAt, sendRequest, startDemoStack } from '../faults/stack-client.js';
 import { freePort, type StackProcess } from '../faults/stack-process.js';
-import { textMessage } from '../support/messages.js';
+import { statusText, textMessage } from '../support/messages.js';
 
 /**
  * A data directory written by the build before the plan and the rows moved out of the task record
@@ -18,11 +18,6 @@ import { textMessage } from '../support/messages.js';
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'data-dir-6b57228.tar.gz');
 const TASK_ID = '5365a9c4-5573-4455-8226-c8d16a457ca9';
 const TOKEN = 'earlier-data-dir-token';
-
-const statusText = (task: Task) =>
-  (task.status?.message?.parts ?? [])
-    .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
-    .join('');
 
 describe('npm start on a data directory an earlier build wrote', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'tiny-harness-earlier-'));

@@ -5,16 +5,11 @@ import type { Task } from '@a2a-js/sdk';
 import { afterAll, describe, expect, it } from 'vitest';
 import { STATUS_METADATA_KEY } from '../../functions/core/a2a/identifiers.js';
 import { serveNotesOverHttp } from '../support/mcp-notes-stateless-http.js';
-import { envelopeMessage, textMessage } from '../support/messages.js';
+import { envelopeMessage, statusText, textMessage } from '../support/messages.js';
 import { clientAt, sendRequest, startNotesStack } from './stack-client.js';
 import { freePort, type StackProcess } from './stack-process.js';
 
 const TOKEN = 'approval-crash-token';
-
-const statusText = (task: Task) =>
-  (task.status?.message?.parts ?? [])
-    .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
-    .join('');
 
 /**
  * kill -9 of `npm start`'s process between a participant's approval and the approved call's

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { STATUS_METADATA_KEY } from '../../functions/core/a2a/identifiers.js';
 import { FATE_UNKNOWN_TEXT } from '../../functions/core/loop/approvals.js';
 import { serveNotesOverHttp } from '../support/mcp-notes-stateless-http.js';
-import { envelopeMessage, textMessage } from '../support/messages.js';
+import { envelopeMessage, statusText, textMessage } from '../support/messages.js';
 import { clientAt, sendRequest, startNotesStack } from './stack-client.js';
 import { freePort, type StackProcess } from './stack-process.js';
 
@@ -23,10 +23,6 @@ const KILLS = Number(process.env.FAULT_APPROVAL_KILLS ?? 2);
 const DELAYS_MS = [1, 2, 3, 5, 8, 10, 12, 15];
 const TOKEN = 'approval-sweep-token';
 
-const statusText = (task: Task) =>
-  (task.status?.message?.parts ?? [])
-    .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
-    .join('');
 const subStateOf = (task: Task) =>
   (task.metadata?.[STATUS_METADATA_KEY] as { sub_state?: string } | undefined)?.sub_state;
 

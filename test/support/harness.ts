@@ -1,4 +1,5 @@
 import { TaskState } from '@a2a-js/sdk';
+import type { ChildChange } from '../../functions/core/intake/child-changed.js';
 import type { TaskRecord } from '../../functions/core/ports/task-store.js';
 import {
   readExtension,
@@ -46,6 +47,24 @@ export const STATES = {
 } as const;
 
 /** Rows of `count` children on this harness that have ended, named `<prefix>-0`, `<prefix>-1`, ... */
+/** The first change of the child `remote-task-1` on the agent `remote`, as its stand-in delivers it. */
+export const remoteChildChange = (
+  parentId: string,
+  change: Pick<ChildChange, 'state' | 'summary'> & Partial<ChildChange>
+): ChildChange => ({
+  parentId,
+  childId: 'remote-task-1',
+  agent: { kind: 'agent', id: 'remote', version: null },
+  subState: undefined,
+  childLifecycle: 'delegated',
+  participantTask: false,
+  remoteTurn: false,
+  linkedByHarness: true,
+  changeKey: 'remote:1',
+  order: 1,
+  ...change,
+});
+
 export const endedRows = (count: number, prefix = 'child'): SubTaskRow[] =>
   Array.from({ length: count }, (_, index) => ({
     task_id: `${prefix}-${index}`,

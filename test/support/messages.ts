@@ -1,4 +1,4 @@
-import { type Message, type Part, Role } from '@a2a-js/sdk';
+import { type Message, type Part, Role, type Task } from '@a2a-js/sdk';
 import { EVENT_MEDIA_TYPE } from '../../functions/core/a2a/identifiers.js';
 
 let counter = 0;
@@ -50,3 +50,9 @@ export const envelopeMessage = (
 /** A raw data part with the event media type, for malformed-envelope tests. */
 export const rawEnvelopeMessage = (value: unknown) =>
   message([{ ...envelopePart('task', {}), content: { $case: 'data', value } }], {});
+
+/** The text of a task's status message (its parts' text, joined). */
+export const statusText = (task: Task): string =>
+  (task.status?.message?.parts ?? [])
+    .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
+    .join('');

@@ -1,35 +1,22 @@
 import { TaskState } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
-import {
-  type ChildChange,
-  recordChildChange,
-} from '../../../functions/core/intake/child-changed.js';
+import { recordChildChange } from '../../../functions/core/intake/child-changed.js';
 import { cancelTask } from '../../../functions/core/intake/control.js';
 import { readExtension, withExtension } from '../../../functions/core/task/a2a-task.js';
 import { MAX_SUB_TASKS } from '../../../functions/core/task/extension.schema.js';
-import { ALICE, BOB, endedRows, harnessWith, STATES, view } from '../../support/harness.js';
+import {
+  ALICE,
+  BOB,
+  endedRows,
+  harnessWith,
+  remoteChildChange,
+  STATES,
+  view,
+} from '../../support/harness.js';
 import { envelopeMessage, textMessage } from '../../support/messages.js';
 
 const spawn = (args: Record<string, unknown>) => ({
   toolCalls: [{ name: 'spawn_subtask', arguments: args }],
-});
-
-/** The first change of the child `remote-task-1` on the agent `remote`, as its stand-in delivers it. */
-const remoteChange = (
-  parentId: string,
-  change: Pick<ChildChange, 'state' | 'summary'> & Partial<ChildChange>
-): ChildChange => ({
-  parentId,
-  childId: 'remote-task-1',
-  agent: { kind: 'agent', id: 'remote', version: null },
-  subState: undefined,
-  childLifecycle: 'delegated',
-  participantTask: false,
-  remoteTurn: false,
-  linkedByHarness: true,
-  changeKey: 'remote:1',
-  order: 1,
-  ...change,
 });
 
 const taskEvents = async (harness: ReturnType<typeof harnessWith>['harness'], taskId: string) =>
@@ -507,7 +494,7 @@ describe('children', () => {
     const reason = `agent remote has not answered for 600 s: ${'x'.repeat(1_000)}`;
     await recordChildChange(
       harness.deps,
-      remoteChange(parent.task.id, { state: TaskState.TASK_STATE_FAILED, summary: reason })
+      remoteChildChange(parent.task.id, { state: TaskState.TASK_STATE_FAILED, summary: reason })
     );
 
     const row = view(await harness.task(parent.task.id)).extension.sub_tasks[0];
@@ -535,7 +522,7 @@ describe('children', () => {
     const parent = await harness.start(textMessage('go'), ALICE);
     const wake = await recordChildChange(
       harness.deps,
-      remoteChange(parent.task.id, {
+      remoteChildChange(parent.task.id, {
         state: TaskState.TASK_STATE_INPUT_REQUIRED,
         subState: 'awaiting-next-message',
         remoteTurn: true,

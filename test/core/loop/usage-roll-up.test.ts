@@ -6,7 +6,7 @@ import { readUsage, withCall } from '../../../functions/core/loop/usage.js';
 import { reportedTreeOf } from '../../../functions/core/loop/usage-roll-up.js';
 import { readExtension, withExtension } from '../../../functions/core/task/a2a-task.js';
 import { usageTree } from '../../../functions/service/usage-tree.js';
-import { ALICE, harnessWith, view } from '../../support/harness.js';
+import { ALICE, harnessWith, remoteChildChange, view } from '../../support/harness.js';
 import { textMessage } from '../../support/messages.js';
 
 const spawn = (args: Record<string, unknown>) => ({
@@ -107,18 +107,10 @@ describe('the usage tree, rolled up from the news that reaches each parent', () 
       { remoteAgents: [{ id: 'remote', description: 'r' }] }
     );
     const parent = await harness.start(textMessage('go'), ALICE);
-    const base = {
-      parentId: parent.task.id,
-      childId: 'remote-task-1',
-      agent: { kind: 'agent' as const, id: 'remote', version: null },
+    const base = remoteChildChange(parent.task.id, {
       state: TaskState.TASK_STATE_WORKING,
-      subState: undefined,
-      childLifecycle: 'delegated' as const,
-      participantTask: false,
-      remoteTurn: false,
-      linkedByHarness: true,
       summary: '',
-    };
+    });
     await recordChildChange(harness.deps, { ...base, changeKey: 'r1', order: 1, usage: null });
     const events = (await harness.events.read(parent.task.id)).length;
     const quiet = await recordChildChange(harness.deps, {
@@ -150,21 +142,14 @@ describe('the usage tree, rolled up from the news that reaches each parent', () 
       { remoteAgents: [{ id: 'remote', description: 'r' }] }
     );
     const parent = await harness.start(textMessage('go'), ALICE);
-    await recordChildChange(harness.deps, {
-      parentId: parent.task.id,
-      childId: 'remote-task-1',
-      agent: { kind: 'agent', id: 'remote', version: null },
-      state: TaskState.TASK_STATE_WORKING,
-      subState: undefined,
-      childLifecycle: 'delegated',
-      participantTask: false,
-      remoteTurn: false,
-      linkedByHarness: true,
-      summary: '',
-      changeKey: 'r1',
-      order: 1,
-      usage: null,
-    });
+    await recordChildChange(
+      harness.deps,
+      remoteChildChange(parent.task.id, {
+        state: TaskState.TASK_STATE_WORKING,
+        summary: '',
+        usage: null,
+      })
+    );
     const record = await harness.task(parent.task.id);
 
     expect(reportedTreeOf(record).unknown).toEqual(['remote-task-1']);

@@ -50,6 +50,36 @@ const startedConversation = async (binding: BindingName, replies: Array<{ text: 
  */
 const subscriptionOpened = () => new Promise((resolve) => setTimeout(resolve, 5));
 
+/** A raw SubscribeToTask as Alice, once its first frame has come: the stream body itself. */
+const subscribedRaw = async (
+  setup: ReturnType<typeof setupFor>,
+  binding: BindingName,
+  taskId: string
+): Promise<Readable> => {
+  const subscribe =
+    binding === 'JSON-RPC'
+      ? {
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'SubscribeToTask',
+            params: { id: taskId },
+          }),
+        }
+      : { path: `/tasks/${taskId}:subscribe` };
+  const response = await setup.rawCall({
+    ...subscribe,
+    headers: {
+      'Content-Type': 'application/json',
+      'A2A-Version': '1.0',
+      ...authorizationFor(ALICE),
+    },
+  });
+  const body = response.body as Readable;
+  await new Promise((resolve) => body.once('data', resolve));
+  return body;
+};
+
 const sendTo = (taskId: string, text: string) => ({ ...textMessage(text), taskId });
 
 describe.each(BINDINGS)('streaming over %s (A2A §3.1.2, §3.1.6)', (binding) => {
@@ -241,28 +271,7 @@ describe.each(BINDINGS)('streaming over %s (A2A §3.1.2, §3.1.6)', (binding) =>
 
   it('stops following when the client goes away, and logs why the stream ended', async () => {
     const { setup, taskId } = await startedConversation(binding, [{ text: 'Hello Alice.' }]);
-    const subscribe =
-      binding === 'JSON-RPC'
-        ? {
-            body: JSON.stringify({
-              jsonrpc: '2.0',
-              id: 1,
-              method: 'SubscribeToTask',
-              params: { id: taskId },
-            }),
-          }
-        : { path: `/tasks/${taskId}:subscribe` };
-
-    const response = await setup.rawCall({
-      ...subscribe,
-      headers: {
-        'Content-Type': 'application/json',
-        'A2A-Version': '1.0',
-        ...authorizationFor(ALICE),
-      },
-    });
-    const body = response.body as Readable;
-    await new Promise((resolve) => body.once('data', resolve));
+    const body = await subscribedRaw(setup, binding, taskId);
     body.destroy();
     const reads = vi.spyOn(setup.harness.deps.events, 'read');
 
@@ -278,27 +287,7 @@ describe.each(BINDINGS)('streaming over %s (A2A §3.1.2, §3.1.6)', (binding) =>
 
   it('does not report a read that fails after its client left as a failure (a stop takes the store away behind it)', async () => {
     const { setup, taskId } = await startedConversation(binding, [{ text: 'Hello Alice.' }]);
-    const subscribe =
-      binding === 'JSON-RPC'
-        ? {
-            body: JSON.stringify({
-              jsonrpc: '2.0',
-              id: 1,
-              method: 'SubscribeToTask',
-              params: { id: taskId },
-            }),
-          }
-        : { path: `/tasks/${taskId}:subscribe` };
-    const response = await setup.rawCall({
-      ...subscribe,
-      headers: {
-        'Content-Type': 'application/json',
-        'A2A-Version': '1.0',
-        ...authorizationFor(ALICE),
-      },
-    });
-    const body = response.body as Readable;
-    await new Promise((resolve) => body.once('data', resolve));
+    const body = await subscribedRaw(setup, binding, taskId);
     let failRead: (error: Error) => void = () => undefined;
     const inFlight = new Promise<never>((_, reject) => {
       failRead = reject;
