@@ -18,3 +18,6 @@ export const utf8Bytes = (text: string): number => {
   }
   return bytes;
 };
+
+/** How many bytes a value's JSON takes in UTF-8 (what an item holding it counts toward its limit). */
+export const jsonBytes = (value: unknown): number => utf8Bytes(JSON.stringify(value) ?? '');

@@ -8,6 +8,7 @@ import {
   readUsage,
   type TaskUsage,
 } from '../core/loop/usage.js';
+import { MAX_UNKNOWN_IDS } from '../core/loop/usage-roll-up.js';
 import type { RemoteLinks } from '../core/ports/remote-links.js';
 import type { TaskRecord, TaskStore } from '../core/ports/task-store.js';
 import { childIdOf } from '../core/remote/remote-link.js';
@@ -35,7 +36,7 @@ export const withUsageTree = async (
       ...task.metadata,
       [USAGE_METADATA_KEY]: {
         ...readUsage(task),
-        tree: { ...tree.total, unknown: tree.unknown },
+        tree: { ...tree.total, unknown: tree.unknown.slice(0, MAX_UNKNOWN_IDS) },
       },
     },
   };

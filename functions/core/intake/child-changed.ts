@@ -11,7 +11,7 @@ import {
   withTaskEvent,
 } from '../loop/records.js';
 import { EMPTY_USAGE, type ReportedUsage, type TaskUsage } from '../loop/usage.js';
-import { childrenUsageOf, sameReport } from '../loop/usage-roll-up.js';
+import { boundedReport, childrenUsageOf, sameReport } from '../loop/usage-roll-up.js';
 import { applyLinkedTaskState } from '../plan/plan.js';
 import type { BudgetEntry, TaskRecord } from '../ports/task-store.js';
 import type { Wake } from '../ports/waker.js';
@@ -28,6 +28,7 @@ import {
   type CriteriaCount,
   type EntityRef,
   type Lifecycle,
+  MAX_EXTENSION_BYTES,
   type SubState,
   type SubTaskRow,
 } from '../task/extension.schema.js';
@@ -39,6 +40,7 @@ import {
   type NoEffects,
   type Outcome,
 } from '../unit-of-work/operation.js';
+import { jsonBytes } from '../utf8-bytes.js';
 
 /** A child's state change, as the stand-in (the stream handler, or a remote poller) saw it. */
 export interface ChildChange {
@@ -183,7 +185,7 @@ export const withChildChange = (
   const existing = extension.sub_tasks.find((candidate) => candidate.task_id === change.childId);
   if (existing === undefined && !change.linkedByHarness) return undefined;
   const reason = reasonOf(change);
-  const usage = change.usage === undefined ? existing?.usage : change.usage;
+  const usage = change.usage === undefined ? existing?.usage : boundedReport(change.usage);
   const row: SubTaskRow = {
     task_id: change.childId,
     agent: change.agent,
@@ -219,14 +221,21 @@ export const withChildChange = (
     );
   }
   if (rowChanged) {
-    const subTasks =
+    const withRow = (taken: SubTaskRow) =>
       existing === undefined
-        ? [...extension.sub_tasks, row]
+        ? [...extension.sub_tasks, taken]
         : extension.sub_tasks.map((candidate) =>
             candidate.task_id === change.childId
-              ? { ...withoutReason(candidate), ...row, agent: candidate.agent }
+              ? { ...withoutReason(candidate), ...taken, agent: candidate.agent }
               : candidate
           );
+    // The task stays within what it holds (its Task events carry it whole): a reason that would
+    // take it past is left off the row; the parent's model reads it in the note all the same.
+    const full = withRow(row);
+    const subTasks =
+      row.reason !== undefined && jsonBytes({ ...extension, sub_tasks: full }) > MAX_EXTENSION_BYTES
+        ? withRow(withoutReason(row))
+        : full;
     const plan =
       extension.plan === null
         ? null

@@ -3,6 +3,19 @@ import type { SubTaskRow } from '../task/extension.schema.js';
 import { addUsage, EMPTY_USAGE, type ReportedUsage, readUsage } from './usage.js';
 
 /**
+ * The most task ids a report names as unknown: a remote agent's list is its own, and a tree's
+ * sum would grow with every child; past this, the first are named (the total stays a lower bound
+ * either way, which `unknown` being non-empty already says).
+ */
+export const MAX_UNKNOWN_IDS = 20;
+
+/** A report with at most `MAX_UNKNOWN_IDS` unknown ids (pure). */
+export const boundedReport = <T extends ReportedUsage | null | undefined>(report: T): T =>
+  report == null || report.unknown.length <= MAX_UNKNOWN_IDS
+    ? report
+    : ({ ...report, unknown: report.unknown.slice(0, MAX_UNKNOWN_IDS) } as T);
+
+/**
  * What a task's children last reported for their whole trees, summed (pure), in row order. A
  * child whose agent reports nothing is unknown, never zero; a row with no report yet (a child that
  * has not changed since it was made) adds nothing.
@@ -19,7 +32,7 @@ export const childrenUsageOf = (rows: readonly SubTaskRow[]): ReportedUsage => {
     usage = addUsage(usage, row.usage.usage);
     unknown.push(...row.usage.unknown);
   }
-  return { usage, unknown };
+  return boundedReport({ usage, unknown });
 };
 
 /**

@@ -1,12 +1,10 @@
 import { MAX_EXTENSION_BYTES, type TaskExtension } from '../task/extension.schema.js';
-import { utf8Bytes } from '../utf8-bytes.js';
+import { jsonBytes } from '../utf8-bytes.js';
 import type { Command } from './commands.js';
 import { refuse, type ToolOutcome } from './tool.js';
 
 /** What one sub-task row adds at most: the row, a failure reason, its link on a plan step. */
 export const SUB_TASK_ROW_BYTES = 800;
-
-export const jsonBytes = (value: unknown): number => utf8Bytes(JSON.stringify(value) ?? '');
 
 /** How much a command can add to the extension, in bytes (pure; zero or less: it adds nothing). */
 const growthOf = (command: Command, extension: TaskExtension): number => {

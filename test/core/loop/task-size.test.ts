@@ -2,12 +2,22 @@ import { TaskState } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { STATUS_METADATA_KEY, TASK_METADATA_KEY } from '../../../functions/core/a2a/identifiers.js';
+import { recordChildChange } from '../../../functions/core/intake/child-changed.js';
 import { MAX_TOOL_ARGUMENT_BYTES_PER_RESPONSE } from '../../../functions/core/loop/invoke-model.js';
+import { readExtension, withExtension } from '../../../functions/core/task/a2a-task.js';
 import { MAX_EXTENSION_BYTES } from '../../../functions/core/task/extension.schema.js';
 import { StaticToolRunner } from '../../../functions/core/testing/static-tool-runner.js';
 import { zodArguments } from '../../../functions/core/tools/registry.js';
-import { jsonBytes, tooLargeFor } from '../../../functions/core/tools/task-room.js';
-import { ALICE, harnessWith, STATES, view } from '../../support/harness.js';
+import { tooLargeFor } from '../../../functions/core/tools/task-room.js';
+import { jsonBytes } from '../../../functions/core/utf8-bytes.js';
+import {
+  ALICE,
+  endedRows,
+  harnessWith,
+  remoteChildChange,
+  STATES,
+  view,
+} from '../../support/harness.js';
 import { textMessage } from '../../support/messages.js';
 
 /** A plan of `steps` steps whose descriptions are `size` characters each. */
@@ -146,5 +156,54 @@ describe('no size is a cliff: what one task holds', () => {
     expect(note?.kind === 'harness_note' && note.text).toContain(
       'asked for 3 tool calls; the calls of one response carry at most 96 KB of arguments, so these were not made: write_down (c3). Ask for those still needed in your next response, with smaller arguments.'
     );
+  });
+
+  it("leaves a failed child's reason off its row when the row would take the task past what it holds, and still tells the model", async () => {
+    const { harness } = harnessWith(
+      [
+        {
+          toolCalls: [
+            { name: 'spawn_subtask', arguments: { name: 'Child', goal: 'g', agent: 'remote' } },
+          ],
+        },
+        { text: 'Waiting.' },
+        { text: 'The child failed; I will go on.' },
+      ],
+      { remoteAgents: [{ id: 'remote', description: 'r' }] }
+    );
+    const parent = await harness.start(textMessage('go'), ALICE);
+    const base = await harness.task(parent.task.id);
+    const extension = readExtension(base.task);
+    const child = extension.sub_tasks[0];
+    if (child === undefined) throw new Error('no child row');
+    // Rows of ended children up to a few hundred bytes short of what the task holds.
+    const filler = endedRows(1, 'filler').map((row) => ({
+      ...row,
+      reason: 'x'.repeat(MAX_EXTENSION_BYTES - jsonBytes(extension) - 400),
+    }));
+    await harness.store.commit({
+      kind: 'update',
+      base,
+      record: {
+        ...base,
+        task: withExtension(base.task, { ...extension, sub_tasks: [...filler, child] }),
+      },
+    });
+    const reason = 'it broke: '.padEnd(480, '!');
+
+    await recordChildChange(
+      harness.deps,
+      remoteChildChange(parent.task.id, { state: TaskState.TASK_STATE_FAILED, summary: reason })
+    );
+
+    const after = await harness.task(parent.task.id);
+    const row = readExtension(after.task).sub_tasks.find((each) => each.task_id === child.task_id);
+    expect(row?.state).toBe('TASK_STATE_FAILED');
+    expect(row?.reason).toBeUndefined();
+    expect(jsonBytes(readExtension(after.task))).toBeLessThanOrEqual(MAX_EXTENSION_BYTES);
+    const notes = (await harness.store.readInbox(parent.task.id)).flatMap((item) =>
+      item.kind === 'note' ? [item.text] : []
+    );
+    expect(notes.join('\n')).toContain(reason);
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { childChangeFromRecords } from '../../../functions/core/intake/child-change-from-records.js';
 import { recordChildChange } from '../../../functions/core/intake/child-changed.js';
 import { readUsage, withCall } from '../../../functions/core/loop/usage.js';
-import { reportedTreeOf } from '../../../functions/core/loop/usage-roll-up.js';
+import { MAX_UNKNOWN_IDS, reportedTreeOf } from '../../../functions/core/loop/usage-roll-up.js';
 import { readExtension, withExtension } from '../../../functions/core/task/a2a-task.js';
 import { usageTree } from '../../../functions/service/usage-tree.js';
 import { ALICE, harnessWith, remoteChildChange, view } from '../../support/harness.js';
@@ -157,5 +157,28 @@ describe('the usage tree, rolled up from the news that reaches each parent', () 
       throw new Error('a reported child is not asked for again');
     });
     expect(tree.unknown).toEqual(['remote-task-1']);
+  });
+
+  it('names at most MAX_UNKNOWN_IDS unknown tasks, on a row and in the sum', async () => {
+    const { harness } = harnessWith(
+      [spawn({ name: 'L', goal: 'g', agent: 'remote' }), { text: 'Waiting.' }],
+      { remoteAgents: [{ id: 'remote', description: 'r' }] }
+    );
+    const parent = await harness.start(textMessage('go'), ALICE);
+    const many = Array.from({ length: MAX_UNKNOWN_IDS + 30 }, (_, n) => `far-${n}`);
+    await recordChildChange(
+      harness.deps,
+      remoteChildChange(parent.task.id, {
+        state: TaskState.TASK_STATE_WORKING,
+        summary: '',
+        usage: { usage: calls(1), unknown: many },
+      })
+    );
+    const record = await harness.task(parent.task.id);
+
+    expect(view(record).extension.sub_tasks[0]?.usage?.unknown).toEqual(
+      many.slice(0, MAX_UNKNOWN_IDS)
+    );
+    expect(record.loop.childrenUsage.unknown).toEqual(many.slice(0, MAX_UNKNOWN_IDS));
   });
 });
