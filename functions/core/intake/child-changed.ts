@@ -229,13 +229,18 @@ export const withChildChange = (
               ? { ...withoutReason(candidate), ...taken, agent: candidate.agent }
               : candidate
           );
-    // The task stays within what it holds (its Task events carry it whole): a reason that would
-    // take it past is left off the row; the parent's model reads it in the note all the same.
-    const full = withRow(row);
-    const subTasks =
-      row.reason !== undefined && jsonBytes({ ...extension, sub_tasks: full }) > MAX_EXTENSION_BYTES
-        ? withRow(withoutReason(row))
-        : full;
+    // The task stays within what it holds (its Task events carry it whole): what would take it
+    // past is left off the row, the reason first (the parent's model reads it in the note all
+    // the same), then the report's unknown ids (the total stays).
+    const fits = (rows: SubTaskRow[]) =>
+      jsonBytes({ ...extension, sub_tasks: rows }) <= MAX_EXTENSION_BYTES;
+    const bare = withoutReason(row);
+    const leaner = [
+      row,
+      bare,
+      bare.usage == null ? bare : { ...bare, usage: { ...bare.usage, unknown: [] } },
+    ];
+    const subTasks = leaner.map(withRow).find(fits) ?? withRow(leaner[2] ?? bare);
     const plan =
       extension.plan === null
         ? null

@@ -36,6 +36,42 @@ const toolResults = async (harness: ReturnType<typeof harnessWith>['harness'], t
 /** A context large enough that nothing here is compacted (a summary would be one more call). */
 const ROOMY = { config: { turnBudgetTokens: 1_000_000, contextWindowTokens: 1_000_000 } };
 
+/**
+ * A parent with a child on the remote agent `remote` and, beside its row, an ended row whose
+ * reason takes the task to a few hundred bytes short of what a task holds.
+ */
+const nearlyFullParent = async () => {
+  const { harness } = harnessWith(
+    [
+      {
+        toolCalls: [
+          { name: 'spawn_subtask', arguments: { name: 'Child', goal: 'g', agent: 'remote' } },
+        ],
+      },
+      { text: 'Waiting.' },
+    ],
+    { remoteAgents: [{ id: 'remote', description: 'r' }] }
+  );
+  const parent = await harness.start(textMessage('go'), ALICE);
+  const base = await harness.task(parent.task.id);
+  const extension = readExtension(base.task);
+  const child = extension.sub_tasks[0];
+  if (child === undefined) throw new Error('no child row');
+  const filler = endedRows(1, 'filler').map((row) => ({
+    ...row,
+    reason: 'x'.repeat(MAX_EXTENSION_BYTES - jsonBytes(extension) - 400),
+  }));
+  await harness.store.commit({
+    kind: 'update',
+    base,
+    record: {
+      ...base,
+      task: withExtension(base.task, { ...extension, sub_tasks: [...filler, child] }),
+    },
+  });
+  return { harness, parent, child };
+};
+
 describe('no size is a cliff: what one task holds', () => {
   it('refuses a command that would take the task past what it holds as a tool error, changes nothing, and the task goes on', async () => {
     const output = 'o'.repeat(90 * 1024);
@@ -159,36 +195,7 @@ describe('no size is a cliff: what one task holds', () => {
   });
 
   it("leaves a failed child's reason off its row when the row would take the task past what it holds, and still tells the model", async () => {
-    const { harness } = harnessWith(
-      [
-        {
-          toolCalls: [
-            { name: 'spawn_subtask', arguments: { name: 'Child', goal: 'g', agent: 'remote' } },
-          ],
-        },
-        { text: 'Waiting.' },
-        { text: 'The child failed; I will go on.' },
-      ],
-      { remoteAgents: [{ id: 'remote', description: 'r' }] }
-    );
-    const parent = await harness.start(textMessage('go'), ALICE);
-    const base = await harness.task(parent.task.id);
-    const extension = readExtension(base.task);
-    const child = extension.sub_tasks[0];
-    if (child === undefined) throw new Error('no child row');
-    // Rows of ended children up to a few hundred bytes short of what the task holds.
-    const filler = endedRows(1, 'filler').map((row) => ({
-      ...row,
-      reason: 'x'.repeat(MAX_EXTENSION_BYTES - jsonBytes(extension) - 400),
-    }));
-    await harness.store.commit({
-      kind: 'update',
-      base,
-      record: {
-        ...base,
-        task: withExtension(base.task, { ...extension, sub_tasks: [...filler, child] }),
-      },
-    });
+    const { harness, parent, child } = await nearlyFullParent();
     const reason = 'it broke: '.padEnd(480, '!');
 
     await recordChildChange(
@@ -205,5 +212,31 @@ describe('no size is a cliff: what one task holds', () => {
       item.kind === 'note' ? [item.text] : []
     );
     expect(notes.join('\n')).toContain(reason);
+  });
+
+  it("leaves a report's unknown ids off a row that would not fit otherwise, keeping its total", async () => {
+    const { harness, parent, child } = await nearlyFullParent();
+    const usage = {
+      model_calls: 2,
+      input_tokens: 20,
+      cached_input_tokens: 0,
+      output_tokens: 2,
+      cost_usd: 0,
+    };
+    const unknown = Array.from({ length: 20 }, (_, n) => `a-rather-long-remote-task-id-${n}`);
+
+    await recordChildChange(
+      harness.deps,
+      remoteChildChange(parent.task.id, {
+        state: TaskState.TASK_STATE_WORKING,
+        summary: '',
+        usage: { usage, unknown },
+      })
+    );
+
+    const after = await harness.task(parent.task.id);
+    const row = readExtension(after.task).sub_tasks.find((each) => each.task_id === child.task_id);
+    expect(row?.usage).toEqual({ usage, unknown: [] });
+    expect(jsonBytes(readExtension(after.task))).toBeLessThanOrEqual(MAX_EXTENSION_BYTES);
   });
 });
