@@ -451,7 +451,26 @@ describe('the billed write units in the figures and the tables', () => {
   });
 
   it('renders a run from before the billed units as it was rendered then', () => {
-    const report = renderReport(documented(), 'markdown');
+    // The documented run, as a run before the billed units wrote it: without their figures.
+    const figures = documented();
+    const unbilled = <T extends { wru_billed_per_turn?: number }>(row: T): T => {
+      const { wru_billed_per_turn: _billed, ...rest } = row;
+      return rest as T;
+    };
+    const before = BenchFiguresSchema.parse({
+      ...figures,
+      scenarios:
+        figures.scenarios === null
+          ? null
+          : Object.fromEntries(
+              Object.entries(figures.scenarios).map(([name, row]) => [name, unbilled(row)])
+            ),
+      task_growth:
+        figures.task_growth === null
+          ? null
+          : { ...figures.task_growth, rows: figures.task_growth.rows.map(unbilled) },
+    });
+    const report = renderReport(before, 'markdown');
     expect(report).not.toContain('as billed');
     expect(report).toContain('| RRU/turn | WRU/turn |');
   });
