@@ -335,7 +335,7 @@ export const decodeTaskRecord = (
     taskFromJson(withParts(readJson(image, ATTR.task, 'task'), parts), 'task'),
     forksOf(image)
   );
-  const apart = partsApartOf(image as Parameters<typeof partsApartOf>[0]);
+  const apart = partsApartOf(image);
   if (taskId !== undefined && task.id !== taskId) {
     throw invalid(`task (id ${JSON.stringify(task.id)} stored under ${JSON.stringify(taskId)})`);
   }

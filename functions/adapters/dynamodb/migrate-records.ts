@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ConcurrencyConflictError, InvalidTaskRecordError } from '../../core/errors.js';
 import { DynamoDbTaskStore } from './dynamodb-task-store.js';
-import { type Item, readString, taskIdOfKey, taskToJson } from './item-codec.js';
+import { type Item, readString, taskIdOfKey } from './item-codec.js';
 import { ATTR, SORT_KEY, SORT_KEY_VALUE } from './table.js';
 import { scanAll } from './table-io.js';
 import { withoutParts } from './task-parts.js';
@@ -13,16 +13,18 @@ export interface MigrationReport {
   moved: number;
 }
 
-/** Whether a task's JSON holds a plan or rows in itself. */
-const holdsParts = (json: unknown): boolean =>
-  typeof json === 'object' &&
-  json !== null &&
-  Object.keys(withoutParts(json as Record<string, unknown>).parts).length > 0;
-
-/** The same of a record item, read raw; an unreadable one is left to its readers to refuse. */
-const itemHoldsParts = (item: Item): boolean => {
+/**
+ * Whether a record item, read raw, holds a plan or rows in its own JSON; an unreadable one is
+ * left to its readers to refuse.
+ */
+const holdsParts = (item: Item): boolean => {
   try {
-    return holdsParts(JSON.parse(readString(item, ATTR.task, 'task')));
+    const json: unknown = JSON.parse(readString(item, ATTR.task, 'task'));
+    return (
+      typeof json === 'object' &&
+      json !== null &&
+      Object.keys(withoutParts(json as Record<string, unknown>).parts).length > 0
+    );
   } catch {
     return false;
   }
@@ -47,13 +49,13 @@ export const migrateTaskRecords = async (
     ExpressionAttributeValues: { ':sk': { S: SORT_KEY_VALUE.task } },
     ConsistentRead: true,
   });
-  const whole = items.filter(itemHoldsParts);
+  const whole = items.filter(holdsParts);
   let moved = 0;
   for (const item of whole) {
     try {
+      // A record written since the scan keeps its parts apart already.
       const record = await store.get(taskIdOfKey(item));
       if (record === undefined || record.partsApart !== undefined) continue;
-      if (!holdsParts(taskToJson(record.task))) continue;
       await store.commit({ kind: 'update', base: record, record });
       moved++;
     } catch (error) {

@@ -153,8 +153,8 @@ export const ATTR = {
   forks: 'fork_ids',
   /**
    * On a task record: the names of the extension's parts kept in their own items (`TASK_PARTS`;
-   * a list, absent when none is). A record without it, its parts in its own JSON, was stored by
-   * an earlier build: its next write moves them out.
+   * a list, absent when none is). A record without it either holds nothing to keep apart or was
+   * stored by an earlier build with its parts in its own JSON: its next write moves them out.
    */
   partsApart: 'parts_apart',
   /** Seq of a history entry / inbox item / event, and of counters (their last seq). */

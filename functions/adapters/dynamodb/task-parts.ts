@@ -1,6 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { TASK_METADATA_KEY } from '../../core/a2a/identifiers.js';
 import { InvalidTaskRecordError } from '../../core/errors.js';
+import type { Item, ItemImage } from './item-codec.js';
 import {
   ATTR,
   ITEM_TYPE,
@@ -11,9 +12,6 @@ import {
   taskPartSk,
   taskPk,
 } from './table.js';
-
-type Item = Record<string, AttributeValue>;
-type ItemImage = Readonly<Record<string, { S?: string | undefined; L?: unknown[] | undefined }>>;
 
 /** The JSON of the extension's parts kept apart: what each holds (`null` for none). */
 export type PartValues = Partial<Record<TaskPart, unknown>>;
@@ -64,7 +62,7 @@ export const withParts = (taskJson: unknown, parts: PartValues): unknown => {
 /** The names of the parts a record item says it keeps apart (none for an earlier build's). */
 export const partsApartOf = (image: ItemImage): TaskPart[] =>
   (image[ATTR.partsApart]?.L ?? []).flatMap((entry) => {
-    const name = (entry as { S?: string }).S;
+    const name = entry.S;
     return TASK_PARTS.find((part) => part === name) ?? [];
   });
 

@@ -6,7 +6,6 @@ import {
   isStorableTaskId,
   splitData,
   taskIdOfKey,
-  taskToJson,
 } from './item-codec.js';
 import {
   PARTITION_KEY,
@@ -115,8 +114,9 @@ export const partWrites = (
   parts: PartValues
 ): TransactWriteItem[] => {
   const apart = (base?.partsApart ?? []) as TaskPart[];
-  const before =
-    base === undefined ? {} : withoutParts(taskToJson(base.task) as Record<string, unknown>).parts;
+  // The base's parts as its task holds them: their JSON is what was stored, with no need to
+  // serialise the whole task again.
+  const before = base === undefined ? {} : withoutParts({ metadata: base.task.metadata }).parts;
   const { put, remove } = partChanges({ parts: before, apart }, parts);
   const stale = (part: TaskPart, kept: readonly Item[]) => {
     if (!apart.includes(part)) return [];

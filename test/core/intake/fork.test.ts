@@ -36,6 +36,21 @@ const texts = (entries: readonly HistoryEntry[]) =>
     entry.kind === 'participant_message' || entry.kind === 'assistant_message' ? [entry.text] : []
   );
 
+/** A task Alice starts with Bob on it as a watcher. */
+const sharedWithBob = (harness: ReturnType<typeof harnessWith>['harness']) =>
+  harness.start(
+    envelopeMessage(
+      'task',
+      {
+        name: 'Shared',
+        goal: 'Work together',
+        participants: [{ id: BOB, kind: 'human', role: 'watcher' }],
+      },
+      { text: 'hello' }
+    ),
+    ALICE
+  );
+
 describe('forking a task from a point in its history', () => {
   it('carries the transcript through the point, leaves the original as it was, and waits for the caller', async () => {
     const { harness, model, taskId } = await conversation(5);
@@ -241,18 +256,7 @@ describe('forking a task from a point in its history', () => {
 
   it('makes a watcher who forks the reporter of the fork, and the original’s reporter a watcher', async () => {
     const { harness } = harnessWith(replies(1));
-    const task = await harness.start(
-      envelopeMessage(
-        'task',
-        {
-          name: 'Shared',
-          goal: 'Work together',
-          participants: [{ id: BOB, kind: 'human', role: 'watcher' }],
-        },
-        { text: 'hello' }
-      ),
-      ALICE
-    );
+    const task = await sharedWithBob(harness);
     const fork = await harness.fork(task.task.id, BOB, { kind: 'latest' });
     const roles = Object.fromEntries(
       view(fork).extension.participants.map((participant) => [participant.id, participant.role])
@@ -263,18 +267,7 @@ describe('forking a task from a point in its history', () => {
 
   it('takes named participants under a new task’s rules, and refuses the agent’s own id as the caller, creating nothing', async () => {
     const { harness } = harnessWith(replies(1));
-    const task = await harness.start(
-      envelopeMessage(
-        'task',
-        {
-          name: 'Shared',
-          goal: 'Work together',
-          participants: [{ id: BOB, kind: 'human', role: 'watcher' }],
-        },
-        { text: 'hello' }
-      ),
-      ALICE
-    );
+    const task = await sharedWithBob(harness);
     const count = async () => (await harness.store.list({ participantId: ALICE })).length;
     const tasks = await count();
     // A watcher forking may not hand the original's reporter, or anyone, a role that acts.
