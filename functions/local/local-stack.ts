@@ -253,7 +253,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     const service = new A2aService(runtime, {
       blockingTimeoutMs: 25_000,
       pollIntervalMs: 250,
-      stepped: (taskId, ms) => steps.wait(taskId, ms),
+      watchSteps: (taskId) => steps.watch(taskId),
     });
     const streamLeases = buildStreamLeases(config);
     const invoke = (id: FunctionId, event: unknown) => {

@@ -1,34 +1,66 @@
+import type { StepWatch } from '../service/a2a-service.js';
+
+interface Watcher {
+  stepped: boolean;
+  wake: (() => void) | undefined;
+}
+
 /**
  * Which tasks' turn and tool steps have just run, for waiters in the same process. The local
  * stack runs the A2A service and the step handlers side by side, so a blocking SendMessage need
  * not read the task on a timer: it reads it again when one of the task's steps has returned (the
- * turn, a tool call, the park), and on its poll interval only if none does. In the cloud they are
+ * turn, a tool call, the park), and on its poll interval only if none does. A step that returns
+ * while the waiter is reading is kept for its next wait: the read may have seen the task from
+ * before the step's commit, and the step may be the turn's last (the park). In the cloud they are
  * separate functions and the service polls.
  */
 export class StepSignals {
-  readonly #waiters = new Map<string, Set<() => void>>();
+  readonly #watchers = new Map<string, Set<Watcher>>();
 
-  /** Resolves when a step of `taskId` returns, or after `ms`. */
-  wait(taskId: string, ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const waiters = this.#waiters.get(taskId) ?? new Set<() => void>();
-      this.#waiters.set(taskId, waiters);
-      const done = () => {
-        clearTimeout(timer);
-        waiters.delete(done);
-        if (waiters.size === 0 && this.#waiters.get(taskId) === waiters) {
-          this.#waiters.delete(taskId);
+  /** Starts watching `taskId`'s steps; close the watch when done with it. */
+  watch(taskId: string): StepWatch {
+    const watcher: Watcher = { stepped: false, wake: undefined };
+    const watchers = this.#watchers.get(taskId) ?? new Set<Watcher>();
+    this.#watchers.set(taskId, watchers);
+    watchers.add(watcher);
+    return {
+      next: (ms) =>
+        new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            watcher.wake = undefined;
+            watcher.stepped = false;
+            resolve();
+          };
+          if (watcher.stepped) {
+            watcher.stepped = false;
+            resolve();
+            return;
+          }
+          const timer = setTimeout(done, ms);
+          watcher.wake = done;
+        }),
+      close: () => {
+        watcher.wake?.();
+        watchers.delete(watcher);
+        if (watchers.size === 0 && this.#watchers.get(taskId) === watchers) {
+          this.#watchers.delete(taskId);
         }
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      waiters.add(done);
-    });
+      },
+    };
   }
 
-  /** A step of `taskId` returned: every waiter on it reads the task again. */
+  /** A step of `taskId` returned: every watch of it reads the task again, now or at its next wait. */
   stepped(taskId: string): void {
-    for (const done of [...(this.#waiters.get(taskId) ?? [])]) done();
+    for (const watcher of [...(this.#watchers.get(taskId) ?? [])]) {
+      watcher.stepped = true;
+      watcher.wake?.();
+    }
+  }
+
+  /** How many tasks are watched (none once every watch is closed). */
+  get watchedTasks(): number {
+    return this.#watchers.size;
   }
 }
 

@@ -59,15 +59,27 @@ const DEFAULT_HISTORY = {
   stream: 0,
 } as const satisfies Record<string, HistoryLimit>;
 
+/** A waiter's view of one task's steps, where they run in its process (`npm start`). */
+export interface StepWatch {
+  /**
+   * Resolves at once when a step of the task returned since the watch began or since `next` last
+   * resolved; else when one returns, or after `ms`.
+   */
+  next(ms: number): Promise<void>;
+  /** The watch ends: nothing is kept for it any more. */
+  close(): void;
+}
+
 export interface ServiceOptions {
   /** How long a blocking SendMessage waits for the task to settle before answering with it as is. */
   blockingTimeoutMs: number;
   pollIntervalMs: number;
   /**
-   * Resolves when a step of the task has run, or after `ms`: a blocking SendMessage then reads
-   * the task at once instead of on its next poll. Absent: it polls (`npm start` has one).
+   * Watches a task's steps: a blocking SendMessage reads the task again as soon as one of them has
+   * run (one that ran during a read included) instead of on its next poll. Absent: it polls
+   * (`npm start` has one).
    */
-  stepped?: (taskId: string, ms: number) => Promise<void>;
+  watchSteps?: (taskId: string) => StepWatch;
   /** SendStreamingMessage and SubscribeToTask. @default DEFAULT_STREAM_TIMING */
   stream?: StreamTiming;
 }
@@ -415,17 +427,21 @@ export class A2aService {
     accepted: TaskRecord | undefined
   ): Promise<TaskRecord> {
     const deadline = Date.now() + this.#options.blockingTimeoutMs;
-    const { pollIntervalMs, stepped } = this.#options;
-    const pause = () =>
-      stepped === undefined ? sleep(pollIntervalMs) : stepped(taskId, pollIntervalMs);
-    if (accepted !== undefined) {
-      if (isSettled(accepted, inboxSeq)) return accepted;
-      await pause();
-    }
-    for (;;) {
-      const record = await this.#record(taskId);
-      if (isSettled(record, inboxSeq) || Date.now() >= deadline) return record;
-      await pause();
+    const { pollIntervalMs, watchSteps } = this.#options;
+    const steps = watchSteps?.(taskId);
+    const pause = () => (steps === undefined ? sleep(pollIntervalMs) : steps.next(pollIntervalMs));
+    try {
+      if (accepted !== undefined) {
+        if (isSettled(accepted, inboxSeq)) return accepted;
+        await pause();
+      }
+      for (;;) {
+        const record = await this.#record(taskId);
+        if (isSettled(record, inboxSeq) || Date.now() >= deadline) return record;
+        await pause();
+      }
+    } finally {
+      steps?.close();
     }
   }
 }

@@ -2,26 +2,48 @@ import { describe, expect, it } from 'vitest';
 import { StepSignals, taskOfStep } from '../../functions/local/step-signals.js';
 
 describe("the local stack's step signals", () => {
-  it("wake a task's waiters when one of its steps returns, and no other task's", async () => {
+  it("wake a task's watches when one of its steps returns, and no other task's", async () => {
     const signals = new StepSignals();
     const woken: string[] = [];
-    const a = signals.wait('task-a', 10_000).then(() => woken.push('a'));
-    const b = signals.wait('task-b', 50).then(() => woken.push('b'));
+    const [watchA, watchB] = [signals.watch('task-a'), signals.watch('task-b')];
+    const a = watchA.next(10_000).then(() => woken.push('a'));
+    const b = watchB.next(50).then(() => woken.push('b'));
 
     signals.stepped('task-a');
     await a;
     expect(woken).toEqual(['a']);
     await b;
     expect(woken).toEqual(['a', 'b']);
+    watchA.close();
+    watchB.close();
+    expect(signals.watchedTasks).toBe(0);
+  });
+
+  it('keep a step that returned while the waiter was not waiting (reading the task) for its next wait', async () => {
+    const signals = new StepSignals();
+    const watch = signals.watch('task-a');
+    // The waiter reads the task; meanwhile the turn's last step (the park) returns.
+    signals.stepped('task-a');
+    const started = performance.now();
+    await watch.next(10_000);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    // Kept once: the wait after it waits for the next step (or its interval).
+    const next = performance.now();
+    await watch.next(30);
+    expect(performance.now() - next).toBeGreaterThanOrEqual(25);
+    watch.close();
   });
 
   it('let a waiter go after its interval when no step returns', async () => {
     const signals = new StepSignals();
+    const watch = signals.watch('task-a');
     const started = performance.now();
-    await signals.wait('task-a', 30);
+    await watch.next(30);
     expect(performance.now() - started).toBeGreaterThanOrEqual(25);
-    // Nobody waits any more: a step now wakes nothing, and throws nothing.
+    watch.close();
+    // Nobody watches any more: a step now wakes nothing, keeps nothing, and throws nothing.
     signals.stepped('task-a');
+    expect(signals.watchedTasks).toBe(0);
   });
 
   it("read the task of a turn step's event: its ref, or its tool call's", () => {
