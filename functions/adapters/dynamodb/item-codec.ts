@@ -25,12 +25,12 @@ import type { LoggedEvent, TaskEvent } from '../../core/ports/event-log.js';
 import { type PushConfig, PushConfigSchema } from '../../core/ports/push-config-store.js';
 import type { BudgetAmounts, TaskRecord } from '../../core/ports/task-store.js';
 import { type RemoteLink, RemoteLinkSchema } from '../../core/remote/remote-link.js';
-import { subStateOf, withForksListed } from '../../core/task/a2a-task.js';
+import { readExtension, subStateOf, withForksListed } from '../../core/task/a2a-task.js';
 import {
   BUDGET_LIMITS,
   type BudgetLimit,
   TASK_STATE_NAMES,
-  TaskExtensionSchema,
+  type TaskExtension,
 } from '../../core/task/extension.schema.js';
 import {
   ATTR,
@@ -220,16 +220,39 @@ export const stateNameOf = (task: Task): string => taskStateToJSON(task.status?.
  * valid extension has none: it is listed by no participant.
  */
 export const participantIdsOf = (task: Task): string[] => {
-  const parsed = TaskExtensionSchema.safeParse(task.metadata?.[TASK_METADATA_KEY]);
-  if (!parsed.success) return [];
-  return [...new Set(parsed.data.participants.map((participant) => participant.id))];
+  const extension = validExtensionOf(task);
+  if (extension === undefined) return [];
+  return [...new Set(extension.participants.map((participant) => participant.id))];
 };
 
 /** The first parent task on this harness (`agent: null`): the one the stream Lambda notifies. */
-export const parentIdOf = (task: Task): string | undefined => {
-  const parsed = TaskExtensionSchema.safeParse(task.metadata?.[TASK_METADATA_KEY]);
-  if (!parsed.success) return undefined;
-  return parsed.data.parent_tasks.find((parent) => parent.agent === null)?.task_id;
+export const parentIdOf = (task: Task): string | undefined =>
+  validExtensionOf(task)?.parent_tasks.find((parent) => parent.agent === null)?.task_id;
+
+/**
+ * The parts a task keeps apart as the core reads them (its reading of the extension: the values
+ * a decision that left them alone passes on as they are), or as they are stored when the task has
+ * no valid extension.
+ */
+export const heldPartsOf = (task: Task): PartValues => {
+  const extension = validExtensionOf(task);
+  const metadata =
+    extension === undefined ? task.metadata : { ...task.metadata, [TASK_METADATA_KEY]: extension };
+  return withoutParts({ metadata }).parts;
+};
+
+/**
+ * A task's extension, or undefined when it has none that is valid. The core's reading, which
+ * parses each stored extension once: a commit asks for it several times, and a large task's
+ * extension (its sub-task rows) takes milliseconds to parse.
+ */
+const validExtensionOf = (task: Task): TaskExtension | undefined => {
+  try {
+    return readExtension(task);
+  } catch (error) {
+    if (error instanceof InvalidTaskRecordError) return undefined;
+    throw error;
+  }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -248,9 +271,14 @@ export interface TaskRecordAttributes {
 /** The record's attributes, the version aside (create and update write the same ones). */
 export const taskRecordAttributes = (record: Pick<TaskRecord, 'task' | 'loop' | 'eventSeq'>) => {
   const task = record.task;
-  const whole = refuseInvalid(StoredTaskJsonSchema, taskToJson(task), 'task');
-  // The parts that grow with the task are kept in items of their own (task-parts.ts).
-  const { taskJson, parts } = withoutParts(whole);
+  // The parts that grow with the task are kept in items of their own (task-parts.ts), as the task
+  // holds them: only the rest is serialised here, and a part only when it is written.
+  const { taskJson: kept, parts } = withoutParts({ metadata: task.metadata });
+  const taskJson = refuseInvalid(
+    StoredTaskJsonSchema,
+    taskToJson({ ...task, metadata: kept.metadata as Task['metadata'] }),
+    'task'
+  );
   const loop = refuseInvalid(LoopStateSchema, record.loop, 'loop state');
   const participantIds = participantIdsOf(task);
   const set: Item = {

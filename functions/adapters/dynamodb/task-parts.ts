@@ -114,7 +114,8 @@ export const partChanges = (
       if (before.apart.includes(part)) remove.push(part);
     } else if (
       !before.apart.includes(part) ||
-      JSON.stringify(value) !== JSON.stringify(before.parts[part])
+      // The same value as held (a turn that did not touch it) is not serialised to be compared.
+      (value !== before.parts[part] && JSON.stringify(value) !== JSON.stringify(before.parts[part]))
     ) {
       put.push(part);
     }

@@ -2,6 +2,7 @@ import type { DynamoDBClient, TransactWriteItem } from '@aws-sdk/client-dynamodb
 import type { TaskRecord } from '../../core/ports/task-store.js';
 import {
   decodeTaskRecord,
+  heldPartsOf,
   type Item,
   isStorableTaskId,
   splitData,
@@ -23,7 +24,6 @@ import {
   type PartValues,
   partChanges,
   partsApartOf,
-  withoutParts,
 } from './task-parts.js';
 
 const isRecordItem = (item: Item) => item[SORT_KEY]?.S === SORT_KEY_VALUE.task;
@@ -114,9 +114,9 @@ export const partWrites = (
   parts: PartValues
 ): TransactWriteItem[] => {
   const apart = (base?.partsApart ?? []) as TaskPart[];
-  // The base's parts as its task holds them: their JSON is what was stored, with no need to
-  // serialise the whole task again.
-  const before = base === undefined ? {} : withoutParts({ metadata: base.task.metadata }).parts;
+  // The base's parts as the decision read them: a part it passed on untouched is the same value,
+  // and is not serialised to be compared.
+  const before = base === undefined ? {} : heldPartsOf(base.task);
   const { put, remove } = partChanges({ parts: before, apart }, parts);
   const stale = (part: TaskPart, kept: readonly Item[]) => {
     if (!apart.includes(part)) return [];
