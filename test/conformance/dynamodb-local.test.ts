@@ -80,6 +80,16 @@ describeTaskStoreContract('DynamoDbTaskStore', async () => {
   };
 });
 
+// Every read of the parts from the table: the cache's misses are the whole of this run.
+describeTaskStoreContract('DynamoDbTaskStore (no part cache)', async () => {
+  const { tableName } = await freshTable();
+  return {
+    store: new DynamoDbTaskStore({ client, tableName, partCache: false }),
+    events: new DynamoDbEventLog({ client, tableName }),
+    pushConfigs: new DynamoDbPushConfigStore({ client, tableName }),
+  };
+});
+
 describeEventLogContract('DynamoDbEventLog', async () => {
   const { tableName } = await freshTable();
   return {
@@ -298,10 +308,11 @@ describe('DynamoDB table and items', () => {
     };
   };
 
-  /** A store whose client tells which items each write names, by sort key. */
+  /** A store whose client tells which items each write (and each read) names, by sort key. */
   const recordingStore = () => {
     const recording = new DynamoDBClient(localDynamoDbClientConfig(local.endpoint));
     const written: string[][] = [];
+    const read: string[] = [];
     recording.middlewareStack.add(
       (next, context) => async (args) => {
         const input = args.input as {
@@ -313,14 +324,108 @@ describe('DynamoDB table and items', () => {
           const inner = input.TransactItems === undefined ? action : Object.values(action)[0];
           return String((inner?.Item ?? inner?.Key)?.[SORT_KEY]?.S);
         });
-        if (/Put|Update|Delete|TransactWrite/.test(context.commandName ?? ''))
-          written.push(sortKeys);
+        const command = context.commandName ?? '';
+        if (/Put|Update|Delete|TransactWrite/.test(command)) written.push(sortKeys);
+        if (/Get|Query/.test(command)) read.push(command.replace(/Command$/, ''));
         return next(args);
       },
       { step: 'initialize' }
     );
-    return { store: new DynamoDbTaskStore({ client: recording, tableName }), written, recording };
+    return {
+      store: new DynamoDbTaskStore({ client: recording, tableName }),
+      written,
+      read,
+      recording,
+    };
   };
+
+  it('reads a large task again as its record alone while the parts it names are the ones this store read last, and again whole once another writer changed them', async () => {
+    const { store: cached, read, recording } = recordingStore();
+    const other = new DynamoDbTaskStore({ client, tableName, partCache: false });
+    const { record: created } = await other.commit({
+      kind: 'create',
+      record: grownRecord(1_000, 200),
+    });
+    const taskId = created!.task.id;
+
+    const first = (await cached.get(taskId))!;
+    expect(first).toEqual(created);
+    expect(read).toEqual(['GetItem', 'BatchGetItem', 'BatchGetItem']);
+    read.length = 0;
+    // A turn by another writer: the record moves, its parts do not.
+    const { record: turned } = await other.commit({
+      kind: 'update',
+      base: first,
+      record: { ...first, loop: { ...first.loop, turn: 1 } },
+    });
+    expect(await cached.get(taskId)).toEqual(turned);
+    expect(read).toEqual(['GetItem']);
+    expect(await cached.list({ contextId: created!.task.contextId })).toEqual([turned]);
+
+    // Another writer changes the rows: the next read reads them, as they are now.
+    read.length = 0;
+    const fewer = withExtension(turned!.task, {
+      ...readExtension(turned!.task),
+      sub_tasks: readExtension(turned!.task).sub_tasks.slice(0, 10),
+    });
+    const { record: shrunk } = await other.commit({
+      kind: 'update',
+      base: turned!,
+      record: { ...turned!, task: fewer },
+    });
+    const after = (await cached.get(taskId))!;
+    expect(view(after).extension.sub_tasks).toHaveLength(10);
+    expect(after).toEqual(shrunk);
+    expect(read).toEqual(['GetItem', 'BatchGetItem']);
+    recording.destroy();
+  });
+
+  it('takes no part of another revision than its record names: it reads the task again in one Query, and holds none of it', async () => {
+    const { record: created } = await store.commit({
+      kind: 'create',
+      record: grownRecord(20, 0),
+    });
+    const taskId = created!.task.id;
+    // The rows' item as another revision left it than the record names (a write between the
+    // record's read and the rows').
+    const rowsKey = { ...taskKey(taskId), [SORT_KEY]: { S: 'TASK#sub_tasks' } };
+    const rows = (await client.send(new GetItemCommand({ TableName: tableName, Key: rowsKey })))
+      .Item!;
+    await client.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: { ...rows, [ATTR.partRevision]: { N: '99' }, [ATTR.data]: { S: '[]' } },
+      })
+    );
+    const { store: reader, read, recording } = recordingStore();
+    for (let attempt = 0; attempt < 2; attempt++) {
+      read.length = 0;
+      await reader.get(taskId);
+      expect(read).toEqual(['GetItem', 'BatchGetItem', 'Query']);
+    }
+    recording.destroy();
+  });
+
+  it('gives a part of no known revision (stored before revisions were kept) one at its next write', async () => {
+    const { record: created } = await store.commit({
+      kind: 'create',
+      record: grownRecord(30, 0),
+    });
+    const taskId = created!.task.id;
+    const raw = (await rawTaskItem(taskId))!;
+    delete raw[ATTR.partRevisions];
+    await client.send(new PutItemCommand({ TableName: tableName, Item: raw }));
+    const read = (await store.get(taskId))!;
+    expect(read.partsApart).toEqual({ plan: 0, sub_tasks: 0 });
+    expect(read.task).toEqual(created!.task);
+    const { record: next } = await store.commit({
+      kind: 'update',
+      base: read,
+      record: { ...read, loop: { ...read.loop, turn: 1 } },
+    });
+    expect(next?.partsApart).toEqual({ plan: 2, sub_tasks: 2 });
+    expect(await store.get(taskId)).toEqual(next);
+  });
 
   it('keeps the plan and the sub-task rows in items of their own: the record item stays small, a commit that changes neither writes neither, and every read has them whole', async () => {
     const { store: recorded, written, recording } = recordingStore();
@@ -412,6 +517,7 @@ describe('DynamoDB table and items', () => {
     const legacy = { ...(await rawTaskItem(taskId))! };
     legacy[ATTR.task] = { S: JSON.stringify(taskToJson(whole)) };
     delete legacy[ATTR.partsApart];
+    delete legacy[ATTR.partRevisions];
     await client.send(new PutItemCommand({ TableName: tableName, Item: legacy }));
 
     const read = (await store.get(taskId))!;
@@ -425,7 +531,7 @@ describe('DynamoDB table and items', () => {
     const after = (await store.get(taskId))!;
     expect(after.task).toEqual(whole);
     expect(after).toEqual(next);
-    expect(after.partsApart).toEqual(['plan', 'sub_tasks']);
+    expect(after.partsApart).toEqual({ plan: next!.version, sub_tasks: next!.version });
     expect(JSON.parse((await rawTaskItem(taskId))?.[ATTR.task]?.S ?? '{}')).not.toHaveProperty([
       'metadata',
       TASK_METADATA_KEY,
@@ -451,19 +557,20 @@ describe('DynamoDB table and items', () => {
       ).Item!;
       raw[ATTR.task] = { S: JSON.stringify(taskToJson(record.task)) };
       delete raw[ATTR.partsApart];
+      delete raw[ATTR.partRevisions];
       await client.send(new PutItemCommand({ TableName: table, Item: raw }));
     }
     const before = await Promise.all(records.map((record) => migrating.get(record.task.id)));
     // The first was stored by this build (its empty plan apart already), the others whole.
-    expect(before.map((record) => record?.partsApart)).toEqual([['plan'], undefined, undefined]);
+    expect(before.map((record) => record?.partsApart)).toEqual([{ plan: 1 }, undefined, undefined]);
 
     expect(await migrateTaskRecords(client, table)).toEqual({ found: 2, moved: 2 });
     const after = await Promise.all(records.map((record) => migrating.get(record.task.id)));
     expect(after.map((record) => record?.task)).toEqual(records.map((record) => record.task));
     expect(after.map((record) => record?.partsApart)).toEqual([
-      ['plan'],
-      ['plan', 'sub_tasks'],
-      ['plan', 'sub_tasks'],
+      { plan: 1 },
+      { plan: 2, sub_tasks: 2 },
+      { plan: 2, sub_tasks: 2 },
     ]);
     expect(await migrateTaskRecords(client, table)).toEqual({ found: 0, moved: 0 });
   });

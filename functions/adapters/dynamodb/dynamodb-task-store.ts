@@ -54,6 +54,7 @@ import {
   taskIdOfKey,
   taskKey,
   taskRecordAttributes,
+  withPartsApart,
 } from './item-codec.js';
 import {
   ATTR,
@@ -84,6 +85,7 @@ import {
   VERSION_MATCHES,
   wholePayloads,
 } from './table-io.js';
+import { TaskPartCache } from './task-part-cache.js';
 import { partWrites, readTaskRecord, withPartsRead } from './task-record-io.js';
 
 export interface DynamoDbTableOptions {
@@ -114,10 +116,18 @@ const TERMINAL_STATE_VALUES = {
 export class DynamoDbTaskStore implements TaskStore {
   readonly #client: DynamoDBClient;
   readonly #table: string;
+  readonly #parts: TaskPartCache | undefined;
 
-  constructor(options: DynamoDbTableOptions) {
+  /**
+   * `partCache`: the parts of large tasks held between reads (`false`: none, every read reads
+   * them). A process keeps one for as long as it runs: a warm Lambda's next read of the same task
+   * reads its record alone.
+   */
+  constructor(options: DynamoDbTableOptions & { partCache?: TaskPartCache | false }) {
     this.#client = options.client;
     this.#table = options.tableName;
+    this.#parts =
+      options.partCache === false ? undefined : (options.partCache ?? new TaskPartCache());
   }
 
   async commit(commit: TaskCommit): Promise<CommitResult> {
@@ -220,7 +230,7 @@ export class DynamoDbTaskStore implements TaskStore {
   }
 
   get(taskId: string): Promise<TaskRecord | undefined> {
-    return readTaskRecord(this.#client, this.#table, taskId);
+    return readTaskRecord(this.#client, this.#table, taskId, this.#parts);
   }
 
   async list(query: TaskQuery): Promise<TaskRecord[]> {
@@ -246,7 +256,7 @@ export class DynamoDbTaskStore implements TaskStore {
             this.#table,
             [...new Set(entries.map(taskIdOfKey))].map(taskKey)
           );
-    const records = await withPartsRead(this.#client, this.#table, items);
+    const records = await withPartsRead(this.#client, this.#table, items, this.#parts);
     return records
       .filter(
         (record) =>
@@ -331,6 +341,7 @@ export class DynamoDbTaskStore implements TaskStore {
     if (commit.kind === 'create') {
       const created = encodeTaskRecord({ ...stored, inboxCount: enqueued }, 1);
       const { participantIds, parts } = created;
+      const partsWritten = partWrites(this.#table, taskId, undefined, parts, 1);
       const item: Item = {
         ...created.item,
         ...budgetAttributes(credit),
@@ -351,14 +362,16 @@ export class DynamoDbTaskStore implements TaskStore {
           ...participantIds.map((participantId) => ({
             Put: { TableName: this.#table, Item: membershipItem(taskId, participantId) },
           })),
-          ...partWrites(this.#table, taskId, undefined, parts),
+          ...partsWritten.writes,
         ],
         record: decodeTaskRecord(item, taskId, parts),
       };
     }
     if (commit.base.task.id !== taskId) throw new Error('a commit updates one task');
-    const attributes = taskRecordAttributes(stored);
     const next = commit.base.version + 1;
+    const unnamed = taskRecordAttributes(stored);
+    const partsWritten = partWrites(this.#table, taskId, commit.base, unnamed.parts, next);
+    const attributes = withPartsApart(unnamed, partsWritten.apart);
     // The condition says the stored record is `base`: its participants are the base's.
     const before = participantIdsOf(commit.base.task);
     const after = attributes.participantIds;
@@ -387,7 +400,7 @@ export class DynamoDbTaskStore implements TaskStore {
           }),
         },
         ...membership,
-        ...partWrites(this.#table, taskId, commit.base, attributes.parts),
+        ...partsWritten.writes,
       ],
       record: {
         ...decodeTaskRecord(

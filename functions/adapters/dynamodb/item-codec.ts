@@ -46,8 +46,9 @@ import {
   taskPk,
 } from './table.js';
 import {
+  type PartRevisions,
   type PartValues,
-  partsApartAttribute,
+  partsApartAttributes,
   partsApartOf,
   withoutParts,
   withParts,
@@ -296,9 +297,6 @@ export const taskRecordAttributes = (record: Pick<TaskRecord, 'task' | 'loop' | 
     [ATTR.parked]: { BOOL: loop.parkToken !== null },
   };
   const remove: string[] = [];
-  const apart = partsApartAttribute(parts);
-  if (apart === undefined) remove.push(ATTR.partsApart);
-  else set[ATTR.partsApart] = apart;
   // An index key may not be an empty string: a task without a context is not in `by_context`.
   if (task.contextId === '') {
     remove.push(ATTR.ctxPk, ATTR.ctxSk);
@@ -317,19 +315,37 @@ export const taskRecordAttributes = (record: Pick<TaskRecord, 'task' | 'loop' | 
   return { set, remove, participantIds, parts } satisfies TaskRecordAttributes;
 };
 
-/** The whole record item, for a create. */
+/**
+ * The record's attributes with the parts it keeps apart named, and their revisions: what an update
+ * sets, and removes when it keeps none apart any more.
+ */
+export const withPartsApart = (
+  attributes: TaskRecordAttributes,
+  apart: PartRevisions
+): TaskRecordAttributes => {
+  const named = partsApartAttributes(apart);
+  return Object.keys(named).length === 0
+    ? { ...attributes, remove: [...attributes.remove, ATTR.partsApart, ATTR.partRevisions] }
+    : { ...attributes, set: { ...attributes.set, ...named } };
+};
+
+/** The whole record item, for a create: every part it keeps apart is of its first version. */
 export const encodeTaskRecord = (
   record: Pick<TaskRecord, 'task' | 'loop' | 'eventSeq'> & { inboxCount?: number },
   version: number
 ) => {
   const attributes = taskRecordAttributes(record);
+  const apart = Object.fromEntries(
+    Object.keys(attributes.parts).map((part) => [part, version])
+  ) as PartRevisions;
   const item: Item = {
     ...taskKey(record.task.id),
     ...attributes.set,
+    ...partsApartAttributes(apart),
     [ATTR.inboxCount]: { N: String(record.inboxCount ?? 0) },
     [ATTR.version]: { N: String(version) },
   };
-  return { item, participantIds: attributes.participantIds, parts: attributes.parts };
+  return { item, participantIds: attributes.participantIds, parts: attributes.parts, apart };
 };
 
 export const decodeVersion = (image: ItemImage): number =>
@@ -382,7 +398,7 @@ export const decodeTaskRecord = (
         : readInt(image, ATTR.inboxCount, 'task inbox count', 0),
     ...(hasPushIds(image) ? { pushConfigured: true } : {}),
     ...budgetAvailableOf(image),
-    ...(apart.length === 0 ? {} : { partsApart: apart }),
+    ...(Object.keys(apart).length === 0 ? {} : { partsApart: apart }),
   };
 };
 

@@ -7,7 +7,7 @@
  * | item                      | sk                       | notes                                     |
  * | ------------------------- | ------------------------ | ----------------------------------------- |
  * | task record               | `TASK`                   | task + loop JSON, `version`, `evt_seq`... |
- * | part of the task record   | `TASK#<part>`            | the plan, the sub-task rows: kept apart   |
+ * | part of the task record   | `TASK#<part>`            | the plan, the rows: apart, with a `rev`   |
  * | participant membership    | `PART#<participantId>`   | one per participant (`by_participant`)    |
  * | history entry             | `HIST#<seq padded>`      | seq from the record's loop state          |
  * | inbox counter             | `INBOXSEQ`               | last inbox seq taken (atomic ADD)         |
@@ -157,6 +157,15 @@ export const ATTR = {
    * stored by an earlier build with its parts in its own JSON: its next write moves them out.
    */
   partsApart: 'parts_apart',
+  /**
+   * On a task record: the revision of each part it keeps apart (a map, name to the record version
+   * that last wrote the part), and on a part's item its own. A reader that holds a part of that
+   * revision need not read it again; a record that names no revision for a part has its part
+   * written again at its next write.
+   */
+  partRevisions: 'part_revs',
+  /** On a part's item: the record version that wrote it. */
+  partRevision: 'rev',
   /** Seq of a history entry / inbox item / event, and of counters (their last seq). */
   seq: 'seq',
   /** JSON payload of history entries, inbox items, once values and events. */

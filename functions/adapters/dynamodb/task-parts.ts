@@ -59,26 +59,56 @@ export const withParts = (taskJson: unknown, parts: PartValues): unknown => {
   };
 };
 
-/** The names of the parts a record item says it keeps apart (none for an earlier build's). */
-export const partsApartOf = (image: ItemImage): TaskPart[] =>
-  (image[ATTR.partsApart]?.L ?? []).flatMap((entry) => {
-    const name = entry.S;
-    return TASK_PARTS.find((part) => part === name) ?? [];
-  });
+/**
+ * The parts a record keeps apart, each with its revision: the record version that last wrote it,
+ * 0 when the record does not say (one stored before revisions were kept).
+ */
+export type PartRevisions = Partial<Record<TaskPart, number>>;
 
-/** The record item's attribute naming its parts kept apart. */
-export const partsApartAttribute = (parts: PartValues): AttributeValue | undefined => {
-  const names = TASK_PARTS.filter((part) => parts[part] !== undefined);
-  return names.length === 0 ? undefined : { L: names.map((name) => ({ S: name })) };
+const revisionOf = (value: { N?: string | undefined } | undefined): number => {
+  const revision = Number(value?.N);
+  return Number.isSafeInteger(revision) && revision > 0 ? revision : 0;
 };
 
-/** One part's item (its payload split into pieces by the caller when too large). */
-export const encodeTaskPart = (taskId: string, part: TaskPart, value: unknown): Item => ({
+/** The parts a record item says it keeps apart, with their revisions (none for an earlier build's). */
+export const partsApartOf = (image: ItemImage): PartRevisions => {
+  const revisions = (image[ATTR.partRevisions] as { M?: ItemImage } | undefined)?.M ?? {};
+  const apart: PartRevisions = {};
+  for (const entry of image[ATTR.partsApart]?.L ?? []) {
+    const part = TASK_PARTS.find((name) => name === entry.S);
+    if (part !== undefined) apart[part] = revisionOf(revisions[part]);
+  }
+  return apart;
+};
+
+/** The record item's attributes naming its parts kept apart and their revisions. */
+export const partsApartAttributes = (apart: PartRevisions): Record<string, AttributeValue> => {
+  const names = TASK_PARTS.filter((part) => apart[part] !== undefined);
+  if (names.length === 0) return {};
+  return {
+    [ATTR.partsApart]: { L: names.map((name) => ({ S: name })) },
+    [ATTR.partRevisions]: {
+      M: Object.fromEntries(names.map((name) => [name, { N: String(apart[name]) }])),
+    },
+  };
+};
+
+/** One part's item, of a revision (its payload split into pieces by the caller when too large). */
+export const encodeTaskPart = (
+  taskId: string,
+  part: TaskPart,
+  value: unknown,
+  revision: number
+): Item => ({
   [PARTITION_KEY]: { S: taskPk(taskId) },
   [SORT_KEY]: { S: taskPartSk(part) },
   [ATTR.type]: { S: ITEM_TYPE.taskPart },
+  [ATTR.partRevision]: { N: String(revision) },
   [ATTR.data]: { S: JSON.stringify(value) },
 });
+
+/** The revision a part's item was written at (0 for one written before revisions were kept). */
+export const partItemRevision = (item: ItemImage): number => revisionOf(item[ATTR.partRevision]);
 
 /** A part item back to its name and value. */
 export const decodeTaskPart = (item: ItemImage): [TaskPart, unknown] => {
@@ -99,21 +129,25 @@ export const decodeTaskPart = (item: ItemImage): [TaskPart, unknown] => {
 
 /**
  * What an update writes of the parts (pure): a part whose value changed from the base's, or that
- * the stored record does not keep apart yet (an earlier build's, or one that held nothing), is
- * put; one that now holds nothing but was kept apart is deleted. Nothing else is written.
+ * the stored record does not keep apart yet (an earlier build's, or one that held nothing) or
+ * names no revision for, is put; one that now holds nothing but was kept apart is deleted.
+ * Nothing else is written.
  */
 export const partChanges = (
-  before: { parts: PartValues; apart: readonly TaskPart[] },
+  before: { parts: PartValues; apart: PartRevisions },
   after: PartValues
 ): { put: TaskPart[]; remove: TaskPart[] } => {
   const put: TaskPart[] = [];
   const remove: TaskPart[] = [];
   for (const part of TASK_PARTS) {
     const value = after[part];
+    const revision = before.apart[part];
     if (value === undefined) {
-      if (before.apart.includes(part)) remove.push(part);
+      if (revision !== undefined) remove.push(part);
     } else if (
-      !before.apart.includes(part) ||
+      // Not kept apart yet, or of no known revision: written, so that it has one.
+      revision === undefined ||
+      revision === 0 ||
       // The same value as held (a turn that did not touch it) is not serialised to be compared.
       (value !== before.parts[part] && JSON.stringify(value) !== JSON.stringify(before.parts[part]))
     ) {

@@ -7,41 +7,120 @@ import {
   isStorableTaskId,
   splitData,
   taskIdOfKey,
+  taskKey,
 } from './item-codec.js';
 import {
+  ATTR,
   PARTITION_KEY,
   SORT_KEY,
   SORT_KEY_VALUE,
+  TASK_PARTS,
   TASK_PARTS_END,
   type TaskPart,
   taskPartSk,
   taskPk,
 } from './table.js';
-import { batchGetAll, queryAll, wholePayloads } from './table-io.js';
+import { batchGetAll, getItem, queryAll, wholePayloads } from './table-io.js';
+import type { TaskPartCache } from './task-part-cache.js';
 import {
   decodeTaskPart,
   encodeTaskPart,
+  type PartRevisions,
   type PartValues,
   partChanges,
+  partItemRevision,
   partsApartOf,
 } from './task-parts.js';
 
 const isRecordItem = (item: Item) => item[SORT_KEY]?.S === SORT_KEY_VALUE.task;
 
-/** Part items (their pieces joined) by name. */
-const partValuesOf = (items: readonly Item[]): PartValues =>
-  Object.fromEntries(items.map((item) => decodeTaskPart(item)));
+/**
+ * Part items (their pieces joined) by name; those of the revision the record names are held in
+ * `cache` for the next read.
+ */
+const partValuesOf = (
+  taskId: string,
+  apart: PartRevisions,
+  items: readonly Item[],
+  cache: TaskPartCache | undefined
+): PartValues => {
+  const values: PartValues = {};
+  for (const item of items) {
+    const [part, value] = decodeTaskPart(item);
+    values[part] = value;
+    const revision = partItemRevision(item);
+    if (revision === apart[part]) {
+      cache?.put(taskId, part, revision, value, item[ATTR.data]?.S?.length ?? 0);
+    }
+  }
+  return values;
+};
+
+/** The parts a record keeps apart that `cache` holds of the revisions it names, and those it lacks. */
+const heldAndMissing = (
+  taskId: string,
+  apart: PartRevisions,
+  cache: TaskPartCache | undefined
+): { held: PartValues; missing: TaskPart[] } => {
+  const held: PartValues = {};
+  const missing: TaskPart[] = [];
+  for (const part of TASK_PARTS) {
+    const revision = apart[part];
+    if (revision === undefined) continue;
+    const value = cache?.get(taskId, part, revision);
+    if (value === undefined) missing.push(part);
+    else held[part] = value;
+  }
+  return { held, missing };
+};
+
+const partKey = (taskId: string, part: TaskPart): Item => ({
+  [PARTITION_KEY]: { S: taskPk(taskId) },
+  [SORT_KEY]: { S: taskPartSk(part) },
+});
 
 /**
- * A task's record with the parts it keeps apart: one consistent Query of its key range
- * (`TASK`..`TASK#~`), the pieces of a large part read after. Undefined for an unknown task.
+ * A task's record with the parts it keeps apart. With a cache: the record item alone, and of its
+ * parts only those the cache does not hold of the revisions it names (a part found of another
+ * revision, written between the two reads, makes it read as below). Without: one consistent Query
+ * of its key range (`TASK`..`TASK#~`), the pieces of a large part read after. Undefined for an
+ * unknown task.
  */
 export const readTaskRecord = async (
   client: DynamoDBClient,
   tableName: string,
-  taskId: string
+  taskId: string,
+  cache?: TaskPartCache
 ): Promise<TaskRecord | undefined> => {
   if (!isStorableTaskId(taskId)) return undefined;
+  if (cache !== undefined) {
+    const record = await getItem(client, tableName, taskKey(taskId));
+    if (record === undefined) return undefined;
+    const apart = partsApartOf(record);
+    const { held, missing } = heldAndMissing(taskId, apart, cache);
+    if (missing.length === 0) return decodeTaskRecord(record, taskId, held);
+    const items = await wholePayloads(
+      client,
+      tableName,
+      await batchGetAll(
+        client,
+        tableName,
+        missing.map((part) => partKey(taskId, part))
+      )
+    );
+    const current =
+      items.length === missing.length &&
+      items.every((item) => {
+        const [part] = decodeTaskPart(item);
+        return partItemRevision(item) === apart[part];
+      });
+    if (current) {
+      return decodeTaskRecord(record, taskId, {
+        ...held,
+        ...partValuesOf(taskId, apart, items, cache),
+      });
+    }
+  }
   const items = await queryAll(client, {
     TableName: tableName,
     KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
@@ -60,24 +139,25 @@ export const readTaskRecord = async (
     tableName,
     items.filter((item) => item !== record)
   );
-  return decodeTaskRecord(record, taskId, partValuesOf(parts));
+  return decodeTaskRecord(record, taskId, partValuesOf(taskId, partsApartOf(record), parts, cache));
 };
 
 /**
- * Record items read by key (a list's), each with the parts it keeps apart: one batch read of the
- * parts of the records that keep any, in the order of `items`.
+ * Record items read by key (a list's), each with the parts it keeps apart: those `cache` holds of
+ * the revisions named, and one batch read of the rest, in the order of `items`.
  */
 export const withPartsRead = async (
   client: DynamoDBClient,
   tableName: string,
-  items: readonly Item[]
+  items: readonly Item[],
+  cache?: TaskPartCache
 ): Promise<TaskRecord[]> => {
-  const keys = items.flatMap((item) =>
-    partsApartOf(item).map((part) => ({
-      [PARTITION_KEY]: item[PARTITION_KEY] as Item[string],
-      [SORT_KEY]: { S: taskPartSk(part) },
-    }))
-  );
+  const found = items.map((item) => {
+    const taskId = taskIdOfKey(item);
+    const apart = partsApartOf(item);
+    return { item, taskId, apart, ...heldAndMissing(taskId, apart, cache) };
+  });
+  const keys = found.flatMap(({ taskId, missing }) => missing.map((part) => partKey(taskId, part)));
   const parts = keys.length === 0 ? [] : await batchGetAll(client, tableName, keys);
   const whole = await wholePayloads(client, tableName, parts);
   const byTask = new Map<string, Item[]>();
@@ -85,15 +165,17 @@ export const withPartsRead = async (
     const taskId = taskIdOfKey(part);
     byTask.set(taskId, [...(byTask.get(taskId) ?? []), part]);
   }
-  return items.map((item) => {
-    const taskId = taskIdOfKey(item);
-    return decodeTaskRecord(item, taskId, partValuesOf(byTask.get(taskId) ?? []));
-  });
+  return found.map(({ item, taskId, apart, held }) =>
+    decodeTaskRecord(item, taskId, {
+      ...held,
+      ...partValuesOf(taskId, apart, byTask.get(taskId) ?? [], cache),
+    })
+  );
 };
 
 /** The items of one part as stored (its head and the pieces of a large one). */
-const partItems = (taskId: string, part: TaskPart, value: unknown): Item[] =>
-  splitData(encodeTaskPart(taskId, part, value));
+const partItems = (taskId: string, part: TaskPart, value: unknown, revision: number): Item[] =>
+  splitData(encodeTaskPart(taskId, part, value, revision));
 
 const keyOf = (item: Item): Item => ({
   [PARTITION_KEY]: item[PARTITION_KEY] as Item[string],
@@ -101,31 +183,38 @@ const keyOf = (item: Item): Item => ({
 });
 
 /**
- * What a record write writes of the parts kept apart, in its transaction: a part put when it
- * changed from `base` (or `base` does not keep it apart yet: a new task, or an earlier build's
- * record, whose next write moves its parts out), a part that now holds nothing deleted, and the
- * pieces a part no longer needs deleted. A turn that changes neither the plan nor the rows writes
- * none of them.
+ * What a record write of `version` writes of the parts kept apart, in its transaction, and the
+ * parts the record keeps apart after it with their revisions: a part put (of this version) when
+ * it changed from `base` (or `base` does not keep it apart yet: a new task, or an earlier build's
+ * record, whose next write moves its parts out; or names no revision for it), a part that now
+ * holds nothing deleted, and the pieces a part no longer needs deleted. A turn that changes
+ * neither the plan nor the rows writes none of them.
  */
 export const partWrites = (
   tableName: string,
   taskId: string,
   base: TaskRecord | undefined,
-  parts: PartValues
-): TransactWriteItem[] => {
-  const apart = (base?.partsApart ?? []) as TaskPart[];
+  parts: PartValues,
+  version: number
+): { writes: TransactWriteItem[]; apart: PartRevisions } => {
+  const before = (base?.partsApart ?? {}) as PartRevisions;
   // The base's parts as the decision read them: a part it passed on untouched is the same value,
   // and is not serialised to be compared.
-  const before = base === undefined ? {} : heldPartsOf(base.task);
-  const { put, remove } = partChanges({ parts: before, apart }, parts);
+  const held = base === undefined ? {} : heldPartsOf(base.task);
+  const { put, remove } = partChanges({ parts: held, apart: before }, parts);
   const stale = (part: TaskPart, kept: readonly Item[]) => {
-    if (!apart.includes(part)) return [];
+    if (before[part] === undefined) return [];
     const keep = new Set(kept.map((item) => item[SORT_KEY]?.S));
-    return partItems(taskId, part, before[part]).filter((item) => !keep.has(item[SORT_KEY]?.S));
+    return partItems(taskId, part, held[part], 0).filter((item) => !keep.has(item[SORT_KEY]?.S));
   };
   const writes: TransactWriteItem[] = [];
+  const apart: PartRevisions = {};
+  for (const part of TASK_PARTS) {
+    if (parts[part] === undefined) continue;
+    apart[part] = put.includes(part) ? version : (before[part] as number);
+  }
   for (const part of put) {
-    const items = partItems(taskId, part, parts[part]);
+    const items = partItems(taskId, part, parts[part], version);
     writes.push(...items.map((item) => ({ Put: { TableName: tableName, Item: item } })));
     writes.push(
       ...stale(part, items).map((item) => ({ Delete: { TableName: tableName, Key: keyOf(item) } }))
@@ -136,5 +225,5 @@ export const partWrites = (
       ...stale(part, []).map((item) => ({ Delete: { TableName: tableName, Key: keyOf(item) } }))
     );
   }
-  return writes;
+  return { writes, apart };
 };

@@ -47,10 +47,11 @@ export interface TaskRecord {
   budgetAvailable?: BudgetAmounts;
   /**
    * The store's own note of how it keeps the record (the DynamoDB store: the parts of the
-   * extension it keeps in items of their own, so an update writes only those that changed). The
-   * core never sets or reads it; a record read as an earlier build stored it has none.
+   * extension it keeps in items of their own, each with the record version that last wrote it, so
+   * an update writes only those that changed and a reader holding a part need not read it again).
+   * The core never sets or reads it; a record read as an earlier build stored it has none.
    */
-  partsApart?: readonly string[];
+  partsApart?: Readonly<Record<string, number>>;
 }
 
 export interface TaskQuery {

@@ -20,7 +20,7 @@ const storedRecord = (rows: number): TaskRecord => {
   });
   const { item, parts } = encodeTaskRecord({ ...made, task }, 1);
   const json = JSON.parse(JSON.stringify(parts)) as typeof parts;
-  return { ...decodeTaskRecord(item, task.id, json), partsApart: ['sub_tasks'] };
+  return decodeTaskRecord(item, task.id, json);
 };
 
 /** How often JSON.stringify was handed an array of more than `length` items while `run` ran. */
@@ -49,7 +49,7 @@ describe('the parts a task record keeps apart', () => {
     let writes: unknown[] = ['not run'];
     const serialised = serialisedArrays(400, () => {
       const attributes = taskRecordAttributes(next);
-      writes = partWrites('table', read.task.id, read, attributes.parts);
+      writes = partWrites('table', read.task.id, read, attributes.parts, read.version + 1).writes;
     });
     expect(writes).toEqual([]);
     expect(serialised).toBe(0);
@@ -62,13 +62,21 @@ describe('the parts a task record keeps apart', () => {
       ...read,
       task: withExtension(read.task, { ...extension, sub_tasks: extension.sub_tasks.slice(1) }),
     };
-    const writes = partWrites('table', read.task.id, read, taskRecordAttributes(next).parts);
+    const { writes, apart } = partWrites(
+      'table',
+      read.task.id,
+      read,
+      taskRecordAttributes(next).parts,
+      read.version + 1
+    );
     expect(writes.map((write) => write.Put?.Item?.sk?.S)).toEqual(['TASK#sub_tasks']);
+    expect(writes[0]?.Put?.Item?.rev).toEqual({ N: String(read.version + 1) });
+    expect(apart).toEqual({ sub_tasks: read.version + 1 });
   });
 
   it('compares a part by its value when it is not the same one as read', () => {
     const rows = [{ task_id: 'a' }];
-    const apart = ['sub_tasks'] as const;
+    const apart = { sub_tasks: 3 };
     expect(partChanges({ parts: { sub_tasks: rows }, apart }, { sub_tasks: rows })).toEqual({
       put: [],
       remove: [],
@@ -79,10 +87,12 @@ describe('the parts a task record keeps apart', () => {
     expect(
       partChanges({ parts: { sub_tasks: rows }, apart }, { sub_tasks: [{ task_id: 'b' }] })
     ).toEqual({ put: ['sub_tasks'], remove: [] });
-    // Not kept apart yet (an earlier build's record): written whatever it holds.
-    expect(partChanges({ parts: { sub_tasks: rows }, apart: [] }, { sub_tasks: rows })).toEqual({
-      put: ['sub_tasks'],
-      remove: [],
-    });
+    // Not kept apart yet (an earlier build's record), or of no known revision: written whatever
+    // it holds.
+    for (const before of [{}, { sub_tasks: 0 }]) {
+      expect(
+        partChanges({ parts: { sub_tasks: rows }, apart: before }, { sub_tasks: rows })
+      ).toEqual({ put: ['sub_tasks'], remove: [] });
+    }
   });
 });
