@@ -377,6 +377,21 @@ describe('DynamoDB table and items', () => {
     expect(view(after).extension.sub_tasks).toHaveLength(10);
     expect(after).toEqual(shrunk);
     expect(read).toEqual(['GetItem', 'BatchGetItem']);
+
+    // This store changes the rows: it holds what it wrote, and reads the record alone next.
+    const fewest = withExtension(after.task, {
+      ...readExtension(after.task),
+      sub_tasks: readExtension(after.task).sub_tasks.slice(0, 3),
+    });
+    const { record: written } = await cached.commit({
+      kind: 'update',
+      base: after,
+      record: { ...after, task: fewest },
+    });
+    read.length = 0;
+    expect(await cached.get(taskId)).toEqual(written);
+    expect(read).toEqual(['GetItem']);
+    expect(await other.get(taskId)).toEqual(written);
     recording.destroy();
   });
 

@@ -86,7 +86,13 @@ import {
   wholePayloads,
 } from './table-io.js';
 import { TaskPartCache } from './task-part-cache.js';
-import { partWrites, readTaskRecord, withPartsRead } from './task-record-io.js';
+import {
+  holdWritten,
+  type PartWritten,
+  partWrites,
+  readTaskRecord,
+  withPartsRead,
+} from './task-record-io.js';
 
 export interface DynamoDbTableOptions {
   client: DynamoDBClient;
@@ -223,6 +229,7 @@ export class DynamoDbTaskStore implements TaskStore {
     } catch (error) {
       throw this.#refusal(commit, taskId, error);
     }
+    holdWritten(this.#parts, taskId, recordWrite.partsWritten ?? []);
     return {
       ...(recordWrite.record === undefined ? {} : { record: recordWrite.record }),
       enqueued: enqueued.map((item) => item.seq),
@@ -305,6 +312,8 @@ export class DynamoDbTaskStore implements TaskStore {
   #recordWrite(commit: Exclude<TaskCommit, { kind: 'park' | 'reserve' }>): {
     actions: TransactWriteItem[];
     record?: TaskRecord;
+    /** The parts it puts, held once it has committed. */
+    partsWritten?: PartWritten[];
   } {
     const pushIds = (commit.pushConfigs ?? []).map((config) => config.id);
     const enqueued = commit.enqueue?.length ?? 0;
@@ -365,6 +374,7 @@ export class DynamoDbTaskStore implements TaskStore {
           ...partsWritten.writes,
         ],
         record: decodeTaskRecord(item, taskId, parts),
+        partsWritten: partsWritten.written,
       };
     }
     if (commit.base.task.id !== taskId) throw new Error('a commit updates one task');
@@ -402,6 +412,7 @@ export class DynamoDbTaskStore implements TaskStore {
         ...membership,
         ...partsWritten.writes,
       ],
+      partsWritten: partsWritten.written,
       record: {
         ...decodeTaskRecord(
           { ...taskKey(taskId), ...attributes.set, [ATTR.version]: { N: String(next) } },

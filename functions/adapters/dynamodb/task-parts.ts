@@ -93,18 +93,21 @@ export const partsApartAttributes = (apart: PartRevisions): Record<string, Attri
   };
 };
 
-/** One part's item, of a revision (its payload split into pieces by the caller when too large). */
+/**
+ * One part's item, of a revision, from its JSON text (its payload split into pieces by the caller
+ * when too large).
+ */
 export const encodeTaskPart = (
   taskId: string,
   part: TaskPart,
-  value: unknown,
+  json: string,
   revision: number
 ): Item => ({
   [PARTITION_KEY]: { S: taskPk(taskId) },
   [SORT_KEY]: { S: taskPartSk(part) },
   [ATTR.type]: { S: ITEM_TYPE.taskPart },
   [ATTR.partRevision]: { N: String(revision) },
-  [ATTR.data]: { S: JSON.stringify(value) },
+  [ATTR.data]: { S: json },
 });
 
 /** The revision a part's item was written at (0 for one written before revisions were kept). */

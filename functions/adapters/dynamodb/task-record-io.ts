@@ -174,8 +174,30 @@ export const withPartsRead = async (
 };
 
 /** The items of one part as stored (its head and the pieces of a large one). */
-const partItems = (taskId: string, part: TaskPart, value: unknown, revision: number): Item[] =>
-  splitData(encodeTaskPart(taskId, part, value, revision));
+const partItems = (taskId: string, part: TaskPart, json: string, revision: number): Item[] =>
+  splitData(encodeTaskPart(taskId, part, json, revision));
+
+/** A part a write puts: its name, the revision it writes and its JSON text. */
+export interface PartWritten {
+  part: TaskPart;
+  revision: number;
+  json: string;
+}
+
+/**
+ * After a write has committed, the parts it put are held as the store would read them back (their
+ * JSON parsed again: a value as the decision held it may differ from its JSON, by an undefined
+ * field), so the next read by this process reads the record alone.
+ */
+export const holdWritten = (
+  cache: TaskPartCache | undefined,
+  taskId: string,
+  written: readonly PartWritten[]
+): void => {
+  for (const { part, revision, json } of written) {
+    cache?.put(taskId, part, revision, JSON.parse(json), json.length);
+  }
+};
 
 const keyOf = (item: Item): Item => ({
   [PARTITION_KEY]: item[PARTITION_KEY] as Item[string],
@@ -196,7 +218,7 @@ export const partWrites = (
   base: TaskRecord | undefined,
   parts: PartValues,
   version: number
-): { writes: TransactWriteItem[]; apart: PartRevisions } => {
+): { writes: TransactWriteItem[]; apart: PartRevisions; written: PartWritten[] } => {
   const before = (base?.partsApart ?? {}) as PartRevisions;
   // The base's parts as the decision read them: a part it passed on untouched is the same value,
   // and is not serialised to be compared.
@@ -205,7 +227,9 @@ export const partWrites = (
   const stale = (part: TaskPart, kept: readonly Item[]) => {
     if (before[part] === undefined) return [];
     const keep = new Set(kept.map((item) => item[SORT_KEY]?.S));
-    return partItems(taskId, part, held[part], 0).filter((item) => !keep.has(item[SORT_KEY]?.S));
+    return partItems(taskId, part, JSON.stringify(held[part]), 0).filter(
+      (item) => !keep.has(item[SORT_KEY]?.S)
+    );
   };
   const writes: TransactWriteItem[] = [];
   const apart: PartRevisions = {};
@@ -213,8 +237,11 @@ export const partWrites = (
     if (parts[part] === undefined) continue;
     apart[part] = put.includes(part) ? version : (before[part] as number);
   }
+  const written: PartWritten[] = [];
   for (const part of put) {
-    const items = partItems(taskId, part, parts[part], version);
+    const json = JSON.stringify(parts[part]);
+    written.push({ part, revision: version, json });
+    const items = partItems(taskId, part, json, version);
     writes.push(...items.map((item) => ({ Put: { TableName: tableName, Item: item } })));
     writes.push(
       ...stale(part, items).map((item) => ({ Delete: { TableName: tableName, Key: keyOf(item) } }))
@@ -225,5 +252,5 @@ export const partWrites = (
       ...stale(part, []).map((item) => ({ Delete: { TableName: tableName, Key: keyOf(item) } }))
     );
   }
-  return { writes, apart };
+  return { writes, apart, written };
 };
