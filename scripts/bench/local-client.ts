@@ -63,12 +63,43 @@ export const executionsOf = async (stack: LocalStack, taskId: string) => {
   return found;
 };
 
-/** How many times the task has parked: its Park states' returns (TaskSubmitted), all generations. */
-const parksOf = (stack: LocalStack, arns: readonly string[]) =>
-  arns.flatMap((arn) => historyOf(stack, arn)).filter((event) => event.type === 'TaskSubmitted')
-    .length;
+/** Per execution: the newest history event read so far, and the parks (TaskSubmitted) up to it. */
+const parksRead = new Map<string, { lastId: number; parks: number }>();
 
-type Executions = Awaited<ReturnType<typeof executionsOf>>;
+/**
+ * How many times an execution has parked (its Park state's returns, TaskSubmitted), reading only
+ * the events since the last call, newest first: the wait adds little to the stack it measures,
+ * however long the conversation.
+ */
+const parksIn = (stack: LocalStack, executionArn: string): number => {
+  const seen = parksRead.get(executionArn) ?? { lastId: 0, parks: 0 };
+  let newest = seen.lastId;
+  let parks = seen.parks;
+  let nextToken: string | undefined;
+  read: do {
+    const page = stack.engine.getExecutionHistory({
+      executionArn,
+      reverseOrder: true,
+      maxResults: 100,
+      includeExecutionData: false,
+      ...(nextToken === undefined ? {} : { nextToken }),
+    });
+    for (const event of page.events ?? []) {
+      if ((event.id ?? 0) <= seen.lastId) break read;
+      newest = Math.max(newest, event.id ?? 0);
+      if (event.type === 'TaskSubmitted') parks++;
+    }
+    nextToken = page.nextToken;
+  } while (nextToken !== undefined);
+  parksRead.set(executionArn, { lastId: newest, parks });
+  return parks;
+};
+
+/** How many times the task has parked, all generations. */
+const parksOf = (stack: LocalStack, arns: readonly string[]) =>
+  arns.reduce((sum, arn) => sum + parksIn(stack, arn), 0);
+
+type Executions = ReadonlyArray<{ status?: string | undefined; executionArn?: string | undefined }>;
 
 /** Whether the task's running execution waits in Park (its Lambda returned: TaskSubmitted last). */
 export const isParked = (stack: LocalStack, executions: Executions): boolean => {
@@ -94,8 +125,18 @@ export const waitParked = async (
   timeoutMs = 120_000
 ): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
+  // The task's executions are listed again only when none of those known runs (a new
+  // generation's may have started): listing reads every execution of the stack.
+  let known = await executionsOf(stack, taskId);
   for (;;) {
-    const executions = await executionsOf(stack, taskId);
+    let executions: ReadonlyArray<{ status?: string; executionArn?: string; name?: string }> =
+      known.map((execution) =>
+        stack.engine.describeExecution({ executionArn: execution.executionArn ?? '' })
+      );
+    if (!executions.some((execution) => execution.status === 'RUNNING')) {
+      known = await executionsOf(stack, taskId);
+      executions = known;
+    }
     for (const execution of executions) {
       if (execution.status === 'FAILED' || execution.status === 'ABORTED') {
         const last = historyOf(stack, execution.executionArn ?? '').at(-1);

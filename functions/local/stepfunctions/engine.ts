@@ -248,9 +248,8 @@ export class LocalStepFunctions {
   }): GetExecutionHistoryOutput {
     const events = this.#hibernated.has(input.executionArn)
       ? (this.#store?.loadCheckpoint?.(input.executionArn)?.history ?? [])
-      : [...this.#execution(input.executionArn).history.events];
-    if (input.reverseOrder) events.reverse();
-    const { page, nextToken } = paginate(events, input);
+      : this.#execution(input.executionArn).history.events;
+    const { page, nextToken } = paginate(events, input, input.reverseOrder === true);
     const withData = input.includeExecutionData ?? true;
     return {
       events: withData ? page : page.map(withoutData),

@@ -20,13 +20,22 @@ const decode = (token: string): number => {
   return Number(match[1]);
 };
 
+/**
+ * A page of `items`, or of `items` newest first with `reverse` (read from the end: the items are
+ * not copied, so the last event of a long history is as cheap to read as the first).
+ */
 export function paginate<T>(
   items: readonly T[],
-  request: PageRequest
+  request: PageRequest,
+  reverse = false
 ): { page: T[]; nextToken?: string } {
   const size = request.maxResults ? Math.min(request.maxResults, MAX_PAGE) : DEFAULT_PAGE;
   const offset = request.nextToken ? decode(request.nextToken) : 0;
-  const page = items.slice(offset, offset + size);
+  const page = reverse
+    ? items
+        .slice(Math.max(0, items.length - offset - size), Math.max(0, items.length - offset))
+        .reverse()
+    : items.slice(offset, offset + size);
   const next = offset + size;
   return next < items.length ? { page, nextToken: encode(next) } : { page };
 }
