@@ -308,6 +308,13 @@ describe('DynamoDB table and items', () => {
     };
   };
 
+  /** A task with `rows` sub-task rows and an empty plan, as the shared store created it. */
+  const createdGrown = async (rows: number): Promise<TaskRecord> => {
+    const { record } = await store.commit({ kind: 'create', record: grownRecord(rows, 0) });
+    if (record === undefined) throw new Error('created');
+    return record;
+  };
+
   /** A store whose client tells which items each write (and each read) names, by sort key. */
   const recordingStore = () => {
     const recording = new DynamoDBClient(localDynamoDbClientConfig(local.endpoint));
@@ -396,11 +403,7 @@ describe('DynamoDB table and items', () => {
   });
 
   it('takes no part of another revision than its record names: it reads the task again in one Query, and holds none of it', async () => {
-    const { record: created } = await store.commit({
-      kind: 'create',
-      record: grownRecord(20, 0),
-    });
-    const taskId = created!.task.id;
+    const taskId = (await createdGrown(20)).task.id;
     // The rows' item as another revision left it than the record names (a write between the
     // record's read and the rows').
     const rowsKey = { ...taskKey(taskId), [SORT_KEY]: { S: 'TASK#sub_tasks' } };
@@ -422,17 +425,14 @@ describe('DynamoDB table and items', () => {
   });
 
   it('gives a part of no known revision (stored before revisions were kept) one at its next write', async () => {
-    const { record: created } = await store.commit({
-      kind: 'create',
-      record: grownRecord(30, 0),
-    });
-    const taskId = created!.task.id;
+    const created = await createdGrown(30);
+    const taskId = created.task.id;
     const raw = (await rawTaskItem(taskId))!;
     delete raw[ATTR.partRevisions];
     await client.send(new PutItemCommand({ TableName: tableName, Item: raw }));
     const read = (await store.get(taskId))!;
     expect(read.partsApart).toEqual({ plan: 0, sub_tasks: 0 });
-    expect(read.task).toEqual(created!.task);
+    expect(read.task).toEqual(created.task);
     const { record: next } = await store.commit({
       kind: 'update',
       base: read,
