@@ -22,6 +22,7 @@ import type {
   TaskStore,
 } from '../../core/ports/task-store.js';
 import type { BudgetLimit } from '../../core/task/extension.schema.js';
+import { pauseAfterConflict } from '../system/conflict-pause.js';
 import {
   budgetAttributes,
   decodeHistoryEntry,
@@ -77,6 +78,7 @@ import {
   ITEM_ABSENT,
   inboxCountMatches,
   isConditionFailed,
+  isContendedOnly,
   NOT_PARKED,
   queryAll,
   RECORD_ABSENT,
@@ -101,6 +103,9 @@ export interface DynamoDbTableOptions {
 
 /** How often a reservation contended by another transaction is tried. */
 const RESERVE_ATTEMPTS = 5;
+
+/** How often a commit refused only for contention is sent before it is a conflict to decide again. */
+export const CONTENDED_ATTEMPTS = 3;
 
 /** A transaction holds at most 100 actions. */
 export const MAX_TRANSACTION_ITEMS = 100;
@@ -224,10 +229,20 @@ export class DynamoDbTaskStore implements TaskStore {
         `task ${taskId}: one commit of ${actions.length} writes; at most ${MAX_TRANSACTION_ITEMS}`
       );
     }
-    try {
-      await this.#send(actions);
-    } catch (error) {
-      throw this.#refusal(commit, taskId, error);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.#send(actions);
+        break;
+      } catch (error) {
+        // Refused only for another transaction on one of its items (fifty senders to one task):
+        // its conditions still hold as far as DynamoDB looked, so it goes again as it is, with
+        // the inbox seqs it took, rather than being decided again on a fresh read.
+        if (attempt < CONTENDED_ATTEMPTS && isContendedOnly(error)) {
+          await pauseAfterConflict(attempt);
+          continue;
+        }
+        throw this.#refusal(commit, taskId, error);
+      }
     }
     holdWritten(this.#parts, taskId, recordWrite.partsWritten ?? []);
     return {

@@ -54,6 +54,19 @@ export const cancellationCodes = (error: unknown): (string | undefined)[] | unde
   return (reasons ?? []).map((reason) => reason.Code);
 };
 
+/**
+ * Whether a write was refused only because another transaction held one of its items at the
+ * time: no condition of it was found false, so the same write may be sent again as it is.
+ */
+export const isContendedOnly = (error: unknown): boolean => {
+  if (nameOf(error) === 'TransactionConflictException') return true;
+  const codes = cancellationCodes(error);
+  if (!codes?.includes('TransactionConflict')) return false;
+  return codes.every(
+    (code) => code === undefined || code === 'None' || code === 'TransactionConflict'
+  );
+};
+
 // ---------------------------------------------------------------------------------------------
 // Reads
 
