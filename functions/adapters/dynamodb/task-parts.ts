@@ -113,10 +113,16 @@ export const encodeTaskPart = (
 /** The revision a part's item was written at (0 for one written before revisions were kept). */
 export const partItemRevision = (item: ItemImage): number => revisionOf(item[ATTR.partRevision]);
 
+/** The part an item holds, by its key (undefined for an item that is no part). */
+export const partOfItem = (item: ItemImage): TaskPart | undefined => {
+  const sk = item[SORT_KEY]?.S;
+  return TASK_PARTS.find((name) => taskPartSk(name) === sk);
+};
+
 /** A part item back to its name and value. */
 export const decodeTaskPart = (item: ItemImage): [TaskPart, unknown] => {
   const sk = item[SORT_KEY]?.S ?? '';
-  const part = TASK_PARTS.find((name) => taskPartSk(name) === sk);
+  const part = partOfItem(item);
   const data = item[ATTR.data]?.S;
   if (part === undefined || data === undefined) {
     throw new InvalidTaskRecordError(`invalid stored task part (${sk})`);
@@ -138,7 +144,8 @@ export const decodeTaskPart = (item: ItemImage): [TaskPart, unknown] => {
  */
 export const partChanges = (
   before: { parts: PartValues; apart: PartRevisions },
-  after: PartValues
+  after: PartValues,
+  jsonOf: (value: unknown) => string = JSON.stringify
 ): { put: TaskPart[]; remove: TaskPart[] } => {
   const put: TaskPart[] = [];
   const remove: TaskPart[] = [];
@@ -152,7 +159,7 @@ export const partChanges = (
       revision === undefined ||
       revision === 0 ||
       // The same value as held (a turn that did not touch it) is not serialised to be compared.
-      (value !== before.parts[part] && JSON.stringify(value) !== JSON.stringify(before.parts[part]))
+      (value !== before.parts[part] && jsonOf(value) !== jsonOf(before.parts[part]))
     ) {
       put.push(part);
     }

@@ -29,6 +29,7 @@ import {
   type PartValues,
   partChanges,
   partItemRevision,
+  partOfItem,
   partsApartOf,
 } from './task-parts.js';
 
@@ -111,8 +112,8 @@ export const readTaskRecord = async (
     const current =
       items.length === missing.length &&
       items.every((item) => {
-        const [part] = decodeTaskPart(item);
-        return partItemRevision(item) === apart[part];
+        const part = partOfItem(item);
+        return part !== undefined && partItemRevision(item) === apart[part];
       });
     if (current) {
       return decodeTaskRecord(record, taskId, {
@@ -223,11 +224,20 @@ export const partWrites = (
   // The base's parts as the decision read them: a part it passed on untouched is the same value,
   // and is not serialised to be compared.
   const held = base === undefined ? {} : heldPartsOf(base.task);
-  const { put, remove } = partChanges({ parts: held, apart: before }, parts);
+  // Each value is serialised once, whether to compare it, to write it or to count its pieces.
+  const texts = new Map<unknown, string>();
+  const jsonOf = (value: unknown): string => {
+    const known = texts.get(value);
+    if (known !== undefined) return known;
+    const text = JSON.stringify(value);
+    texts.set(value, text);
+    return text;
+  };
+  const { put, remove } = partChanges({ parts: held, apart: before }, parts, jsonOf);
   const stale = (part: TaskPart, kept: readonly Item[]) => {
     if (before[part] === undefined) return [];
     const keep = new Set(kept.map((item) => item[SORT_KEY]?.S));
-    return partItems(taskId, part, JSON.stringify(held[part]), 0).filter(
+    return partItems(taskId, part, jsonOf(held[part]), 0).filter(
       (item) => !keep.has(item[SORT_KEY]?.S)
     );
   };
@@ -239,7 +249,7 @@ export const partWrites = (
   }
   const written: PartWritten[] = [];
   for (const part of put) {
-    const json = JSON.stringify(parts[part]);
+    const json = jsonOf(parts[part]);
     written.push({ part, revision: version, json });
     const items = partItems(taskId, part, json, version);
     writes.push(...items.map((item) => ({ Put: { TableName: tableName, Item: item } })));
