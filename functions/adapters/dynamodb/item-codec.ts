@@ -32,6 +32,7 @@ import {
   TASK_STATE_NAMES,
   type TaskExtension,
 } from '../../core/task/extension.schema.js';
+import { utf8Bytes } from '../../core/utf8-bytes.js';
 import {
   ATTR,
   availableAttribute,
@@ -81,8 +82,6 @@ export type ItemImage = Readonly<
 const MAX_PARTITION_KEY_BYTES = 2048;
 const MAX_KEY_PART_BYTES = 512;
 const HASHED_PREFIX = '~sha256:';
-
-const utf8Bytes = (value: string) => new TextEncoder().encode(value).length;
 
 /**
  * A caller-supplied string (message id, once key, participant id, context id) as a key part:

@@ -2,7 +2,14 @@ import { boundedLines, countsOf } from '../bounded-lines.js';
 import { renderPlanForModel } from '../plan/plan.js';
 import type { ModelInputItem, ModelRequest } from '../ports/model.js';
 import type { TaskRecord } from '../ports/task-store.js';
-import { lifecycleOf, readExtension, stateName, stateOf } from '../task/a2a-task.js';
+import {
+  isTerminalState,
+  lifecycleOf,
+  readExtension,
+  stateFromName,
+  stateName,
+  stateOf,
+} from '../task/a2a-task.js';
 import type { SubTaskRow, TaskExtension } from '../task/extension.schema.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { LoopConfig } from './config.js';
@@ -58,16 +65,9 @@ const rowLine = (row: SubTaskRow) => {
   return `- ${where}${row.task_id}: ${row.state}${row.sub_state ? ` (${row.sub_state})` : ''}${criteria}`;
 };
 
-const ENDED = new Set([
-  'TASK_STATE_COMPLETED',
-  'TASK_STATE_FAILED',
-  'TASK_STATE_CANCELED',
-  'TASK_STATE_REJECTED',
-]);
-
 const renderRows = (rows: readonly SubTaskRow[]): string[] => {
   const group = (row: SubTaskRow) =>
-    !ENDED.has(row.state) ? 0 : row.state === 'TASK_STATE_COMPLETED' ? 2 : 1;
+    !isTerminalState(stateFromName(row.state)) ? 0 : row.state === 'TASK_STATE_COMPLETED' ? 2 : 1;
   const { lines, hidden } = boundedLines({
     items: rows,
     line: rowLine,

@@ -102,13 +102,15 @@ export const applyLinkedTaskState = (plan: Plan, taskId: string, state: TaskStat
   return changed ? { ...plan, steps } : plan;
 };
 
-/**
- * Replaces the current plan by the next one without losing progress: a step whose id survives
- * keeps its state, output and links; the revision records the ids added and kept, and the
- * dropped steps whole. PlanCycleError (current untouched) unless the next plan is a DAG.
- */
 /** The revisions a plan keeps, the latest: every earlier plan is in the audit timeline. */
 export const MAX_PLAN_REVISIONS = 20;
+
+/**
+ * Replaces the current plan by the next one without losing progress: a step whose id survives
+ * keeps its state, output and links; the revision records the ids added and kept, and what the
+ * dropped steps reached; the plan keeps its latest MAX_PLAN_REVISIONS revisions. PlanCycleError
+ * (current untouched) unless the next plan is a DAG.
+ */
 
 export const revisePlan = (current: Plan | null, next: Plan): Plan => {
   assertDag(next.steps);
