@@ -69,16 +69,18 @@ export const BUDGETED_TASK_FILTER = FilterCriteria.filter({
 export const STREAM_FILTERS = [CHILD_CHANGE_FILTER, RELEASED_PARK_FILTER, BUDGETED_TASK_FILTER];
 
 /**
- * The push function's filter: appended events of a task's log (`EVT#<seq>`; not the `EVTSEQ`
- * counter, not the `EVTKEY#` markers) that the task store marked `push` (the task had a push
- * config as the event was committed): a task without one never invokes the function, nor costs
- * it a read of the task's configs. Events are put once and never changed, so INSERT is all.
+ * The push function's filter: a commit's log item (`LOG#`; an earlier build's event item, `EVT#`,
+ * while it may still run) that the task store marked `push` (it logs events, and the task had a
+ * push config as they were committed): a task without one never invokes the function, nor costs
+ * it a read of the task's configs. Log items are put once and never changed, so INSERT is all.
  */
 export const PUSH_FILTER = FilterCriteria.filter({
   eventName: FilterRule.isEqual('INSERT'),
   dynamodb: {
     NewImage: {
-      [SORT_KEY]: { S: FilterRule.beginsWith(KEY_PREFIX.event) },
+      [SORT_KEY]: {
+        S: [...FilterRule.beginsWith(KEY_PREFIX.log), ...FilterRule.beginsWith(KEY_PREFIX.event)],
+      },
       [ATTR.push]: { BOOL: [true] },
     },
   },

@@ -224,11 +224,13 @@ describe('push consumer', () => {
     });
   });
 
-  it('passes only inserted events of a task log marked for push, never a task record', () => {
+  it('passes only inserted log items (or earlier event items) marked for push, never a task record', () => {
     expect(filterPatterns(mapping())).toEqual([
       {
         eventName: ['INSERT'],
-        dynamodb: { NewImage: { sk: { S: [{ prefix: 'EVT#' }] }, push: { BOOL: [true] } } },
+        dynamodb: {
+          NewImage: { sk: { S: [{ prefix: 'LOG#' }, { prefix: 'EVT#' }] }, push: { BOOL: [true] } },
+        },
       },
     ]);
   });

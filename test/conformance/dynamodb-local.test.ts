@@ -15,6 +15,7 @@ import {
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDbTaskRecords } from '../../functions/adapters/audit/dynamodb-task-records.js';
 import { createTable } from '../../functions/adapters/dynamodb/create-table.js';
 import { DynamoDbEventLog } from '../../functions/adapters/dynamodb/dynamodb-event-log.js';
 import { DynamoDbPushConfigStore } from '../../functions/adapters/dynamodb/dynamodb-push-config-store.js';
@@ -22,6 +23,9 @@ import { DynamoDbRemoteLinks } from '../../functions/adapters/dynamodb/dynamodb-
 import { DynamoDbTaskStore } from '../../functions/adapters/dynamodb/dynamodb-task-store.js';
 import {
   decodeTaskRecord,
+  encodeEvent,
+  encodeHistoryEntry,
+  encodeOnce,
   type Item,
   taskKey,
   taskToJson,
@@ -271,15 +275,16 @@ describe('DynamoDB table and items', () => {
       record: changed(bare, { turn: 2 }),
       events: [{ kind: 'task', task: bare.task }],
     });
-    const { Items: events = [] } = await client.send(
+    // Each commit's events are in its log item, marked as a whole.
+    const { Items: logged = [] } = await client.send(
       new QueryCommand({
         TableName: tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :evt)',
-        ExpressionAttributeValues: { ':pk': { S: `TASK#${taskId}` }, ':evt': { S: 'EVT#' } },
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :log)',
+        ExpressionAttributeValues: { ':pk': { S: `TASK#${taskId}` }, ':log': { S: 'LOG#' } },
         ConsistentRead: true,
       })
     );
-    expect(events.map((item) => [item.seq?.N, item[ATTR.push]?.BOOL])).toEqual([
+    expect(logged.map((item) => [item[ATTR.eventSeq]?.N, item[ATTR.push]?.BOOL])).toEqual([
       ['1', undefined],
       ['2', true],
       ['3', undefined],
@@ -714,6 +719,130 @@ describe('DynamoDB table and items', () => {
     expect(await parts()).toEqual([]);
   });
 
+  it('writes what a commit says (entries, events, audit records) as one log item beside the record', async () => {
+    const { store: recorded, written } = recordingStore();
+    const taskId = uid('task');
+    const { record: created } = await recorded.commit({
+      kind: 'create',
+      record: makeRecord(taskId),
+      events: [{ kind: 'task', task: makeRecord(taskId).task }],
+    });
+    written.length = 0;
+    await recorded.commit({
+      kind: 'update',
+      base: created!,
+      record: changed(created!, { turn: 1 }),
+      history: [1, 2, 3].map((seq) => ({ seq, kind: 'assistant_message', text: `turn ${seq}` })),
+      events: [
+        { kind: 'task', task: created!.task },
+        { kind: 'task', task: created!.task },
+      ],
+      audit: [
+        { key: 'model/1', value: { n: 1 } },
+        { key: 'tool/1', value: { n: 2 } },
+      ],
+    });
+    expect(written).toEqual([['TASK', 'LOG#000000000003#000000000002']]);
+    // A commit that says nothing writes the record alone.
+    const read = (await recorded.get(taskId))!;
+    written.length = 0;
+    await recorded.commit({ kind: 'update', base: read, record: changed(read, { turn: 2 }) });
+    expect(written).toEqual([['TASK']]);
+    const events = new DynamoDbEventLog({ client, tableName });
+    expect((await events.read(taskId)).map((logged) => logged.seq)).toEqual([1, 2, 3]);
+    expect((await events.read(taskId, 1, 1)).map((logged) => logged.seq)).toEqual([2]);
+    expect((await store.readHistory(taskId, 1)).map((entry) => entry.seq)).toEqual([2, 3]);
+    expect(await store.getAudit(taskId, 'tool/1')).toEqual({ n: 2 });
+  });
+
+  it('reads an earlier build’s transcript, events and audit records before the log items that follow them', async () => {
+    const taskId = uid('task');
+    const { record: created } = await store.commit({ kind: 'create', record: makeRecord(taskId) });
+    // As an earlier build left it: an item per entry, event and record, and a record naming no
+    // log origin.
+    const earlier = [
+      encodeHistoryEntry(taskId, { seq: 1, kind: 'assistant_message', text: 'earlier 1' }),
+      encodeHistoryEntry(taskId, { seq: 2, kind: 'assistant_message', text: 'earlier 2' }),
+      encodeEvent(taskId, 1, { kind: 'task', task: created!.task }, { historySeq: 2 }),
+      encodeOnce(taskId, 'model/1', { earlier: true }),
+      encodeOnce(taskId, 'tool/1', { earlier: true }),
+    ];
+    for (const item of earlier) {
+      await client.send(new PutItemCommand({ TableName: tableName, Item: item }));
+    }
+    const raw = (await rawTaskItem(taskId))!;
+    delete raw[ATTR.logEventsFrom];
+    delete raw[ATTR.logHistoryFrom];
+    raw[ATTR.eventSeq] = { N: '1' };
+    raw[ATTR.loop] = { S: JSON.stringify({ ...created!.loop, historySeq: 2 }) };
+    await client.send(new PutItemCommand({ TableName: tableName, Item: raw }));
+
+    // A fresh process reads it as that build wrote it...
+    const fresh = new DynamoDbTaskStore({ client, tableName });
+    const before = (await fresh.get(taskId))!;
+    expect(before.logFrom).toBeUndefined();
+    expect((await fresh.readHistory(taskId)).map((entry) => entry.seq)).toEqual([1, 2]);
+    // ...and its next commit puts what it says in a log item, naming where they begin.
+    const { record: after } = await fresh.commit({
+      kind: 'update',
+      base: before,
+      record: { ...before, loop: { ...before.loop, historySeq: 3 } },
+      history: [{ seq: 3, kind: 'assistant_message', text: 'logged 3' }],
+      events: [{ kind: 'task', task: before.task }],
+      audit: [{ key: 'tool/1', value: { logged: true } }],
+    });
+    expect(after?.logFrom).toEqual({ eventSeq: 1, historySeq: 2 });
+    for (const reader of [fresh, new DynamoDbTaskStore({ client, tableName })]) {
+      expect(
+        (await reader.readHistory(taskId)).map((entry) => (entry as { text?: string }).text)
+      ).toEqual(['earlier 1', 'earlier 2', 'logged 3']);
+      expect((await reader.readHistory(taskId, 1, 2)).map((entry) => entry.seq)).toEqual([2]);
+      expect((await reader.readHistory(taskId, 2)).map((entry) => entry.seq)).toEqual([3]);
+    }
+    const events = new DynamoDbEventLog({ client, tableName });
+    expect((await events.read(taskId)).map((logged) => [logged.seq, logged.historySeq])).toEqual([
+      [1, 2],
+      [2, 3],
+    ]);
+    expect((await events.read(taskId, 0, 1)).map((logged) => logged.seq)).toEqual([1]);
+    expect((await events.read(taskId, 1)).map((logged) => logged.seq)).toEqual([2]);
+    // A log item's record replaces an earlier one of the same key.
+    const records = await new DynamoDbTaskRecords({ client, tableName }).all(taskId);
+    expect(Object.fromEntries(records)).toEqual({
+      'model/1': { earlier: true },
+      'tool/1': { logged: true },
+    });
+  });
+
+  it('keeps a log item past the item limit in pieces, read whole by every reader', async () => {
+    const taskId = uid('task');
+    const text = 'x'.repeat(250_000);
+    const { record: created } = await store.commit({
+      kind: 'create',
+      record: makeRecord(taskId),
+      history: [{ seq: 1, kind: 'assistant_message', text }],
+      events: [{ kind: 'task', task: makeRecord(taskId).task }],
+      audit: [{ key: 'big', value: { text } }],
+    });
+    expect(created).toBeDefined();
+    const pieces = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :piece)',
+        ExpressionAttributeValues: {
+          ':pk': { S: `TASK#${taskId}` },
+          ':piece': { S: 'PIECE#LOG#' },
+        },
+      })
+    );
+    expect(pieces.Items?.length).toBeGreaterThan(1);
+    const fresh = new DynamoDbTaskStore({ client, tableName });
+    expect(await fresh.readHistory(taskId)).toEqual([{ seq: 1, kind: 'assistant_message', text }]);
+    expect(await fresh.getAudit(taskId, 'big')).toEqual({ text });
+    const events = await new DynamoDbEventLog({ client, tableName }).read(taskId);
+    expect(events.map((logged) => logged.seq)).toEqual([1]);
+  });
+
   it('refuses corrupt history, inbox and audit items with InvalidTaskRecordError', async () => {
     const taskId = uid('task');
     await store.commit({
@@ -721,18 +850,39 @@ describe('DynamoDB table and items', () => {
       record: makeRecord(taskId),
       history: [{ seq: 1, kind: 'assistant_message', text: 'ok' }],
     });
+    const logItem = (sk: string, data: unknown) => ({
+      pk: { S: `TASK#${taskId}` },
+      sk: { S: sk },
+      [ATTR.eventSeq]: { N: '0' },
+      [ATTR.eventCount]: { N: '0' },
+      [ATTR.historySeq]: { N: '2' },
+      [ATTR.historyTop]: { N: '2' },
+      data: { S: JSON.stringify(data) },
+    });
     await client.send(
       new PutItemCommand({
         TableName: tableName,
-        Item: {
-          pk: { S: `TASK#${taskId}` },
-          sk: { S: 'HIST#000000000002' },
-          seq: { N: '2' },
-          data: { S: JSON.stringify({ seq: 3, kind: 'assistant_message', text: 'misplaced' }) },
-        },
+        Item: logItem('LOG#000000000000#000000000002', {
+          history: [{ seq: 2, kind: 'not an entry' }],
+          events: [],
+          audit: [],
+        }),
       })
     );
     await expect(store.readHistory(taskId)).rejects.toBeInstanceOf(InvalidTaskRecordError);
+    await client.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: logItem('LOG#000000000000#000000000002', { history: 'none', events: [], audit: [] }),
+      })
+    );
+    await expect(store.getAudit(taskId, 'k')).rejects.toBeInstanceOf(InvalidTaskRecordError);
+    await client.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: logItem('LOG#000000000000#000000000002', { history: [], events: [], audit: [] }),
+      })
+    );
     await client.send(
       new PutItemCommand({
         TableName: tableName,

@@ -107,7 +107,9 @@ export const describeTaskStoreContract = (
       it('create stores the record at version 1 and returns what is stored', async () => {
         const record = makeRecord(uid('task'));
         const created = await create({ ...record, version: 7, eventSeq: 3 });
-        expect(created).toEqual({ ...record, version: 1, eventSeq: 0 });
+        // A store's own notes (how it keeps the record) are its own: the port says nothing of them.
+        const { logFrom: _note, ...ported } = created;
+        expect(ported).toEqual({ ...record, version: 1, eventSeq: 0 });
         expect(await store.get(record.task.id)).toEqual(created);
       });
 

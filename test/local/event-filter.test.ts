@@ -15,6 +15,7 @@ import {
   markerItem,
   taskKey,
 } from '../../functions/adapters/dynamodb/item-codec.js';
+import { encodeLogItem } from '../../functions/adapters/dynamodb/log-item.js';
 import { ITEM_TYPE, SORT_KEY_VALUE } from '../../functions/adapters/dynamodb/table.js';
 import { startTask } from '../../functions/core/intake/start-task.js';
 import type { TaskRecord } from '../../functions/core/ports/task-store.js';
@@ -225,7 +226,7 @@ describe("the stack's stream filter", () => {
 describe("the push consumer's stream filter", () => {
   const filters = [JSON.parse(PUSH_FILTER.pattern) as FilterPattern];
 
-  it('passes an appended event of a task with a push config, and nothing else of the event log or the task', async () => {
+  it('passes a log item (or an earlier event item) of a task with a push config, and nothing else of the log or the task', async () => {
     const { childWrite } = await parentAndChild();
     const task = childWrite.after.task;
     const taskId = task.id;
@@ -234,6 +235,22 @@ describe("the push consumer's stream filter", () => {
     const counter = { ...key(taskId, SORT_KEY_VALUE.inboxCounter), seq: { N: '1' } };
     const marker = markerItem(taskId, inboxIdSk('m-1'), ITEM_TYPE.inboxId, 'm-1', 1);
 
+    const logged = (push: boolean) =>
+      encodeLogItem(
+        taskId,
+        { version: 2, eventSeq: 1, historySeq: 0, push },
+        { history: [], events: [{ kind: 'task', task }], audit: [] }
+      )!;
+    const quiet = encodeLogItem(
+      taskId,
+      { version: 3, eventSeq: 1, historySeq: 1, push: true },
+      { history: [{ seq: 1, kind: 'assistant_message', text: 'hi' }], events: [], audit: [] }
+    )!;
+
+    expect(passesFilters(record('INSERT', logged(true)), filters)).toBe(true);
+    expect(passesFilters(record('INSERT', logged(false)), filters)).toBe(false);
+    // A commit that logged no event has nothing to push, whatever the task's configs.
+    expect(passesFilters(record('INSERT', quiet), filters)).toBe(false);
     expect(passesFilters(record('INSERT', event), filters)).toBe(true);
     expect(passesFilters(record('INSERT', unmarked), filters)).toBe(false);
     expect(passesFilters(record('MODIFY', event, event), filters)).toBe(false);

@@ -1,12 +1,11 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ATTR, KEY_PREFIX } from '../dynamodb/table.js';
-import { wholePayloads } from '../dynamodb/table-io.js';
-import { queryTaskItems } from './partition-query.js';
+import { readAuditRecords } from '../dynamodb/log-reads.js';
 
 /**
  * Every record of a task (the put-once values: model responses, tool invocations, compactions,
- * intake's audit rows), by key, in one paged Query of the task's partition. The port reads them
- * one key at a time; an auditor needs all of them, including the refusals nobody else names.
+ * intake's audit rows), by key: its commits' log items and the items of records written on their
+ * own. The port reads them one key at a time; an auditor needs all of them, including the
+ * refusals nobody else names.
  */
 export class DynamoDbTaskRecords {
   readonly #client: DynamoDBClient;
@@ -17,15 +16,7 @@ export class DynamoDbTaskRecords {
     this.#tableName = options.tableName;
   }
 
-  async all(taskId: string): Promise<Map<string, unknown>> {
-    const records = new Map<string, unknown>();
-    const items = await queryTaskItems(this.#client, this.#tableName, taskId, KEY_PREFIX.once);
-    // A record too large for one item is stored in pieces: read whole.
-    for (const item of await wholePayloads(this.#client, this.#tableName, items)) {
-      const key = item[ATTR.key]?.S;
-      const data = item[ATTR.data]?.S;
-      if (key !== undefined && data !== undefined) records.set(key, JSON.parse(data));
-    }
-    return records;
+  all(taskId: string): Promise<Map<string, unknown>> {
+    return readAuditRecords(this.#client, this.#tableName, taskId);
   }
 }

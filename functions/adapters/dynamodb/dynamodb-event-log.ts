@@ -1,47 +1,28 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { EventLog, LoggedEvent } from '../../core/ports/event-log.js';
 import type { DynamoDbTableOptions } from './dynamodb-task-store.js';
-import {
-  decodeEvent,
-  decodeEventSeq,
-  eventSk,
-  firstSeqAfter,
-  isStorableTaskId,
-  taskKey,
-} from './item-codec.js';
-import { ATTR, MAX_SEQ, PARTITION_KEY, SORT_KEY, taskPk } from './table.js';
-import { queryAll } from './table-io.js';
+import { decodeEventSeq, isStorableTaskId, logOriginOf, taskKey } from './item-codec.js';
+import { LogOrigins, readLoggedEvents } from './log-reads.js';
+import { ATTR } from './table.js';
 
 /**
- * The per-task event log on the single table: `EVT#<seq>` items, written by the task store's
- * commits together with the change they report; the record's `evt_seq` names the newest.
+ * The per-task event log on the single table: the events of the task store's log items (and of an
+ * earlier build's `EVT#<seq>` items), written by its commits together with the change they
+ * report; the record's `evt_seq` names the newest.
  */
 export class DynamoDbEventLog implements EventLog {
   readonly #options: DynamoDbTableOptions;
+  readonly #origins = new LogOrigins();
 
   constructor(options: DynamoDbTableOptions) {
     this.#options = options;
   }
 
   async read(taskId: string, afterSeq = 0, limit?: number): Promise<LoggedEvent[]> {
-    const first = firstSeqAfter(afterSeq);
-    if (first === undefined || !isStorableTaskId(taskId)) return [];
-    const items = await queryAll(
-      this.#options.client,
-      {
-        TableName: this.#options.tableName,
-        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
-        ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
-        ExpressionAttributeValues: {
-          ':pk': { S: taskPk(taskId) },
-          ':from': { S: eventSk(first) },
-          ':to': { S: eventSk(MAX_SEQ) },
-        },
-        ConsistentRead: true,
-      },
-      limit
-    );
-    return items.map(decodeEvent);
+    if (!isStorableTaskId(taskId)) return [];
+    const { client, tableName } = this.#options;
+    const origin = await this.#origins.of(client, tableName, taskId);
+    return readLoggedEvents(client, tableName, taskId, { afterSeq, limit, origin });
   }
 
   async lastSeq(taskId: string): Promise<number> {
@@ -51,10 +32,17 @@ export class DynamoDbEventLog implements EventLog {
         TableName: this.#options.tableName,
         Key: taskKey(taskId),
         ConsistentRead: true,
-        ProjectionExpression: '#seq',
-        ExpressionAttributeNames: { '#seq': ATTR.eventSeq },
+        ProjectionExpression: '#seq, #evt0, #hseq0',
+        ExpressionAttributeNames: {
+          '#seq': ATTR.eventSeq,
+          '#evt0': ATTR.logEventsFrom,
+          '#hseq0': ATTR.logHistoryFrom,
+        },
       })
     );
-    return item === undefined ? 0 : decodeEventSeq(item);
+    if (item === undefined) return 0;
+    // A reader asks where the log ends before it reads it: the origin comes with the answer.
+    this.#origins.note(taskId, logOriginOf(item));
+    return decodeEventSeq(item);
   }
 }

@@ -25,19 +25,13 @@ import type { BudgetLimit } from '../../core/task/extension.schema.js';
 import { pauseAfterConflict } from '../system/conflict-pause.js';
 import {
   budgetAttributes,
-  decodeHistoryEntry,
   decodeInboxItem,
   decodeMarkerSeq,
-  decodeOnce,
   decodeTaskRecord,
-  encodeEvent,
-  encodeHistoryEntry,
   encodeInboxItem,
   encodeOnce,
   encodePushConfig,
   encodeTaskRecord,
-  firstSeqAfter,
-  historySk,
   type Item,
   inboxCounterItem,
   inboxIdSk,
@@ -45,9 +39,9 @@ import {
   isStorableTaskId,
   key,
   keyPart,
+  logOriginAttributes,
   markerItem,
   membershipItem,
-  onceSk,
   participantIdsOf,
   participantSk,
   splitData,
@@ -57,6 +51,8 @@ import {
   taskRecordAttributes,
   withPartsApart,
 } from './item-codec.js';
+import { encodeLogItem } from './log-item.js';
+import { LogOrigins, readAuditRecords, readLoggedHistory } from './log-reads.js';
 import {
   ATTR,
   availableAttribute,
@@ -128,6 +124,8 @@ export class DynamoDbTaskStore implements TaskStore {
   readonly #client: DynamoDBClient;
   readonly #table: string;
   readonly #parts: TaskPartCache | undefined;
+  /** Where the log of each task this store has read or written begins. */
+  readonly #origins = new LogOrigins();
 
   /**
    * `partCache`: the parts of large tasks held between reads (`false`: none, every read reads
@@ -169,16 +167,16 @@ export class DynamoDbTaskStore implements TaskStore {
           : { ConditionExpression: condition, ExpressionAttributeNames: { '#pk': PARTITION_KEY } }),
       },
     });
-    const eventBase = commit.kind === 'update' ? commit.base.eventSeq : 0;
-    const push = recordWrite.record?.pushConfigured === true;
-    const historySeq = commit.kind === 'guarded' ? undefined : commit.record.loop.historySeq;
-    const historyPuts = (commit.kind === 'guarded' ? [] : (commit.history ?? [])).flatMap((entry) =>
-      splitData(encodeHistoryEntry(taskId, entry)).map((item) => put(item))
-    );
+    // What a commit that writes the record says is its log item; a guarded commit's audit records
+    // (intake's rows) are items of their own, as nothing orders them among the commits.
+    const logItem =
+      commit.kind === 'guarded'
+        ? undefined
+        : this.#logItem(commit, recordWrite.record?.pushConfigured === true);
+    const [logHead, ...logPieces] = logItem === undefined ? [] : splitData(logItem);
+    const pieceWrites = logPieces.map((item) => put(item));
     const others: TransactWriteItem[] = [
-      ...(commit.kind === 'guarded' ? [] : (commit.events ?? [])).map((event, index) =>
-        put(encodeEvent(taskId, eventBase + index + 1, event, { push, historySeq }), ITEM_ABSENT)
-      ),
+      ...(logHead === undefined ? [] : [put(logHead, ITEM_ABSENT)]),
       // An item's parts are the ones its encoding makes: the same item encodes the same way.
       ...(commit.kind === 'guarded' ? [] : (commit.consumed ?? [])).flatMap((item) =>
         splitData(encodeInboxItem(taskId, item)).map((stored) => ({
@@ -201,7 +199,7 @@ export class DynamoDbTaskStore implements TaskStore {
       ...(commit.seen ?? []).map((id) =>
         put(markerItem(taskId, inboxIdSk(id), ITEM_TYPE.inboxId, id, 0), ITEM_ABSENT)
       ),
-      ...(commit.audit ?? []).flatMap((entry) =>
+      ...(commit.kind === 'guarded' ? (commit.audit ?? []) : []).flatMap((entry) =>
         splitData(encodeOnce(taskId, entry.key, entry.value)).map((item) => put(item))
       ),
       ...(commit.pushConfigs ?? []).map((config) => {
@@ -216,12 +214,12 @@ export class DynamoDbTaskStore implements TaskStore {
         ? this.#forkNote(commit.forkOf)
         : []),
     ];
-    let actions = [...recordWrite.actions, ...historyPuts, ...others];
+    let actions = [...recordWrite.actions, ...pieceWrites, ...others];
     if (commit.kind === 'create' && actions.length > MAX_TRANSACTION_ITEMS) {
-      // A new task carrying a long transcript (a fork) writes it ahead of its record, in writes
-      // of their own conditioned on the record's absence: every reader reads the record first,
-      // so none sees the entries before the task exists, and the record's write comes last.
-      await this.#prefill(taskId, historyPuts);
+      // A new task carrying a long transcript (a fork) writes its log item's further pieces ahead
+      // of its record, in writes of their own conditioned on the record's absence: a reader
+      // reaches a piece only through the log item, which commits with the record.
+      await this.#prefill(taskId, pieceWrites);
       actions = [...recordWrite.actions, ...others];
     }
     if (actions.length > MAX_TRANSACTION_ITEMS) {
@@ -245,14 +243,17 @@ export class DynamoDbTaskStore implements TaskStore {
       }
     }
     holdWritten(this.#parts, taskId, recordWrite.partsWritten ?? []);
+    this.#origins.note(taskId, recordWrite.record?.logFrom);
     return {
       ...(recordWrite.record === undefined ? {} : { record: recordWrite.record }),
       enqueued: enqueued.map((item) => item.seq),
     };
   }
 
-  get(taskId: string): Promise<TaskRecord | undefined> {
-    return readTaskRecord(this.#client, this.#table, taskId, this.#parts);
+  async get(taskId: string): Promise<TaskRecord | undefined> {
+    const record = await readTaskRecord(this.#client, this.#table, taskId, this.#parts);
+    if (record !== undefined) this.#origins.note(taskId, record.logFrom);
+    return record;
   }
 
   async list(query: TaskQuery): Promise<TaskRecord[]> {
@@ -294,11 +295,9 @@ export class DynamoDbTaskStore implements TaskStore {
     afterSeq = 0,
     throughSeq: number = MAX_SEQ
   ): Promise<HistoryEntry[]> {
-    const first = firstSeqAfter(afterSeq);
-    const last = Math.min(MAX_SEQ, Math.floor(throughSeq));
-    if (first === undefined || !(last >= first)) return [];
-    const items = await this.#queryRange(taskId, historySk(first), historySk(last));
-    return (await wholePayloads(this.#client, this.#table, items)).map(decodeHistoryEntry);
+    if (!isStorableTaskId(taskId)) return [];
+    const origin = await this.#origins.of(this.#client, this.#table, taskId);
+    return readLoggedHistory(this.#client, this.#table, taskId, { afterSeq, throughSeq, origin });
   }
 
   async readInbox(taskId: string): Promise<InboxItem[]> {
@@ -312,12 +311,11 @@ export class DynamoDbTaskStore implements TaskStore {
     return item === undefined ? undefined : decodeMarkerSeq(item, 'inbox marker');
   }
 
+  /** Reads the task's audit records whole: for tests and tools, never on a turn's path. */
   async getAudit<T>(taskId: string, auditKey: string): Promise<T | undefined> {
-    if (!isStorableTaskId(taskId)) return undefined;
-    const item = await getItem(this.#client, this.#table, key(taskId, onceSk(auditKey)));
-    if (item === undefined) return undefined;
-    const [whole] = await wholePayloads(this.#client, this.#table, [item]);
-    return decodeOnce(whole as Item, auditKey) as T;
+    return (await readAuditRecords(this.#client, this.#table, taskId)).get(auditKey) as
+      | T
+      | undefined;
   }
 
   /**
@@ -368,6 +366,8 @@ export class DynamoDbTaskStore implements TaskStore {
       const partsWritten = partWrites(this.#table, taskId, undefined, parts, 1);
       const item: Item = {
         ...created.item,
+        // A new task's whole log is in log items.
+        ...logOriginAttributes({ eventSeq: 0, historySeq: 0 }),
         ...budgetAttributes(credit),
         ...(pushIds.length === 0 ? {} : { [ATTR.pushIds]: { SS: pushIds } }),
       };
@@ -396,7 +396,16 @@ export class DynamoDbTaskStore implements TaskStore {
     const next = commit.base.version + 1;
     const unnamed = taskRecordAttributes(stored);
     const partsWritten = partWrites(this.#table, taskId, commit.base, unnamed.parts, next);
-    const attributes = withPartsApart(unnamed, partsWritten.apart);
+    // A record an earlier build wrote last names where that build's items end, once.
+    const logFrom = commit.base.logFrom ?? {
+      eventSeq: commit.base.eventSeq,
+      historySeq: commit.base.loop.historySeq,
+    };
+    const apart = withPartsApart(unnamed, partsWritten.apart);
+    const attributes =
+      commit.base.logFrom === undefined
+        ? { ...apart, set: { ...apart.set, ...logOriginAttributes(logFrom) } }
+        : apart;
     // The condition says the stored record is `base`: its participants are the base's.
     const before = participantIdsOf(commit.base.task);
     const after = attributes.participantIds;
@@ -437,6 +446,7 @@ export class DynamoDbTaskStore implements TaskStore {
         // What the record read, and this commit's items: messages to the running task may have
         // added more, which a park decided on this count is refused for.
         inboxCount: commit.base.inboxCount + enqueued,
+        logFrom,
         ...(pushConfigured ? { pushConfigured: true as const } : {}),
         // As read: a write does not read the account back (calls under the task move it).
         ...(commit.base.budgetAvailable === undefined
@@ -446,7 +456,26 @@ export class DynamoDbTaskStore implements TaskStore {
     };
   }
 
-  /** A new task's transcript entries, before its record: each write while the record is absent. */
+  /** What a commit that writes the record says, as its log item (none when it says nothing). */
+  #logItem(
+    commit: Extract<TaskCommit, { kind: 'create' | 'update' }>,
+    push: boolean
+  ): Item | undefined {
+    const events = commit.events ?? [];
+    const base = commit.kind === 'update' ? commit.base : undefined;
+    return encodeLogItem(
+      commit.record.task.id,
+      {
+        version: base === undefined ? 1 : base.version + 1,
+        eventSeq: (base?.eventSeq ?? 0) + events.length,
+        historySeq: commit.record.loop.historySeq,
+        push,
+      },
+      { history: commit.history ?? [], events, audit: commit.audit ?? [] }
+    );
+  }
+
+  /** A new task's log pieces, before its record: each write while the record is absent. */
   async #prefill(taskId: string, puts: readonly TransactWriteItem[]): Promise<void> {
     const absent: TransactWriteItem = {
       ConditionCheck: {

@@ -126,7 +126,7 @@ export const firstSeqAfter = (afterSeq: number): number | undefined => {
 // ---------------------------------------------------------------------------------------------
 // Reading attributes
 
-const invalid = (what: string, cause?: unknown): InvalidTaskRecordError =>
+export const invalid = (what: string, cause?: unknown): InvalidTaskRecordError =>
   new InvalidTaskRecordError(`stored ${what} is invalid`, cause === undefined ? {} : { cause });
 
 export const readString = (image: ItemImage, name: string, what: string): string => {
@@ -135,7 +135,7 @@ export const readString = (image: ItemImage, name: string, what: string): string
   return value;
 };
 
-const readInt = (image: ItemImage, name: string, what: string, min: number): number => {
+export const readInt = (image: ItemImage, name: string, what: string, min: number): number => {
   const raw = image[name]?.N;
   const value = raw === undefined ? Number.NaN : Number(raw);
   if (!Number.isSafeInteger(value) || value < min) {
@@ -144,7 +144,7 @@ const readInt = (image: ItemImage, name: string, what: string, min: number): num
   return value;
 };
 
-const readJson = (image: ItemImage, name: string, what: string): unknown => {
+export const readJson = (image: ItemImage, name: string, what: string): unknown => {
   const text = readString(image, name, what);
   try {
     return JSON.parse(text);
@@ -153,7 +153,7 @@ const readJson = (image: ItemImage, name: string, what: string): unknown => {
   }
 };
 
-const parseWith = <T>(schema: z.ZodType<T>, value: unknown, what: string): T => {
+export const parseWith = <T>(schema: z.ZodType<T>, value: unknown, what: string): T => {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw invalid(`${what}: ${z.prettifyError(parsed.error)}`, parsed.error);
   return parsed.data;
@@ -167,7 +167,7 @@ export const toJsonText = (value: unknown): string => {
 };
 
 /** A value about to be written must read back: refuse it now rather than poison the store. */
-const refuseInvalid = <T>(schema: z.ZodType<T>, value: unknown, what: string): T => {
+export const refuseInvalid = <T>(schema: z.ZodType<T>, value: unknown, what: string): T => {
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     throw new InvalidTaskRecordError(
@@ -398,8 +398,27 @@ export const decodeTaskRecord = (
     ...(hasPushIds(image) ? { pushConfigured: true } : {}),
     ...budgetAvailableOf(image),
     ...(Object.keys(apart).length === 0 ? {} : { partsApart: apart }),
+    ...(image[ATTR.logEventsFrom] === undefined ? {} : { logFrom: logOriginOf(image) }),
   };
 };
+
+/** The record attributes that name where its log begins. */
+export const logOriginAttributes = (origin: NonNullable<TaskRecord['logFrom']>): Item => ({
+  [ATTR.logEventsFrom]: { N: String(origin.eventSeq) },
+  [ATTR.logHistoryFrom]: { N: String(origin.historySeq) },
+});
+
+/**
+ * Where a record's log begins (`TaskRecord.logFrom`: what an earlier build's own items hold), or
+ * `undefined` when the record names none.
+ */
+export const logOriginOf = (image: ItemImage): TaskRecord['logFrom'] =>
+  image[ATTR.logEventsFrom] === undefined
+    ? undefined
+    : {
+        eventSeq: readInt(image, ATTR.logEventsFrom, 'task log origin', 0),
+        historySeq: readInt(image, ATTR.logHistoryFrom, 'task log origin', 0),
+      };
 
 /** The ids of a record item's forks (`ATTR.forks`, kept beside the record). */
 const forksOf = (image: ItemImage): string[] =>
@@ -563,7 +582,7 @@ export const decodeOnce = (image: ItemImage, onceKey: string): unknown => {
 // ---------------------------------------------------------------------------------------------
 // Events
 
-const StoredEventSchema = z.discriminatedUnion('kind', [
+export const StoredEventSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('task'), task: StoredTaskJsonSchema }),
   z.strictObject({ kind: z.literal('status_update'), statusUpdate: JsonObjectSchema }),
   z.strictObject({ kind: z.literal('artifact_update'), artifactUpdate: JsonObjectSchema }),

@@ -93,6 +93,28 @@ export const queryAll = async (
   return items;
 };
 
+/**
+ * A Query's pages, one at a time, for a reader that stops when it has what it needs: `pageSize`
+ * items a page, doubling up to `maxPageSize`.
+ */
+export async function* queryPages(
+  client: DynamoDBClient,
+  input: QueryCommandInput,
+  pageSize: number,
+  maxPageSize = 100
+): AsyncGenerator<Item[]> {
+  let startKey: Item | undefined;
+  let limit = pageSize;
+  do {
+    const page = await client.send(
+      new QueryCommand({ ...input, ExclusiveStartKey: startKey, Limit: limit })
+    );
+    yield page.Items ?? [];
+    startKey = page.LastEvaluatedKey;
+    limit = Math.min(maxPageSize, limit * 2);
+  } while (startKey);
+}
+
 /** Every item a Scan returns, all pages. */
 export const scanAll = async (client: DynamoDBClient, input: ScanCommandInput) => {
   const items: Item[] = [];

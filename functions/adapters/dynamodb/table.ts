@@ -9,21 +9,27 @@
  * | task record               | `TASK`                   | task + loop JSON, `version`, `evt_seq`... |
  * | part of the task record   | `TASK#<part>`            | the plan, the rows: apart, with a `rev`   |
  * | participant membership    | `PART#<participantId>`   | one per participant (`by_participant`)    |
- * | history entry             | `HIST#<seq padded>`      | seq from the record's loop state          |
+ * | commit's log              | `LOG#<evt seq>#<version>`| a commit's entries, events, audit records |
+ * | history entry (earlier)   | `HIST#<seq padded>`      | written by builds before the log item     |
  * | inbox counter             | `INBOXSEQ`               | last inbox seq taken (atomic ADD)         |
  * | inbox item                | `INBOX#<seq padded>`     | deleted when folded into the transcript   |
  * | inbox dedup marker        | `INBOXID#<item id>`      | the seq of the item (0: seen, not queued) |
- * | audit record              | `ONCE#<key>`             | model calls, tool results, intake rows    |
- * | event                     | `EVT#<seq padded>`       | seq from the record's `evt_seq`           |
+ * | audit record              | `ONCE#<key>`             | of a commit without a record write        |
+ * | event (earlier)           | `EVT#<seq padded>`       | written by builds before the log item     |
  * | push-notification config  | `PUSH#<configId>`        | upserted by id, deleted idempotently      |
  * | remote child's link       | `REMOTE#<linkId>`        | the stand-in of a child on another agent  |
  * | payload piece             | `PIECE#<sk>#<n>`         | the rest of an item's too-large payload   |
  *
  * Every write of an operation is one commit (`DynamoDbTaskStore.commit`): a transaction whose
  * record write is conditioned on the version the operation read, so the transcript entries,
- * events, inbox changes and audit records of a refused decision are never written. The event
- * log's seqs come from the record (`evt_seq`), so appending needs no counter and no retry loop;
- * the inbox's come from an atomic counter (`ADD`), so concurrent senders never contend.
+ * events, inbox changes and audit records of a refused decision are never written. A commit that
+ * writes the record puts what it says (transcript entries, events, audit records) in one item, its
+ * log item (`log-item.ts`), keyed by its last event's seq and the version it wrote: events after
+ * `n` are one key range, and the items' order is the commits' order. The event log's seqs come
+ * from the record (`evt_seq`), so appending needs no counter and no retry loop; the inbox's come
+ * from an atomic counter (`ADD`), so concurrent senders never contend. Builds before the log item
+ * wrote one `HIST#`, `EVT#` and `ONCE#` item each; they stay where they are, and a record names
+ * the seqs they hold (`log_evt0`, `log_hseq0`), so readers read them only for that stretch.
  *
  * Seqs are zero-padded to SEQ_WIDTH digits so the string order of sort keys is the numeric order
  * and "seq > n" is one key-range Query. Caller-supplied strings in keys (item ids, once and event
@@ -63,6 +69,8 @@ export const KEY_PREFIX = {
   task: 'TASK#',
   participant: 'PART#',
   history: 'HIST#',
+  /** A commit's log item (`LOG#<evt seq>#<version>`). */
+  log: 'LOG#',
   inbox: 'INBOX#',
   inboxId: 'INBOXID#',
   once: 'ONCE#',
@@ -145,6 +153,22 @@ export const ATTR = {
   push: 'push',
   /** On an event: the transcript's last seq its commit left (`LoggedEvent.historySeq`). */
   historySeq: 'hseq',
+  /** On a log item: how many events it holds (its last is `evt_seq`). */
+  eventCount: 'evt_n',
+  /**
+   * On a log item: the highest transcript seq as of its commit (the record's, or an entry's it
+   * writes): a reader reading back from the newest item stops at the first at or below its seq,
+   * since a commit's entries follow the transcript it read.
+   */
+  historyTop: 'hseq_top',
+  /**
+   * On a task record: the seq of the last event, and of the last transcript entry, kept in the
+   * items of builds before the log item (`EVT#`, `HIST#`): 0 for a task created with log items.
+   * Set by the first write of a record that lacks them (an earlier build's record, whose every
+   * event and entry so far is in those items), and never changed after.
+   */
+  logEventsFrom: 'log_evt0',
+  logHistoryFrom: 'log_hseq0',
   /**
    * On a task record: the ids of its forks (a list, in the order they were made; absent when it
    * has none). Not part of the version: a fork's creation appends to it, conditioned on nothing
@@ -205,6 +229,7 @@ export const ITEM_TYPE = {
   task: 'task',
   participant: 'participant',
   history: 'history',
+  log: 'log',
   inbox: 'inbox',
   inboxId: 'inbox_id',
   inboxCounter: 'inbox_counter',

@@ -1,4 +1,5 @@
 import './source-maps.js';
+import { DynamoDbEventLog } from '../../adapters/dynamodb/dynamodb-event-log.js';
 import { DynamoDbPushConfigStore } from '../../adapters/dynamodb/dynamodb-push-config-store.js';
 import { DynamoDbTaskStore } from '../../adapters/dynamodb/dynamodb-task-store.js';
 import { HttpWebhookSender } from '../../adapters/push/http-webhook-sender.js';
@@ -12,8 +13,9 @@ const build = () => {
   const table = { client: dynamoDbClientOf(config), tableName: config.TINY_HARNESS_TABLE };
   return {
     logger: loggerOf(config),
-    // Delivery reads a task's record (who may be told) and nothing else of the loop's.
-    loop: { store: new DynamoDbTaskStore(table) },
+    // Delivery reads a task's record (who may be told), and its log for a commit whose events
+    // the stream image holds in part; nothing else of the loop's.
+    loop: { store: new DynamoDbTaskStore(table), events: new DynamoDbEventLog(table) },
     pushConfigs: new DynamoDbPushConfigStore(table),
     sealer: buildSealer(config),
     webhooks: new HttpWebhookSender({

@@ -52,6 +52,12 @@ export interface TaskRecord {
    * The core never sets or reads it; a record read as an earlier build stored it has none.
    */
   partsApart?: Readonly<Record<string, number>>;
+  /**
+   * The store's own note of where its log of the task begins (the DynamoDB store: the last event
+   * seq and transcript seq an earlier build kept in items of their own, before the commit log).
+   * The core never sets or reads it; a record last written by an earlier build has none.
+   */
+  logFrom?: Readonly<{ eventSeq: number; historySeq: number }>;
 }
 
 export interface TaskQuery {

@@ -3,10 +3,13 @@ import { describe, expect, it } from 'vitest';
 import {
   encodeEvent,
   encodeTaskRecord,
+  splitData,
   taskKey,
 } from '../../../functions/adapters/dynamodb/item-codec.js';
+import { encodeLogItem } from '../../../functions/adapters/dynamodb/log-item.js';
 import { startTask } from '../../../functions/core/intake/start-task.js';
 import type { LoggedEvent } from '../../../functions/core/ports/event-log.js';
+import type { AuditRecord } from '../../../functions/core/ports/task-store.js';
 import type { WebhookResult } from '../../../functions/core/ports/webhook-sender.js';
 import { runTask } from '../../../functions/core/testing/driver.js';
 import { createPushHandler } from '../../../functions/handlers/push.js';
@@ -21,10 +24,9 @@ type Image = Record<string, AttributeValue>;
 
 let sequence = 5000;
 
-/** The INSERT of an event-log item, as the table's stream carries it. */
-const eventInsert = (taskId: string, logged: LoggedEvent): DynamoDBRecord => {
+/** The INSERT of an item, as the table's stream carries it. */
+const insertOf = (item: Image): DynamoDBRecord => {
   const sequenceNumber = String(++sequence);
-  const item = encodeEvent(taskId, logged.seq, logged.event) as unknown as Image;
   return {
     eventID: `event-${sequenceNumber}`,
     eventName: 'INSERT',
@@ -37,6 +39,27 @@ const eventInsert = (taskId: string, logged: LoggedEvent): DynamoDBRecord => {
     },
   };
 };
+
+/**
+ * The INSERT of the log item of a commit that logged `logged` (consecutive events), marked for
+ * push; with `audit`, records of its own beside them. Only its first piece when it is in pieces.
+ */
+const logInsert = (
+  taskId: string,
+  logged: readonly LoggedEvent[],
+  audit: AuditRecord[] = []
+): DynamoDBRecord => {
+  const last = logged.at(-1)!;
+  const item = encodeLogItem(
+    taskId,
+    { version: last.seq + 1, eventSeq: last.seq, historySeq: last.historySeq ?? 0, push: true },
+    { history: [], events: logged.map(({ event }) => event), audit }
+  );
+  return insertOf(splitData(item!)[0] as unknown as Image);
+};
+
+/** The INSERT of a commit's log item that logged one event. */
+const eventInsert = (taskId: string, logged: LoggedEvent) => logInsert(taskId, [logged]);
 
 const config = pushConfigRequest;
 
@@ -198,6 +221,45 @@ describe('the push handler', () => {
     expect(await setup.deliver([corrupt])).toEqual({
       batchItemFailures: [{ itemIdentifier: corrupt.dynamodb?.SequenceNumber }],
     });
+  });
+});
+
+describe('the push handler, on what the stream carries', () => {
+  const posted = (setup: Awaited<ReturnType<typeof conversation>>) =>
+    setup.webhooks.requests.map((request) => Object.keys(JSON.parse(request.body))[0]);
+
+  it('POSTs every event of one commit’s log item, in order', async () => {
+    const setup = await conversation();
+    await setup.configs.create(config({ id: 'hook', taskId: setup.taskId }), ALICE);
+    expect(await setup.deliver([logInsert(setup.taskId, setup.events)])).toEqual({
+      batchItemFailures: [],
+    });
+    expect(posted(setup)).toEqual(['task', 'statusUpdate', 'statusUpdate']);
+  });
+
+  it('reads from the log the events of a log item whose image holds only its first piece', async () => {
+    const setup = await conversation();
+    await setup.configs.create(config({ id: 'hook', taskId: setup.taskId }), ALICE);
+    const [first, second] = setup.events;
+    const record = logInsert(
+      setup.taskId,
+      [first!, second!],
+      [{ key: 'large', value: 'x'.repeat(250_000) }]
+    );
+    expect(record.dynamodb?.NewImage?.parts).toBeDefined();
+    expect(await setup.deliver([record])).toEqual({ batchItemFailures: [] });
+    expect(posted(setup)).toEqual(['task', 'statusUpdate']);
+  });
+
+  it('still POSTs an earlier build’s event item', async () => {
+    const setup = await conversation();
+    await setup.configs.create(config({ id: 'hook', taskId: setup.taskId }), ALICE);
+    const [first] = setup.events;
+    const item = encodeEvent(setup.taskId, first!.seq, first!.event, { push: true });
+    expect(await setup.deliver([insertOf(item as unknown as Image)])).toEqual({
+      batchItemFailures: [],
+    });
+    expect(posted(setup)).toEqual(['task']);
   });
 });
 
