@@ -38,6 +38,7 @@ import {
   TABLE_DEFINITION,
 } from '../../functions/adapters/dynamodb/table.js';
 import { TASK_METADATA_KEY } from '../../functions/core/a2a/identifiers.js';
+import { intakeAuditKey } from '../../functions/core/audit/intake-key.js';
 import { ConcurrencyConflictError, InvalidTaskRecordError } from '../../functions/core/errors.js';
 import { buildPlan } from '../../functions/core/plan/plan.js';
 import type { TaskRecord } from '../../functions/core/ports/task-store.js';
@@ -753,6 +754,42 @@ describe('DynamoDB table and items', () => {
     expect((await events.read(taskId, 1, 1)).map((logged) => logged.seq)).toEqual([2]);
     expect((await store.readHistory(taskId, 1)).map((entry) => entry.seq)).toEqual([2, 3]);
     expect(await store.getAudit(taskId, 'tool/1')).toEqual({ n: 2 });
+  });
+
+  it('keeps intake’s row of a message it takes in on the message’s marker, and a refusal’s on its own', async () => {
+    const { store: recorded, written } = recordingStore();
+    const taskId = uid('task');
+    await recorded.commit({ kind: 'create', record: makeRecord(taskId) });
+    written.length = 0;
+    const row = (id: string, accepted: boolean) => ({
+      key: intakeAuditKey(id),
+      value: { message_id: id, accepted },
+    });
+    await recorded.commit({
+      kind: 'guarded',
+      taskId,
+      unparked: true,
+      enqueue: [
+        { kind: 'message', id: 'm-1', participantId: 'alice', source: 'human', text: 'hi' },
+      ],
+      seen: ['m-2'],
+      audit: [row('m-1', true), row('m-2', true), { key: 'other', value: 1 }],
+    });
+    await recorded.commit({ kind: 'guarded', taskId, unparked: false, audit: [row('m-3', false)] });
+    expect(written).toEqual([
+      ['INBOXSEQ'],
+      ['TASK', 'INBOX#000000000001', 'INBOXID#m-1', 'INBOXID#m-2', 'ONCE#other'],
+      ['TASK', 'ONCE#audit:m-3'],
+    ]);
+    expect(await store.inboxSeqOf(taskId, 'm-1')).toBe(1);
+    expect(await store.inboxSeqOf(taskId, 'm-2')).toBe(0);
+    const records = await new DynamoDbTaskRecords({ client, tableName }).all(taskId);
+    expect(Object.fromEntries(records)).toEqual({
+      'audit:m-1': { message_id: 'm-1', accepted: true },
+      'audit:m-2': { message_id: 'm-2', accepted: true },
+      'audit:m-3': { message_id: 'm-3', accepted: false },
+      other: 1,
+    });
   });
 
   it('reads an earlier build’s transcript, events and audit records before the log items that follow them', async () => {

@@ -1,4 +1,5 @@
 import type { ExecutionHistoryArchive, LiveExecutionHistory } from '../../core/audit/archive.js';
+import { messageIdOfIntakeKey } from '../../core/audit/intake-key.js';
 import type { AuditSources, ExecutionHistoryRead } from '../../core/audit/sources.js';
 import type { EventLog, LoggedEvent } from '../../core/ports/event-log.js';
 import type { TaskStore } from '../../core/ports/task-store.js';
@@ -45,8 +46,9 @@ export class StoreAuditSources implements AuditSources {
     return new Map(
       [...records].flatMap(([key, value]) => {
         const text = (value as { text?: unknown }).text;
-        return key.startsWith('audit:') && typeof text === 'string'
-          ? [[key.slice('audit:'.length), text] as [string, string]]
+        const messageId = messageIdOfIntakeKey(key);
+        return messageId !== undefined && typeof text === 'string'
+          ? [[messageId, text] as [string, string]]
           : [];
       })
     );

@@ -13,6 +13,7 @@ import type { HistoryEntry } from '../../core/loop/history.schema.js';
 import type { InboxItem } from '../../core/loop/inbox.schema.js';
 import { startPendingBefore as isStartPendingBefore } from '../../core/loop/pending-start.js';
 import type {
+  AuditRecord,
   BudgetAmounts,
   CommitResult,
   ForkNote,
@@ -36,6 +37,7 @@ import {
   inboxCounterItem,
   inboxIdSk,
   inboxSk,
+  intakeRowsApart,
   isStorableTaskId,
   key,
   keyPart,
@@ -49,6 +51,7 @@ import {
   taskIdOfKey,
   taskKey,
   taskRecordAttributes,
+  withIntakeRow,
   withPartsApart,
 } from './item-codec.js';
 import { encodeLogItem } from './log-item.js';
@@ -167,12 +170,23 @@ export class DynamoDbTaskStore implements TaskStore {
           : { ConditionExpression: condition, ExpressionAttributeNames: { '#pk': PARTITION_KEY } }),
       },
     });
-    // What a commit that writes the record says is its log item; a guarded commit's audit records
-    // (intake's rows) are items of their own, as nothing orders them among the commits.
+    // Intake's row of a message it takes in is kept on the message's marker: one item says the
+    // id was taken in, where, and how.
+    const { rows, audit } = intakeRowsApart(commit.audit ?? [], [
+      ...enqueued.map((item) => item.id),
+      ...(commit.seen ?? []),
+    ]);
+    const marker = (id: string, seq: number) =>
+      put(
+        withIntakeRow(markerItem(taskId, inboxIdSk(id), ITEM_TYPE.inboxId, id, seq), rows.get(id)),
+        ITEM_ABSENT
+      );
+    // What a commit that writes the record says is its log item; a guarded commit's other audit
+    // records (a refusal's row) are items of their own, as nothing orders them among the commits.
     const logItem =
       commit.kind === 'guarded'
         ? undefined
-        : this.#logItem(commit, recordWrite.record?.pushConfigured === true);
+        : this.#logItem(commit, audit, recordWrite.record?.pushConfigured === true);
     const [logHead, ...logPieces] = logItem === undefined ? [] : splitData(logItem);
     const pieceWrites = logPieces.map((item) => put(item));
     const others: TransactWriteItem[] = [
@@ -191,15 +205,10 @@ export class DynamoDbTaskStore implements TaskStore {
         : []),
       ...enqueued.flatMap((item) => [
         ...splitData(encodeInboxItem(taskId, item)).map((stored) => put(stored)),
-        put(
-          markerItem(taskId, inboxIdSk(item.id), ITEM_TYPE.inboxId, item.id, item.seq),
-          ITEM_ABSENT
-        ),
+        marker(item.id, item.seq),
       ]),
-      ...(commit.seen ?? []).map((id) =>
-        put(markerItem(taskId, inboxIdSk(id), ITEM_TYPE.inboxId, id, 0), ITEM_ABSENT)
-      ),
-      ...(commit.kind === 'guarded' ? (commit.audit ?? []) : []).flatMap((entry) =>
+      ...(commit.seen ?? []).map((id) => marker(id, 0)),
+      ...(commit.kind === 'guarded' ? audit : []).flatMap((entry) =>
         splitData(encodeOnce(taskId, entry.key, entry.value)).map((item) => put(item))
       ),
       ...(commit.pushConfigs ?? []).map((config) => {
@@ -459,6 +468,7 @@ export class DynamoDbTaskStore implements TaskStore {
   /** What a commit that writes the record says, as its log item (none when it says nothing). */
   #logItem(
     commit: Extract<TaskCommit, { kind: 'create' | 'update' }>,
+    audit: readonly AuditRecord[],
     push: boolean
   ): Item | undefined {
     const events = commit.events ?? [];
@@ -471,7 +481,7 @@ export class DynamoDbTaskStore implements TaskStore {
         historySeq: commit.record.loop.historySeq,
         push,
       },
-      { history: commit.history ?? [], events, audit: commit.audit ?? [] }
+      { history: commit.history ?? [], events, audit }
     );
   }
 

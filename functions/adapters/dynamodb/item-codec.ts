@@ -16,6 +16,7 @@ import {
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
 import { TASK_METADATA_KEY } from '../../core/a2a/identifiers.js';
+import { intakeAuditKey, messageIdOfIntakeKey } from '../../core/audit/intake-key.js';
 import { InvalidTaskRecordError } from '../../core/errors.js';
 import { type HistoryEntry, HistoryEntrySchema } from '../../core/loop/history.schema.js';
 import { type InboxItem, InboxItemSchema } from '../../core/loop/inbox.schema.js';
@@ -23,7 +24,7 @@ import { LoopStateSchema } from '../../core/loop/loop-state.schema.js';
 import { pendingStartOf } from '../../core/loop/pending-start.js';
 import type { LoggedEvent, TaskEvent } from '../../core/ports/event-log.js';
 import { type PushConfig, PushConfigSchema } from '../../core/ports/push-config-store.js';
-import type { BudgetAmounts, TaskRecord } from '../../core/ports/task-store.js';
+import type { AuditRecord, BudgetAmounts, TaskRecord } from '../../core/ports/task-store.js';
 import { type RemoteLink, RemoteLinkSchema } from '../../core/remote/remote-link.js';
 import { readExtension, subStateOf, withForksListed } from '../../core/task/a2a-task.js';
 import {
@@ -545,6 +546,38 @@ export const markerItem = (
   [ATTR.key]: { S: markerKey },
   [ATTR.seq]: { N: String(seq) },
 });
+
+/**
+ * A commit's audit records apart: intake's rows of the messages it marks as taken in (`ids`), by
+ * message id, kept on their markers; and the rest.
+ */
+export const intakeRowsApart = (
+  audit: readonly AuditRecord[],
+  ids: readonly string[]
+): { rows: Map<string, unknown>; audit: AuditRecord[] } => {
+  const marked = new Set(ids);
+  const rows = new Map<string, unknown>();
+  const rest = audit.filter((record) => {
+    const messageId = messageIdOfIntakeKey(record.key);
+    if (messageId === undefined || !marked.has(messageId)) return true;
+    rows.set(messageId, record.value);
+    return false;
+  });
+  return { rows, audit: rest };
+};
+
+/** A marker carrying intake's row of its message (none: as it is). */
+export const withIntakeRow = (marker: Item, row: unknown): Item =>
+  row === undefined ? marker : { ...marker, [ATTR.data]: { S: toJsonText(row) } };
+
+/** A marker's intake row, as an audit record (`undefined`: it carries none). */
+export const decodeIntakeRow = (image: ItemImage): AuditRecord | undefined =>
+  image[ATTR.data] === undefined
+    ? undefined
+    : {
+        key: intakeAuditKey(readString(image, ATTR.key, 'inbox marker')),
+        value: readJson(image, ATTR.data, 'inbox marker'),
+      };
 
 /** A marker's seq: where its item was enqueued, or 0 for an id only seen. */
 export const decodeMarkerSeq = (image: ItemImage, what: string): number =>

@@ -15,6 +15,7 @@ import type { TaskRecord } from '../../core/ports/task-store.js';
 import {
   decodeEvent,
   decodeHistoryEntry,
+  decodeIntakeRow,
   eventSk,
   firstSeqAfter,
   historySk,
@@ -166,8 +167,8 @@ export const readLoggedHistory = async (
 
 /**
  * Every audit record of a task, by key: the items of commits without a record write and of
- * earlier builds (`ONCE#`) first, then the log items' in commit order, a later record with the
- * same key replacing the earlier.
+ * earlier builds (`ONCE#`) first, then intake's rows on the markers of the messages it took in,
+ * then the log items' in commit order, a later record with the same key replacing the earlier.
  */
 export const readAuditRecords = async (
   client: DynamoDBClient,
@@ -193,6 +194,10 @@ export const readAuditRecords = async (
       readString(item, ATTR.key, 'audit record'),
       readJson(item, ATTR.data, 'audit record')
     );
+  }
+  for (const item of await prefixed(KEY_PREFIX.inboxId)) {
+    const row = decodeIntakeRow(item);
+    if (row !== undefined) records.set(row.key, row.value);
   }
   for (const item of await prefixed(KEY_PREFIX.log)) {
     for (const record of decodeLogItem(item).audit()) records.set(record.key, record.value);

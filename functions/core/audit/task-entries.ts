@@ -4,6 +4,7 @@
  * the task's own edits) and its records (each model call, each tool call's verdict and result,
  * compactions, intake's accept or refuse of every message). Pure: the reader fetches, this joins.
  */
+
 import { type Task, TaskState } from '@a2a-js/sdk';
 import { STATUS_METADATA_KEY } from '../a2a/identifiers.js';
 import { limitsText } from '../loop/budget.js';
@@ -18,6 +19,7 @@ import type { Command } from '../tools/commands.js';
 import type { Invocation } from '../tools/invoker.js';
 import { type HistoryEventLike, readExecution, type StepRun } from './execution-history.js';
 import { FORK_AUDIT_KEY, type ForkAudit, isForkAuditKey } from './fork-record.js';
+import { messageIdOfIntakeKey } from './intake-key.js';
 import { type Actor, bounded, type TimelineEntry } from './timeline.schema.js';
 import {
   type ApprovalAuditRow,
@@ -639,7 +641,7 @@ const recordEntries = (input: TaskAuditInput): Draft[] =>
   [...input.records.entries()].flatMap(([key, value]): Draft[] => {
     if (key.startsWith('approval:')) return [approvalEntry(key, value as ApprovalAuditRow)];
     if (key === FORK_AUDIT_KEY || isForkAuditKey(key)) return [forkEntry(key, value as ForkAudit)];
-    if (!key.startsWith('audit:')) return [];
+    if (messageIdOfIntakeKey(key) === undefined) return [];
     const row = value as IntakeAuditRow;
     const said = input.messageTexts.get(row.message_id);
     return [

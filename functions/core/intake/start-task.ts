@@ -1,5 +1,6 @@
 import { type Message, type Task, TaskState } from '@a2a-js/sdk';
 import { TASK_METADATA_KEY } from '../a2a/identifiers.js';
+import { intakeAuditKey } from '../audit/intake-key.js';
 import { InvalidEnvelopeError } from '../errors.js';
 import { withDefaultBudget } from '../loop/budget.js';
 import { accountCreditOf } from '../loop/budget-account.js';
@@ -106,7 +107,7 @@ export const intakeAudit = (
   row: Omit<IntakeAudit, 'message_id' | 'at'>,
   now: string
 ): AuditRecord => ({
-  key: `audit:${messageId}`,
+  key: intakeAuditKey(messageId),
   value: { message_id: messageId, ...row, at: now } satisfies IntakeAudit,
 });
 
