@@ -25,6 +25,7 @@ import {
   decodeTaskRecord,
   encodeEvent,
   encodeHistoryEntry,
+  encodeInboxItem,
   encodeOnce,
   type Item,
   taskKey,
@@ -756,6 +757,88 @@ describe('DynamoDB table and items', () => {
     expect(await store.getAudit(taskId, 'tool/1')).toEqual({ n: 2 });
   });
 
+  it('holds a small message a record write enqueues on the record until the write that consumes it', async () => {
+    const { store: recorded, written, read } = recordingStore();
+    const taskId = uid('task');
+    const message = (id: string, text = `text of ${id}`) => ({
+      kind: 'message' as const,
+      id,
+      participantId: 'alice',
+      source: 'human' as const,
+      text,
+    });
+    const { record: created } = await recorded.commit({
+      kind: 'create',
+      record: makeRecord(taskId),
+    });
+    written.length = 0;
+    read.length = 0;
+    // A claim's commit: the record holds the message; only its marker is an item of its own.
+    const { record: claimed } = await recorded.commit({
+      kind: 'update',
+      base: created!,
+      record: created!,
+      enqueue: [message('m-1')],
+    });
+    expect(written).toEqual([['INBOXSEQ'], ['TASK', 'INBOXID#m-1']]);
+    const [first] = await recorded.readInbox(taskId);
+    expect(first).toMatchObject({ seq: 1, id: 'm-1', text: 'text of m-1' });
+    expect(read).toEqual(['GetItem']);
+    // A message to the running task is an item apart, read beside the held one, in seq order.
+    await recorded.commit({ kind: 'guarded', taskId, unparked: true, enqueue: [message('m-2')] });
+    // One too large to hold goes apart too.
+    const large = 'x'.repeat(20_000);
+    const { record: more } = await recorded.commit({
+      kind: 'update',
+      base: claimed!,
+      record: claimed!,
+      enqueue: [message('m-3', large)],
+    });
+    read.length = 0;
+    const waiting = await new DynamoDbTaskStore({ client, tableName }).readInbox(taskId);
+    expect(waiting.map((item) => [item.seq, item.id])).toEqual([
+      [1, 'm-1'],
+      [2, 'm-2'],
+      [3, 'm-3'],
+    ]);
+    // The drain takes them all: the held one off the record, the others' items deleted.
+    written.length = 0;
+    await recorded.commit({ kind: 'update', base: more!, record: more!, consumed: waiting });
+    expect(written).toEqual([['TASK', 'INBOX#000000000002', 'INBOX#000000000003']]);
+    read.length = 0;
+    expect(await recorded.readInbox(taskId)).toEqual([]);
+    expect(read).toEqual(['GetItem']);
+    const raw = (await rawTaskItem(taskId))!;
+    expect(raw[ATTR.inboxHeld]).toBeUndefined();
+    expect(raw[ATTR.inboxApart]).toEqual({ N: '0' });
+  });
+
+  it('queries the inbox of a record that never counted its items apart', async () => {
+    const { store: recorded, read } = recordingStore();
+    const taskId = uid('task');
+    await recorded.commit({ kind: 'create', record: makeRecord(taskId) });
+    const raw = (await rawTaskItem(taskId))!;
+    delete raw[ATTR.inboxCounted];
+    delete raw[ATTR.inboxApart];
+    await client.send(new PutItemCommand({ TableName: tableName, Item: raw }));
+    await client.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: encodeInboxItem(taskId, {
+          seq: 4,
+          kind: 'message',
+          id: 'earlier',
+          participantId: 'alice',
+          source: 'human',
+          text: 'left by an earlier build',
+        }),
+      })
+    );
+    read.length = 0;
+    expect((await recorded.readInbox(taskId)).map((item) => item.id)).toEqual(['earlier']);
+    expect(read).toEqual(['GetItem', 'Query']);
+  });
+
   it('keeps intake’s row of a message it takes in on the message’s marker, and a refusal’s on its own', async () => {
     const { store: recorded, written } = recordingStore();
     const taskId = uid('task');
@@ -929,6 +1012,29 @@ describe('DynamoDB table and items', () => {
           seq: { N: '1' },
           data: { S: JSON.stringify({ seq: 1, kind: 'message', id: 'm' }) },
         },
+      })
+    );
+    // The record counts the items apart it has: one, as a commit that enqueued it would have.
+    const count = (delta: number) =>
+      client.send(
+        new UpdateItemCommand({
+          TableName: tableName,
+          Key: taskKey(taskId),
+          UpdateExpression: 'ADD #apart :n',
+          ExpressionAttributeNames: { '#apart': ATTR.inboxApart },
+          ExpressionAttributeValues: { ':n': { N: String(delta) } },
+        })
+      );
+    await count(1);
+    await expect(store.readInbox(taskId)).rejects.toBeInstanceOf(InvalidTaskRecordError);
+    await count(-1);
+    await client.send(
+      new UpdateItemCommand({
+        TableName: tableName,
+        Key: taskKey(taskId),
+        UpdateExpression: 'SET #held = :held',
+        ExpressionAttributeNames: { '#held': ATTR.inboxHeld },
+        ExpressionAttributeValues: { ':held': { S: '[{"seq":1}]' } },
       })
     );
     await expect(store.readInbox(taskId)).rejects.toBeInstanceOf(InvalidTaskRecordError);

@@ -1,5 +1,6 @@
 import {
   type DynamoDBClient,
+  GetItemCommand,
   type Put,
   PutItemCommand,
   type TransactWriteItem,
@@ -25,7 +26,14 @@ import type {
 import type { BudgetLimit } from '../../core/task/extension.schema.js';
 import { pauseAfterConflict } from '../system/conflict-pause.js';
 import {
+  heldInboxAttribute,
+  type InboxPlacement,
+  mayHaveInboxApart,
+  placeInbox,
+} from './held-inbox.js';
+import {
   budgetAttributes,
+  decodeHeldInbox,
   decodeInboxItem,
   decodeMarkerSeq,
   decodeTaskRecord,
@@ -146,12 +154,10 @@ export class DynamoDbTaskStore implements TaskStore {
     if (commit.kind === 'park') return this.#park(commit);
     if (commit.kind === 'reserve') return this.#reserve(commit);
     const taskId = commit.kind === 'guarded' ? commit.taskId : commit.record.task.id;
-    // Everything is encoded before any write: a value that would not read back refuses the
-    // commit whole.
-    const recordWrite = this.#recordWrite(commit);
     const enqueue = commit.enqueue ?? [];
     // A new task's first items take the first seqs, and its counter is written with them: no
-    // other commit can enqueue before the task exists.
+    // other commit can enqueue before the task exists. (A seq taken for a commit then refused,
+    // for a value that would not read back among others, is skipped for good.)
     const firstSeq =
       enqueue.length === 0
         ? 0
@@ -161,6 +167,19 @@ export class DynamoDbTaskStore implements TaskStore {
     const enqueued = enqueue.map(
       (item, index) => ({ ...item, seq: firstSeq + index }) as InboxItem
     );
+    // A commit that writes the record holds small items on it; the rest are items apart.
+    const inbox =
+      commit.kind === 'guarded'
+        ? placeInbox([], [], [])
+        : placeInbox(
+            commit.kind === 'update' ? (commit.base.inboxHeld ?? []) : [],
+            commit.consumed ?? [],
+            enqueued
+          );
+    if (commit.kind === 'guarded') inbox.apart.push(...enqueued);
+    // Everything else is encoded before any write: a value that would not read back refuses the
+    // commit whole.
+    const recordWrite = this.#recordWrite(commit, inbox);
     const put = (item: Item, condition?: string): TransactWriteItem => ({
       Put: {
         TableName: this.#table,
@@ -192,7 +211,7 @@ export class DynamoDbTaskStore implements TaskStore {
     const others: TransactWriteItem[] = [
       ...(logHead === undefined ? [] : [put(logHead, ITEM_ABSENT)]),
       // An item's parts are the ones its encoding makes: the same item encodes the same way.
-      ...(commit.kind === 'guarded' ? [] : (commit.consumed ?? [])).flatMap((item) =>
+      ...inbox.consumedApart.flatMap((item) =>
         splitData(encodeInboxItem(taskId, item)).map((stored) => ({
           Delete: {
             TableName: this.#table,
@@ -203,10 +222,10 @@ export class DynamoDbTaskStore implements TaskStore {
       ...(commit.kind === 'create' && enqueued.length > 0
         ? [put(inboxCounterItem(taskId, enqueued.length))]
         : []),
-      ...enqueued.flatMap((item) => [
-        ...splitData(encodeInboxItem(taskId, item)).map((stored) => put(stored)),
-        marker(item.id, item.seq),
-      ]),
+      ...inbox.apart.flatMap((item) =>
+        splitData(encodeInboxItem(taskId, item)).map((stored) => put(stored))
+      ),
+      ...enqueued.map((item) => marker(item.id, item.seq)),
       ...(commit.seen ?? []).map((id) => marker(id, 0)),
       ...(commit.kind === 'guarded' ? audit : []).flatMap((entry) =>
         splitData(encodeOnce(taskId, entry.key, entry.value)).map((item) => put(item))
@@ -309,9 +328,27 @@ export class DynamoDbTaskStore implements TaskStore {
     return readLoggedHistory(this.#client, this.#table, taskId, { afterSeq, throughSeq, origin });
   }
 
+  /** The items the record holds, and those apart when it may have some, in seq order. */
   async readInbox(taskId: string): Promise<InboxItem[]> {
+    if (!isStorableTaskId(taskId)) return [];
+    const { Item: record } = await this.#client.send(
+      new GetItemCommand({
+        TableName: this.#table,
+        Key: taskKey(taskId),
+        ConsistentRead: true,
+        ProjectionExpression: '#held, #apart, #counted',
+        ExpressionAttributeNames: {
+          '#held': ATTR.inboxHeld,
+          '#apart': ATTR.inboxApart,
+          '#counted': ATTR.inboxCounted,
+        },
+      })
+    );
+    const held = record === undefined ? [] : decodeHeldInbox(record);
+    if (record !== undefined && !mayHaveInboxApart(record)) return held;
     const items = await this.#queryRange(taskId, inboxSk(1), inboxSk(MAX_SEQ));
-    return (await wholePayloads(this.#client, this.#table, items)).map(decodeInboxItem);
+    const apart = (await wholePayloads(this.#client, this.#table, items)).map(decodeInboxItem);
+    return [...held, ...apart].sort((a, b) => a.seq - b.seq);
   }
 
   async inboxSeqOf(taskId: string, itemId: string): Promise<number | undefined> {
@@ -331,7 +368,10 @@ export class DynamoDbTaskStore implements TaskStore {
    * The record's part of a commit: its action(s) and the record as stored after it. A commit
    * that enqueues adds its items to the record's inbox count.
    */
-  #recordWrite(commit: Exclude<TaskCommit, { kind: 'park' | 'reserve' }>): {
+  #recordWrite(
+    commit: Exclude<TaskCommit, { kind: 'park' | 'reserve' }>,
+    inbox: InboxPlacement
+  ): {
     actions: TransactWriteItem[];
     record?: TaskRecord;
     /** The parts it puts, held once it has committed. */
@@ -339,6 +379,7 @@ export class DynamoDbTaskStore implements TaskStore {
   } {
     const pushIds = (commit.pushConfigs ?? []).map((config) => config.id);
     const enqueued = commit.enqueue?.length ?? 0;
+    const apart = inbox.apart.length - inbox.consumedApart.length;
     const ownId = commit.kind === 'guarded' ? commit.taskId : commit.record.task.id;
     const credit = (commit.budgetCredits ?? [])
       .filter((entry) => entry.taskId === ownId)
@@ -352,7 +393,7 @@ export class DynamoDbTaskStore implements TaskStore {
         values[':false'] = { BOOL: false };
       }
       // An inline push config is named on the record (not a new version of it).
-      const updates = recordAdds(names, values, { pushIds, enqueued, credit });
+      const updates = recordAdds(names, values, { pushIds, enqueued, apart, credit });
       const check = {
         TableName: this.#table,
         Key: taskKey(commit.taskId),
@@ -377,6 +418,10 @@ export class DynamoDbTaskStore implements TaskStore {
         ...created.item,
         // A new task's whole log is in log items.
         ...logOriginAttributes({ eventSeq: 0, historySeq: 0 }),
+        // A new task counts its inbox's items apart from the start.
+        ...heldInboxAttribute(inbox.held),
+        [ATTR.inboxCounted]: { BOOL: true },
+        [ATTR.inboxApart]: { N: String(inbox.apart.length) },
         ...budgetAttributes(credit),
         ...(pushIds.length === 0 ? {} : { [ATTR.pushIds]: { SS: pushIds } }),
       };
@@ -410,11 +455,20 @@ export class DynamoDbTaskStore implements TaskStore {
       eventSeq: commit.base.eventSeq,
       historySeq: commit.base.loop.historySeq,
     };
-    const apart = withPartsApart(unnamed, partsWritten.apart);
-    const attributes =
-      commit.base.logFrom === undefined
-        ? { ...apart, set: { ...apart.set, ...logOriginAttributes(logFrom) } }
-        : apart;
+    const named = withPartsApart(unnamed, partsWritten.apart);
+    const held = inbox.heldChanged ? heldInboxAttribute(inbox.held) : undefined;
+    const attributes = {
+      ...named,
+      set: {
+        ...named.set,
+        ...(commit.base.logFrom === undefined ? logOriginAttributes(logFrom) : {}),
+        ...held,
+      },
+      remove: [
+        ...named.remove,
+        ...(inbox.heldChanged && held === undefined ? [ATTR.inboxHeld] : []),
+      ],
+    };
     // The condition says the stored record is `base`: its participants are the base's.
     const before = participantIdsOf(commit.base.task);
     const after = attributes.participantIds;
@@ -439,6 +493,7 @@ export class DynamoDbTaskStore implements TaskStore {
             pushConfigured: commit.base.pushConfigured === true,
             pushIds,
             enqueued,
+            apart,
             credit,
           }),
         },
@@ -456,6 +511,8 @@ export class DynamoDbTaskStore implements TaskStore {
         // added more, which a park decided on this count is refused for.
         inboxCount: commit.base.inboxCount + enqueued,
         logFrom,
+        // What the record holds now, whether this commit wrote it or kept it.
+        ...(inbox.held.length === 0 ? {} : { inboxHeld: inbox.held }),
         ...(pushConfigured ? { pushConfigured: true as const } : {}),
         // As read: a write does not read the account back (calls under the task move it).
         ...(commit.base.budgetAvailable === undefined
@@ -706,6 +763,7 @@ export class DynamoDbTaskStore implements TaskStore {
       pushConfigured: boolean;
       pushIds: string[];
       enqueued: number;
+      apart: number;
       credit: BudgetAmounts;
     }
   ) {
@@ -799,12 +857,13 @@ export class DynamoDbTaskStore implements TaskStore {
 
 /**
  * The ADD clauses of a record write, binding their names and values: the ids of inline push
- * configs, and the items enqueued (the inbox count). Neither is part of the record's version.
+ * configs, the items enqueued (the inbox count) and the change in items apart, and budget
+ * credits. None is part of the record's version.
  */
 const recordAdds = (
   names: Record<string, string>,
   values: Item,
-  writes: { pushIds: readonly string[]; enqueued: number; credit: BudgetAmounts }
+  writes: { pushIds: readonly string[]; enqueued: number; apart: number; credit: BudgetAmounts }
 ): string[] => {
   const adds: string[] = [];
   if (writes.pushIds.length > 0) {
@@ -816,6 +875,11 @@ const recordAdds = (
     names['#inboxCount'] = ATTR.inboxCount;
     values[':enqueued'] = { N: String(writes.enqueued) };
     adds.push('#inboxCount :enqueued');
+  }
+  if (writes.apart !== 0) {
+    names['#inboxApart'] = ATTR.inboxApart;
+    values[':apart'] = { N: String(writes.apart) };
+    adds.push('#inboxApart :apart');
   }
   Object.entries(writes.credit).forEach(([limit, amount], index) => {
     names[`#credit${index}`] = availableAttribute(limit as BudgetLimit);

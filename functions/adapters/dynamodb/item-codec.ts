@@ -400,8 +400,19 @@ export const decodeTaskRecord = (
     ...budgetAvailableOf(image),
     ...(Object.keys(apart).length === 0 ? {} : { partsApart: apart }),
     ...(image[ATTR.logEventsFrom] === undefined ? {} : { logFrom: logOriginOf(image) }),
+    ...(image[ATTR.inboxHeld] === undefined ? {} : { inboxHeld: decodeHeldInbox(image) }),
   };
 };
+
+/** The inbox items a record item holds itself (held-inbox.ts; none for one that holds none). */
+export const decodeHeldInbox = (image: ItemImage): InboxItem[] =>
+  image[ATTR.inboxHeld] === undefined
+    ? []
+    : parseWith(
+        z.array(InboxItemSchema),
+        readJson(image, ATTR.inboxHeld, 'held inbox'),
+        'held inbox'
+      );
 
 /** The record attributes that name where its log begins. */
 export const logOriginAttributes = (origin: NonNullable<TaskRecord['logFrom']>): Item => ({

@@ -144,6 +144,18 @@ export const ATTR = {
    */
   inboxCount: 'inbox_count',
   /**
+   * On a task record: the items waiting in its inbox that it holds itself (a JSON array; absent
+   * when none), put and taken by its versioned writes (`held-inbox.ts`).
+   */
+  inboxHeld: 'inbox_held',
+  /**
+   * On a task record: how many of its waiting items are apart (`INBOX#<seq>` items): ADDed by the
+   * commits that enqueue them and that consume them. Trusted only with `inbox_counted`, set when a
+   * record is created counting (an earlier build's record may have items it never counted).
+   */
+  inboxApart: 'inbox_apart',
+  inboxCounted: 'inbox_counted',
+  /**
    * On the task record: the ids of the task's push configs (a string set, absent when there is
    * none). Not part of the record's version: a config's put or delete adds or takes its id, and a
    * commit is conditioned on whether the set existed when the record was read.

@@ -58,6 +58,12 @@ export interface TaskRecord {
    * The core never sets or reads it; a record last written by an earlier build has none.
    */
   logFrom?: Readonly<{ eventSeq: number; historySeq: number }>;
+  /**
+   * The store's own note of the inbox items it keeps on the record itself (the DynamoDB store:
+   * small items enqueued by a record write, until the write that consumes them). The core never
+   * sets or reads it: it reads the inbox with `readInbox`.
+   */
+  inboxHeld?: readonly InboxItem[];
 }
 
 export interface TaskQuery {
