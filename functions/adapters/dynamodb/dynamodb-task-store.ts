@@ -76,7 +76,6 @@ import {
   PENDING_START_KEY,
   SORT_KEY,
   SORT_KEY_VALUE,
-  taskPk,
 } from './table.js';
 import {
   batchGetAll,
@@ -91,6 +90,7 @@ import {
   RECORD_ABSENT,
   scanAll,
   TASK_OPEN,
+  taskRangeQuery,
   VERSION_MATCHES,
   wholePayloads,
 } from './table-io.js';
@@ -809,17 +809,7 @@ export class DynamoDbTaskStore implements TaskStore {
   /** Items of one key range of a task's partition, ascending. */
   async #queryRange(taskId: string, from: string, to: string) {
     if (!isStorableTaskId(taskId)) return [];
-    return queryAll(this.#client, {
-      TableName: this.#table,
-      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
-      ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
-      ExpressionAttributeValues: {
-        ':pk': { S: taskPk(taskId) },
-        ':from': { S: from },
-        ':to': { S: to },
-      },
-      ConsistentRead: true,
-    });
+    return queryAll(this.#client, taskRangeQuery(this.#table, taskId, from, to));
   }
 
   #queryIndex(indexName: string, partitionAttribute: string, value: string) {

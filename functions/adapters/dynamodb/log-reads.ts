@@ -4,11 +4,7 @@
  * `ONCE#`). A record names that stretch (`LogOrigin`); a record that names none was last written
  * by an earlier build, so both kinds are read.
  */
-import {
-  type DynamoDBClient,
-  GetItemCommand,
-  type QueryCommandInput,
-} from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { HistoryEntry } from '../../core/loop/history.schema.js';
 import type { LoggedEvent } from '../../core/ports/event-log.js';
 import type { TaskRecord } from '../../core/ports/task-store.js';
@@ -26,8 +22,14 @@ import {
   taskKey,
 } from './item-codec.js';
 import { decodeLogItem, LOG_SK_END, logItemHead, logSkFrom } from './log-item.js';
-import { ATTR, KEY_PREFIX, MAX_SEQ, PARTITION_KEY, SORT_KEY, taskPk } from './table.js';
-import { queryAll, queryPages, wholePayloads } from './table-io.js';
+import { ATTR, KEY_PREFIX, MAX_SEQ } from './table.js';
+import {
+  queryAll,
+  queryPages,
+  taskPrefixQuery,
+  taskRangeQuery,
+  wholePayloads,
+} from './table-io.js';
 
 /** The last event seq and transcript seq an earlier build's items hold (0 and 0: none). */
 export type LogOrigin = NonNullable<TaskRecord['logFrom']>;
@@ -73,25 +75,6 @@ export class LogOrigins {
   }
 }
 
-const rangeQuery = (
-  tableName: string,
-  taskId: string,
-  from: string,
-  to: string,
-  ascending = true
-): QueryCommandInput => ({
-  TableName: tableName,
-  KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
-  ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
-  ExpressionAttributeValues: {
-    ':pk': { S: taskPk(taskId) },
-    ':from': { S: from },
-    ':to': { S: to },
-  },
-  ConsistentRead: true,
-  ...(ascending ? {} : { ScanIndexForward: false }),
-});
-
 /** Events with `seq > afterSeq`, ascending; with a `limit`, the first that many. */
 export const readLoggedEvents = async (
   client: DynamoDBClient,
@@ -105,7 +88,7 @@ export const readLoggedEvents = async (
   const events: LoggedEvent[] = [];
   const earlierTo = origin?.eventSeq ?? MAX_SEQ;
   if (first <= earlierTo) {
-    const query = rangeQuery(tableName, taskId, eventSk(first), eventSk(earlierTo));
+    const query = taskRangeQuery(tableName, taskId, eventSk(first), eventSk(earlierTo));
     events.push(...(await queryAll(client, query, limit)).map(decodeEvent));
   }
   const full = () => limit !== undefined && events.length >= limit;
@@ -113,7 +96,7 @@ export const readLoggedEvents = async (
   const after = Math.max(afterSeq, origin?.eventSeq ?? 0, events.at(-1)?.seq ?? 0);
   const from = firstSeqAfter(after);
   if (from === undefined) return events;
-  const query = rangeQuery(tableName, taskId, logSkFrom(from), LOG_SK_END);
+  const query = taskRangeQuery(tableName, taskId, logSkFrom(from), LOG_SK_END);
   for await (const page of queryPages(client, query, limit ?? 25)) {
     // A commit that logged no event is passed over without reading its pieces.
     const logging = page.filter((item) => logItemHead(item).eventCount > 0);
@@ -141,7 +124,7 @@ export const readLoggedHistory = async (
   if (first <= earlierTo) {
     const items = await queryAll(
       client,
-      rangeQuery(tableName, taskId, historySk(first), historySk(earlierTo))
+      taskRangeQuery(tableName, taskId, historySk(first), historySk(earlierTo))
     );
     earlier.push(...(await wholePayloads(client, tableName, items)).map(decodeHistoryEntry));
   }
@@ -150,7 +133,7 @@ export const readLoggedHistory = async (
   // Newest first, down to the first commit that left the transcript at or before `after`: a
   // warm reader asks for the last turn's entries, which the last few items hold.
   const logged: HistoryEntry[] = [];
-  const query = rangeQuery(tableName, taskId, KEY_PREFIX.log, LOG_SK_END, false);
+  const query = taskRangeQuery(tableName, taskId, KEY_PREFIX.log, LOG_SK_END, false);
   for await (const page of queryPages(client, query, 4)) {
     const end = page.findIndex((item) => logItemHead(item).historyTop <= after);
     const newer = end === -1 ? page : page.slice(0, end);
@@ -181,13 +164,7 @@ export const readAuditRecords = async (
     wholePayloads(
       client,
       tableName,
-      await queryAll(client, {
-        TableName: tableName,
-        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-        ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
-        ExpressionAttributeValues: { ':pk': { S: taskPk(taskId) }, ':prefix': { S: prefix } },
-        ConsistentRead: true,
-      })
+      await queryAll(client, taskPrefixQuery(tableName, taskId, prefix))
     );
   for (const item of await prefixed(KEY_PREFIX.once)) {
     records.set(

@@ -12,7 +12,7 @@ import {
   type ScanCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { type Item, joinData, partKeys } from './item-codec.js';
-import { SORT_KEY } from './table.js';
+import { PARTITION_KEY, SORT_KEY, taskPk } from './table.js';
 
 // ---------------------------------------------------------------------------------------------
 // Condition clauses. Call sites bind `#pk`, `#version`, `#seq` and the `:` values.
@@ -69,6 +69,39 @@ export const isContendedOnly = (error: unknown): boolean => {
 
 // ---------------------------------------------------------------------------------------------
 // Reads
+
+/** A consistent Query of one key range of a task's partition (ascending unless told). */
+export const taskRangeQuery = (
+  tableName: string,
+  taskId: string,
+  from: string,
+  to: string,
+  ascending = true
+): QueryCommandInput => ({
+  TableName: tableName,
+  KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+  ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
+  ExpressionAttributeValues: {
+    ':pk': { S: taskPk(taskId) },
+    ':from': { S: from },
+    ':to': { S: to },
+  },
+  ConsistentRead: true,
+  ...(ascending ? {} : { ScanIndexForward: false }),
+});
+
+/** A consistent Query of the items of a task's partition whose sort key starts with `prefix`. */
+export const taskPrefixQuery = (
+  tableName: string,
+  taskId: string,
+  prefix: string
+): QueryCommandInput => ({
+  TableName: tableName,
+  KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+  ExpressionAttributeNames: { '#pk': PARTITION_KEY, '#sk': SORT_KEY },
+  ExpressionAttributeValues: { ':pk': { S: taskPk(taskId) }, ':prefix': { S: prefix } },
+  ConsistentRead: true,
+});
 
 /** Every item of a Query, all pages; or the first `maxItems` (the Query has no filter). */
 export const queryAll = async (
