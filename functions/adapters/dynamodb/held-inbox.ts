@@ -14,7 +14,7 @@ import { type Item, type ItemImage, refuseInvalid, toJsonText } from './item-cod
 import { ATTR } from './table.js';
 
 /** The most JSON text of waiting items a record holds; past it, items go apart. */
-export const HELD_INBOX_CHARACTERS = 16_000;
+export const HELD_INBOX_CHARACTERS = 4_000;
 
 /** Where a commit that writes the record keeps its inbox. */
 export interface InboxPlacement {
