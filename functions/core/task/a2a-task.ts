@@ -13,9 +13,9 @@ import {
   StatusExtensionSchema,
   type SubState,
   type TaskExtension,
-  TaskExtensionSchema,
   type TaskStateName,
 } from './extension.schema.js';
+import { parseExtension } from './extension-reading.js';
 
 /** The four states a task never leaves. */
 const TERMINAL_STATES: ReadonlySet<TaskState> = new Set([
@@ -48,17 +48,18 @@ export const readExtension = (task: Task): TaskExtension => {
   const stored: unknown = task.metadata?.[TASK_METADATA_KEY];
   const known = typeof stored === 'object' && stored !== null ? readings.get(stored) : undefined;
   if (known !== undefined) return known;
-  const parsed = TaskExtensionSchema.safeParse(stored);
-  if (!parsed.success) {
+  const parsed = parseExtension(stored);
+  if (parsed.issues !== undefined) {
     throw new InvalidTaskRecordError(
-      `task ${task.id} has no valid task extension: ${parsed.error.issues.length} issue(s)`,
-      { cause: parsed.error }
+      `task ${task.id} has no valid task extension: ${parsed.issues} issue(s)`,
+      parsed.cause === undefined ? {} : { cause: parsed.cause }
     );
   }
-  if (typeof stored === 'object' && stored !== null) readings.set(stored, parsed.data);
+  const { extension } = parsed;
+  if (typeof stored === 'object' && stored !== null) readings.set(stored, extension);
   // A reading reads as itself: a task rebuilt around it (`withExtension`) is not parsed again.
-  readings.set(parsed.data, parsed.data);
-  return parsed.data;
+  readings.set(extension, extension);
+  return extension;
 };
 
 export const withExtension = (task: Task, extension: TaskExtension): Task => ({
