@@ -1,14 +1,12 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TaskState } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readExtension, subStateOf } from '../../functions/core/task/a2a-task.js';
-import { clientAt, sendRequest, startDemoStack } from '../faults/stack-client.js';
-import { freePort, type StackProcess } from '../faults/stack-process.js';
+import { sendRequest } from '../faults/stack-client.js';
+import type { StackProcess } from '../faults/stack-process.js';
 import { statusText, textMessage } from '../support/messages.js';
+import { stackOnFixture } from './earlier-data-dir.js';
 
 /**
  * A data directory written by the build before the plan and the rows moved out of the task record
@@ -17,28 +15,17 @@ import { statusText, textMessage } from '../support/messages.js';
  */
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'data-dir-6b57228.tar.gz');
 const TASK_ID = '5365a9c4-5573-4455-8226-c8d16a457ca9';
-const TOKEN = 'earlier-data-dir-token';
 
 describe('npm start on a data directory an earlier build wrote', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tiny-harness-earlier-'));
   let stack: StackProcess;
   let you: Client;
+  let stop: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    execFileSync('tar', ['xzf', FIXTURE, '-C', dataDir]);
-    stack = await startDemoStack({
-      dataDir,
-      port: await freePort(),
-      token: TOKEN,
-      // The participant the earlier run's caller was.
-      env: { TINY_HARNESS_BEARER_TOKENS: `${TOKEN}=you`, TINY_HARNESS_LOG_LEVEL: 'info' },
-    });
-    you = await clientAt(stack.url, TOKEN);
+    // Logged at info: the migration's line is read.
+    ({ stack, you, stop } = await stackOnFixture(FIXTURE, { TINY_HARNESS_LOG_LEVEL: 'info' }));
   }, 120_000);
-  afterAll(async () => {
-    await stack?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => stop?.());
 
   it('moves the records apart before serving, and the parked task reads as it was, its history whole', async () => {
     // The parent's record held its plan and its row; its sub-task's held neither.

@@ -1,15 +1,13 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Task, TaskState } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readExtension, subStateOf } from '../../functions/core/task/a2a-task.js';
 import { messageText } from '../../functions/core/task/envelope.js';
-import { clientAt, sendRequest, startDemoStack } from '../faults/stack-client.js';
-import { freePort, type StackProcess } from '../faults/stack-process.js';
+import { sendRequest } from '../faults/stack-client.js';
+import type { StackProcess } from '../faults/stack-process.js';
 import { statusText, textMessage } from '../support/messages.js';
+import { FIXTURE_TOKEN, stackOnFixture } from './earlier-data-dir.js';
 
 /**
  * A data directory written by the build before a commit's log item and the inbox held on the
@@ -21,7 +19,6 @@ import { statusText, textMessage } from '../support/messages.js';
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'data-dir-88854ef.tar.gz');
 const TRIP_ID = 'ba6f1f26-5592-4312-b640-0e328705bd4f';
 const CHAT_ID = '76724359-393e-40b6-a940-a2d9353d5fb5';
-const TOKEN = 'earlier-data-dir-token';
 
 interface TimelineEntry {
   kind: string;
@@ -29,9 +26,9 @@ interface TimelineEntry {
 }
 
 describe('npm start on a data directory written before the commit log', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tiny-harness-earlier-log-'));
   let stack: StackProcess;
   let you: Client;
+  let stop: (() => Promise<void>) | undefined;
 
   const waitFor = async (id: string, subState: string): Promise<Task> => {
     const deadline = Date.now() + 30_000;
@@ -44,7 +41,7 @@ describe('npm start on a data directory written before the commit log', () => {
   };
   const timeline = async (id: string) => {
     const response = await fetch(`${stack.url}/tasks/${id}:timeline?subTasks=false`, {
-      headers: { 'A2A-Version': '1.0', Authorization: `Bearer ${TOKEN}` },
+      headers: { 'A2A-Version': '1.0', Authorization: `Bearer ${FIXTURE_TOKEN}` },
     });
     expect(response.status).toBe(200);
     return ((await response.json()) as { entries: TimelineEntry[] }).entries;
@@ -52,19 +49,9 @@ describe('npm start on a data directory written before the commit log', () => {
   const said = (task: Task) => task.history.map(messageText);
 
   beforeAll(async () => {
-    execFileSync('tar', ['xzf', FIXTURE, '-C', dataDir]);
-    stack = await startDemoStack({
-      dataDir,
-      port: await freePort(),
-      token: TOKEN,
-      env: { TINY_HARNESS_BEARER_TOKENS: `${TOKEN}=you` },
-    });
-    you = await clientAt(stack.url, TOKEN);
+    ({ stack, you, stop } = await stackOnFixture(FIXTURE));
   }, 120_000);
-  afterAll(async () => {
-    await stack?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => stop?.());
 
   it('reads the parked conversation whole, and its next turn adds to it', async () => {
     const before = await you.getTask({ tenant: '', id: CHAT_ID, historyLength: 50 });
