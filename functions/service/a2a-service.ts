@@ -166,16 +166,18 @@ export class A2aService {
       logHead = await this.#runtime.loop.events.lastSeq(id);
     });
     const { taskId, inboxSeq } = accepted;
-    // The task as the accepting commit left it: read again, it may already show what the stream
-    // then sends after it (a new task's first turn), out of order.
+    // The task as the accepting commit left it, then what was logged after that commit (a claim
+    // that folds the message logs the task WORKING): read again, the task may already show what
+    // the stream then sends after it (a new task's first turn), out of order.
     const snapshot = await withHistory(
       store,
       accepted.record?.task ?? (await this.#task(taskId)),
       limit
     );
+    const after = accepted.record?.eventSeq ?? logHead;
     return this.#follow(taskId, snapshot, {
-      replayAfter: logHead,
-      endAfter: logHead,
+      replayAfter: after,
+      endAfter: after,
       end: { kind: 'settled', inboxSeq },
     });
   }

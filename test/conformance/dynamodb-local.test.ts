@@ -784,6 +784,9 @@ describe('DynamoDB table and items', () => {
     const [first] = await recorded.readInbox(taskId);
     expect(first).toMatchObject({ seq: 1, id: 'm-1', text: 'text of m-1' });
     expect(read).toEqual(['GetItem']);
+    // The record says its inbox whole: what it holds, as the commit answered and as read.
+    expect(claimed?.inbox).toEqual([first]);
+    expect((await recorded.get(taskId))?.inbox).toEqual([first]);
     // A message to the running task is an item apart, read beside the held one, in seq order.
     await recorded.commit({ kind: 'guarded', taskId, unparked: true, enqueue: [message('m-2')] });
     // One too large to hold goes apart too.
@@ -794,6 +797,9 @@ describe('DynamoDB table and items', () => {
       record: claimed!,
       enqueue: [message('m-3', large)],
     });
+    // With items apart it does not: they are read.
+    expect(more?.inbox).toBeUndefined();
+    expect((await recorded.get(taskId))?.inbox).toBeUndefined();
     read.length = 0;
     const waiting = await new DynamoDbTaskStore({ client, tableName }).readInbox(taskId);
     expect(waiting.map((item) => [item.seq, item.id])).toEqual([
@@ -811,6 +817,7 @@ describe('DynamoDB table and items', () => {
     const raw = (await rawTaskItem(taskId))!;
     expect(raw[ATTR.inboxHeld]).toBeUndefined();
     expect(raw[ATTR.inboxApart]).toEqual({ N: '0' });
+    expect((await recorded.get(taskId))?.inbox).toEqual([]);
   });
 
   it('queries the inbox of a record that never counted its items apart', async () => {
@@ -837,6 +844,8 @@ describe('DynamoDB table and items', () => {
     read.length = 0;
     expect((await recorded.readInbox(taskId)).map((item) => item.id)).toEqual(['earlier']);
     expect(read).toEqual(['GetItem', 'Query']);
+    // Nor does its record say its inbox whole.
+    expect((await recorded.get(taskId))?.inbox).toBeUndefined();
   });
 
   it('keeps intake’s row of a message it takes in on the message’s marker, and a refusal’s on its own', async () => {

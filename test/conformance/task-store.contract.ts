@@ -108,8 +108,10 @@ export const describeTaskStoreContract = (
         const record = makeRecord(uid('task'));
         const created = await create({ ...record, version: 7, eventSeq: 3 });
         // A store's own notes (how it keeps the record) are its own: the port says nothing of them.
-        const { logFrom: _note, ...ported } = created;
+        const { logFrom: _note, inbox, ...ported } = created;
         expect(ported).toEqual({ ...record, version: 1, eventSeq: 0 });
+        // An inbox the record says it has whole is what the commit left there: nothing.
+        expect(inbox ?? []).toEqual([]);
         expect(await store.get(record.task.id)).toEqual(created);
       });
 
@@ -290,9 +292,13 @@ export const describeTaskStoreContract = (
         });
         expect(record).toBeUndefined();
         expect(enqueued).toEqual([1]);
-        // The record is as it was but for its inbox count, which is not part of its version.
-        expect(await store.get(taskId)).toEqual({ ...created, inboxCount: 1 });
+        // The record is as it was but for its inbox count, which is not part of its version, and
+        // its inbox, when it says it whole.
+        const { inbox, ...read } = (await store.get(taskId)) as TaskRecord;
+        const { inbox: _before, ...before } = created;
+        expect(read).toEqual({ ...before, inboxCount: 1 });
         expect(await store.readInbox(taskId)).toEqual([{ ...message('g1'), seq: 1 }]);
+        expect(inbox ?? [{ ...message('g1'), seq: 1 }]).toEqual([{ ...message('g1'), seq: 1 }]);
         expect(await store.getAudit(taskId, 'a')).toBe('seen');
       });
 
@@ -802,6 +808,35 @@ export const describeTaskStoreContract = (
         });
         expect(await store.inboxSeqOf(taskId, long)).toBe(1);
         expect((await store.readInbox(taskId)).map((item) => item.id)).toEqual([long, `${long}x`]);
+      });
+
+      it('that a record says it has whole is what a read of the inbox returns then', async () => {
+        const agrees = async (taskId: string) => {
+          const { inbox } = (await store.get(taskId)) as TaskRecord;
+          if (inbox !== undefined) expect(inbox).toEqual(await store.readInbox(taskId));
+        };
+        const created = await create(makeRecord(uid('task')), { enqueue: [message('m1')] });
+        const taskId = created.task.id;
+        // The record a commit answers with says what the store does.
+        expect(created.inbox ?? (await store.readInbox(taskId))).toEqual(
+          await store.readInbox(taskId)
+        );
+        await agrees(taskId);
+        const added = await update(created, changed(created, { turn: 1 }), {
+          enqueue: [message('m2', 'x'.repeat(5_000))],
+        });
+        if (added.inbox !== undefined) expect(added.inbox).toEqual(await store.readInbox(taskId));
+        await agrees(taskId);
+        await store.commit({ kind: 'guarded', taskId, unparked: false, enqueue: [message('m3')] });
+        await agrees(taskId);
+        const current = (await store.get(taskId)) as TaskRecord;
+        const consumed = await update(current, changed(current, { turn: 2 }), {
+          consumed: await store.readInbox(taskId),
+        });
+        await agrees(taskId);
+        expect(await store.readInbox(taskId)).toEqual([]);
+        // Once nothing waits apart from it, a record that began counting says its inbox whole.
+        if (consumed.inbox !== undefined) expect(consumed.inbox).toEqual([]);
       });
 
       it('stores one item for concurrent commits of the same id', async () => {

@@ -25,12 +25,7 @@ import type {
 } from '../../core/ports/task-store.js';
 import type { BudgetLimit } from '../../core/task/extension.schema.js';
 import { pauseAfterConflict } from '../system/conflict-pause.js';
-import {
-  heldInboxAttribute,
-  type InboxPlacement,
-  mayHaveInboxApart,
-  placeInbox,
-} from './held-inbox.js';
+import { heldInboxAttribute, type InboxPlacement, placeInbox } from './held-inbox.js';
 import {
   budgetAttributes,
   decodeHeldInbox,
@@ -44,6 +39,7 @@ import {
   type Item,
   inboxCounterItem,
   inboxIdSk,
+  inboxOnRecord,
   inboxSk,
   intakeRowsApart,
   isStorableTaskId,
@@ -344,8 +340,9 @@ export class DynamoDbTaskStore implements TaskStore {
         },
       })
     );
+    const whole = record === undefined ? undefined : inboxOnRecord(record).inbox;
+    if (whole !== undefined) return whole;
     const held = record === undefined ? [] : decodeHeldInbox(record);
-    if (record !== undefined && !mayHaveInboxApart(record)) return held;
     const items = await this.#queryRange(taskId, inboxSk(1), inboxSk(MAX_SEQ));
     const apart = (await wholePayloads(this.#client, this.#table, items)).map(decodeInboxItem);
     return [...held, ...apart].sort((a, b) => a.seq - b.seq);
@@ -511,8 +508,12 @@ export class DynamoDbTaskStore implements TaskStore {
         // added more, which a park decided on this count is refused for.
         inboxCount: commit.base.inboxCount + enqueued,
         logFrom,
-        // What the record holds now, whether this commit wrote it or kept it.
+        // What the record holds now, whether this commit wrote it or kept it; whole while the
+        // record it read was, and this commit puts nothing apart.
         ...(inbox.held.length === 0 ? {} : { inboxHeld: inbox.held }),
+        ...(commit.base.inbox !== undefined && inbox.apart.length === 0
+          ? { inbox: inbox.held }
+          : {}),
         ...(pushConfigured ? { pushConfigured: true as const } : {}),
         // As read: a write does not read the account back (calls under the task move it).
         ...(commit.base.budgetAvailable === undefined

@@ -10,7 +10,7 @@
  */
 import type { InboxItem } from '../../core/loop/inbox.schema.js';
 import { InboxItemSchema } from '../../core/loop/inbox.schema.js';
-import { type Item, type ItemImage, refuseInvalid, toJsonText } from './item-codec.js';
+import { type Item, refuseInvalid, toJsonText } from './item-codec.js';
 import { ATTR } from './table.js';
 
 /** The most JSON text of waiting items a record holds; past it, items go apart. */
@@ -64,10 +64,3 @@ export const heldInboxAttribute = (held: readonly InboxItem[]): Item | undefined
           S: toJsonText(held.map((item) => refuseInvalid(InboxItemSchema, item, 'inbox item'))),
         },
       };
-
-/**
- * Whether a record item's inbox may have items apart: always, unless it began counting them at its
- * creation and counts none now.
- */
-export const mayHaveInboxApart = (image: ItemImage): boolean =>
-  image[ATTR.inboxCounted]?.BOOL !== true || Number(image[ATTR.inboxApart]?.N ?? '0') !== 0;

@@ -401,8 +401,19 @@ export const decodeTaskRecord = (
     ...(Object.keys(apart).length === 0 ? {} : { partsApart: apart }),
     ...(image[ATTR.logEventsFrom] === undefined ? {} : { logFrom: logOriginOf(image) }),
     ...(image[ATTR.inboxHeld] === undefined ? {} : { inboxHeld: decodeHeldInbox(image) }),
+    ...inboxOnRecord(image),
   };
 };
+
+/**
+ * The inbox a record item says it has whole (`TaskRecord.inbox`): the items it holds, when it
+ * began counting its items apart at its creation and counts none now. An earlier build's record
+ * may have items it never counted: its inbox is read.
+ */
+export const inboxOnRecord = (image: ItemImage): { inbox?: InboxItem[] } =>
+  image[ATTR.inboxCounted]?.BOOL === true && Number(image[ATTR.inboxApart]?.N ?? '0') === 0
+    ? { inbox: decodeHeldInbox(image) }
+    : {};
 
 /** The inbox items a record item holds itself (held-inbox.ts; none for one that holds none). */
 export const decodeHeldInbox = (image: ItemImage): InboxItem[] =>

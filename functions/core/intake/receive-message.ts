@@ -1,6 +1,7 @@
 import type { Message } from '@a2a-js/sdk';
 import { TaskClosedError } from '../errors.js';
 import type { LoopDeps } from '../loop/deps.js';
+import { foldedOnClaim } from '../loop/drain.js';
 import { withTokenClaimed } from '../loop/park-token.js';
 import { changeOf, withRecord, withTaskEvent } from '../loop/records.js';
 import type { PushConfig } from '../ports/push-config-store.js';
@@ -40,7 +41,8 @@ import { parseSubTaskCommand, subTaskRequest, withSubTaskOpened } from './sub-ta
 
 export type Receipt =
   /**
-   * `seq`: the message's place in the inbox (0 when nothing was queued for the model). `record`:
+   * `seq`: the message's place in the inbox (0 when it waits in none: a command, or a message
+   * the claim of a parked task folded into the transcript at once). `record`:
    * the task as the message left it (absent after a control envelope).
    */
   | { accepted: true; duplicate: boolean; wake: Wake; seq: number; record?: TaskRecord }
@@ -284,19 +286,20 @@ export const decideReceipt =
     }
     change = withAlong(change, along);
     if (queuesText) {
-      change = {
-        ...change,
-        enqueue: [
-          ...change.enqueue,
-          {
-            kind: 'message',
-            id: message.messageId,
-            participantId: sender,
-            source: participant.kind === 'agent' ? 'agent' : 'human',
-            text,
-          },
-        ],
-      };
+      const item = {
+        kind: 'message',
+        id: message.messageId,
+        participantId: sender,
+        source: participant.kind === 'agent' ? 'agent' : 'human',
+        text,
+      } as const;
+      // A parked task's claim folds the message into the transcript itself when the drain it
+      // wakes would do just that (its id then only seen); otherwise the message waits in the inbox.
+      const folded = foldedOnClaim(change, item, agentId, now);
+      change =
+        folded === undefined
+          ? { ...change, enqueue: [...change.enqueue, item] }
+          : { ...folded, seen: [...folded.seen, item.id] };
       // A parked task is woken for the message: its token is claimed in this commit.
       change = withTokenClaimed(change).change;
     }

@@ -9,7 +9,7 @@ import {
 } from './approvals.js';
 import { agentIsAssignee, assigneeOf } from './assignee.js';
 import type { HistoryEntry } from './history.schema.js';
-import type { InboxItem } from './inbox.schema.js';
+import type { InboxItem, InboxItemDraft } from './inbox.schema.js';
 import { type Change, changeOf } from './records.js';
 import { shouldRenew } from './renewal-policy.js';
 import type { StepResult, TurnRef } from './route.schema.js';
@@ -48,14 +48,48 @@ export const itemsToFold = (inbox: readonly InboxItem[]): InboxItem[] => {
  */
 export const foldInbox = (change: Change, items: readonly InboxItem[], agentId: string): Change => {
   if (items.length === 0) return change;
+  const folded = foldItems(change, items, agentId);
+  const inboxCursor = Math.max(change.record.loop.inboxCursor, ...items.map((item) => item.seq));
+  return {
+    ...folded,
+    record: { ...folded.record, loop: { ...folded.record.loop, inboxCursor } },
+    consumed: [...change.consumed, ...items],
+  };
+};
+
+/**
+ * A message for the model to a parked task, folded into the transcript by the very commit that
+ * claims the task's token (intake's), when nothing waits in its inbox before it and the drain of
+ * the turn it wakes would fold it and go to the model: that drain then has nothing to write, and
+ * the message no inbox item (the task is WORKING from the claim on). Undefined otherwise (a task
+ * mid-turn, whose calls come first; a reply that ends the task or leaves it waiting): the message
+ * waits in the inbox for the drain, as any other item.
+ */
+export const foldedOnClaim = (
+  change: Change,
+  message: Extract<InboxItemDraft, { kind: 'message' }>,
+  agentId: string,
+  now: string
+): Change | undefined => {
+  const { record } = change;
+  if (record.loop.parkToken === null || record.inbox === undefined || record.inbox.length > 0) {
+    return undefined;
+  }
+  if (unappliedCalls(record.loop).length > 0) return undefined;
+  const folded = foldItems(change, [message], agentId);
+  const { completionRequest, pendingQuestion, needsModel } = folded.record.loop;
+  if (completionRequest !== null || pendingQuestion !== null || !needsModel) return undefined;
+  return working(folded, now);
+};
+
+/** The transcript entries of `items`, and what reading them changes in the loop (pure). */
+const foldItems = (change: Change, items: readonly InboxItemDraft[], agentId: string): Change => {
   const { record } = change;
   const extension = readExtension(record.task);
   const participantTask = !agentIsAssignee(extension, agentId);
-  let { historySeq, pendingQuestion, actor, needsModel, completionRequest, inboxCursor } =
-    record.loop;
+  let { historySeq, pendingQuestion, actor, needsModel, completionRequest } = record.loop;
   const entries: HistoryEntry[] = [];
   for (const item of items) {
-    inboxCursor = Math.max(inboxCursor, item.seq);
     if (item.kind === 'note') {
       entries.push({
         seq: ++historySeq,
@@ -97,18 +131,9 @@ export const foldInbox = (change: Change, items: readonly InboxItem[], agentId: 
     ...change,
     record: {
       ...record,
-      loop: {
-        ...record.loop,
-        inboxCursor,
-        historySeq,
-        pendingQuestion,
-        actor,
-        needsModel,
-        completionRequest,
-      },
+      loop: { ...record.loop, historySeq, pendingQuestion, actor, needsModel, completionRequest },
     },
     history: [...change.history, ...entries],
-    consumed: [...change.consumed, ...items],
   };
 };
 

@@ -194,7 +194,9 @@ const modelPart = (
   }
   const taskId = record.task.id;
   const { model: answered, compaction } = observed;
-  let change = changeOf(record);
+  // A turn whose drain wrote nothing (its message was folded by the claim that woke it) spends
+  // the claim and the pending start with its response.
+  let change = withExecutionArrived(changeOf(record));
   if (answered === undefined) {
     // The transcript as the record knows it: a later entry's commit would refuse this one's.
     const { history } = observed;
@@ -241,8 +243,9 @@ const modelPart = (
 /**
  * A turn is the first step of an execution woken from its park or started for its generation:
  * when its drain writes the record, the claim that woke it and the pending start are spent with
- * it (park-token.ts). A drain that writes nothing writes nothing for this either (a pending start
- * left so is cleared by the sweep, which finds the execution there).
+ * it (park-token.ts). A drain that writes nothing writes nothing for this either: the model's
+ * response spends them, and a turn that goes no further leaves a pending start to the sweep,
+ * which finds the execution there.
  */
 const withArrival = (decision: DrainDecision, record: TaskRecord): DrainDecision =>
   decision.change === undefined || writesNothing(decision.change, record)
@@ -263,8 +266,9 @@ export const decideTurn =
     }
     const { record, observed, now } = facts;
     // The record first, then the inbox: every item counted in the record's inbox count is in
-    // what the inbox read returns, so a park decided on both sees all of them.
-    const { inbox } = observed;
+    // what the inbox read returns, so a park decided on both sees all of them. A record that
+    // says its inbox whole (the store had it with the record) needs no read of its own.
+    const inbox = observed.inbox ?? record.inbox;
     if (inbox === undefined) {
       return need<TurnWants>({
         key: 'inbox',

@@ -64,6 +64,13 @@ export interface TaskRecord {
    * sets or reads it: it reads the inbox with `readInbox`.
    */
   inboxHeld?: readonly InboxItem[];
+  /**
+   * What waits in the task's inbox as the record was read, when the store knows it from the record
+   * alone (the DynamoDB store: when no item is kept apart from it); absent, `readInbox` tells.
+   * Every item counted in `inboxCount` is in it, as in what `readInbox` returns after the read.
+   * The store sets it on every record it returns and ignores it on the records it is given.
+   */
+  inbox?: readonly InboxItem[];
 }
 
 export interface TaskQuery {

@@ -91,7 +91,14 @@ const decodeRecord = (stored: StoredRecord, partition: TaskPartition | undefined
   ...(partition === undefined || Object.keys(partition.budget).length === 0
     ? {}
     : { budgetAvailable: { ...partition.budget } }),
+  inbox: partition === undefined ? [] : inboxItemsOf(partition),
 });
+
+/** What waits in a partition's inbox, in seq order. */
+const inboxItemsOf = (partition: TaskPartition): InboxItem[] =>
+  [...partition.inbox.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([, text]) => JSON.parse(text) as InboxItem);
 
 const participantIdsOf = (task: Task): string[] => {
   const parsed = TaskExtensionSchema.safeParse(task.metadata?.[TASK_METADATA_KEY]);
@@ -338,11 +345,8 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   async readInbox(taskId: string): Promise<InboxItem[]> {
-    const inbox = this.#tasks.get(taskId)?.inbox;
-    if (inbox === undefined) return [];
-    return [...inbox.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([, text]) => JSON.parse(text) as InboxItem);
+    const partition = this.#tasks.get(taskId);
+    return partition === undefined ? [] : inboxItemsOf(partition);
   }
 
   async inboxSeqOf(taskId: string, itemId: string): Promise<number | undefined> {
