@@ -34,6 +34,7 @@ import {
   type TaskExtension,
 } from '../../core/task/extension.schema.js';
 import { utf8Bytes } from '../../core/utf8-bytes.js';
+import { loopFromStored, storedLoopJson } from './loop-codec.js';
 import {
   ATTR,
   availableAttribute,
@@ -286,7 +287,7 @@ export const taskRecordAttributes = (record: Pick<TaskRecord, 'task' | 'loop' | 
     [ATTR.type]: { S: ITEM_TYPE.task },
     [ATTR.taskId]: { S: task.id },
     [ATTR.task]: { S: toJsonText(taskJson) },
-    [ATTR.loop]: { S: toJsonText({ ...loop, parkToken: null }) },
+    [ATTR.loop]: { S: toJsonText(storedLoopJson({ ...loop, parkToken: null })) },
     [ATTR.parkToken]: nullable(loop.parkToken ?? undefined),
     [ATTR.state]: { S: stateNameOf(task) },
     [ATTR.subState]: nullable(subStateOf(task)),
@@ -383,7 +384,11 @@ export const decodeTaskRecord = (
   if (taskId !== undefined && task.id !== taskId) {
     throw invalid(`task (id ${JSON.stringify(task.id)} stored under ${JSON.stringify(taskId)})`);
   }
-  const loop = parseWith(LoopStateSchema, readJson(image, ATTR.loop, 'loop state'), 'loop state');
+  const loop = parseWith(
+    LoopStateSchema,
+    loopFromStored(readJson(image, ATTR.loop, 'loop state')),
+    'loop state'
+  );
   return {
     task,
     // A record stored before the token had its own attribute keeps it in the loop state.

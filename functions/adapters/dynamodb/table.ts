@@ -116,7 +116,10 @@ export const ATTR = {
   version: 'version',
   /** The A2A task in its ProtoJSON form, as a JSON string. */
   task: 'task',
-  /** The loop state, as a JSON string. */
+  /**
+   * The loop state, as a JSON string, without the fields that hold what a new task's loop holds
+   * (`loop-codec.ts`: a read puts them back).
+   */
   loop: 'loop',
   /** A2A state name of the task (`TASK_STATE_WORKING`, ...). */
   state: 'state',

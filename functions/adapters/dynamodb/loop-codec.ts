@@ -1,0 +1,90 @@
+/**
+ * The loop state as a task record stores it. Most of its fields hold, most of the time, what a
+ * new task's loop holds (no question pending, no approvals, no summary, nothing charged): a
+ * record leaves those out and a read puts them back, so every write of a conversation's record
+ * carries what its loop has, not its whole shape. A record an earlier build wrote states every
+ * field, and reads the same.
+ */
+
+/**
+ * The value a stored loop state has for each field it leaves out. Part of the stored format: a
+ * value here never changes (a record written without the field reads it back as this value), and
+ * a field added to the loop later is added here only with the value it would have been read as.
+ */
+const UNSTATED: Readonly<Record<string, unknown>> = Object.freeze({
+  generation: 1,
+  turn: 0,
+  generationStartTurn: 0,
+  toolCalls: 0,
+  generationStartToolCalls: 0,
+  needsModel: false,
+  historySeq: 0,
+  inboxCursor: 0,
+  compactedThrough: 0,
+  summary: null,
+  lastInputTokens: null,
+  lastRequestChars: 0,
+  keptSections: null,
+  actor: null,
+  pendingQuestion: null,
+  unreadResults: 0,
+  response: null,
+  appliedCalls: [],
+  attemptedCalls: [],
+  approvals: [],
+  usage: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 },
+  childOrder: {},
+  criteriaReminders: 0,
+  completionRequest: null,
+  parkToken: null,
+  claimedToken: null,
+  startPendingSince: null,
+  parentTaskId: null,
+  budgetHolders: [],
+  remoteCharged: {},
+  childrenUsage: {
+    usage: {
+      model_calls: 0,
+      input_tokens: 0,
+      cached_input_tokens: 0,
+      output_tokens: 0,
+      cost_usd: 0,
+    },
+    unknown: [],
+  },
+});
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Whether two JSON values are the same, whatever the order of their objects' keys. */
+const sameJson = (a: unknown, b: unknown): boolean => {
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return (
+      Array.isArray(a) &&
+      Array.isArray(b) &&
+      a.length === b.length &&
+      a.every((item, index) => sameJson(item, b[index]))
+    );
+  }
+  if (isRecord(a) && isRecord(b)) {
+    const keys = Object.keys(a);
+    return (
+      keys.length === Object.keys(b).length &&
+      keys.every((key) => key in b && sameJson(a[key], b[key]))
+    );
+  }
+  return a === b;
+};
+
+/** The loop state's JSON as stored: without the fields that hold their unstated value. */
+export const storedLoopJson = (loop: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(
+    Object.entries(loop).filter(
+      ([key, value]) => !(key in UNSTATED && sameJson(value, UNSTATED[key]))
+    )
+  );
+
+/** A stored loop state's JSON with every field it left out put back (then parsed as ever). */
+export const loopFromStored = (json: unknown): unknown =>
+  isRecord(json) ? { ...structuredClone(UNSTATED), ...json } : json;
