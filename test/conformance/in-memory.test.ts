@@ -16,6 +16,15 @@ describeTaskStoreContract('InMemoryTaskStore', async () => {
     pushConfigs: new InMemoryPushConfigStore(store),
   };
 });
+// A store whose records never say their inbox keeps the contract too (`TaskRecord.inbox` is optional).
+describeTaskStoreContract('InMemoryTaskStore without the inbox on its records', async () => {
+  const store = new InMemoryTaskStore({ inboxOnRecord: false });
+  return {
+    store,
+    events: new InMemoryEventLog(store),
+    pushConfigs: new InMemoryPushConfigStore(store),
+  };
+});
 // The transcript cache is a task store too: it keeps the contract over the one it reads.
 describeTaskStoreContract('TranscriptCache over InMemoryTaskStore', async () => {
   const store = new InMemoryTaskStore();

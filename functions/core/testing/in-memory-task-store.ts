@@ -80,8 +80,15 @@ const encodeTask = (task: Task): string => {
 const encodeLoop = (loop: LoopState): string =>
   toJsonText(checked(LoopStateSchema, loop, 'loop state'));
 
-/** The record as read: with `pushConfigured` while the task's partition holds a push config. */
-const decodeRecord = (stored: StoredRecord, partition: TaskPartition | undefined): TaskRecord => ({
+/**
+ * The record as read: with `pushConfigured` while the task's partition holds a push config, and
+ * its inbox whole unless the store is told not to say it (`inboxOnRecord`).
+ */
+const decodeRecord = (
+  stored: StoredRecord,
+  partition: TaskPartition | undefined,
+  inboxOnRecord = true
+): TaskRecord => ({
   task: withForksListed(Task.fromJSON(JSON.parse(stored.task)), partition?.forks ?? []),
   loop: JSON.parse(stored.loop) as LoopState,
   version: stored.version,
@@ -91,7 +98,7 @@ const decodeRecord = (stored: StoredRecord, partition: TaskPartition | undefined
   ...(partition === undefined || Object.keys(partition.budget).length === 0
     ? {}
     : { budgetAvailable: { ...partition.budget } }),
-  inbox: partition === undefined ? [] : inboxItemsOf(partition),
+  ...(inboxOnRecord ? { inbox: partition === undefined ? [] : inboxItemsOf(partition) } : {}),
 });
 
 /** What waits in a partition's inbox, in seq order. */
@@ -145,6 +152,15 @@ const conflict = (message: string) => new ConcurrencyConflictError(message);
  */
 export class InMemoryTaskStore implements TaskStore {
   readonly #tasks = new Map<string, TaskPartition>();
+  readonly #inboxOnRecord: boolean;
+
+  /**
+   * `inboxOnRecord: false`: the records it returns never say their inbox (as a DynamoDB record
+   * with items apart, or an earlier build's), so its readers read the inbox with `readInbox`.
+   */
+  constructor(options: { inboxOnRecord?: boolean } = {}) {
+    this.#inboxOnRecord = options.inboxOnRecord ?? true;
+  }
 
   /** The partition of a task, created empty on first use (for the facets). */
   partition(taskId: string): TaskPartition {
@@ -261,7 +277,9 @@ export class InMemoryTaskStore implements TaskStore {
       }
     }
     return {
-      ...(record === undefined ? {} : { record: asReturned(decodeRecord(record, target), commit) }),
+      ...(record === undefined
+        ? {}
+        : { record: asReturned(decodeRecord(record, target, this.#inboxOnRecord), commit) }),
       enqueued: enqueued.map((item) => item.seq),
     };
   }
@@ -308,7 +326,9 @@ export class InMemoryTaskStore implements TaskStore {
 
   async get(taskId: string): Promise<TaskRecord | undefined> {
     const stored = this.#tasks.get(taskId)?.record;
-    return stored === undefined ? undefined : decodeRecord(stored, this.#tasks.get(taskId));
+    return stored === undefined
+      ? undefined
+      : decodeRecord(stored, this.#tasks.get(taskId), this.#inboxOnRecord);
   }
 
   async list(query: TaskQuery): Promise<TaskRecord[]> {
@@ -318,7 +338,7 @@ export class InMemoryTaskStore implements TaskStore {
     const records: TaskRecord[] = [];
     for (const partition of this.#tasks.values()) {
       if (partition.record === undefined) continue;
-      const record = decodeRecord(partition.record, partition);
+      const record = decodeRecord(partition.record, partition, this.#inboxOnRecord);
       if (contextId !== undefined && record.task.contextId !== contextId) continue;
       if (participantId !== undefined && !participantIdsOf(record.task).includes(participantId)) {
         continue;

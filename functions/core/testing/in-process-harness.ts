@@ -36,6 +36,8 @@ export interface InProcessHarnessOptions {
   config?: Partial<LoopConfig>;
   remoteAgents?: readonly RegisteredAgent[];
   runner?: ToolRunner;
+  /** Whether the store's records say their inbox (`InMemoryTaskStore`'s option; yes by default). */
+  inboxOnRecord?: boolean;
 }
 
 /**
@@ -95,7 +97,7 @@ export class InProcessHarness {
   readonly #changes: ChildChange[] = [];
 
   constructor(options: InProcessHarnessOptions = {}) {
-    const stored = new InMemoryTaskStore();
+    const stored = new InMemoryTaskStore({ inboxOnRecord: options.inboxOnRecord ?? true });
     this.stored = stored;
     this.store = new ObservedTaskStore(stored);
     this.events = new InMemoryEventLog(stored);

@@ -122,4 +122,25 @@ describe('the claim of a parked conversation', () => {
     expect(await historyTexts(harness, taskId)).toEqual(['hi', 'noted', 'one more thing']);
     expect(await harness.store.readInbox(taskId)).toEqual([]);
   });
+
+  it('leaves the message in the inbox when the store does not say the inbox with the record; the turn reads it', async () => {
+    const { harness, model } = harnessWith([{ text: 'Hello.' }, { text: 'Sure.' }], {
+      inboxOnRecord: false,
+    });
+    const started = await harness.start(textMessage('hi'), ALICE);
+    const taskId = started.task.id;
+    expect(started.inbox).toBeUndefined();
+    const message = textMessage('one more thing');
+    const received = await counted(harness, taskId, () =>
+      receiveMessage(harness.deps, { taskId, message, sender: ALICE })
+    );
+    const [claim] = received.commits;
+    if (claim?.commit.kind !== 'update') throw new Error('expected the claim’s update');
+    expect(claim.commit.enqueue).toEqual([expect.objectContaining({ id: message.messageId })]);
+    const claimed = claim.result.record as TaskRecord;
+    const turn = await counted(harness, taskId, () => takeTurn(harness.deps, refOf(claimed)));
+    expect(turn.commits).toHaveLength(2);
+    expect(model.requests[1]?.input.at(-1)).toMatchObject({ text: `[${ALICE}] one more thing` });
+    expect(await harness.store.readInbox(taskId)).toEqual([]);
+  });
 });
