@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import {
   DescribeTableCommand,
   DynamoDBClient,
@@ -32,12 +32,14 @@ import {
   taskToJson,
 } from '../../functions/adapters/dynamodb/item-codec.js';
 import { migrateTaskRecords } from '../../functions/adapters/dynamodb/migrate-records.js';
+import { unpackedText } from '../../functions/adapters/dynamodb/packed-text.js';
 import {
   ATTR,
   INDEX_BY_PENDING_START,
   SORT_KEY,
   TABLE_DEFINITION,
 } from '../../functions/adapters/dynamodb/table.js';
+import { getItem } from '../../functions/adapters/dynamodb/table-io.js';
 import { TASK_METADATA_KEY } from '../../functions/core/a2a/identifiers.js';
 import { intakeAuditKey } from '../../functions/core/audit/intake-key.js';
 import { ConcurrencyConflictError, InvalidTaskRecordError } from '../../functions/core/errors.js';
@@ -554,11 +556,9 @@ describe('DynamoDB table and items', () => {
     expect(after.task).toEqual(whole);
     expect(after).toEqual(next);
     expect(after.partsApart).toEqual({ plan: next!.version, sub_tasks: next!.version });
-    expect(JSON.parse((await rawTaskItem(taskId))?.[ATTR.task]?.S ?? '{}')).not.toHaveProperty([
-      'metadata',
-      TASK_METADATA_KEY,
-      'sub_tasks',
-    ]);
+    expect(
+      JSON.parse(unpackedText((await rawTaskItem(taskId))?.[ATTR.task]?.S ?? '{}'))
+    ).not.toHaveProperty(['metadata', TASK_METADATA_KEY, 'sub_tasks']);
   });
 
   it('moves the plan and rows of every record an earlier build stored whole, once: a second run finds nothing', async () => {
@@ -745,6 +745,15 @@ describe('DynamoDB table and items', () => {
       ],
     });
     expect(written).toEqual([['TASK', 'LOG#000000000003#000000000002']]);
+    // Its JSON is stored deflated, since that is shorter (the record's task and loop too).
+    const logItem = await getItem(client, tableName, {
+      pk: { S: `TASK#${taskId}` },
+      sk: { S: 'LOG#000000000003#000000000002' },
+    });
+    const stored = logItem?.[ATTR.data]?.S ?? '';
+    expect(stored.startsWith('~')).toBe(true);
+    expect(JSON.parse(unpackedText(stored)).history).toHaveLength(3);
+    expect((await rawTaskItem(taskId))?.[ATTR.task]?.S?.startsWith('~')).toBe(true);
     // A commit that says nothing writes the record alone.
     const read = (await recorded.get(taskId))!;
     written.length = 0;
@@ -945,7 +954,8 @@ describe('DynamoDB table and items', () => {
 
   it('keeps a log item past the item limit in pieces, read whole by every reader', async () => {
     const taskId = uid('task');
-    const text = 'x'.repeat(250_000);
+    // Text that does not deflate: packed, it would fit one item.
+    const text = randomBytes(187_500).toString('base64');
     const { record: created } = await store.commit({
       kind: 'create',
       record: makeRecord(taskId),

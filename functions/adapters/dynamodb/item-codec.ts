@@ -35,6 +35,7 @@ import {
 } from '../../core/task/extension.schema.js';
 import { utf8Bytes } from '../../core/utf8-bytes.js';
 import { loopFromStored, storedLoopJson } from './loop-codec.js';
+import { packedText, unpackedText } from './packed-text.js';
 import {
   ATTR,
   availableAttribute,
@@ -149,7 +150,7 @@ export const readInt = (image: ItemImage, name: string, what: string, min: numbe
 export const readJson = (image: ItemImage, name: string, what: string): unknown => {
   const text = readString(image, name, what);
   try {
-    return JSON.parse(text);
+    return JSON.parse(unpackedText(text));
   } catch (error) {
     throw invalid(`${what} (attribute ${name} is not JSON)`, error);
   }
@@ -286,8 +287,8 @@ export const taskRecordAttributes = (record: Pick<TaskRecord, 'task' | 'loop' | 
   const set: Item = {
     [ATTR.type]: { S: ITEM_TYPE.task },
     [ATTR.taskId]: { S: task.id },
-    [ATTR.task]: { S: toJsonText(taskJson) },
-    [ATTR.loop]: { S: toJsonText(storedLoopJson({ ...loop, parkToken: null })) },
+    [ATTR.task]: { S: packedText(toJsonText(taskJson)) },
+    [ATTR.loop]: { S: packedText(toJsonText(storedLoopJson({ ...loop, parkToken: null }))) },
     [ATTR.parkToken]: nullable(loop.parkToken ?? undefined),
     [ATTR.state]: { S: stateNameOf(task) },
     [ATTR.subState]: nullable(subStateOf(task)),

@@ -24,6 +24,7 @@ import {
   StoredEventSchema,
   toJsonText,
 } from './item-codec.js';
+import { packedText } from './packed-text.js';
 import { ATTR, ITEM_TYPE, KEY_PREFIX, MAX_SEQ, padSeq } from './table.js';
 
 export const logSk = (eventSeq: number, version: number) =>
@@ -83,7 +84,7 @@ export const encodeLogItem = (
     [ATTR.historyTop]: {
       N: String(stored.history.reduce((top, entry) => Math.max(top, entry.seq), place.historySeq)),
     },
-    [ATTR.data]: { S: toJsonText(stored) },
+    [ATTR.data]: { S: packedText(toJsonText(stored)) },
     ...(place.push && events.length > 0 ? { [ATTR.push]: { BOOL: true } } : {}),
   };
 };

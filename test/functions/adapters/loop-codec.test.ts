@@ -4,6 +4,7 @@ import {
   encodeTaskRecord,
 } from '../../../functions/adapters/dynamodb/item-codec.js';
 import { loopFromStored, storedLoopJson } from '../../../functions/adapters/dynamodb/loop-codec.js';
+import { unpackedText } from '../../../functions/adapters/dynamodb/packed-text.js';
 import { ATTR } from '../../../functions/adapters/dynamodb/table.js';
 import {
   initialLoopState,
@@ -81,7 +82,7 @@ describe('the loop state as a record stores it', () => {
   it('is what a record item holds, and what its decoding gives back', () => {
     const record = { ...makeRecord('task-loop'), loop: busy };
     const { item } = encodeTaskRecord(record, 1);
-    const loopJson = JSON.parse(item[ATTR.loop]?.S ?? '{}');
+    const loopJson = JSON.parse(unpackedText(item[ATTR.loop]?.S ?? '{}'));
     expect(loopJson).not.toHaveProperty('approvals');
     expect(loopJson).not.toHaveProperty('parentTaskId');
     expect(decodeTaskRecord(item, 'task-loop').loop).toEqual({ ...busy, parkToken: null });
