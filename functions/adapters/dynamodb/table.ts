@@ -114,11 +114,14 @@ export const ATTR = {
   taskId: 'task_id',
   /** Optimistic concurrency version of the task record. */
   version: 'version',
-  /** The A2A task in its ProtoJSON form, as a JSON string. */
+  /**
+   * The A2A task in its ProtoJSON form, as a JSON string (deflated when that is shorter:
+   * `packed-text.ts`).
+   */
   task: 'task',
   /**
    * The loop state, as a JSON string, without the fields that hold what a new task's loop holds
-   * (`loop-codec.ts`: a read puts them back).
+   * (`loop-codec.ts`: a read puts them back), deflated when that is shorter.
    */
   loop: 'loop',
   /** A2A state name of the task (`TASK_STATE_WORKING`, ...). */
@@ -207,7 +210,10 @@ export const ATTR = {
   partRevision: 'rev',
   /** Seq of a history entry / inbox item / event, and of counters (their last seq). */
   seq: 'seq',
-  /** JSON payload of history entries, inbox items, once values and events. */
+  /**
+   * JSON payload of history entries, inbox items, once values and events; a log item's is
+   * deflated when that is shorter (`packed-text.ts`: it begins with `~`, which JSON never does).
+   */
   data: 'data',
   /** How many part items hold the rest of this item's payload (absent: none). */
   parts: 'parts',
