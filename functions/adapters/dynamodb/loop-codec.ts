@@ -11,37 +11,47 @@
  * value here never changes (a record written without the field reads it back as this value), and
  * a field added to the loop later is added here only with the value it would have been read as.
  */
+/** Each of `names` with `value`. */
+const named = (names: readonly string[], value: unknown) =>
+  Object.fromEntries(names.map((name) => [name, value]));
+
 const UNSTATED: Readonly<Record<string, unknown>> = Object.freeze({
   generation: 1,
-  turn: 0,
-  generationStartTurn: 0,
-  toolCalls: 0,
-  generationStartToolCalls: 0,
   needsModel: false,
-  historySeq: 0,
-  inboxCursor: 0,
-  compactedThrough: 0,
-  summary: null,
-  lastInputTokens: null,
-  lastRequestChars: 0,
-  keptSections: null,
-  actor: null,
-  pendingQuestion: null,
-  unreadResults: 0,
-  response: null,
-  appliedCalls: [],
-  attemptedCalls: [],
-  approvals: [],
+  ...named(
+    [
+      'turn',
+      'generationStartTurn',
+      'toolCalls',
+      'generationStartToolCalls',
+      'historySeq',
+      'inboxCursor',
+      'compactedThrough',
+      'lastRequestChars',
+      'unreadResults',
+      'criteriaReminders',
+    ],
+    0
+  ),
+  ...named(
+    [
+      'summary',
+      'lastInputTokens',
+      'keptSections',
+      'actor',
+      'pendingQuestion',
+      'response',
+      'completionRequest',
+      'parkToken',
+      'claimedToken',
+      'startPendingSince',
+      'parentTaskId',
+    ],
+    null
+  ),
+  ...named(['appliedCalls', 'attemptedCalls', 'approvals', 'budgetHolders'], []),
+  ...named(['childOrder', 'remoteCharged'], {}),
   usage: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 },
-  childOrder: {},
-  criteriaReminders: 0,
-  completionRequest: null,
-  parkToken: null,
-  claimedToken: null,
-  startPendingSince: null,
-  parentTaskId: null,
-  budgetHolders: [],
-  remoteCharged: {},
   childrenUsage: {
     usage: {
       model_calls: 0,
@@ -87,4 +97,8 @@ export const storedLoopJson = (loop: Record<string, unknown>): Record<string, un
 
 /** A stored loop state's JSON with every field it left out put back (then parsed as ever). */
 export const loopFromStored = (json: unknown): unknown =>
-  isRecord(json) ? { ...structuredClone(UNSTATED), ...json } : json;
+  isRecord(json) ? { ...unstatedFields(), ...json } : json;
+
+/** A fresh copy of each unstated value: no two fields, nor two reads, share one. */
+const unstatedFields = (): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(UNSTATED).map(([key, value]) => [key, structuredClone(value)]));

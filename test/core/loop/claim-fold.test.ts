@@ -25,6 +25,26 @@ const refOf = (record: TaskRecord) => ({
   turn: record.loop.turn,
 });
 
+/** A message from Alice taken in, and the one commit that took it in (the claim's update). */
+const claimOf = async (
+  harness: Harness,
+  taskId: string,
+  message = textMessage('one more thing')
+) => {
+  const received = await counted(harness, taskId, () =>
+    receiveMessage(harness.deps, { taskId, message, sender: ALICE })
+  );
+  expect(received.commits).toHaveLength(1);
+  const [claim] = received.commits;
+  if (claim?.commit.kind !== 'update') throw new Error('expected the claim’s update');
+  return {
+    message,
+    receipt: received.result,
+    commit: claim.commit,
+    claimed: claim.result.record as TaskRecord,
+  };
+};
+
 const historyTexts = async (harness: Harness, taskId: string) =>
   (await harness.store.readHistory(taskId)).flatMap((entry) =>
     entry.kind === 'participant_message' || entry.kind === 'note' ? [entry.text] : []
@@ -41,24 +61,17 @@ describe('the claim of a parked conversation', () => {
     const started = await harness.start(textMessage('hi'), ALICE);
     const taskId = started.task.id;
     expect(started.loop.parkToken).not.toBeNull();
-    const message = textMessage('one more thing');
-
-    const received = await counted(harness, taskId, () =>
-      receiveMessage(harness.deps, { taskId, message, sender: ALICE })
-    );
-    expect(received.result).toMatchObject({
+    const { message, receipt, commit, claimed } = await claimOf(harness, taskId);
+    expect(receipt).toMatchObject({
       accepted: true,
       duplicate: false,
       seq: 0,
       wake: { action: 'resume', token: started.loop.parkToken },
     });
-    expect(received.commits).toHaveLength(1);
-    const [claim] = received.commits;
-    if (claim?.commit.kind !== 'update') throw new Error('expected the claim’s update');
-    expect(claim.commit.enqueue ?? []).toEqual([]);
+    expect(commit.enqueue ?? []).toEqual([]);
     // Its id is taken in as seen: a resend is a duplicate, as an enqueued id's is.
-    expect(claim.commit.seen).toEqual([message.messageId]);
-    expect(claim.commit.history).toEqual([
+    expect(commit.seen).toEqual([message.messageId]);
+    expect(commit.history).toEqual([
       expect.objectContaining({
         kind: 'participant_message',
         messageId: message.messageId,
@@ -66,7 +79,6 @@ describe('the claim of a parked conversation', () => {
         text: 'one more thing',
       }),
     ]);
-    const claimed = claim.result.record as TaskRecord;
     expect(stateOf(claimed.task)).toBe(TaskState.TASK_STATE_WORKING);
     expect(claimed.loop).toMatchObject({ parkToken: null, needsModel: true });
     expect(await harness.store.readInbox(taskId)).toEqual([]);
@@ -104,16 +116,10 @@ describe('the claim of a parked conversation', () => {
       enqueue: [{ kind: 'note', id: 'note-1', fromTaskId: 'child', text: 'noted', result: false }],
     });
 
-    const message = textMessage('one more thing');
-    const received = await counted(harness, taskId, () =>
-      receiveMessage(harness.deps, { taskId, message, sender: ALICE })
-    );
-    const [claim] = received.commits;
-    if (claim?.commit.kind !== 'update') throw new Error('expected the claim’s update');
-    expect(claim.commit.enqueue).toEqual([expect.objectContaining({ id: message.messageId })]);
-    expect(claim.commit.history ?? []).toEqual([]);
-    expect(received.result).toMatchObject({ accepted: true, seq: 3 });
-    const claimed = claim.result.record as TaskRecord;
+    const { message, receipt, commit, claimed } = await claimOf(harness, taskId);
+    expect(commit.enqueue).toEqual([expect.objectContaining({ id: message.messageId })]);
+    expect(commit.history ?? []).toEqual([]);
+    expect(receipt).toMatchObject({ accepted: true, seq: 3 });
     expect(stateOf(claimed.task)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
 
     // The drain folds both, in the order they came, and commits before the model's response.
@@ -130,14 +136,8 @@ describe('the claim of a parked conversation', () => {
     const started = await harness.start(textMessage('hi'), ALICE);
     const taskId = started.task.id;
     expect(started.inbox).toBeUndefined();
-    const message = textMessage('one more thing');
-    const received = await counted(harness, taskId, () =>
-      receiveMessage(harness.deps, { taskId, message, sender: ALICE })
-    );
-    const [claim] = received.commits;
-    if (claim?.commit.kind !== 'update') throw new Error('expected the claim’s update');
-    expect(claim.commit.enqueue).toEqual([expect.objectContaining({ id: message.messageId })]);
-    const claimed = claim.result.record as TaskRecord;
+    const { message, commit, claimed } = await claimOf(harness, taskId);
+    expect(commit.enqueue).toEqual([expect.objectContaining({ id: message.messageId })]);
     const turn = await counted(harness, taskId, () => takeTurn(harness.deps, refOf(claimed)));
     expect(turn.commits).toHaveLength(2);
     expect(model.requests[1]?.input.at(-1)).toMatchObject({ text: `[${ALICE}] one more thing` });

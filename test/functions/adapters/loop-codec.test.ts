@@ -75,7 +75,9 @@ describe('the loop state as a record stores it', () => {
     const whole = JSON.parse(JSON.stringify(busy));
     expect(LoopStateSchema.parse(loopFromStored(whole))).toEqual(busy);
     const first = loopFromStored({ schemaVersion: 1 }) as LoopState;
+    expect(first.appliedCalls).not.toBe(first.attemptedCalls);
     first.appliedCalls.push('changed');
+    expect(first.attemptedCalls).toEqual([]);
     expect((loopFromStored({ schemaVersion: 1 }) as LoopState).appliedCalls).toEqual([]);
   });
 
