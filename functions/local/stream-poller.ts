@@ -38,6 +38,9 @@ export interface StreamPollerOptions {
 
 const PositionsSchema = z.record(z.string(), z.string());
 
+/** How often, at most, a poller that keeps receiving records writes its positions down. */
+export const POSITION_WRITE_INTERVAL_MS = 250;
+
 const toLambdaRecord = (record: StreamRecord, streamArn: string): DynamoDBRecord =>
   ({
     eventID: record.eventID,
@@ -69,6 +72,9 @@ export class StreamPoller {
   readonly #iterators = new Map<string, string | undefined>();
   /** The sequence number of the last record handled, per shard. */
   #positions: Record<string, string> | undefined;
+  /** When the positions were last written, and whether they have moved since. */
+  #savedAt = 0;
+  #unsaved = false;
 
   constructor(options: StreamPollerOptions) {
     this.#options = options;
@@ -88,6 +94,7 @@ export class StreamPoller {
   async stop(): Promise<void> {
     this.#stopped = true;
     await this.#loop;
+    this.#writePositions();
   }
 
   async #refreshShards(streamArn: string): Promise<void> {
@@ -145,7 +152,11 @@ export class StreamPoller {
         sinceRefresh = 0;
         await this.#refreshShards(streamArn).catch(() => undefined);
       }
-      if (received === 0) await new Promise((resolve) => setTimeout(resolve, interval));
+      if (received === 0) {
+        // Caught up: what was handled is written down before the poller waits.
+        this.#writePositions();
+        await new Promise((resolve) => setTimeout(resolve, interval));
+      }
     }
   }
 
@@ -160,13 +171,27 @@ export class StreamPoller {
     }
   }
 
+  /**
+   * Notes how far a shard was handled, and writes it down at most every
+   * POSITION_WRITE_INTERVAL_MS while records keep coming (and whenever the poller catches up or
+   * stops): a busy stack writes its positions a few times a second, not once a page, and a crash
+   * delivers again at most what was handled in that interval, as a mapping may.
+   */
   #savePosition(shardId: string, sequenceNumber: string): void {
-    const path = this.#options.positionFile;
-    if (path === undefined) return;
+    if (this.#options.positionFile === undefined) return;
     this.#positions = { ...this.#positions, [shardId]: sequenceNumber };
+    this.#unsaved = true;
+    if (Date.now() - this.#savedAt >= POSITION_WRITE_INTERVAL_MS) this.#writePositions();
+  }
+
+  #writePositions(): void {
+    const path = this.#options.positionFile;
+    if (path === undefined || !this.#unsaved) return;
     const temporary = `${path}.tmp`;
     writeFileSync(temporary, JSON.stringify(this.#positions));
     renameSync(temporary, path);
+    this.#unsaved = false;
+    this.#savedAt = Date.now();
   }
 
   async #deliver(records: DynamoDBRecord[]): Promise<void> {

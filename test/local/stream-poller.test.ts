@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,
@@ -99,7 +102,8 @@ const startPoller = async (
   respond: (
     seqs: string[]
   ) => DynamoDBBatchResponse | undefined | Promise<DynamoDBBatchResponse | undefined>,
-  overrides: Partial<EventSourceSettings> = {}
+  overrides: Partial<EventSourceSettings> = {},
+  positionFile?: string
 ) => {
   const streams = new FakeStreams();
   const invocations: Array<{ seqs: string[]; ok: boolean }> = [];
@@ -124,6 +128,7 @@ const startPoller = async (
     },
     logger: createLogger({ level: 'debug', write: (line) => lines.push(line) }),
     pollIntervalMs: 5,
+    ...(positionFile === undefined ? {} : { positionFile }),
   });
   pollers.push(poller);
   await poller.start();
@@ -215,6 +220,23 @@ describe('the local stream poller (the event source mapping)', () => {
       { seqs: ['1', '2'], ok: false },
       { seqs: ['1', '2'], ok: false },
     ]);
+  });
+
+  it('writes down how far it handled a shard once caught up, and a poller started on that goes on after it', async () => {
+    const positionFile = join(mkdtempSync(join(tmpdir(), 'poller-')), 'positions.json');
+    const { poller, streams, invocations } = await startPoller(() => undefined, {}, positionFile);
+    // No positions yet: the shard is read from now on.
+    expect(streams.iteratorTypes).toEqual(['LATEST']);
+    for (let seq = 1; seq <= 20; seq++) streams.push(childChange(seq));
+    await until(() => delivered(invocations).length === 20);
+    await until(
+      () => existsSync(positionFile) && readFileSync(positionFile, 'utf8').includes('"20"')
+    );
+    expect(JSON.parse(readFileSync(positionFile, 'utf8'))).toEqual({ 'shard-1': '20' });
+    await poller.stop();
+
+    const next = await startPoller(() => undefined, {}, positionFile);
+    expect(next.streams.iteratorTypes).toEqual(['AFTER_SEQUENCE_NUMBER']);
   });
 
   it('stops polling on stop()', async () => {
