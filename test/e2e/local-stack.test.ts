@@ -1,8 +1,9 @@
 import { type Message, TaskState } from '@a2a-js/sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { STATUS_METADATA_KEY, TASK_METADATA_KEY } from '../../functions/core/a2a/identifiers.js';
 import { userTextMessage } from '../../functions/core/loop/messages.js';
-import { ScriptedModel } from '../../functions/core/testing/scripted-model.js';
+import type { Model, ModelRequest, ModelResponse } from '../../functions/core/ports/model.js';
+import { ScriptedModel, scripted } from '../../functions/core/testing/scripted-model.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
 import {
   asTask,
@@ -25,13 +26,24 @@ const send = (message: Message) => ({
 
 describe('the local stack, through the real A2A client', () => {
   const model = new ScriptedModel();
+  /** While a test sets it, what answers instead of the script. */
+  let answering: ((request: ModelRequest) => ModelResponse) | undefined;
+  const stackModel: Model = {
+    invoke: async (request) => answering?.(request) ?? model.invoke(request),
+  };
   let stack: LocalStack;
 
   beforeAll(async () => {
-    stack = await startStack({ model, env: { TINY_HARNESS_TURNS_PER_GENERATION: '3' } });
+    stack = await startStack({
+      model: stackModel,
+      env: { TINY_HARNESS_TURNS_PER_GENERATION: '3' },
+    });
   });
   afterAll(async () => {
     await stack?.close();
+  });
+  afterEach(() => {
+    answering = undefined;
   });
 
   const executionsOf = async (taskId: string) => {
@@ -110,16 +122,31 @@ describe('the local stack, through the real A2A client', () => {
   });
 
   it('completes a delegated child, whose end reaches its parent through the stream', async () => {
-    model.push(
-      {
-        toolCalls: [
-          { name: 'spawn_subtask', arguments: { name: 'Research', goal: 'Find sources' } },
-        ],
-      },
-      { text: 'Waiting for research.' },
-      { text: 'Three sources found.' },
-      { text: 'Report written.' }
-    );
+    // The parent's next turn and the child's first run at once, and the child's end may reach
+    // the parent before that turn reads its inbox (one turn fewer): each answer says what its
+    // caller is at, whatever the order of the calls.
+    let parentKey: string | undefined;
+    const calls: string[] = [];
+    answering = (request) => {
+      parentKey ??= request.cacheKey;
+      const read = JSON.stringify(request.input);
+      const reply =
+        calls.length === 0
+          ? {
+              toolCalls: [
+                { name: 'spawn_subtask', arguments: { name: 'Research', goal: 'Find sources' } },
+              ],
+            }
+          : request.cacheKey !== parentKey
+            ? { text: 'Three sources found.' }
+            : {
+                text: read.includes('Three sources found.')
+                  ? 'Report written.'
+                  : 'Waiting for research.',
+              };
+      calls.push(request.cacheKey);
+      return scripted(reply, calls.length - 1);
+    };
     const alice = await clientFor(stack, 'alice');
     const parent = asTask(await alice.sendMessage(send(userMessage('write a report'))));
 
@@ -145,7 +172,7 @@ describe('the local stack, through the real A2A client', () => {
       async () => ({
         parent: await whereTaskStands(stack, parent.id),
         child: await whereTaskStands(stack, row.task_id),
-        modelCalls: model.requests.length,
+        modelCalls: calls,
         streamRecordsFailed: [...stack.pollers.values()].map((poller) => poller.failed.length),
       })
     );
