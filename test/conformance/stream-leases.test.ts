@@ -45,6 +45,18 @@ describe('stream leases on DynamoDB Local', () => {
     expect(await leases.acquire('carol', 'two', 1)).toBe(true);
   });
 
+  it('loses no release to a race: many streams closing at once all give their slots back', async () => {
+    const leases = new DynamoDbStreamLeases({ client, tableName, ttlMs: 60_000 });
+    const ids = Array.from({ length: 20 }, (_, i) => `lease-${i}`);
+    expect(await Promise.all(ids.map((id) => leases.acquire('erin', id, 20)))).toEqual(
+      ids.map(() => true)
+    );
+    await Promise.all(ids.map((id) => leases.release('erin', id)));
+    expect(await Promise.all(ids.map((id) => leases.acquire('erin', `${id}-again`, 20)))).toEqual(
+      ids.map(() => true)
+    );
+  });
+
   it('does not count a lease past its expiry (a stream whose instance died)', async () => {
     let now = 1_000_000;
     const leases = new DynamoDbStreamLeases({ client, tableName, ttlMs: 900_000, now: () => now });

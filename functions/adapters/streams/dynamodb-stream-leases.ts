@@ -5,6 +5,7 @@ import {
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { ATTR, PARTITION_KEY, SORT_KEY } from '../dynamodb/table.js';
+import { pauseAfterConflict } from '../system/conflict-pause.js';
 
 /**
  * The streams one caller holds open, as leases on one item of the task table:
@@ -23,7 +24,13 @@ export interface StreamLeases {
   release(caller: string, leaseId: string): Promise<void>;
 }
 
-const MAX_ATTEMPTS = 8;
+/**
+ * How often a change is tried before it fails. Every stream of a caller changes the same item:
+ * streams opening and closing at once (a chat that stops following a task as it sends) race, and
+ * each loser reads again after a jittered pause. A release that failed would hold its slot until
+ * the lease expires, so the bound is generous.
+ */
+const MAX_ATTEMPTS = 30;
 
 export class DynamoDbStreamLeases implements StreamLeases {
   readonly #client: DynamoDBClient;
@@ -103,6 +110,7 @@ export class DynamoDbStreamLeases implements StreamLeases {
         if (!(error instanceof ConditionalCheckFailedException) || attempt >= MAX_ATTEMPTS) {
           throw error;
         }
+        await pauseAfterConflict(attempt);
       }
     }
   }
