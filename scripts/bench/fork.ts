@@ -5,6 +5,18 @@ import { type DynamoDbMeter, itemsOf, READ_COMMANDS, WRITE_COMMANDS } from './me
 import { AnswerEveryCall, type SwitchModel } from './models.js';
 import { median } from './stats.js';
 
+/** Whether a write's input is a commit that creates a task (its record put where none is). */
+const createsTask = (input: unknown): boolean =>
+  ((input as { TransactItems?: unknown[] }).TransactItems ?? []).some((action) => {
+    const put = (
+      action as { Put?: { Item?: Record<string, { S?: string }>; ConditionExpression?: string } }
+    ).Put;
+    return (
+      put?.Item?.sk?.S === 'TASK' &&
+      (put.ConditionExpression ?? '').includes('attribute_not_exists')
+    );
+  });
+
 /** ForkTask at the task's last point, over JSON-RPC: the fork's id. */
 const fork = async (url: string, taskId: string): Promise<string> =>
   (
@@ -46,9 +58,14 @@ export const forkFigures = async (
     for (let run = 0; run < options.runs; run++) {
       let reads = 0;
       let writes = 0;
+      // The fork's own writes end with the commit that creates it; its first execution, which
+      // starts as the call returns, may write before the answer arrives and is not counted.
+      let created = false;
       const stop = meter.listen((observation) => {
+        if (created) return;
         if (READ_COMMANDS.has(observation.command)) reads += 1;
         if (WRITE_COMMANDS.has(observation.command)) writes += itemsOf(observation.input);
+        created = createsTask(observation.input);
       });
       const started = performance.now();
       const forkId = await fork(stack.url, first.id);
