@@ -79,7 +79,7 @@ describe('npm start and tiny-harness in terminals', () => {
       /you › still there\?\n[\s\S]*agent › [\s\S]*you ›\s*$/,
       90_000
     );
-    expect(screen).not.toMatch(/401|unexpected error/i);
+    expect(screen).not.toMatch(/401 Unauthorized|unexpected error/i);
 
     await stop(server);
     expect(server.screen()).not.toMatch(ERROR_LINE);
