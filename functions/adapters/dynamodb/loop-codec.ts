@@ -6,15 +6,15 @@
  * field, and reads the same.
  */
 
+/** Each of `names` with `value`. */
+const named = (names: readonly string[], value: unknown) =>
+  Object.fromEntries(names.map((name) => [name, value]));
+
 /**
  * The value a stored loop state has for each field it leaves out. Part of the stored format: a
  * value here never changes (a record written without the field reads it back as this value), and
  * a field added to the loop later is added here only with the value it would have been read as.
  */
-/** Each of `names` with `value`. */
-const named = (names: readonly string[], value: unknown) =>
-  Object.fromEntries(names.map((name) => [name, value]));
-
 const UNSTATED: Readonly<Record<string, unknown>> = Object.freeze({
   generation: 1,
   needsModel: false,
