@@ -37,6 +37,7 @@ export const LAMBDA_HANDLERS = [
   'archive',
   'remote-follow',
   'remote-push',
+  'migrate',
 ];
 
 export interface Bundle {

@@ -139,6 +139,18 @@ export const TABLE_ACCESS = {
     'dynamodb:DeleteItem',
     'dynamodb:ConditionCheckItem',
   ],
+  /**
+   * The migration at deployment: scans for the records an earlier build stored, commits each as
+   * read (a transaction of puts) and writes its place in the scan (PutItem).
+   */
+  migrate: [
+    ...TABLE_READS,
+    'dynamodb:Scan',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:DeleteItem',
+    'dynamodb:ConditionCheckItem',
+  ],
   /** The archive: finds a closed execution's task (Query) and writes its history (PutItem). */
   archive: ['dynamodb:Query', 'dynamodb:PutItem'],
 } as const;

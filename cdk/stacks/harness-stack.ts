@@ -34,6 +34,7 @@ import { ENV } from '../constructs/environment.js';
 import { ExecutionReconciler } from '../constructs/execution-reconciler.js';
 import { FollowStateMachine } from '../constructs/follow-state-machine.js';
 import { HarnessFunction, handlerEntry } from '../constructs/harness-function.js';
+import { RecordMigration } from '../constructs/record-migration.js';
 import { RemoteAgentsRegistration } from '../constructs/remote-agents-registration.js';
 import { PUSH_FILTER, STREAM_FILTERS, StreamConsumer } from '../constructs/stream-consumer.js';
 import { TaskTable } from '../constructs/task-table.js';
@@ -67,6 +68,7 @@ export const CONSTRUCT_IDS = {
   remotePushFunction: 'RemotePushFunction',
   followStateMachine: 'FollowStateMachine',
   remoteAgentsRegistration: 'RemoteAgentsRegistration',
+  recordMigration: 'RecordMigration',
   web: 'Web',
 } as const;
 
@@ -88,6 +90,7 @@ export class HarnessStack extends Stack {
   readonly a2aFunction: HarnessFunction;
   readonly pushFunction: HarnessFunction;
   readonly reconcileFunction: HarnessFunction;
+  readonly recordMigration: RecordMigration;
   readonly reconciler: ExecutionReconciler;
   readonly pushSecretsKey: Key;
   readonly turnMachine: TurnStateMachine;
@@ -385,6 +388,12 @@ export class HarnessStack extends Stack {
       ],
       reconcilerDeadLetterQueue: this.reconciler.deadLetterQueue,
       budgetAlarms: budgetAlarmsOf(config),
+    });
+
+    // A table an earlier build wrote is migrated by the deployment that replaces it.
+    this.recordMigration = new RecordMigration(this, CONSTRUCT_IDS.recordMigration, {
+      table: this.table,
+      environment,
     });
 
     // The auditor's record outlives Step Functions' 90 days (docs/deploy.md, "Auditing").

@@ -62,6 +62,8 @@ const SDKS_OF: Record<string, Sdk[]> = {
   // Following a remote child calls its agent with the credentials configured for it.
   'remote-follow': ['dynamodb', 'stepFunctions', 'secretsManager'],
   'remote-push': ['dynamodb', 'stepFunctions', 'secretsManager'],
+  // The migration at deployment reads and commits task records, nothing else.
+  migrate: ['dynamodb'],
 };
 
 /**

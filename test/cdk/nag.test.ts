@@ -61,6 +61,9 @@ describe('cdk-nag AwsSolutions', () => {
         'AwsSolutions-IAM5',
         'AwsSolutions-L1',
         'AwsSolutions-S1',
+        // The migration provider's waiter state machine (cdk/constructs/record-migration.ts).
+        'AwsSolutions-SF1',
+        'AwsSolutions-SF2',
         'AwsSolutions-SQS3',
         // aws-cdk-lib's own, on the web renderer's log bucket: CloudFront writes its logs with
         // an ACL, so the bucket sets accessControl (s3 Bucket.acknowledgeAccessControl).

@@ -31,7 +31,10 @@ import {
   taskKey,
   taskToJson,
 } from '../../functions/adapters/dynamodb/item-codec.js';
-import { migrateTaskRecords } from '../../functions/adapters/dynamodb/migrate-records.js';
+import {
+  migrateTaskRecords,
+  migrateTaskRecordsResumably,
+} from '../../functions/adapters/dynamodb/migrate-records.js';
 import { unpackedText } from '../../functions/adapters/dynamodb/packed-text.js';
 import {
   ATTR,
@@ -561,10 +564,11 @@ describe('DynamoDB table and items', () => {
     ).not.toHaveProperty(['metadata', TASK_METADATA_KEY, 'sub_tasks']);
   });
 
-  it('moves the plan and rows of every record an earlier build stored whole, once: a second run finds nothing', async () => {
+  /** Three records, two of them as an earlier build stored them: whole in the record item. */
+  const wholeRecords = async () => {
     const { tableName: table } = await freshTable();
     const migrating = new DynamoDbTaskStore({ client, tableName: table });
-    const records = [];
+    const records: TaskRecord[] = [];
     for (const size of [0, 3, 30]) {
       const { record } = await migrating.commit({
         kind: 'create',
@@ -572,7 +576,6 @@ describe('DynamoDB table and items', () => {
       });
       records.push(record!);
     }
-    // The two with a plan and rows, as an earlier build stored them: whole in the record item.
     for (const record of records.slice(1)) {
       const raw = (
         await client.send(new GetItemCommand({ TableName: table, Key: taskKey(record.task.id) }))
@@ -585,16 +588,48 @@ describe('DynamoDB table and items', () => {
     const before = await Promise.all(records.map((record) => migrating.get(record.task.id)));
     // The first was stored by this build (its empty plan apart already), the others whole.
     expect(before.map((record) => record?.partsApart)).toEqual([{ plan: 1 }, undefined, undefined]);
+    const movedApart = async () => {
+      const after = await Promise.all(records.map((record) => migrating.get(record.task.id)));
+      expect(after.map((record) => record?.task)).toEqual(records.map((record) => record.task));
+      expect(after.map((record) => record?.partsApart)).toEqual([
+        { plan: 1 },
+        { plan: 2, sub_tasks: 2 },
+        { plan: 2, sub_tasks: 2 },
+      ]);
+    };
+    return { table, movedApart };
+  };
 
+  it('moves the plan and rows of every record an earlier build stored whole, once: a second run finds nothing', async () => {
+    const { table, movedApart } = await wholeRecords();
     expect(await migrateTaskRecords(client, table)).toEqual({ found: 2, moved: 2 });
-    const after = await Promise.all(records.map((record) => migrating.get(record.task.id)));
-    expect(after.map((record) => record?.task)).toEqual(records.map((record) => record.task));
-    expect(after.map((record) => record?.partsApart)).toEqual([
-      { plan: 1 },
-      { plan: 2, sub_tasks: 2 },
-      { plan: 2, sub_tasks: 2 },
-    ]);
+    await movedApart();
     expect(await migrateTaskRecords(client, table)).toEqual({ found: 0, moved: 0 });
+  });
+
+  it('migrates resumably: each call goes on from where the last one stopped, and a done run scans no more', async () => {
+    const { table, movedApart } = await wholeRecords();
+    // One item a page, and no time for a second page: every call scans one page.
+    const slices = [];
+    for (let call = 0; call < 50; call++) {
+      const slice = await migrateTaskRecordsResumably(client, table, 'run-1', () => false, 1);
+      slices.push(slice);
+      if (slice.done) break;
+    }
+    const last = slices.at(-1)!;
+    expect(last).toEqual({ found: 2, moved: 2, done: true });
+    // The table holds many more items than records: the run took many calls, none of them twice.
+    expect(slices.length).toBeGreaterThan(3);
+    expect(slices.slice(0, -1).every((slice) => !slice.done)).toBe(true);
+    await movedApart();
+    // The same run again: done, nothing scanned or counted again.
+    expect(await migrateTaskRecordsResumably(client, table, 'run-1', () => true)).toEqual(last);
+    // A later deployment's run scans again and finds nothing left.
+    expect(await migrateTaskRecordsResumably(client, table, 'run-2', () => true)).toEqual({
+      found: 0,
+      moved: 0,
+      done: true,
+    });
   });
 
   it('streams a record image without its parts, whose child change and reports read the same', async () => {

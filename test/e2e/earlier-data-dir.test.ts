@@ -28,8 +28,8 @@ describe('npm start on a data directory an earlier build wrote', () => {
   afterAll(() => stop?.());
 
   it('moves the records apart before serving, and the parked task reads as it was, its history whole', async () => {
-    // The parent's record held its plan and its row; its sub-task's held neither.
-    expect(stack.output()).toMatch(/"message":"task records migrated",.*"found":1,"moved":1/);
+    // The parent's record held its plan and its row; neither named where its log begins.
+    expect(stack.output()).toMatch(/"message":"task records migrated",.*"found":2,"moved":2/);
 
     const task = await you.getTask({ tenant: '', id: TASK_ID, historyLength: 50 });
     expect(task.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);

@@ -49,9 +49,20 @@ describe('npm start on a data directory written before the commit log', () => {
   const said = (task: Task) => task.history.map(messageText);
 
   beforeAll(async () => {
-    ({ stack, you, stop } = await stackOnFixture(FIXTURE));
+    // At info, the start says what it migrated.
+    ({ stack, you, stop } = await stackOnFixture(FIXTURE, { TINY_HARNESS_LOG_LEVEL: 'info' }));
   }, 120_000);
   afterAll(() => stop?.());
+
+  it('writes each record as this build does before it serves: where its log begins named', () => {
+    const migrated = stack
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"task records migrated"'))
+      .map((line) => JSON.parse(line.slice(line.indexOf('{'))) as { found: number; moved: number });
+    // The trip, its sub-task and the conversation, each written once.
+    expect(migrated).toEqual([{ ...migrated[0], found: 3, moved: 3 }]);
+  });
 
   it('reads the parked conversation whole, and its next turn adds to it', async () => {
     const before = await you.getTask({ tenant: '', id: CHAT_ID, historyLength: 50 });

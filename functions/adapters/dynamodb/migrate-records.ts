@@ -1,17 +1,41 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  ScanCommand,
+} from '@aws-sdk/client-dynamodb';
 import { ConcurrencyConflictError, InvalidTaskRecordError } from '../../core/errors.js';
 import { DynamoDbTaskStore } from './dynamodb-task-store.js';
 import { type Item, readString, taskIdOfKey } from './item-codec.js';
-import { ATTR, SORT_KEY, SORT_KEY_VALUE } from './table.js';
-import { scanAll } from './table-io.js';
+import { ATTR, PARTITION_KEY, SORT_KEY, SORT_KEY_VALUE } from './table.js';
 import { withoutParts } from './task-parts.js';
 
 export interface MigrationReport {
-  /** Task records an earlier build stored whole, with a plan or rows to move. */
+  /**
+   * Task records an earlier build stored: whole, with a plan or rows to move, or without naming
+   * where their log begins (their events and transcript in items of each kind).
+   */
   found: number;
-  /** Those whose plan and rows this run moved into items of their own. */
+  /** Those this run wrote as this build writes them. */
   moved: number;
 }
+
+/** What one run of a resumable migration did, and whether the table's scan is at its end. */
+export interface MigrationSlice extends MigrationReport {
+  done: boolean;
+}
+
+/**
+ * The item that holds a run's place in the scan, in a partition of its own (no task's key starts
+ * so): `pk = MIGRATION`, `sk = <migration>#<run>`. A run is one deployment's migration; a second
+ * deployment scans again under its own run id.
+ */
+const MIGRATION_PK = 'MIGRATION';
+const MIGRATION = 'task-record-parts';
+const runKey = (run: string): Item => ({
+  [PARTITION_KEY]: { S: MIGRATION_PK },
+  [SORT_KEY]: { S: `${MIGRATION}#${run}` },
+});
 
 /**
  * Whether a record item, read raw, holds a plan or rows in its own JSON; an unreadable one is
@@ -30,40 +54,130 @@ const holdsParts = (item: Item): boolean => {
   }
 };
 
+/** Whether a record item, read raw, is one an earlier build stored (see `MigrationReport`). */
+const storedEarlier = (item: Item): boolean =>
+  holdsParts(item) || item[ATTR.logEventsFrom] === undefined;
+
 /**
- * Moves the plan and the rows of every task record an earlier build stored whole into items of
- * their own, as the record's next write would (idempotent: a second run finds nothing). Each is a
- * commit of the record as read, conditioned on its version: a record a turn changed meanwhile is
- * left for that turn's write, which moves its parts too. `npm start` runs it on its data directory
- * before serving; in the cloud, records move at their next write.
+ * Writes one record as this build does, as its next write would: a commit of the record as read,
+ * conditioned on its version, which moves its plan and rows into items of their own and names
+ * where its log begins. A record written since the scan (its writer did the same), changed
+ * meanwhile, or unreadable (its readers refuse it) is left as it is.
+ */
+const moveParts = async (store: DynamoDbTaskStore, item: Item): Promise<boolean> => {
+  try {
+    const record = await store.get(taskIdOfKey(item));
+    if (record === undefined) return false;
+    if (record.partsApart !== undefined && record.logFrom !== undefined) return false;
+    await store.commit({ kind: 'update', base: record, record });
+    return true;
+  } catch (error) {
+    if (error instanceof ConcurrencyConflictError || error instanceof InvalidTaskRecordError) {
+      return false;
+    }
+    throw error;
+  }
+};
+
+/**
+ * The scan of task records an earlier build stored (no `parts_apart`, or no `log_evt0`), one page
+ * at a time.
+ */
+const wholeRecordsScan = (tableName: string, startKey: Item | undefined, pageSize?: number) =>
+  new ScanCommand({
+    ...(pageSize === undefined ? {} : { Limit: pageSize }),
+    TableName: tableName,
+    FilterExpression: '#sk = :sk AND (attribute_not_exists(#apart) OR attribute_not_exists(#evt0))',
+    ExpressionAttributeNames: {
+      '#sk': SORT_KEY,
+      '#apart': ATTR.partsApart,
+      '#evt0': ATTR.logEventsFrom,
+    },
+    ExpressionAttributeValues: { ':sk': { S: SORT_KEY_VALUE.task } },
+    ConsistentRead: true,
+    ExclusiveStartKey: startKey,
+  });
+
+/** Writes the records of one page an earlier build stored; the page's found and moved counts. */
+const migratePage = async (
+  store: DynamoDbTaskStore,
+  items: readonly Item[]
+): Promise<MigrationReport> => {
+  const whole = items.filter(storedEarlier);
+  let moved = 0;
+  for (const item of whole) if (await moveParts(store, item)) moved++;
+  return { found: whole.length, moved };
+};
+
+/**
+ * Writes every task record an earlier build stored as this build does (its plan and rows in
+ * items of their own, where its log begins named), as the record's next write would (idempotent:
+ * a second run finds nothing). A record a turn changed meanwhile is left for that turn's write,
+ * which does the same. `npm start` runs it on its data directory before serving.
  */
 export const migrateTaskRecords = async (
   client: DynamoDBClient,
   tableName: string
 ): Promise<MigrationReport> => {
   const store = new DynamoDbTaskStore({ client, tableName });
-  const items = await scanAll(client, {
-    TableName: tableName,
-    FilterExpression: '#sk = :sk AND attribute_not_exists(#apart)',
-    ExpressionAttributeNames: { '#sk': SORT_KEY, '#apart': ATTR.partsApart },
-    ExpressionAttributeValues: { ':sk': { S: SORT_KEY_VALUE.task } },
-    ConsistentRead: true,
-  });
-  const whole = items.filter(holdsParts);
-  let moved = 0;
-  for (const item of whole) {
-    try {
-      // A record written since the scan keeps its parts apart already.
-      const record = await store.get(taskIdOfKey(item));
-      if (record === undefined || record.partsApart !== undefined) continue;
-      await store.commit({ kind: 'update', base: record, record });
-      moved++;
-    } catch (error) {
-      // Changed meanwhile (its writer moves its parts), or unreadable (its readers refuse it).
-      if (error instanceof ConcurrencyConflictError || error instanceof InvalidTaskRecordError)
-        continue;
-      throw error;
-    }
-  }
-  return { found: whole.length, moved };
+  const report = { found: 0, moved: 0 };
+  let startKey: Item | undefined;
+  do {
+    const page = await client.send(wholeRecordsScan(tableName, startKey));
+    const { found, moved } = await migratePage(store, page.Items ?? []);
+    report.found += found;
+    report.moved += moved;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey !== undefined);
+  return report;
+};
+
+/**
+ * The same migration, resumable: a deployment's run (`run`, the same for every call of one
+ * deployment) scans from where its last call stopped, a page at a time while `hasTime()`, and
+ * keeps its place and its counts in the table after every page. A call after the end finds the
+ * run done and scans nothing. The cloud's deployment calls it until it is done (cdk/constructs/
+ * record-migration.ts), each call within one Lambda invocation's time.
+ */
+export const migrateTaskRecordsResumably = async (
+  client: DynamoDBClient,
+  tableName: string,
+  run: string,
+  hasTime: () => boolean,
+  /** Items a page evaluates (tests take small pages); DynamoDB's 1 MB page when unset. */
+  pageSize?: number
+): Promise<MigrationSlice> => {
+  const store = new DynamoDbTaskStore({ client, tableName });
+  const stored = (
+    await client.send(
+      new GetItemCommand({ TableName: tableName, Key: runKey(run), ConsistentRead: true })
+    )
+  ).Item;
+  const report = {
+    found: Number(stored?.found?.N ?? 0),
+    moved: Number(stored?.moved?.N ?? 0),
+  };
+  if (stored?.done?.BOOL === true) return { ...report, done: true };
+  let startKey: Item | undefined =
+    stored?.cursor?.S === undefined ? undefined : (JSON.parse(stored.cursor.S) as Item);
+  do {
+    const page = await client.send(wholeRecordsScan(tableName, startKey, pageSize));
+    const { found, moved } = await migratePage(store, page.Items ?? []);
+    report.found += found;
+    report.moved += moved;
+    startKey = page.LastEvaluatedKey;
+    await client.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: {
+          ...runKey(run),
+          found: { N: String(report.found) },
+          moved: { N: String(report.moved) },
+          done: { BOOL: startKey === undefined },
+          ...(startKey === undefined ? {} : { cursor: { S: JSON.stringify(startKey) } }),
+        },
+      })
+    );
+  } while (startKey !== undefined && hasTime());
+  return { ...report, done: startKey === undefined };
 };
