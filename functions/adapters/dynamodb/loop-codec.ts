@@ -6,6 +6,8 @@
  * field, and reads the same.
  */
 
+import { isJsonObject, sameJson } from './json-shape.js';
+
 /** Each of `names` with `value`. */
 const named = (names: readonly string[], value: unknown) =>
   Object.fromEntries(names.map((name) => [name, value]));
@@ -64,29 +66,6 @@ const UNSTATED: Readonly<Record<string, unknown>> = Object.freeze({
   },
 });
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** Whether two JSON values are the same, whatever the order of their objects' keys. */
-const sameJson = (a: unknown, b: unknown): boolean => {
-  if (Array.isArray(a) || Array.isArray(b)) {
-    return (
-      Array.isArray(a) &&
-      Array.isArray(b) &&
-      a.length === b.length &&
-      a.every((item, index) => sameJson(item, b[index]))
-    );
-  }
-  if (isRecord(a) && isRecord(b)) {
-    const keys = Object.keys(a);
-    return (
-      keys.length === Object.keys(b).length &&
-      keys.every((key) => key in b && sameJson(a[key], b[key]))
-    );
-  }
-  return a === b;
-};
-
 /** The loop state's JSON as stored: without the fields that hold their unstated value. */
 export const storedLoopJson = (loop: Record<string, unknown>): Record<string, unknown> =>
   Object.fromEntries(
@@ -97,7 +76,7 @@ export const storedLoopJson = (loop: Record<string, unknown>): Record<string, un
 
 /** A stored loop state's JSON with every field it left out put back (then parsed as ever). */
 export const loopFromStored = (json: unknown): unknown =>
-  isRecord(json) ? { ...unstatedFields(), ...json } : json;
+  isJsonObject(json) ? { ...unstatedFields(), ...json } : json;
 
 /** A fresh copy of each unstated value: no two fields, nor two reads, share one. */
 const unstatedFields = (): Record<string, unknown> =>

@@ -2,6 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { TASK_METADATA_KEY } from '../../core/a2a/identifiers.js';
 import { InvalidTaskRecordError } from '../../core/errors.js';
 import type { Item, ItemImage } from './item-codec.js';
+import { isJsonObject } from './json-shape.js';
 import {
   ATTR,
   ITEM_TYPE,
@@ -16,9 +17,6 @@ import {
 /** The JSON of the extension's parts kept apart: what each holds (`null` for none). */
 export type PartValues = Partial<Record<TaskPart, unknown>>;
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 const isEmpty = (value: unknown) =>
   value === undefined || value === null || (Array.isArray(value) && value.length === 0);
 
@@ -32,8 +30,8 @@ export const withoutParts = (
   taskJson: Record<string, unknown>
 ): { taskJson: Record<string, unknown>; parts: PartValues } => {
   const metadata = taskJson.metadata;
-  const extension = isObject(metadata) ? metadata[TASK_METADATA_KEY] : undefined;
-  if (!isObject(metadata) || !isObject(extension)) return { taskJson, parts: {} };
+  const extension = isJsonObject(metadata) ? metadata[TASK_METADATA_KEY] : undefined;
+  if (!isJsonObject(metadata) || !isJsonObject(extension)) return { taskJson, parts: {} };
   const kept: Record<string, unknown> = { ...extension };
   const parts: PartValues = {};
   for (const part of TASK_PARTS) {
@@ -49,10 +47,10 @@ export const withoutParts = (
 
 /** A task's ProtoJSON with its parts put back in its extension (pure). */
 export const withParts = (taskJson: unknown, parts: PartValues): unknown => {
-  if (Object.keys(parts).length === 0 || !isObject(taskJson)) return taskJson;
+  if (Object.keys(parts).length === 0 || !isJsonObject(taskJson)) return taskJson;
   const metadata = taskJson.metadata;
-  const extension = isObject(metadata) ? metadata[TASK_METADATA_KEY] : undefined;
-  if (!isObject(metadata) || !isObject(extension)) return taskJson;
+  const extension = isJsonObject(metadata) ? metadata[TASK_METADATA_KEY] : undefined;
+  if (!isJsonObject(metadata) || !isJsonObject(extension)) return taskJson;
   return {
     ...taskJson,
     metadata: { ...metadata, [TASK_METADATA_KEY]: { ...extension, ...parts } },
