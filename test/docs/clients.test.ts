@@ -40,7 +40,7 @@ const EXPECTED: Record<string, RegExp[]> = {
     /ROLE_AGENT: \(demo model\)/,
   ],
   'follow-up.ts': [/^true 4$/m],
-  'stream.ts': [/^task TASK_STATE_SUBMITTED$/m, /^status TASK_STATE_INPUT_REQUIRED$/m],
+  'stream.ts': [/^task TASK_STATE_WORKING$/m, /^status TASK_STATE_INPUT_REQUIRED$/m],
   'complete.ts': [/^TASK_STATE_COMPLETED$/m],
   'sub-task.ts': [/task_id: '/, /state: 'TASK_STATE_/],
   'push.ts': [/my-hook -> https:\/\/hooks\.example\.com\/a2a/],

@@ -18,6 +18,7 @@ import {
   type Started,
   startedOf,
   submittedTask,
+  withFirstMessageFolded,
 } from './start-task.js';
 
 export interface ForkTaskInput {
@@ -155,5 +156,8 @@ export function forkTask(deps: LoopDeps, input: ForkTaskInput): Promise<Started>
       audit: { key: forkAuditKey(taskId), value: audit },
     },
   };
-  return runCreation(deps, { commit, created: startedOf });
+  return runCreation(deps, {
+    ...withFirstMessageFolded(commit, deps.config.agentId, now),
+    created: startedOf,
+  });
 }

@@ -5,12 +5,20 @@ import { InvalidEnvelopeError } from '../errors.js';
 import { withDefaultBudget } from '../loop/budget.js';
 import { accountCreditOf } from '../loop/budget-account.js';
 import type { LoopDeps } from '../loop/deps.js';
+import { foldedOnCreation } from '../loop/drain.js';
 import type { InboxItemDraft } from '../loop/inbox.schema.js';
 import { initialLoopState } from '../loop/loop-state.schema.js';
+import { changeOf, type StateChanged } from '../loop/records.js';
 import { EMPTY_USAGE } from '../loop/usage.js';
 import type { InheritedSettings } from '../ports/agent-directory.js';
 import type { PushConfig } from '../ports/push-config-store.js';
-import type { AuditRecord, BudgetEntry, CommitResult, TaskRecord } from '../ports/task-store.js';
+import type {
+  AuditRecord,
+  BudgetEntry,
+  CommitResult,
+  TaskCommit,
+  TaskRecord,
+} from '../ports/task-store.js';
 import {
   extensionFromEnvelope,
   extensionFromText,
@@ -185,6 +193,36 @@ export const firstMessageWrites = (
   };
 };
 
+/**
+ * A creation whose first message its first drain would fold and take to the model, with the
+ * message folded by the creation itself (`foldedOnCreation`): the task is WORKING from its first
+ * commit, the message's id is kept as seen (no inbox item, no seq), and the first turn's drain
+ * has nothing to write. Any other creation as it is: its message waits in the inbox.
+ */
+export const withFirstMessageFolded = (
+  commit: Extract<TaskCommit, { kind: 'create' }>,
+  agentId: string,
+  now: string
+): { commit: Extract<TaskCommit, { kind: 'create' }>; stateChanges: StateChanged[] } => {
+  const [first, ...others] = commit.enqueue ?? [];
+  const folded =
+    first?.kind === 'message' && others.length === 0
+      ? foldedOnCreation(changeOf(commit.record), first, agentId, now)
+      : undefined;
+  if (first?.kind !== 'message' || folded === undefined) return { commit, stateChanges: [] };
+  return {
+    commit: {
+      ...commit,
+      record: folded.record,
+      history: [...(commit.history ?? []), ...folded.history],
+      events: [...(commit.events ?? []), ...folded.events],
+      enqueue: [],
+      seen: [...(commit.seen ?? []), first.id],
+    },
+    stateChanges: folded.stateChanges,
+  };
+};
+
 /** A new task with a budget opens its account at its limits: it has spent nothing. */
 export const openingCredits = (taskId: string, extension: TaskExtension): BudgetEntry[] =>
   extension.budget === undefined
@@ -194,8 +232,9 @@ export const openingCredits = (taskId: string, extension: TaskExtension): Budget
 /**
  * Creates a task from its first message (A2A SendMessage without a task id). The extension comes
  * from the message's task envelope, or defaults from its text. The task, its first event (the
- * Task), the text waiting in the inbox for the first drain, the audit row and an inline push
- * config are one commit: a refused or failed start leaves nothing. A task started with no text
+ * Task), the text (folded into the transcript when it goes to the model, else waiting in the
+ * inbox for the first drain), the audit row and an inline push config are one commit: a refused
+ * or failed start leaves nothing. A task started with no text
  * parks without a model call. With a caller-reserved id, a second start (a retried child
  * creation) finds the first one's record and changes nothing.
  */
@@ -215,8 +254,8 @@ export function startTask(deps: LoopDeps, input: StartTaskInput): Promise<Starte
   const now = deps.clock.now();
   const task = submittedTask(taskId, contextId, extension, now);
   const first = firstMessageWrites({ id: message.messageId, text }, sender, extension, now);
-  return runCreation(deps, {
-    commit: {
+  const creation = withFirstMessageFolded(
+    {
       kind: 'create',
       record: {
         task,
@@ -236,6 +275,11 @@ export function startTask(deps: LoopDeps, input: StartTaskInput): Promise<Starte
       pushConfigs: input.pushConfig === undefined ? [] : [input.pushConfig],
       budgetCredits: openingCredits(taskId, extension),
     },
+    deps.config.agentId,
+    now
+  );
+  return runCreation(deps, {
+    ...creation,
     created: startedOf,
     existing:
       input.taskId === undefined ? undefined : existingStart(input.taskId, message.messageId),

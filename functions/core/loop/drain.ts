@@ -76,6 +76,29 @@ export const foldedOnClaim = (
     return undefined;
   }
   if (unappliedCalls(record.loop).length > 0) return undefined;
+  return foldedForModel(change, message, agentId, now);
+};
+
+/**
+ * A new task's first message, folded into the transcript by the commit that creates the task,
+ * when the first drain would fold it and go to the model: the task is WORKING from its creation,
+ * and its first turn's drain has nothing to write. Undefined otherwise (a participant task's
+ * first message, which is for its assignee and not the model): it waits in the inbox.
+ */
+export const foldedOnCreation = (
+  change: Change,
+  message: Extract<InboxItemDraft, { kind: 'message' }>,
+  agentId: string,
+  now: string
+): Change | undefined => foldedForModel(change, message, agentId, now);
+
+/** `message` folded, WORKING, when reading it leads to the model and to nothing else. */
+const foldedForModel = (
+  change: Change,
+  message: Extract<InboxItemDraft, { kind: 'message' }>,
+  agentId: string,
+  now: string
+): Change | undefined => {
   const folded = foldItems(change, [message], agentId);
   const { completionRequest, pendingQuestion, needsModel } = folded.record.loop;
   if (completionRequest !== null || pendingQuestion !== null || !needsModel) return undefined;

@@ -173,14 +173,23 @@ export async function runCreation<T, W extends Wants, C>(
   deps: LoopDeps,
   creation: {
     commit: Extract<TaskCommit, { kind: 'create' }>;
+    /** The `task.state_changed` hooks the creation calls for (its first message folded). */
+    stateChanges?: Committing['stateChanges'];
     created: (committed: CommitResult) => T;
     existing?: Operation<T, W, C> | undefined;
   }
 ): Promise<T> {
+  let committed: CommitResult | ConcurrencyConflictError;
   try {
-    return creation.created(await deps.store.commit(creation.commit));
+    committed = await tryCommit(deps, {
+      commit: creation.commit,
+      stateChanges: creation.stateChanges,
+    });
   } catch (error) {
     if (creation.existing === undefined || !(error instanceof AlreadyExistsError)) throw error;
     return resultOf(deps, creation.existing);
   }
+  // A create is conditioned on the id's absence alone: it never conflicts.
+  if (committed instanceof ConcurrencyConflictError) throw committed;
+  return creation.created(committed);
 }

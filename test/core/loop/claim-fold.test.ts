@@ -1,6 +1,7 @@
 import { TaskState } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
 import { receiveMessage } from '../../../functions/core/intake/receive-message.js';
+import { startTask } from '../../../functions/core/intake/start-task.js';
 import { takeTurn } from '../../../functions/core/loop/take-turn.js';
 import type { TaskRecord } from '../../../functions/core/ports/task-store.js';
 import { stateOf } from '../../../functions/core/task/a2a-task.js';
@@ -119,7 +120,8 @@ describe('the claim of a parked conversation', () => {
     const { message, receipt, commit, claimed } = await claimOf(harness, taskId);
     expect(commit.enqueue).toEqual([expect.objectContaining({ id: message.messageId })]);
     expect(commit.history ?? []).toEqual([]);
-    expect(receipt).toMatchObject({ accepted: true, seq: 3 });
+    // The first message took no seq (its creation folded it), the note the first.
+    expect(receipt).toMatchObject({ accepted: true, seq: 2 });
     expect(stateOf(claimed.task)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
 
     // The drain folds both, in the order they came, and commits before the model's response.
@@ -142,5 +144,51 @@ describe('the claim of a parked conversation', () => {
     expect(turn.commits).toHaveLength(2);
     expect(model.requests[1]?.input.at(-1)).toMatchObject({ text: `[${ALICE}] one more thing` });
     expect(await harness.store.readInbox(taskId)).toEqual([]);
+  });
+});
+
+/**
+ * A new task's first message for the model is folded into the transcript by the creation itself:
+ * the task is WORKING from its first commit, and its first turn commits once (the response).
+ */
+describe('the creation of a conversation', () => {
+  it('folds its first message: WORKING, in the transcript, no inbox item, its id seen; the first turn commits once', async () => {
+    const { harness, model } = harnessWith([{ text: 'Hello.' }]);
+    const message = textMessage('hi');
+    const created = await counted(harness, '', () =>
+      startTask(harness.deps, { message, sender: ALICE })
+    );
+    const { record, inboxSeq } = created.result;
+    const taskId = record.task.id;
+    expect(created.commits).toHaveLength(1);
+    const [creation] = created.commits;
+    if (creation?.commit.kind !== 'create') throw new Error('expected the creation');
+    expect(creation.commit.enqueue).toEqual([]);
+    expect(creation.commit.seen).toEqual([message.messageId]);
+    // The Task as created, then its move to WORKING: the events a first drain would have logged.
+    expect(creation.commit.events?.map((event) => event.kind)).toEqual(['task', 'status_update']);
+    expect(stateOf(record.task)).toBe(TaskState.TASK_STATE_WORKING);
+    expect(inboxSeq).toBe(0);
+    expect(await historyTexts(harness, taskId)).toEqual(['hi']);
+    expect(await harness.store.readInbox(taskId)).toEqual([]);
+    expect(await harness.store.inboxSeqOf(taskId, message.messageId)).toBe(0);
+    // The generation's start stays pending until its execution writes: the response spends it.
+    expect(record.loop.startPendingSince).not.toBeNull();
+
+    const turn = await counted(harness, taskId, () => takeTurn(harness.deps, refOf(record)));
+    expect(turn.commits).toHaveLength(1);
+    expect(model.requests[0]?.input.at(-1)).toMatchObject({ text: `[${ALICE}] hi` });
+    expect((await harness.store.get(taskId))?.loop.startPendingSince).toBeNull();
+
+    // The same id again is a duplicate of the folded message.
+    const again = await receiveMessage(harness.deps, { taskId, message, sender: ALICE });
+    expect(again).toMatchObject({ accepted: true, duplicate: true });
+  });
+
+  it('folds nothing that does not go to the model: a start with no text stays SUBMITTED, its transcript empty', async () => {
+    const { harness } = harnessWith([]);
+    const { record } = await startTask(harness.deps, { message: textMessage(' '), sender: ALICE });
+    expect(stateOf(record.task)).toBe(TaskState.TASK_STATE_SUBMITTED);
+    expect(await historyTexts(harness, record.task.id)).toEqual([]);
   });
 });

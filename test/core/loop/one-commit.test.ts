@@ -1,3 +1,4 @@
+import { TaskState } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
 import { receiveMessage } from '../../../functions/core/intake/receive-message.js';
 import { startTask } from '../../../functions/core/intake/start-task.js';
@@ -6,6 +7,7 @@ import { failTask } from '../../../functions/core/loop/fail-task.js';
 import { park } from '../../../functions/core/loop/park.js';
 import { renew } from '../../../functions/core/loop/renew.js';
 import { takeTurn } from '../../../functions/core/loop/take-turn.js';
+import { stateOf } from '../../../functions/core/task/a2a-task.js';
 import { ALICE, harnessWith, STATES } from '../../support/harness.js';
 import { textMessage } from '../../support/messages.js';
 
@@ -44,9 +46,11 @@ describe('each step operation reads the task record once and commits once per de
     expect(started).toMatchObject({ reads: 0, commits: 1 });
     const taskId = started.result.record.task.id;
 
-    // The first turn folds the message (SUBMITTED to WORKING), then commits the response.
+    // The creation folded the message (the task is WORKING from it): the first turn's drain has
+    // nothing to write, and the turn commits the response alone.
+    expect(stateOf(started.result.record.task)).toBe(TaskState.TASK_STATE_WORKING);
     const called = await counted(() => takeTurn(deps, { taskId, generation: 1, turn: 0 }));
-    expect(called).toMatchObject({ reads: 1, commits: 2 });
+    expect(called).toMatchObject(one);
     const route = called.result.route;
     if (route.next !== 'execute_tools') throw new Error(`expected tool calls, got ${route.next}`);
     for (const call of route.calls) {
@@ -97,13 +101,14 @@ describe('each step operation reads the task record once and commits once per de
     const first = await counted((await store.get(taskId))!);
     expect(first).toMatchObject({ reads: 0, idReads: 0, commits: 1 });
     expect(first.receipt).toMatchObject({ accepted: true, duplicate: false });
-    expect(await store.readInbox(taskId)).toHaveLength(2);
+    // The first message is in the transcript (its creation folded it); this one waits.
+    expect(await store.readInbox(taskId)).toHaveLength(1);
 
     // The same id again: its commit is refused, the second decision reads the id and the task.
     const again = await counted((await store.get(taskId))!);
     expect(again).toMatchObject({ reads: 1, idReads: 1, commits: 0 });
     expect(again.receipt).toMatchObject({ accepted: true, duplicate: true });
-    expect(await store.readInbox(taskId)).toHaveLength(2);
+    expect(await store.readInbox(taskId)).toHaveLength(1);
   });
 
   it('renew and fail read once and commit once; the superseded generation then writes nothing', async () => {

@@ -100,7 +100,8 @@ describe('a park decided by the turn', () => {
     const { deps, store } = harness;
     const { record } = await startTask(deps, { message: textMessage('m0'), sender: ALICE });
     const taskId = record.task.id;
-    for (let index = 1; index <= 21; index++) {
+    // The first message is folded by the creation; twenty-two wait in the inbox.
+    for (let index = 1; index <= 22; index++) {
       await receiveMessage(deps, { taskId, message: textMessage(`m${index}`), sender: ALICE });
     }
 

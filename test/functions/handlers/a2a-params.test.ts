@@ -107,7 +107,13 @@ describe('JSON-RPC params checked against the request message', () => {
     });
     expect(sent.error).toBeUndefined();
     const taskId = (sent.result?.task as { id: string } | undefined)?.id ?? '';
-    expect((await harness.store.readInbox(taskId)).map((item) => item.id)).toEqual(['m-snake']);
+    // The message was read under its proto names: taken in by its id, its text in the transcript.
+    expect(await harness.store.inboxSeqOf(taskId, 'm-snake')).toBe(0);
+    expect(
+      (await harness.store.readHistory(taskId)).flatMap((entry) =>
+        entry.kind === 'participant_message' ? [entry.text] : []
+      )
+    ).toEqual(['hi']);
 
     const got = await rpc('GetTask', { id: taskId, history_length: '2', tenant: null });
     expect(got.result).toMatchObject({ id: taskId });

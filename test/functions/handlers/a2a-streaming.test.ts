@@ -89,11 +89,8 @@ describe.each(BINDINGS)('streaming over %s (A2A §3.1.2, §3.1.6)', (binding) =>
     expect(first.status).toBe(200);
     expect(first.headers['Content-Type']).toBe('text/event-stream');
     expect(first.headers['Cache-Control']).toBe('no-cache');
-    expect(kinds(first.stream)).toEqual([
-      'task:SUBMITTED',
-      'status:WORKING',
-      'status:INPUT_REQUIRED',
-    ]);
+    // The creation took the message in and set the task WORKING: the stream starts there.
+    expect(kinds(first.stream)).toEqual(['task:WORKING', 'status:INPUT_REQUIRED']);
     expect(statusText(first.stream)).toEqual(['Hello Alice.']);
     // Frame ids are the event log's seqs, ascending: what Last-Event-ID resumes from.
     const seqs = ids(first.stream);
@@ -129,8 +126,10 @@ describe.each(BINDINGS)('streaming over %s (A2A §3.1.2, §3.1.6)', (binding) =>
 
     const replayed = first.stream?.events.slice(1).map((event) => event.response) ?? [];
     expect(read?.events[0]?.response.task).toMatchObject({ id: taskId });
-    // The log from seq 1: the created Task, then what the first stream carried after it.
-    expect(read?.events.slice(2, 2 + replayed.length).map((event) => event.response)).toEqual(
+    // The log from seq 1: the Task as created and its move to WORKING (the creation's commit),
+    // then what the first stream carried after its Task.
+    expect(kinds(read).slice(1, 3)).toEqual(['task:SUBMITTED', 'status:WORKING']);
+    expect(read?.events.slice(3, 3 + replayed.length).map((event) => event.response)).toEqual(
       replayed
     );
     expect(kinds(read).slice(-2)).toEqual(['status:WORKING', 'status:INPUT_REQUIRED']);
@@ -365,13 +364,8 @@ describe('what a stream shows of the task extension (the renderers read it from 
 
     const read = (await setup.calls.stream(textMessage('hi'))).stream;
 
-    expect(kinds(read)).toEqual([
-      'task:SUBMITTED',
-      'status:WORKING',
-      'task:WORKING',
-      'status:INPUT_REQUIRED',
-    ]);
-    const planned = read?.events[2]?.response.task as { metadata: Record<string, unknown> };
+    expect(kinds(read)).toEqual(['task:WORKING', 'task:WORKING', 'status:INPUT_REQUIRED']);
+    const planned = read?.events[1]?.response.task as { metadata: Record<string, unknown> };
     expect(JSON.stringify(planned.metadata)).toContain('"say hello"');
     expect(JSON.stringify(read?.events[0]?.response.task)).not.toContain('"say hello"');
   });

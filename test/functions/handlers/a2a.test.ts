@@ -226,7 +226,8 @@ describe('the A2A handler: methods', () => {
     expect(reply.status).toBe(200);
     const task = reply.body.result?.task as { id: string; contextId: string; status: unknown };
     expect(task.id).toEqual(expect.any(String));
-    expect(task.status).toMatchObject({ state: 'TASK_STATE_SUBMITTED' });
+    // The creation took the message in for the model: WORKING from its first write.
+    expect(task.status).toMatchObject({ state: 'TASK_STATE_WORKING' });
     expect(executions.calls).toEqual([
       { method: 'start', ref: { taskId: task.id, generation: 1, turn: 0 } },
     ]);
@@ -234,15 +235,16 @@ describe('the A2A handler: methods', () => {
     expect(stored.extension.participants).toEqual(
       expect.arrayContaining([expect.objectContaining({ id: ALICE })])
     );
-    expect(await harness.store.readInbox(task.id)).toEqual([
-      expect.objectContaining({ kind: 'message', participantId: ALICE, text: 'hello' }),
+    expect(await harness.store.readInbox(task.id)).toEqual([]);
+    expect(await harness.store.readHistory(task.id)).toEqual([
+      expect.objectContaining({ kind: 'participant_message', participantId: ALICE, text: 'hello' }),
     ]);
   });
 
   it('answers a blocking SendMessage with the task as it is once the wait runs out', async () => {
     const { rpc, executions } = setup();
     const reply = await rpc(sendMessage(textMessage('hello'), false));
-    expect(reply.body.result?.task).toMatchObject({ status: { state: 'TASK_STATE_SUBMITTED' } });
+    expect(reply.body.result?.task).toMatchObject({ status: { state: 'TASK_STATE_WORKING' } });
     expect(executions.started).toHaveLength(1);
   });
 

@@ -169,7 +169,7 @@ describe('the stream handler publishes spend per task type', () => {
   });
 
   it('writes nothing for a change that spent nothing on a task without a budget', async () => {
-    const parts = inMemoryRuntime({ replies: [{ text: 'Hello.' }] });
+    const parts = inMemoryRuntime({ replies: [{ text: 'Hello.' }, { text: 'Again.' }] });
     const changes: Array<{ before: TaskRecord | undefined; after: TaskRecord }> = [];
     parts.harness.store.onChange((before, after) => changes.push({ before, after }));
     const lines: string[] = [];
@@ -177,7 +177,9 @@ describe('the stream handler publishes spend per task type', () => {
       () => parts.runtime,
       () => emfSpendMetrics({ stage: 'test', sink: (line) => lines.push(line) })
     );
-    await parts.harness.start(textMessage('hi'), ALICE);
+    const started = await parts.harness.start(textMessage('hi'), ALICE);
+    // The claim that takes a second message in spends nothing.
+    await parts.harness.send(started.task.id, textMessage('again'), ALICE);
     const quiet = changes.filter(
       ({ before, after }) =>
         before !== undefined &&

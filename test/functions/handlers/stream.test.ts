@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { encodeTaskRecord, taskKey } from '../../../functions/adapters/dynamodb/item-codec.js';
 import { receiveMessage } from '../../../functions/core/intake/receive-message.js';
 import { startTask } from '../../../functions/core/intake/start-task.js';
+import { changeOf } from '../../../functions/core/loop/records.js';
+import { parkedForInput } from '../../../functions/core/loop/status.js';
 import type { TaskRecord } from '../../../functions/core/ports/task-store.js';
 import { stateName, stateOf } from '../../../functions/core/task/a2a-task.js';
 import { runTask } from '../../../functions/core/testing/driver.js';
@@ -85,6 +87,23 @@ const parentWithChild = async () => {
     if (change === undefined) throw new Error(`the child never moved to ${state}`);
     return change;
   };
+  /**
+   * The child parked for an approval, from the record its ending changed (WORKING): a change
+   * that is not news, whose record write the stream carries like any other.
+   */
+  const parkedOnApproval = () => {
+    const { before: working } = changeTo(STATES.COMPLETED);
+    if (working === undefined) throw new Error('the child’s ending has no record before it');
+    const ref = { taskId: childId, generation: working.loop.generation, turn: working.loop.turn };
+    const parked = parkedForInput(
+      changeOf(working),
+      ref,
+      'awaiting-approval',
+      undefined,
+      new Date().toISOString()
+    );
+    return { before: working, after: { ...parked.record, version: working.version + 1 } };
+  };
   const handler = createStreamHandler(() => parts.runtime);
   const deliver = (...records: DynamoDBRecord[]) =>
     handler({ Records: records } satisfies DynamoDBStreamEvent, lambdaContext('StreamFunction'));
@@ -104,6 +123,7 @@ const parentWithChild = async () => {
     token: parked.token,
     changes,
     changeTo,
+    parkedOnApproval,
     deliver,
     parentState,
   };
@@ -111,17 +131,21 @@ const parentWithChild = async () => {
 
 describe('the stream handler (the stand-in)', () => {
   it("records a child's state change on the parent's row, and does not wake the parent for it", async () => {
-    const { changeTo, deliver, parentState, executions, token } = await parentWithChild();
+    const { parkedOnApproval, deliver, parentState, executions, token } = await parentWithChild();
     const before = await parentState();
-    expect(before.row).toMatchObject({ state: 'TASK_STATE_SUBMITTED' });
+    // The child is WORKING from its creation, which took its description in.
+    expect(before.row).toMatchObject({ state: STATES.WORKING });
     expect(before.record.loop.parkToken).toBe(token);
 
-    const working = changeTo(STATES.WORKING);
-    const response = await deliver(streamRecord(working.before, working.after));
+    const parked = parkedOnApproval();
+    const response = await deliver(streamRecord(parked.before, parked.after));
 
     expect(response).toEqual({ batchItemFailures: [] });
     const after = await parentState();
-    expect(after.row).toMatchObject({ state: STATES.WORKING, sub_state: null });
+    expect(after.row).toMatchObject({
+      state: STATES.INPUT_REQUIRED,
+      sub_state: 'awaiting-approval',
+    });
     // The parent's updated Task went to its event log.
     expect(after.events.length).toBe(before.events.length + 1);
     expect(after.events.at(-1)?.event.kind).toBe('task');
@@ -192,19 +216,21 @@ describe('the stream handler (the stand-in)', () => {
   });
 
   it('ends where it was, with no new event, note or wake, when a whole batch already applied is delivered again', async () => {
-    const { changeTo, deliver, parentState, executions, token } = await parentWithChild();
-    const working = changeTo(STATES.WORKING);
-    const completed = changeTo(STATES.COMPLETED);
+    const { changeTo, parkedOnApproval, deliver, parentState, executions, token } =
+      await parentWithChild();
+    const parked = parkedOnApproval();
+    // Its ending then follows the park it approved.
+    const ended = changeTo(STATES.COMPLETED).after;
     const batch = [
-      streamRecord(working.before, working.after),
-      streamRecord(completed.before, completed.after),
+      streamRecord(parked.before, parked.after),
+      streamRecord(parked.after, { ...ended, version: parked.after.version + 1 }),
     ];
     await deliver(...batch);
     const once = await parentState();
 
     expect(await deliver(...batch)).toEqual({ batchItemFailures: [] });
 
-    // (The older record briefly puts the row back to WORKING on the way: rows carry no child
+    // (The older record briefly puts the row back to INPUT_REQUIRED on the way: rows carry no child
     // version to refuse an older change with. The end state, events and wakes are unchanged.)
     const twice = await parentState();
     expect(twice.record.task).toEqual(once.record.task);
