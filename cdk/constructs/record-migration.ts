@@ -30,7 +30,7 @@ export class RecordMigration extends Construct {
 
   constructor(scope: Construct, id: string, props: RecordMigrationProps) {
     super(scope, id);
-    this.function = new HarnessFunction(this, 'Function', {
+    this.function = new HarnessFunction(this, 'MigrationFunction', {
       entry: handlerEntry('migrate'),
       description: 'tiny-harness: migrates the task records an earlier build stored, at deployment',
       timeout: Duration.minutes(15),

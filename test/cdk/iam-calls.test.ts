@@ -179,7 +179,7 @@ const CALLS: Record<string, { entry: string; calls: string[]; notCalled: Reason[
     notCalled: ['stop', 'describe', 'sendTaskFailure', 'scan', 'resume'],
   },
   // The migration at deployment: it scans for whole records and commits each as read.
-  'RecordMigration/Function': {
+  'RecordMigration/MigrationFunction': {
     entry: 'migrate',
     calls: [...TABLE_READS, 'Scan', ...TASK_WRITES],
     notCalled: [],

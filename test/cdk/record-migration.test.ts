@@ -10,8 +10,8 @@ import {
 } from './support/synth.js';
 
 const { template } = synthHarness();
-const functionId = logicalIdAt(template, 'RecordMigration/Function');
-const fn = resourceAt(template, 'RecordMigration/Function') as unknown as {
+const functionId = logicalIdAt(template, 'RecordMigration/MigrationFunction');
+const fn = resourceAt(template, 'RecordMigration/MigrationFunction') as unknown as {
   Properties: {
     Timeout: number;
     Code: { S3Key: string };
@@ -56,7 +56,7 @@ describe('the migration of task records at deployment', () => {
   it('gives each call 15 minutes, the table, and no access beyond it', () => {
     expect(fn.Properties.Timeout).toBe(900);
     expect(fn.Properties.Environment.Variables[ENV.table]).toBeDefined();
-    const role = logicalIdAt(template, 'RecordMigration/FunctionRole');
+    const role = logicalIdAt(template, 'RecordMigration/MigrationFunctionRole');
     const actions = statementsOfRole(template, role).flatMap((statement) => statement.actions);
     expect(actions.filter((action) => action.startsWith('dynamodb:')).sort()).toEqual(
       [
