@@ -34,6 +34,7 @@ import {
   type TaskExtension,
 } from '../../core/task/extension.schema.js';
 import { utf8Bytes } from '../../core/utf8-bytes.js';
+import type { Item, ItemImage } from './item-shape.js';
 import { loopFromStored, storedLoopJson } from './loop-codec.js';
 import { packedText, unpackedText } from './packed-text.js';
 import {
@@ -58,25 +59,7 @@ import {
   withParts,
 } from './task-parts.js';
 
-export type Item = Record<string, AttributeValue>;
-
-/**
- * An item image as DynamoDB, DynamoDB Streams (SDK) and `aws-lambda` stream events all shape it:
- * the decoders accept any of them.
- */
-export type ItemImage = Readonly<
-  Record<
-    string,
-    {
-      S?: string | undefined;
-      N?: string | undefined;
-      NULL?: boolean | undefined;
-      BOOL?: boolean | undefined;
-      SS?: readonly string[] | undefined;
-      L?: readonly { S?: string | undefined }[] | undefined;
-    }
-  >
->;
+export type { Item, ItemImage };
 
 // ---------------------------------------------------------------------------------------------
 // Keys

@@ -1,7 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { TASK_METADATA_KEY } from '../../core/a2a/identifiers.js';
 import { InvalidTaskRecordError } from '../../core/errors.js';
-import type { Item, ItemImage } from './item-codec.js';
+import type { Item, ItemImage } from './item-shape.js';
 import { isJsonObject } from './json-shape.js';
 import {
   ATTR,
