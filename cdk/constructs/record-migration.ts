@@ -21,8 +21,12 @@ export interface RecordMigrationProps {
   readonly environment: Record<string, string>;
 }
 
-/** The longest a deployment waits for the migration; the framework's own limit. */
-export const MIGRATION_TOTAL_TIMEOUT = Duration.hours(2);
+/**
+ * How long the framework asks: CloudFormation's own limit on a custom resource (an hour). The
+ * migration says it is complete well before it (functions/handlers/migrate.ts,
+ * `MIGRATION_WAIT_MS`), so it never times out a deployment.
+ */
+export const MIGRATION_TOTAL_TIMEOUT = Duration.hours(1);
 
 export class RecordMigration extends Construct {
   readonly function: HarnessFunction;

@@ -617,7 +617,9 @@ describe('DynamoDB table and items', () => {
       if (slice.done) break;
     }
     const last = slices.at(-1)!;
-    expect(last).toEqual({ found: 2, moved: 2, done: true });
+    expect(last).toEqual({ found: 2, moved: 2, done: true, startedAt: expect.any(String) });
+    // Every call of the run says when its first began.
+    expect(new Set(slices.map((slice) => slice.startedAt)).size).toBe(1);
     // The table holds many more items than records: the run took many calls, none of them twice.
     expect(slices.length).toBeGreaterThan(3);
     expect(slices.slice(0, -1).every((slice) => !slice.done)).toBe(true);
@@ -629,6 +631,7 @@ describe('DynamoDB table and items', () => {
       found: 0,
       moved: 0,
       done: true,
+      startedAt: expect.any(String),
     });
   });
 

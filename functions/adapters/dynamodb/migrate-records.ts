@@ -23,6 +23,8 @@ export interface MigrationReport {
 /** What one run of a resumable migration did, and whether the table's scan is at its end. */
 export interface MigrationSlice extends MigrationReport {
   done: boolean;
+  /** When the run's first call began (ISO 8601): how long its deployment has waited. */
+  startedAt: string;
 }
 
 /**
@@ -145,7 +147,8 @@ export const migrateTaskRecordsResumably = async (
   run: string,
   hasTime: () => boolean,
   /** Items a page evaluates (tests take small pages); DynamoDB's 1 MB page when unset. */
-  pageSize?: number
+  pageSize?: number,
+  now: () => Date = () => new Date()
 ): Promise<MigrationSlice> => {
   const store = new DynamoDbTaskStore({ client, tableName });
   const stored = (
@@ -157,7 +160,8 @@ export const migrateTaskRecordsResumably = async (
     found: Number(stored?.found?.N ?? 0),
     moved: Number(stored?.moved?.N ?? 0),
   };
-  if (stored?.done?.BOOL === true) return { ...report, done: true };
+  const startedAt = stored?.started_at?.S ?? now().toISOString();
+  if (stored?.done?.BOOL === true) return { ...report, done: true, startedAt };
   let startKey: Item | undefined =
     stored?.cursor?.S === undefined ? undefined : (JSON.parse(stored.cursor.S) as Item);
   do {
@@ -174,10 +178,11 @@ export const migrateTaskRecordsResumably = async (
           found: { N: String(report.found) },
           moved: { N: String(report.moved) },
           done: { BOOL: startKey === undefined },
+          started_at: { S: startedAt },
           ...(startKey === undefined ? {} : { cursor: { S: JSON.stringify(startKey) } }),
         },
       })
     );
   } while (startKey !== undefined && hasTime());
-  return { ...report, done: startKey === undefined };
+  return { ...report, done: startKey === undefined, startedAt };
 };

@@ -4,11 +4,18 @@ import { createLogger } from '../../../functions/adapters/system/logger.js';
 import {
   createMigrationHandler,
   MIGRATION_RESOURCE_ID,
+  MIGRATION_WAIT_MS,
   TIME_KEPT_MS,
 } from '../../../functions/handlers/migrate.js';
 
-/** A migration that takes `calls` calls to finish, moving one record each, and logs its lines. */
-const migrationOf = (calls: number) => {
+const STARTED = '2026-12-07T10:00:00.000Z';
+const minutesIn = (minutes: number) => new Date(Date.parse(STARTED) + minutes * 60_000);
+
+/**
+ * A migration that takes `calls` calls to finish, moving one record each, begun at STARTED, and
+ * its handler, at `clock` (a minute in, unless told).
+ */
+const migrationOf = (calls: number, clock: () => Date = () => minutesIn(1)) => {
   const seen: { run: string; hadTime: boolean }[] = [];
   const lines: string[] = [];
   const runtime = {
@@ -16,10 +23,10 @@ const migrationOf = (calls: number) => {
     migrate: async (run: string, hasTime: () => boolean): Promise<MigrationSlice> => {
       seen.push({ run, hadTime: hasTime() });
       const n = seen.length;
-      return { found: n, moved: n, done: n >= calls };
+      return { found: n, moved: n, done: n >= calls, startedAt: STARTED };
     },
   };
-  return { handler: createMigrationHandler(() => runtime), seen, lines };
+  return { handler: createMigrationHandler(() => runtime, clock), seen, lines };
 };
 
 const context = (remainingMs: number) => ({ getRemainingTimeInMillis: () => remainingMs });
@@ -45,7 +52,7 @@ describe('the migration at deployment (the provider framework’s calls)', () =>
     expect(await handler(asking, context(900_000) as never)).toEqual({ IsComplete: false });
     expect(await handler(asking, context(900_000) as never)).toEqual({
       IsComplete: true,
-      Data: { Found: 3, Moved: 3 },
+      Data: { Found: 3, Moved: 3, Done: true },
     });
     expect(seen.map((call) => call.run)).toEqual(['req-7', 'req-7', 'req-7']);
     expect(lines.map((line) => JSON.parse(line))).toEqual(
@@ -67,6 +74,25 @@ describe('the migration at deployment (the provider framework’s calls)', () =>
     await handler(asking, context(TIME_KEPT_MS + 1) as never);
     await handler(asking, context(TIME_KEPT_MS) as never);
     expect(seen.map((call) => call.hadTime)).toEqual([true, false]);
+  });
+
+  it('lets the deployment go on, unfinished and said so, once it has waited MIGRATION_WAIT_MS', async () => {
+    let now = minutesIn(1);
+    const { handler, lines } = migrationOf(1_000, () => now);
+    const asking = { ...request('Update'), MigrationRun: 'req-7' };
+    expect(await handler(asking, context(900_000) as never)).toEqual({ IsComplete: false });
+    now = new Date(Date.parse(STARTED) + MIGRATION_WAIT_MS - 1);
+    expect(await handler(asking, context(900_000) as never)).toEqual({ IsComplete: false });
+    now = new Date(Date.parse(STARTED) + MIGRATION_WAIT_MS);
+    expect(await handler(asking, context(900_000) as never)).toEqual({
+      IsComplete: true,
+      Data: { Found: 3, Moved: 3, Done: false },
+    });
+    expect(JSON.parse(lines.at(-1) ?? '{}')).toMatchObject({
+      level: 'warn',
+      message: 'task records migration left unfinished: the deployment goes on',
+      run: 'req-7',
+    });
   });
 
   it('migrates nothing when the stack is deleted, and keeps the physical id', async () => {
