@@ -5,7 +5,7 @@ import { InvalidEnvelopeError } from '../errors.js';
 import { withDefaultBudget } from '../loop/budget.js';
 import { accountCreditOf } from '../loop/budget-account.js';
 import type { LoopDeps } from '../loop/deps.js';
-import { foldedOnCreation } from '../loop/drain.js';
+import { foldedForModel } from '../loop/drain.js';
 import type { InboxItemDraft } from '../loop/inbox.schema.js';
 import { initialLoopState } from '../loop/loop-state.schema.js';
 import { changeOf, type StateChanged } from '../loop/records.js';
@@ -195,7 +195,7 @@ export const firstMessageWrites = (
 
 /**
  * A creation whose first message its first drain would fold and take to the model, with the
- * message folded by the creation itself (`foldedOnCreation`): the task is WORKING from its first
+ * message folded by the creation itself (`foldedForModel`): the task is WORKING from its first
  * commit, the message's id is kept as seen (no inbox item, no seq), and the first turn's drain
  * has nothing to write. Any other creation as it is: its message waits in the inbox.
  */
@@ -204,12 +204,11 @@ export const withFirstMessageFolded = (
   agentId: string,
   now: string
 ): { commit: Extract<TaskCommit, { kind: 'create' }>; stateChanges: StateChanged[] } => {
+  const unchanged = { commit, stateChanges: [] };
   const [first, ...others] = commit.enqueue ?? [];
-  const folded =
-    first?.kind === 'message' && others.length === 0
-      ? foldedOnCreation(changeOf(commit.record), first, agentId, now)
-      : undefined;
-  if (first?.kind !== 'message' || folded === undefined) return { commit, stateChanges: [] };
+  if (first?.kind !== 'message' || others.length > 0) return unchanged;
+  const folded = foldedForModel(changeOf(commit.record), first, agentId, now);
+  if (folded === undefined) return unchanged;
   return {
     commit: {
       ...commit,

@@ -80,20 +80,12 @@ export const foldedOnClaim = (
 };
 
 /**
- * A new task's first message, folded into the transcript by the commit that creates the task,
- * when the first drain would fold it and go to the model: the task is WORKING from its creation,
- * and its first turn's drain has nothing to write. Undefined otherwise (a participant task's
- * first message, which is for its assignee and not the model): it waits in the inbox.
+ * `message` folded into the transcript and the task WORKING, when reading it leads to the model
+ * and to nothing else (no completion request, no question left open); undefined otherwise. The
+ * claim of a parked task uses it, and a new task's creation (its first drain then has nothing to
+ * write); a participant task's first message, which is for its assignee, stays in the inbox.
  */
-export const foldedOnCreation = (
-  change: Change,
-  message: Extract<InboxItemDraft, { kind: 'message' }>,
-  agentId: string,
-  now: string
-): Change | undefined => foldedForModel(change, message, agentId, now);
-
-/** `message` folded, WORKING, when reading it leads to the model and to nothing else. */
-const foldedForModel = (
+export const foldedForModel = (
   change: Change,
   message: Extract<InboxItemDraft, { kind: 'message' }>,
   agentId: string,
