@@ -38,9 +38,9 @@ export const MigrationEventSchema = z.object({
 /**
  * The migration of a deployment (cdk/constructs/record-migration.ts). Its first call names the
  * run (the request's id: a deployment's calls share it, a later deployment migrates again); each
- * later call moves the parts of the records still stored whole while it has time, and says
- * whether the table's scan is at its end. The deployment waits until it is (the framework asks
- * again every few seconds), or `MIGRATION_WAIT_MS`: records not yet moved are read as they are.
+ * later call, while it has time, writes the records an earlier build stored as this build does,
+ * and says whether the table's scan is at its end. The deployment waits until it is (the framework asks
+ * again every few seconds), or `MIGRATION_WAIT_MS`: records not yet written are read as they are.
  */
 export const createMigrationHandler = (
   runtime: () => MigrationRuntime,

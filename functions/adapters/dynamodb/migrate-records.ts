@@ -66,7 +66,7 @@ const storedEarlier = (item: Item): boolean =>
  * where its log begins. A record written since the scan (its writer did the same), changed
  * meanwhile, or unreadable (its readers refuse it) is left as it is.
  */
-const moveParts = async (store: DynamoDbTaskStore, item: Item): Promise<boolean> => {
+const writeAsThisBuild = async (store: DynamoDbTaskStore, item: Item): Promise<boolean> => {
   try {
     const record = await store.get(taskIdOfKey(item));
     if (record === undefined) return false;
@@ -85,7 +85,7 @@ const moveParts = async (store: DynamoDbTaskStore, item: Item): Promise<boolean>
  * The scan of task records an earlier build stored (no `parts_apart`, or no `log_evt0`), one page
  * at a time.
  */
-const wholeRecordsScan = (tableName: string, startKey: Item | undefined, pageSize?: number) =>
+const earlierRecordsScan = (tableName: string, startKey: Item | undefined, pageSize?: number) =>
   new ScanCommand({
     ...(pageSize === undefined ? {} : { Limit: pageSize }),
     TableName: tableName,
@@ -100,15 +100,33 @@ const wholeRecordsScan = (tableName: string, startKey: Item | undefined, pageSiz
     ExclusiveStartKey: startKey,
   });
 
-/** Writes the records of one page an earlier build stored; the page's found and moved counts. */
-const migratePage = async (
-  store: DynamoDbTaskStore,
-  items: readonly Item[]
-): Promise<MigrationReport> => {
-  const whole = items.filter(storedEarlier);
-  let moved = 0;
-  for (const item of whole) if (await moveParts(store, item)) moved++;
-  return { found: whole.length, moved };
+/**
+ * Scans on from `startKey` a page at a time, writing each record of a page an earlier build
+ * stored as this build does, while there is more and `goOn()` (asked after each page, once
+ * `afterPage` has kept the counts so far and the next page's key). The counts add to `report`.
+ */
+const migratePages = async (
+  client: DynamoDBClient,
+  tableName: string,
+  from: { startKey: Item | undefined; report: MigrationReport },
+  options: {
+    goOn: () => boolean;
+    pageSize?: number | undefined;
+    afterPage?: (report: MigrationReport, next: Item | undefined) => Promise<unknown>;
+  }
+): Promise<{ report: MigrationReport; next: Item | undefined }> => {
+  const store = new DynamoDbTaskStore({ client, tableName });
+  const report = { ...from.report };
+  let next = from.startKey;
+  do {
+    const page = await client.send(earlierRecordsScan(tableName, next, options.pageSize));
+    const earlier = (page.Items ?? []).filter(storedEarlier);
+    report.found += earlier.length;
+    for (const item of earlier) if (await writeAsThisBuild(store, item)) report.moved++;
+    next = page.LastEvaluatedKey;
+    await options.afterPage?.(report, next);
+  } while (next !== undefined && options.goOn());
+  return { report, next };
 };
 
 /**
@@ -120,19 +138,15 @@ const migratePage = async (
 export const migrateTaskRecords = async (
   client: DynamoDBClient,
   tableName: string
-): Promise<MigrationReport> => {
-  const store = new DynamoDbTaskStore({ client, tableName });
-  const report = { found: 0, moved: 0 };
-  let startKey: Item | undefined;
-  do {
-    const page = await client.send(wholeRecordsScan(tableName, startKey));
-    const { found, moved } = await migratePage(store, page.Items ?? []);
-    report.found += found;
-    report.moved += moved;
-    startKey = page.LastEvaluatedKey;
-  } while (startKey !== undefined);
-  return report;
-};
+): Promise<MigrationReport> =>
+  (
+    await migratePages(
+      client,
+      tableName,
+      { startKey: undefined, report: { found: 0, moved: 0 } },
+      { goOn: () => true }
+    )
+  ).report;
 
 /**
  * The same migration, resumable: a deployment's run (`run`, the same for every call of one
@@ -150,39 +164,39 @@ export const migrateTaskRecordsResumably = async (
   pageSize?: number,
   now: () => Date = () => new Date()
 ): Promise<MigrationSlice> => {
-  const store = new DynamoDbTaskStore({ client, tableName });
   const stored = (
     await client.send(
       new GetItemCommand({ TableName: tableName, Key: runKey(run), ConsistentRead: true })
     )
   ).Item;
-  const report = {
-    found: Number(stored?.found?.N ?? 0),
-    moved: Number(stored?.moved?.N ?? 0),
-  };
+  const soFar = { found: Number(stored?.found?.N ?? 0), moved: Number(stored?.moved?.N ?? 0) };
   const startedAt = stored?.started_at?.S ?? now().toISOString();
-  if (stored?.done?.BOOL === true) return { ...report, done: true, startedAt };
-  let startKey: Item | undefined =
-    stored?.cursor?.S === undefined ? undefined : (JSON.parse(stored.cursor.S) as Item);
-  do {
-    const page = await client.send(wholeRecordsScan(tableName, startKey, pageSize));
-    const { found, moved } = await migratePage(store, page.Items ?? []);
-    report.found += found;
-    report.moved += moved;
-    startKey = page.LastEvaluatedKey;
-    await client.send(
-      new PutItemCommand({
-        TableName: tableName,
-        Item: {
-          ...runKey(run),
-          found: { N: String(report.found) },
-          moved: { N: String(report.moved) },
-          done: { BOOL: startKey === undefined },
-          started_at: { S: startedAt },
-          ...(startKey === undefined ? {} : { cursor: { S: JSON.stringify(startKey) } }),
-        },
-      })
-    );
-  } while (startKey !== undefined && hasTime());
-  return { ...report, done: startKey === undefined, startedAt };
+  if (stored?.done?.BOOL === true) return { ...soFar, done: true, startedAt };
+  const { report, next } = await migratePages(
+    client,
+    tableName,
+    {
+      startKey: stored?.cursor?.S === undefined ? undefined : (JSON.parse(stored.cursor.S) as Item),
+      report: soFar,
+    },
+    {
+      goOn: hasTime,
+      pageSize,
+      afterPage: (counts, after) =>
+        client.send(
+          new PutItemCommand({
+            TableName: tableName,
+            Item: {
+              ...runKey(run),
+              found: { N: String(counts.found) },
+              moved: { N: String(counts.moved) },
+              done: { BOOL: after === undefined },
+              started_at: { S: startedAt },
+              ...(after === undefined ? {} : { cursor: { S: JSON.stringify(after) } }),
+            },
+          })
+        ),
+    }
+  );
+  return { ...report, done: next === undefined, startedAt };
 };
