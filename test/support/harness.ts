@@ -13,7 +13,7 @@ import {
   type InProcessHarnessOptions,
 } from '../../functions/core/testing/in-process-harness.js';
 import { ScriptedModel, type ScriptedReply } from '../../functions/core/testing/scripted-model.js';
-import { textMessage } from './messages.js';
+import { envelopeMessage, textMessage } from './messages.js';
 
 export const ALICE = 'alice';
 export const BOB = 'bob';
@@ -27,6 +27,21 @@ export const harnessWith = (
   const model = new ScriptedModel(replies);
   return { harness: new InProcessHarness({ ...options, model }), model };
 };
+
+/** A task Alice starts (saying `text`) with Bob on it as a watcher. */
+export const sharedWithBob = (harness: InProcessHarness, text = 'hello') =>
+  harness.start(
+    envelopeMessage(
+      'task',
+      {
+        name: 'Shared',
+        goal: 'Work together',
+        participants: [{ id: BOB, kind: 'human', role: 'watcher' }],
+      },
+      { text }
+    ),
+    ALICE
+  );
 
 /** What a test asserts on: the A2A state name, the sub-state, the extension. */
 export const view = (record: TaskRecord) => ({

@@ -11,9 +11,10 @@ import {
   compactedAtThirdMessage,
   harnessWith,
   STATES,
+  sharedWithBob,
   view,
 } from '../../support/harness.js';
-import { envelopeMessage, textMessage } from '../../support/messages.js';
+import { textMessage } from '../../support/messages.js';
 
 const AGENT = 'tiny-harness';
 
@@ -34,21 +35,6 @@ const conversation = async (turns: number, extra: ScriptedReply[] = []) => {
 const texts = (entries: readonly HistoryEntry[]) =>
   entries.flatMap((entry) =>
     entry.kind === 'participant_message' || entry.kind === 'assistant_message' ? [entry.text] : []
-  );
-
-/** A task Alice starts with Bob on it as a watcher. */
-const sharedWithBob = (harness: ReturnType<typeof harnessWith>['harness']) =>
-  harness.start(
-    envelopeMessage(
-      'task',
-      {
-        name: 'Shared',
-        goal: 'Work together',
-        participants: [{ id: BOB, kind: 'human', role: 'watcher' }],
-      },
-      { text: 'hello' }
-    ),
-    ALICE
   );
 
 describe('forking a task from a point in its history', () => {

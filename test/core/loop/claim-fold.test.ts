@@ -5,7 +5,7 @@ import { startTask } from '../../../functions/core/intake/start-task.js';
 import { takeTurn } from '../../../functions/core/loop/take-turn.js';
 import type { TaskRecord } from '../../../functions/core/ports/task-store.js';
 import { stateOf } from '../../../functions/core/task/a2a-task.js';
-import { ALICE, harnessWith } from '../../support/harness.js';
+import { ALICE, BOB, harnessWith, sharedWithBob } from '../../support/harness.js';
 import { textMessage } from '../../support/messages.js';
 
 type Harness = ReturnType<typeof harnessWith>['harness'];
@@ -103,6 +103,24 @@ describe('the claim of a parked conversation', () => {
     );
     expect(again.result).toMatchObject({ accepted: true, duplicate: true });
     expect(again.commits.filter((one) => one.result.record !== undefined)).toEqual([]);
+  });
+
+  it("folds a watcher's message as the watcher's, like any participant's", async () => {
+    const { harness, model } = harnessWith([{ text: 'Hello.' }, { text: 'Noted, Bob.' }]);
+    const started = await sharedWithBob(harness, 'hi');
+    const taskId = started.task.id;
+    const message = textMessage('a word from Bob');
+    const received = await counted(harness, taskId, () =>
+      receiveMessage(harness.deps, { taskId, message, sender: BOB })
+    );
+    expect(received.result).toMatchObject({ accepted: true, seq: 0 });
+    const [claim] = received.commits;
+    if (claim?.commit.kind !== 'update') throw new Error('expected the claim’s update');
+    expect(claim.commit.history).toEqual([
+      expect.objectContaining({ kind: 'participant_message', participantId: BOB }),
+    ]);
+    await takeTurn(harness.deps, refOf(claim.result.record as TaskRecord));
+    expect(model.requests[1]?.input.at(-1)).toMatchObject({ text: `[${BOB}] a word from Bob` });
   });
 
   it('leaves the message in the inbox, behind what waits there, for the drain to fold in order', async () => {
