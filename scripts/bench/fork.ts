@@ -1,3 +1,4 @@
+import { SORT_KEY, SORT_KEY_VALUE } from '../../functions/adapters/dynamodb/table.js';
 import type { LocalStack } from '../../functions/local/local-stack.js';
 import type { BenchFigures } from './figures.js';
 import { callJsonRpc, sendMessage, userMessage, waitParked } from './local-client.js';
@@ -12,7 +13,7 @@ const createsTask = (input: unknown): boolean =>
       action as { Put?: { Item?: Record<string, { S?: string }>; ConditionExpression?: string } }
     ).Put;
     return (
-      put?.Item?.sk?.S === 'TASK' &&
+      put?.Item?.[SORT_KEY]?.S === SORT_KEY_VALUE.task &&
       (put.ConditionExpression ?? '').includes('attribute_not_exists')
     );
   });
