@@ -144,7 +144,9 @@ export const buildLoopRuntime = (config: RuntimeConfig, parts: LoopParts): LoopR
     logger,
   });
   // A transcript read once is not read again: each turn asks only for what is new.
-  const store = new TranscriptCache(new DynamoDbTaskStore(table));
+  const store = new TranscriptCache(
+    new DynamoDbTaskStore({ ...table, agentId: config.TINY_HARNESS_AGENT_ID })
+  );
   const tracing = buildTracing(config, (taskId) => store.get(taskId));
   loop = {
     store:

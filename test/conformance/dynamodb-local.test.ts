@@ -36,6 +36,7 @@ import {
   migrateTaskRecordsResumably,
 } from '../../functions/adapters/dynamodb/migrate-records.js';
 import { unpackedText } from '../../functions/adapters/dynamodb/packed-text.js';
+import { SEEN_ON_RECORD_CHARACTERS } from '../../functions/adapters/dynamodb/seen-at-creation.js';
 import {
   ATTR,
   INDEX_BY_PENDING_START,
@@ -47,7 +48,7 @@ import { TASK_METADATA_KEY } from '../../functions/core/a2a/identifiers.js';
 import { intakeAuditKey } from '../../functions/core/audit/intake-key.js';
 import { ConcurrencyConflictError, InvalidTaskRecordError } from '../../functions/core/errors.js';
 import { buildPlan } from '../../functions/core/plan/plan.js';
-import type { TaskRecord } from '../../functions/core/ports/task-store.js';
+import type { TaskCommit, TaskRecord } from '../../functions/core/ports/task-store.js';
 import { readExtension, withExtension } from '../../functions/core/task/a2a-task.js';
 import {
   type DynamoDbLocal,
@@ -85,7 +86,8 @@ afterAll(async () => {
 describeTaskStoreContract('DynamoDbTaskStore', async () => {
   const { tableName } = await freshTable();
   return {
-    store: new DynamoDbTaskStore({ client, tableName }),
+    agentId: 'tiny-harness',
+    store: new DynamoDbTaskStore({ client, tableName, agentId: 'tiny-harness' }),
     events: new DynamoDbEventLog({ client, tableName }),
     pushConfigs: new DynamoDbPushConfigStore({ client, tableName }),
   };
@@ -351,7 +353,7 @@ describe('DynamoDB table and items', () => {
       { step: 'initialize' }
     );
     return {
-      store: new DynamoDbTaskStore({ client: recording, tableName }),
+      store: new DynamoDbTaskStore({ client: recording, tableName, agentId: 'tiny-harness' }),
       written,
       read,
       recording,
@@ -929,6 +931,49 @@ describe('DynamoDB table and items', () => {
       'audit:m-3': { message_id: 'm-3', accepted: false },
       other: 1,
     });
+  });
+
+  it('keeps a new task’s seen ids on its record, their rows in its log, and refuses them after', async () => {
+    const { store: recorded, written } = recordingStore();
+    const taskId = uid('task');
+    const long = `m-${'x'.repeat(SEEN_ON_RECORD_CHARACTERS)}`;
+    const row = (id: string) => ({ key: intakeAuditKey(id), value: { message_id: id } });
+    await recorded.commit({
+      kind: 'create',
+      // The agent's own id is a participant no membership item lists.
+      record: makeRecord(taskId, { participants: ['alice', 'tiny-harness'] }),
+      seen: ['first', long],
+      audit: [row('first'), row(long)],
+    });
+    // The short id is on the record; the long one keeps its marker, with its row.
+    expect(written).toEqual([
+      ['TASK', 'PART#alice', expect.stringMatching(/^LOG#/), `INBOXID#${long}`],
+    ]);
+    expect(await store.inboxSeqOf(taskId, 'first')).toBe(0);
+    expect(await store.inboxSeqOf(taskId, long)).toBe(0);
+    expect(await store.inboxSeqOf(taskId, 'never')).toBeUndefined();
+    const records = await new DynamoDbTaskRecords({ client, tableName }).all(taskId);
+    expect(Object.fromEntries(records)).toEqual({
+      'audit:first': { message_id: 'first' },
+      [`audit:${long}`]: { message_id: long },
+    });
+    const created = (await store.get(taskId))!;
+    const message = {
+      kind: 'message',
+      id: 'first',
+      participantId: 'alice',
+      source: 'human',
+      text: 'again',
+    } as const;
+    for (const commit of [
+      { kind: 'guarded', taskId, unparked: false, enqueue: [message] },
+      { kind: 'guarded', taskId, unparked: false, seen: ['first'] },
+      { kind: 'update', base: created, record: created, enqueue: [message] },
+    ] satisfies TaskCommit[]) {
+      await expect(store.commit(commit)).rejects.toBeInstanceOf(ConcurrencyConflictError);
+    }
+    expect(await store.readInbox(taskId)).toEqual([]);
+    expect(await store.get(taskId)).toEqual(created);
   });
 
   it('reads an earlier build’s transcript, events and audit records before the log items that follow them', async () => {

@@ -9,8 +9,9 @@ import { describeRemoteLinksContract } from './remote-links.contract.js';
 import { describeTaskStoreContract } from './task-store.contract.js';
 
 describeTaskStoreContract('InMemoryTaskStore', async () => {
-  const store = new InMemoryTaskStore();
+  const store = new InMemoryTaskStore({ agentId: 'tiny-harness' });
   return {
+    agentId: 'tiny-harness',
     store,
     events: new InMemoryEventLog(store),
     pushConfigs: new InMemoryPushConfigStore(store),

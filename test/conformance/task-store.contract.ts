@@ -17,6 +17,7 @@ import type {
   TaskRecord,
   TaskStore,
 } from '../../functions/core/ports/task-store.js';
+import { readExtension } from '../../functions/core/task/a2a-task.js';
 import { MAX_PARTICIPANTS } from '../../functions/core/task/extension.schema.js';
 import { changed, goalOf, makeRecord, type TaskOptions, uid } from './fixtures.js';
 
@@ -26,6 +27,8 @@ export interface TaskStoreFixture {
   events: EventLog;
   pushConfigs: PushConfigStore;
   cleanup?: () => Promise<void>;
+  /** The agent's own id, when the store was told it (it lists no task under it). */
+  agentId?: string;
 }
 
 const message = (id: string, text = `text of ${id}`): InboxItemDraft => ({
@@ -594,6 +597,20 @@ export const describeTaskStoreContract = (
           [both, onlyBob].sort()
         );
         expect(await store.list({ participantId: uid('nobody') })).toEqual([]);
+      });
+
+      it('lists no task under the agent’s own id, and the others’ tasks as before', async () => {
+        const { agentId } = fixture;
+        if (agentId === undefined) return;
+        const alice = uid('alice');
+        const task = uid('task');
+        const created = await create(makeRecord(task, { participants: [agentId, alice] }));
+        await update(created, changed(created, { participants: [alice, agentId, uid('bob')] }));
+        expect(ids(await store.list({ participantId: alice }))).toEqual([task]);
+        expect(await store.list({ participantId: agentId })).toEqual([]);
+        // The agent is still a participant of the task as read.
+        const participants = readExtension((await store.get(task))!.task).participants;
+        expect(participants.map((participant) => participant.id)).toContain(agentId);
       });
 
       it('with both filters lists the tasks matching both', async () => {

@@ -61,6 +61,12 @@ import {
 import { encodeLogItem } from './log-item.js';
 import { LogOrigins, readAuditRecords, readLoggedHistory } from './log-reads.js';
 import {
+  notSeenAtCreation,
+  seenAtCreationApart,
+  seenAtCreationAttribute,
+  wasSeenAtCreation,
+} from './seen-at-creation.js';
+import {
   ATTR,
   availableAttribute,
   INDEX_BY_CONTEXT,
@@ -131,6 +137,7 @@ export class DynamoDbTaskStore implements TaskStore {
   readonly #client: DynamoDBClient;
   readonly #table: string;
   readonly #parts: TaskPartCache | undefined;
+  readonly #agentId: string | undefined;
   /** Where the log of each task this store has read or written begins. */
   readonly #origins = new LogOrigins();
 
@@ -139,9 +146,19 @@ export class DynamoDbTaskStore implements TaskStore {
    * them). A process keeps one for as long as it runs: a warm Lambda's next read of the same task
    * reads its record alone.
    */
-  constructor(options: DynamoDbTableOptions & { partCache?: TaskPartCache | false }) {
+  constructor(
+    options: DynamoDbTableOptions & {
+      partCache?: TaskPartCache | false;
+      /**
+       * The agent's own id: a participant of every task it works and never a caller (identity
+       * refuses it), so no membership item lists a task under it, and `list` by it finds none.
+       */
+      agentId?: string | undefined;
+    }
+  ) {
     this.#client = options.client;
     this.#table = options.tableName;
+    this.#agentId = options.agentId;
     this.#parts =
       options.partCache === false ? undefined : (options.partCache ?? new TaskPartCache());
   }
@@ -175,7 +192,12 @@ export class DynamoDbTaskStore implements TaskStore {
     if (commit.kind === 'guarded') inbox.apart.push(...enqueued);
     // Everything else is encoded before any write: a value that would not read back refuses the
     // commit whole.
-    const recordWrite = this.#recordWrite(commit, inbox);
+    // A new task's seen ids (its first message) are on its record: their rows stay in its log.
+    const seen =
+      commit.kind === 'create'
+        ? seenAtCreationApart(commit.seen ?? [])
+        : { onRecord: [], marked: commit.seen ?? [] };
+    const recordWrite = this.#recordWrite(commit, inbox, seen.onRecord);
     const put = (item: Item, condition?: string): TransactWriteItem => ({
       Put: {
         TableName: this.#table,
@@ -189,7 +211,7 @@ export class DynamoDbTaskStore implements TaskStore {
     // id was taken in, where, and how.
     const { rows, audit } = intakeRowsApart(commit.audit ?? [], [
       ...enqueued.map((item) => item.id),
-      ...(commit.seen ?? []),
+      ...seen.marked,
     ]);
     const marker = (id: string, seq: number) =>
       put(
@@ -222,7 +244,7 @@ export class DynamoDbTaskStore implements TaskStore {
         splitData(encodeInboxItem(taskId, item)).map((stored) => put(stored))
       ),
       ...enqueued.map((item) => marker(item.id, item.seq)),
-      ...(commit.seen ?? []).map((id) => marker(id, 0)),
+      ...seen.marked.map((id) => marker(id, 0)),
       ...(commit.kind === 'guarded' ? audit : []).flatMap((entry) =>
         splitData(encodeOnce(taskId, entry.key, entry.value)).map((item) => put(item))
       ),
@@ -284,6 +306,7 @@ export class DynamoDbTaskStore implements TaskStore {
     const { contextId, participantId, startPendingBefore } = query;
     // No task is indexed under an empty id: an empty filter matches nothing (never "everything").
     if (contextId === '' || participantId === '') return [];
+    if (participantId !== undefined && participantId === this.#agentId) return [];
 
     // The index entries say which tasks; the records come from a consistent read, and are checked
     // against the filter again, so a lagging index never yields a stale or wrong task.
@@ -351,7 +374,18 @@ export class DynamoDbTaskStore implements TaskStore {
   async inboxSeqOf(taskId: string, itemId: string): Promise<number | undefined> {
     if (!isStorableTaskId(taskId)) return undefined;
     const item = await getItem(this.#client, this.#table, key(taskId, inboxIdSk(itemId)));
-    return item === undefined ? undefined : decodeMarkerSeq(item, 'inbox marker');
+    if (item !== undefined) return decodeMarkerSeq(item, 'inbox marker');
+    // No marker: the creation may have taken it in (a new task's first message).
+    const record = await this.#client.send(
+      new GetItemCommand({
+        TableName: this.#table,
+        Key: taskKey(taskId),
+        ProjectionExpression: '#seen0',
+        ExpressionAttributeNames: { '#seen0': ATTR.seenAtCreation },
+        ConsistentRead: true,
+      })
+    );
+    return wasSeenAtCreation(record.Item, itemId) ? 0 : undefined;
   }
 
   /** Reads the task's audit records whole: for tests and tools, never on a turn's path. */
@@ -367,7 +401,8 @@ export class DynamoDbTaskStore implements TaskStore {
    */
   #recordWrite(
     commit: Exclude<TaskCommit, { kind: 'park' | 'reserve' }>,
-    inbox: InboxPlacement
+    inbox: InboxPlacement,
+    seenOnRecord: readonly string[]
   ): {
     actions: TransactWriteItem[];
     record?: TaskRecord;
@@ -378,13 +413,19 @@ export class DynamoDbTaskStore implements TaskStore {
     const enqueued = commit.enqueue?.length ?? 0;
     const apart = inbox.apart.length - inbox.consumedApart.length;
     const ownId = commit.kind === 'guarded' ? commit.taskId : commit.record.task.id;
+    // The ids a later commit takes in: refused, like marked ones, if the creation took them in.
+    const takenIn = [...(commit.enqueue ?? []).map((item) => item.id), ...(commit.seen ?? [])];
     const credit = (commit.budgetCredits ?? [])
       .filter((entry) => entry.taskId === ownId)
       .reduce<BudgetAmounts>((sum, entry) => addAmounts(sum, entry.amounts), {});
     if (commit.kind === 'guarded') {
-      const conditions = [TASK_OPEN, ...(commit.unparked ? [NOT_PARKED] : [])];
       const names: Record<string, string> = { '#pk': PARTITION_KEY, '#state': ATTR.state };
       const values: Item = { ...TERMINAL_STATE_VALUES };
+      const conditions = [
+        TASK_OPEN,
+        ...(commit.unparked ? [NOT_PARKED] : []),
+        ...notSeenAtCreation(names, values, takenIn),
+      ];
       if (commit.unparked) {
         names['#parked'] = ATTR.parked;
         values[':false'] = { BOOL: false };
@@ -421,6 +462,7 @@ export class DynamoDbTaskStore implements TaskStore {
         [ATTR.inboxApart]: { N: String(inbox.apart.length) },
         ...budgetAttributes(credit),
         ...(pushIds.length === 0 ? {} : { [ATTR.pushIds]: { SS: pushIds } }),
+        ...seenAtCreationAttribute(seenOnRecord),
       };
       return {
         actions: [
@@ -434,7 +476,7 @@ export class DynamoDbTaskStore implements TaskStore {
           },
           // The record and its membership items commit together: a listed task always exists
           // and a created task is always listed.
-          ...participantIds.map((participantId) => ({
+          ...this.#listed(participantIds).map((participantId) => ({
             Put: { TableName: this.#table, Item: membershipItem(taskId, participantId) },
           })),
           ...partsWritten.writes,
@@ -467,8 +509,8 @@ export class DynamoDbTaskStore implements TaskStore {
       ],
     };
     // The condition says the stored record is `base`: its participants are the base's.
-    const before = participantIdsOf(commit.base.task);
-    const after = attributes.participantIds;
+    const before = this.#listed(participantIdsOf(commit.base.task));
+    const after = this.#listed(attributes.participantIds);
     const membership: TransactWriteItem[] = [
       ...after
         .filter((id) => !before.includes(id))
@@ -492,6 +534,7 @@ export class DynamoDbTaskStore implements TaskStore {
             enqueued,
             apart,
             credit,
+            takenIn,
           }),
         },
         ...membership,
@@ -521,6 +564,11 @@ export class DynamoDbTaskStore implements TaskStore {
           : { budgetAvailable: commit.base.budgetAvailable }),
       },
     };
+  }
+
+  /** The participants a membership item lists a task under: all but the agent itself. */
+  #listed(participantIds: readonly string[]): string[] {
+    return participantIds.filter((id) => id !== this.#agentId);
   }
 
   /** What a commit that writes the record says, as its log item (none when it says nothing). */
@@ -766,6 +814,7 @@ export class DynamoDbTaskStore implements TaskStore {
       enqueued: number;
       apart: number;
       credit: BudgetAmounts;
+      takenIn: readonly string[];
     }
   ) {
     const names: Record<string, string> = { '#version': ATTR.version, '#pushIds': ATTR.pushIds };
@@ -791,6 +840,7 @@ export class DynamoDbTaskStore implements TaskStore {
     const conditions = [
       VERSION_MATCHES,
       read.pushConfigured ? 'attribute_exists(#pushIds)' : 'attribute_not_exists(#pushIds)',
+      ...notSeenAtCreation(names, values, read.takenIn),
     ];
     const adds = recordAdds(names, values, read);
     return {

@@ -8,12 +8,13 @@
  * | ------------------------- | ------------------------ | ----------------------------------------- |
  * | task record               | `TASK`                   | task + loop JSON, `version`, `evt_seq`... |
  * | part of the task record   | `TASK#<part>`            | the plan, the rows: apart, with a `rev`   |
- * | participant membership    | `PART#<participantId>`   | one per participant (`by_participant`)    |
+ * | participant membership    | `PART#<participantId>`   | per participant but the agent itself      |
  * | commit's log              | `LOG#<evt seq>#<version>`| a commit's entries, events, audit records |
  * | history entry (earlier)   | `HIST#<seq padded>`      | written by builds before the log item     |
  * | inbox counter             | `INBOXSEQ`               | last inbox seq taken (atomic ADD)         |
  * | inbox item                | `INBOX#<seq padded>`     | deleted when folded into the transcript   |
- * | inbox dedup marker        | `INBOXID#<item id>`      | the seq of the item (0: seen, not queued) |
+ * | inbox dedup marker        | `INBOXID#<item id>`      | the seq of the item (0: seen, not queued);|
+ * |                           |                          | none for a creation's seen ids (`seen0`)  |
  * | audit record              | `ONCE#<key>`             | of a commit without a record write        |
  * | event (earlier)           | `EVT#<seq padded>`       | written by builds before the log item     |
  * | push-notification config  | `PUSH#<configId>`        | upserted by id, deleted idempotently      |
@@ -39,8 +40,8 @@
  * Listing:
  * - by context: GSI `by_context` on the task record (`ctx_pk = <contextId>`, `ctx_sk = <taskId>`).
  * - by participant: GSI `by_participant` on the membership items (`part_pk = <participantId>`,
- *   `part_sk = <taskId>`). A participant list cannot be a GSI key, so each participant gets an
- *   item in the task's own partition, written in the same transaction as the record whenever the
+ *   `part_sk = <taskId>`). A participant list cannot be a GSI key, so each participant (but the
+ *   agent itself, never a caller) gets an item in the task's own partition, written in the same transaction as the record whenever the
  *   set changes. Keeping them in the task's partition (rather than `pk = PART#<id>` items) keeps
  *   "everything about a task" one Query and one stream partition key.
  * - by pending start: GSI `by_pending_start` on the task record (`start_pk = PENDING`,
@@ -193,6 +194,13 @@ export const ATTR = {
    * but the record existing, and a read lists it in the extension's `forks`.
    */
   forks: 'fork_ids',
+  /**
+   * On a task record: the ids its creation took in without an inbox item (its first message,
+   * folded at once; a string set, absent when none), kept on the record instead of a marker each
+   * (`seen-at-creation.ts`). Written by the creation only; every later commit that takes ids in
+   * is conditioned on its ids not being among them.
+   */
+  seenAtCreation: 'seen0',
   /**
    * On a task record: the names of the extension's parts kept in their own items (`TASK_PARTS`;
    * a list, absent when none is). A record without it either holds nothing to keep apart or was

@@ -153,13 +153,16 @@ const conflict = (message: string) => new ConcurrencyConflictError(message);
 export class InMemoryTaskStore implements TaskStore {
   readonly #tasks = new Map<string, TaskPartition>();
   readonly #inboxOnRecord: boolean;
+  readonly #agentId: string | undefined;
 
   /**
    * `inboxOnRecord: false`: the records it returns never say their inbox (as a DynamoDB record
    * with items apart, or an earlier build's), so its readers read the inbox with `readInbox`.
+   * `agentId`: the agent's own id, under which `list` finds no task (as in the DynamoDB store).
    */
-  constructor(options: { inboxOnRecord?: boolean } = {}) {
+  constructor(options: { inboxOnRecord?: boolean; agentId?: string } = {}) {
     this.#inboxOnRecord = options.inboxOnRecord ?? true;
+    this.#agentId = options.agentId;
   }
 
   /** The partition of a task, created empty on first use (for the facets). */
@@ -335,6 +338,7 @@ export class InMemoryTaskStore implements TaskStore {
     const { contextId, participantId, startPendingBefore } = query;
     // As in the DynamoDB store: an empty filter matches nothing (never "everything").
     if (contextId === '' || participantId === '') return [];
+    if (participantId !== undefined && participantId === this.#agentId) return [];
     const records: TaskRecord[] = [];
     for (const partition of this.#tasks.values()) {
       if (partition.record === undefined) continue;
