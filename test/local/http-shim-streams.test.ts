@@ -32,6 +32,15 @@ const heldStreamHandler = () => {
 const closed = (body: PassThrough) =>
   body.destroyed ? Promise.resolve() : new Promise<void>((done) => body.once('close', done));
 
+/** Whether the stream the handler answered is closed within 2 s, or still open then. */
+const stateOfStream = async (bodies: PassThrough[]) => {
+  const body = await waitForBody(bodies);
+  return Promise.race([
+    closed(body).then(() => 'closed'),
+    new Promise((done) => setTimeout(() => done('still open'), 2_000)),
+  ]);
+};
+
 describe('the local HTTP shim’s streamed answers', () => {
   it('ends a stream whose client went away before it was answered', async () => {
     const held = heldStreamHandler();
@@ -45,12 +54,7 @@ describe('the local HTTP shim’s streamed answers', () => {
     request.destroy();
     await new Promise((done) => setTimeout(done, 50));
     held.answer();
-    await expect(
-      Promise.race([
-        closed(await waitForBody(held.bodies)).then(() => 'closed'),
-        new Promise((done) => setTimeout(() => done('still open'), 2_000)),
-      ])
-    ).resolves.toBe('closed');
+    await expect(stateOfStream(held.bodies)).resolves.toBe('closed');
   });
 
   it('ends a stream when its client goes away while it is sent', async () => {
@@ -65,12 +69,7 @@ describe('the local HTTP shim’s streamed answers', () => {
     held.answer();
     await answered;
     request.destroy();
-    await expect(
-      Promise.race([
-        closed(await waitForBody(held.bodies)).then(() => 'closed'),
-        new Promise((done) => setTimeout(() => done('still open'), 2_000)),
-      ])
-    ).resolves.toBe('closed');
+    await expect(stateOfStream(held.bodies)).resolves.toBe('closed');
   });
 });
 
