@@ -77,6 +77,27 @@ describe('the local stack, through the real A2A client', () => {
     expect(executions[0]?.status).toBe('RUNNING');
   });
 
+  it('takes the first message again as a duplicate: no second turn, the task as it was', async () => {
+    model.push({ text: 'Hello once.' });
+    const alice = await clientFor(stack, 'alice');
+    const first = userMessage('hello');
+    const parked = asTask(await alice.sendMessage(send(first)));
+    expect(parked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const calls = model.requests.length;
+    const before = await stack.runtime.loop.store.get(parked.id);
+
+    // A client retrying its first message names the task it now knows: the same message id.
+    const again = asTask(
+      await alice.sendMessage(send({ ...first, taskId: parked.id, contextId: parked.contextId }))
+    );
+    expect(again.id).toBe(parked.id);
+    expect(again.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(model.requests.length).toBe(calls);
+    const after = await stack.runtime.loop.store.get(parked.id);
+    expect(after?.version).toBe(before?.version);
+    expect(after?.loop.parkToken).toBe(before?.loop.parkToken);
+  });
+
   it('leaves a parked task parked with no model call when a stranger writes to it', async () => {
     model.push({ text: 'Hi.' });
     const alice = await clientFor(stack, 'alice');
