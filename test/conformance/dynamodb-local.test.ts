@@ -934,7 +934,7 @@ describe('DynamoDB table and items', () => {
   });
 
   it('keeps a new task’s seen ids on its record, their rows in its log, and refuses them after', async () => {
-    const { store: recorded, written } = recordingStore();
+    const { store: recorded, written, read } = recordingStore();
     const taskId = uid('task');
     const long = `m-${'x'.repeat(SEEN_ON_RECORD_CHARACTERS)}`;
     const row = (id: string) => ({ key: intakeAuditKey(id), value: { message_id: id } });
@@ -949,9 +949,12 @@ describe('DynamoDB table and items', () => {
     expect(written).toEqual([
       ['TASK', 'PART#alice', expect.stringMatching(/^LOG#/), `INBOXID#${long}`],
     ]);
-    expect(await store.inboxSeqOf(taskId, 'first')).toBe(0);
-    expect(await store.inboxSeqOf(taskId, long)).toBe(0);
-    expect(await store.inboxSeqOf(taskId, 'never')).toBeUndefined();
+    read.length = 0;
+    expect(await recorded.inboxSeqOf(taskId, 'first')).toBe(0);
+    expect(await recorded.inboxSeqOf(taskId, long)).toBe(0);
+    expect(await recorded.inboxSeqOf(taskId, 'never')).toBeUndefined();
+    // Each is one read: the id's marker and the record's ids together.
+    expect(read).toEqual(['BatchGetItem', 'BatchGetItem', 'BatchGetItem']);
     const records = await new DynamoDbTaskRecords({ client, tableName }).all(taskId);
     expect(Object.fromEntries(records)).toEqual({
       'audit:first': { message_id: 'first' },

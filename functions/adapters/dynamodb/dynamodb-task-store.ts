@@ -82,7 +82,6 @@ import {
 import {
   batchGetAll,
   cancellationCodes,
-  getItem,
   ITEM_ABSENT,
   inboxCountMatches,
   isConditionFailed,
@@ -373,19 +372,18 @@ export class DynamoDbTaskStore implements TaskStore {
 
   async inboxSeqOf(taskId: string, itemId: string): Promise<number | undefined> {
     if (!isStorableTaskId(taskId)) return undefined;
-    const item = await getItem(this.#client, this.#table, key(taskId, inboxIdSk(itemId)));
-    if (item !== undefined) return decodeMarkerSeq(item, 'inbox marker');
-    // No marker: the creation may have taken it in (a new task's first message).
-    const record = await this.#client.send(
-      new GetItemCommand({
-        TableName: this.#table,
-        Key: taskKey(taskId),
-        ProjectionExpression: '#seen0',
-        ExpressionAttributeNames: { '#seen0': ATTR.seenAtCreation },
-        ConsistentRead: true,
-      })
+    // The id's marker, and the ids the creation took in without one, in one read.
+    const markerKey = key(taskId, inboxIdSk(itemId));
+    const items = await batchGetAll(
+      this.#client,
+      this.#table,
+      [markerKey, taskKey(taskId)],
+      [ATTR.seq, ATTR.seenAtCreation]
     );
-    return wasSeenAtCreation(record.Item, itemId) ? 0 : undefined;
+    const marker = items.find((item) => item[SORT_KEY]?.S === markerKey[SORT_KEY]?.S);
+    if (marker !== undefined) return decodeMarkerSeq(marker, 'inbox marker');
+    const record = items.find((item) => item[SORT_KEY]?.S === SORT_KEY_VALUE.task);
+    return wasSeenAtCreation(record, itemId) ? 0 : undefined;
   }
 
   /** Reads the task's audit records whole: for tests and tools, never on a turn's path. */

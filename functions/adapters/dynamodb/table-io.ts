@@ -163,15 +163,31 @@ export const scanAll = async (client: DynamoDBClient, input: ScanCommandInput) =
 const BATCH_GET_LIMIT = 100;
 
 /** Strongly consistent BatchGetItem of any number of keys (chunks, unprocessed keys retried). */
-export const batchGetAll = async (client: DynamoDBClient, tableName: string, keys: Item[]) => {
+export const batchGetAll = async (
+  client: DynamoDBClient,
+  tableName: string,
+  keys: Item[],
+  /** Only these attributes of each item (the keys are always read). */
+  projection?: readonly string[]
+) => {
   const items: Item[] = [];
+  const names = projection === undefined ? [] : [PARTITION_KEY, SORT_KEY, ...projection];
+  const projected =
+    projection === undefined
+      ? {}
+      : {
+          ProjectionExpression: names.map((_, index) => `#p${index}`).join(', '),
+          ExpressionAttributeNames: Object.fromEntries(
+            names.map((name, index) => [`#p${index}`, name])
+          ),
+        };
   for (let start = 0; start < keys.length; start += BATCH_GET_LIMIT) {
     let pending: Item[] = keys.slice(start, start + BATCH_GET_LIMIT);
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > 0) await backoff(attempt);
       const result = await client.send(
         new BatchGetItemCommand({
-          RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } },
+          RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true, ...projected } },
         })
       );
       items.push(...(result.Responses?.[tableName] ?? []));
