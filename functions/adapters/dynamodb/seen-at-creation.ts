@@ -26,7 +26,8 @@ export const seenAtCreationAttribute = (ids: readonly string[]): Item =>
 /**
  * The conditions that the record's creation did not take in any of `ids`, binding their names
  * and values (none for no ids). An absent set contains nothing, so an earlier build's record
- * passes.
+ * passes. One condition an id: a commit takes in a message or two (a claim's, a review's note),
+ * far below the 4 KB a condition expression may hold.
  */
 export const notSeenAtCreation = (
   names: Record<string, string>,
