@@ -37,7 +37,7 @@ import { startHttpShim } from './http-shim.js';
 import { localLambdaContext } from './lambda-context.js';
 import { persistentPushTokenKey } from './push-token-key.js';
 import { reviveOrphans } from './recover.js';
-import { StepSignals, taskOfStep } from './step-signals.js';
+import { mayHaveSettled, StepSignals, taskOfStep } from './step-signals.js';
 import {
   extractStateMachines,
   FileCheckpointStore,
@@ -266,7 +266,12 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       if (id === 'TurnStepFunction' || id === 'ToolStepFunction') {
         const taskId = taskOfStep(event);
         if (taskId !== undefined) {
-          void invocation.finally(() => steps.stepped(taskId)).catch(() => undefined);
+          void invocation.then(
+            (result) => {
+              if (mayHaveSettled(result)) steps.stepped(taskId);
+            },
+            () => steps.stepped(taskId)
+          );
         }
       }
       return invocation;

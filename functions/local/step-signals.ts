@@ -1,3 +1,4 @@
+import type { RouteName } from '../core/loop/route.schema.js';
 import type { StepWatch } from '../service/a2a-service.js';
 
 interface Watcher {
@@ -69,4 +70,19 @@ export const taskOfStep = (event: unknown): string | undefined => {
   const shaped = event as { ref?: { taskId?: unknown }; call?: { ref?: { taskId?: unknown } } };
   const taskId = shaped?.ref?.taskId ?? shaped?.call?.ref?.taskId;
   return typeof taskId === 'string' ? taskId : undefined;
+};
+
+/** Where a turn goes on in this execution: its next step is the one that may settle it. */
+const GOES_ON: ReadonlySet<RouteName> = new Set(['park', 'execute_tools', 'turn', 'renew']);
+
+/**
+ * Whether a returned step may have left its task settled (parked with its token, or ended), so
+ * its waiters should read it now: not a turn whose route goes on to another step (to the park,
+ * its tool calls, the next turn or the next generation's), which would only cost a read that
+ * finds it unsettled. Anything else (a park, a tool call, an end, a failure, a result of no known
+ * shape) may have.
+ */
+export const mayHaveSettled = (result: unknown): boolean => {
+  const next = (result as { route?: { next?: unknown } } | undefined)?.route?.next;
+  return !(typeof next === 'string' && GOES_ON.has(next as RouteName));
 };

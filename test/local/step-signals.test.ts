@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StepSignals, taskOfStep } from '../../functions/local/step-signals.js';
+import { mayHaveSettled, StepSignals, taskOfStep } from '../../functions/local/step-signals.js';
 
 describe("the local stack's step signals", () => {
   it("wake a task's watches when one of its steps returns, and no other task's", async () => {
@@ -52,5 +52,20 @@ describe("the local stack's step signals", () => {
     expect(taskOfStep({ op: 'execute_tool', call: { ref, callId: 'c' } })).toBe('t-1');
     expect(taskOfStep({ op: 'turn' })).toBeUndefined();
     expect(taskOfStep(null)).toBeUndefined();
+  });
+
+  it('say a turn that goes on to another step cannot have settled its task, and anything else may have', () => {
+    const ref = { taskId: 't', generation: 1, turn: 1 };
+    for (const next of ['park', 'execute_tools', 'turn', 'renew']) {
+      expect(mayHaveSettled({ ref, route: { next } })).toBe(false);
+    }
+    expect(mayHaveSettled({ ref, route: { next: 'end', state: 'TASK_STATE_COMPLETED' } })).toBe(
+      true
+    );
+    expect(mayHaveSettled({ ref, route: { next: 'superseded' } })).toBe(true);
+    // A park's, a tool call's, or a result of no known shape.
+    expect(mayHaveSettled({ wakeNow: false })).toBe(true);
+    expect(mayHaveSettled({})).toBe(true);
+    expect(mayHaveSettled(undefined)).toBe(true);
   });
 });
