@@ -9,8 +9,9 @@ interface Watcher {
 /**
  * Which tasks' turn and tool steps have just run, for waiters in the same process. The local
  * stack runs the A2A service and the step handlers side by side, so a blocking SendMessage need
- * not read the task on a timer: it reads it again when one of the task's steps has returned (the
- * turn, a tool call, the park), and on its poll interval only if none does. A step that returns
+ * not read the task on a timer: it reads it again when one of the task's steps that may settle it
+ * has returned (`mayHaveSettled`: a tool call, the park, a turn that ends), and on its poll
+ * interval only if none does. A step that returns
  * while the waiter is reading is kept for its next wait: the read may have seen the task from
  * before the step's commit, and the step may be the turn's last (the park). In the cloud they are
  * separate functions and the service polls.
