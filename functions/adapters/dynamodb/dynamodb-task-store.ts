@@ -51,7 +51,6 @@ import {
   participantIdsOf,
   participantSk,
   splitData,
-  type TaskRecordAttributes,
   taskIdOfKey,
   taskKey,
   taskRecordAttributes,
@@ -60,6 +59,7 @@ import {
 } from './item-codec.js';
 import { encodeLogItem } from './log-item.js';
 import { LogOrigins, readAuditRecords, readLoggedHistory } from './log-reads.js';
+import { recordAdds, recordUpdate } from './record-update.js';
 import {
   notSeenAtCreation,
   seenAtCreationApart,
@@ -524,7 +524,7 @@ export class DynamoDbTaskStore implements TaskStore {
     return {
       actions: [
         {
-          Update: this.#recordUpdate(taskId, attributes, {
+          Update: recordUpdate(this.#table, taskId, attributes, {
             expected: commit.base.version,
             next,
             pushConfigured: commit.base.pushConfigured === true,
@@ -797,64 +797,6 @@ export class DynamoDbTaskStore implements TaskStore {
     return last - n + 1;
   }
 
-  /**
-   * The record's UpdateItem: SET every attribute, REMOVE absent index keys, ADD inline push
-   * config ids; checked against the version read and whether the task had a push config then.
-   */
-  #recordUpdate(
-    taskId: string,
-    attributes: TaskRecordAttributes,
-    read: {
-      expected: number;
-      next: number;
-      pushConfigured: boolean;
-      pushIds: string[];
-      enqueued: number;
-      apart: number;
-      credit: BudgetAmounts;
-      takenIn: readonly string[];
-    }
-  ) {
-    const names: Record<string, string> = { '#version': ATTR.version, '#pushIds': ATTR.pushIds };
-    const values: Item = {
-      ':expectedVersion': { N: String(read.expected) },
-      ':nextVersion': { N: String(read.next) },
-    };
-    const sets = ['#version = :nextVersion'];
-    if (Object.keys(read.credit).length > 0) {
-      names['#budgetAccount'] = ATTR.budgetAccount;
-      values[':budgetAccount'] = { BOOL: true };
-      sets.push('#budgetAccount = :budgetAccount');
-    }
-    Object.entries(attributes.set).forEach(([name, value], index) => {
-      names[`#s${index}`] = name;
-      values[`:s${index}`] = value;
-      sets.push(`#s${index} = :s${index}`);
-    });
-    const removes = attributes.remove.map((name, index) => {
-      names[`#r${index}`] = name;
-      return `#r${index}`;
-    });
-    const conditions = [
-      VERSION_MATCHES,
-      read.pushConfigured ? 'attribute_exists(#pushIds)' : 'attribute_not_exists(#pushIds)',
-      ...notSeenAtCreation(names, values, read.takenIn),
-    ];
-    const adds = recordAdds(names, values, read);
-    return {
-      TableName: this.#table,
-      Key: taskKey(taskId),
-      UpdateExpression: [
-        `SET ${sets.join(', ')}`,
-        ...(removes.length > 0 ? [`REMOVE ${removes.join(', ')}`] : []),
-        ...(adds.length > 0 ? [`ADD ${adds.join(', ')}`] : []),
-      ].join(' '),
-      ConditionExpression: conditions.join(' AND '),
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-    } satisfies Update;
-  }
-
   /** Items of one key range of a task's partition, ascending. */
   async #queryRange(taskId: string, from: string, to: string) {
     if (!isStorableTaskId(taskId)) return [];
@@ -893,40 +835,6 @@ export class DynamoDbTaskStore implements TaskStore {
     });
   }
 }
-
-/**
- * The ADD clauses of a record write, binding their names and values: the ids of inline push
- * configs, the items enqueued (the inbox count) and the change in items apart, and budget
- * credits. None is part of the record's version.
- */
-const recordAdds = (
-  names: Record<string, string>,
-  values: Item,
-  writes: { pushIds: readonly string[]; enqueued: number; apart: number; credit: BudgetAmounts }
-): string[] => {
-  const adds: string[] = [];
-  if (writes.pushIds.length > 0) {
-    names['#pushIds'] = ATTR.pushIds;
-    values[':pushIds'] = { SS: [...writes.pushIds] };
-    adds.push('#pushIds :pushIds');
-  }
-  if (writes.enqueued > 0) {
-    names['#inboxCount'] = ATTR.inboxCount;
-    values[':enqueued'] = { N: String(writes.enqueued) };
-    adds.push('#inboxCount :enqueued');
-  }
-  if (writes.apart !== 0) {
-    names['#inboxApart'] = ATTR.inboxApart;
-    values[':apart'] = { N: String(writes.apart) };
-    adds.push('#inboxApart :apart');
-  }
-  Object.entries(writes.credit).forEach(([limit, amount], index) => {
-    names[`#credit${index}`] = availableAttribute(limit as BudgetLimit);
-    values[`:credit${index}`] = { N: String(amount) };
-    adds.push(`#credit${index} :credit${index}`);
-  });
-  return adds;
-};
 
 const byTaskId = (a: TaskRecord, b: TaskRecord) =>
   a.task.id < b.task.id ? -1 : a.task.id > b.task.id ? 1 : 0;
