@@ -18,16 +18,12 @@ export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Prom
 /**
  * Sends a streamed body as it is produced (headers first, each chunk flushed), and stops producing
  * when the client goes away: destroying the body ends the generator that tails the event log (and
- * gives back the caller's stream lease). A client that went away while the handler worked (its
- * `close` is past, `gone`) has its stream destroyed at once: nothing would ever end it.
+ * gives back the caller's stream lease). A client that went away while the handler worked (the
+ * response is closed already, its `close` past) has its stream destroyed at once: nothing would
+ * ever end it.
  */
-const sendStream = (
-  response: ServerResponse,
-  result: ApiResult,
-  body: Readable,
-  gone: () => boolean
-) => {
-  if (gone()) {
+const sendStream = (response: ServerResponse, result: ApiResult, body: Readable) => {
+  if (response.closed) {
     body.destroy();
     return;
   }
@@ -204,19 +200,13 @@ export const startHttpShim = async (
     }
     // A declared length says enough: nothing is read.
     if ((declaredLength(request) ?? 0) > maxBodyBytes) return tooLarge(response);
-    let gone = false;
-    response.once('close', () => {
-      gone = true;
-    });
     try {
       const body = await readBody(request, maxBodyBytes);
       const result = await options.handler(
         toProxyEvent(request, body, options.stage ?? ''),
         localLambdaContext('A2aFunction', 30_000)
       );
-      if (typeof result.body !== 'string') {
-        return sendStream(response, result, result.body, () => gone);
-      }
+      if (typeof result.body !== 'string') return sendStream(response, result, result.body);
       response.writeHead(result.statusCode, result.headers as Record<string, string> | undefined);
       response.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
     } catch (error) {
