@@ -41,15 +41,22 @@ const stateOfStream = async (bodies: PassThrough[]) => {
   ]);
 };
 
+/** A POST to a shim whose handler holds its stream answer, once the handler has it. */
+const postHeld = async () => {
+  const held = heldStreamHandler();
+  const shim = await startHttpShim({ port: 0, handler: held.handler, throttle: false });
+  shims.push(shim);
+  const request = httpRequest(`${shim.url}/`, { method: 'POST' });
+  request.on('error', () => undefined);
+  const answered = new Promise<void>((done) => request.on('response', () => done()));
+  request.end('{}');
+  await held.reached;
+  return { held, request, answered };
+};
+
 describe('the local HTTP shim’s streamed answers', () => {
   it('ends a stream whose client went away before it was answered', async () => {
-    const held = heldStreamHandler();
-    const shim = await startHttpShim({ port: 0, handler: held.handler, throttle: false });
-    shims.push(shim);
-    const request = httpRequest(`${shim.url}/`, { method: 'POST' });
-    request.on('error', () => undefined);
-    request.end('{}');
-    await held.reached;
+    const { held, request } = await postHeld();
     // The client gives up while the handler is still working (a slow server under load).
     request.destroy();
     await new Promise((done) => setTimeout(done, 50));
@@ -58,14 +65,7 @@ describe('the local HTTP shim’s streamed answers', () => {
   });
 
   it('ends a stream when its client goes away while it is sent', async () => {
-    const held = heldStreamHandler();
-    const shim = await startHttpShim({ port: 0, handler: held.handler, throttle: false });
-    shims.push(shim);
-    const request = httpRequest(`${shim.url}/`, { method: 'POST' });
-    request.on('error', () => undefined);
-    const answered = new Promise<void>((done) => request.on('response', () => done()));
-    request.end('{}');
-    await held.reached;
+    const { held, request, answered } = await postHeld();
     held.answer();
     await answered;
     request.destroy();

@@ -189,13 +189,13 @@ export class DynamoDbTaskStore implements TaskStore {
             enqueued
           );
     if (commit.kind === 'guarded') inbox.apart.push(...enqueued);
-    // Everything else is encoded before any write: a value that would not read back refuses the
-    // commit whole.
     // A new task's seen ids (its first message) are on its record: their rows stay in its log.
     const seen =
       commit.kind === 'create'
         ? seenAtCreationApart(commit.seen ?? [])
         : { onRecord: [], marked: commit.seen ?? [] };
+    // Everything else is encoded before any write: a value that would not read back refuses the
+    // commit whole.
     const recordWrite = this.#recordWrite(commit, inbox, seen.onRecord);
     const put = (item: Item, condition?: string): TransactWriteItem => ({
       Put: {
