@@ -6,15 +6,23 @@ import { fileURLToPath } from 'node:url';
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
 /** A port nobody listens on right now. */
-export const freePort = () =>
-  new Promise<number>((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
+/**
+ * A port free now, for a process started later. Taken below Linux's ephemeral range (32768 up):
+ * a port the kernel hands out (a listener on port 0, an outgoing connection of a test running
+ * beside this one) is never one of them, so it is still free when the process binds it seconds
+ * later (a port 0 would hand out was taken meanwhile in one CI run).
+ */
+export const freePort = async (): Promise<number> => {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((done) => {
+      const server = createServer();
+      server.once('error', () => done(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => done(true)));
     });
-  });
+    if (free) return port;
+  }
+};
 
 const alive = (pid: number) => {
   try {
