@@ -15,10 +15,14 @@ export interface DynamoDbCommandObservation {
 }
 
 const READS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem', 'TransactGetItems']);
-const ITEM_COMMANDS = new Set([
-  ...READS,
-  ...['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems'],
+const WRITES = new Set([
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'BatchWriteItem',
+  'TransactWriteItems',
 ]);
+const ITEM_COMMANDS = new Set([...READS, ...WRITES]);
 
 /** Read and write units from a response's ConsumedCapacity (one entry, or one per table). */
 const unitsOf = (command: string, output: unknown) => {
@@ -58,5 +62,23 @@ export const observeCommands = (
       }
     },
     { step: 'initialize', name: 'tinyHarnessObserveCommands' }
+  );
+};
+
+/**
+ * Calls `written` each time a write command the client sent has been answered, refused or not
+ * (a refused write changed nothing, and telling of it costs less than telling the two apart).
+ */
+export const afterWrites = (client: DynamoDBClient, written: () => void): void => {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (!WRITES.has((context.commandName ?? '').replace(/Command$/, ''))) return next(args);
+      try {
+        return await next(args);
+      } finally {
+        written();
+      }
+    },
+    { step: 'initialize', name: 'tinyHarnessAfterWrites' }
   );
 };

@@ -7,7 +7,11 @@ import type { ToolRunner } from '../core/ports/tool-runner.js';
 import type { WebhookSender } from '../core/ports/webhook-sender.js';
 import { dynamoDbClientOf } from './aws-clients.js';
 import { buildModel } from './model.js';
-import { type DynamoDbCommandObservation, observeCommands } from './observe-commands.js';
+import {
+  afterWrites,
+  type DynamoDbCommandObservation,
+  observeCommands,
+} from './observe-commands.js';
 import { buildRemoteAgents } from './remote-agents.js';
 import type { RuntimeConfig } from './runtime-config.js';
 import { buildServiceRuntime, type ServiceRuntime } from './service-runtime.js';
@@ -36,11 +40,14 @@ export interface RuntimeOverrides {
   fetch?: typeof fetch;
   /** Observe every DynamoDB command (default off): it then also asks for ConsumedCapacity. */
   onDynamoDbCommand?: (observation: DynamoDbCommandObservation) => void;
+  /** Told after each DynamoDB write the runtime sends (`npm start` wakes its stream readers). */
+  onDynamoDbWrite?: () => void;
 }
 
 export const buildRuntime = (config: RuntimeConfig, overrides: RuntimeOverrides = {}): Runtime => {
   const dynamodb = dynamoDbClientOf(config);
   if (overrides.onDynamoDbCommand) observeCommands(dynamodb, overrides.onDynamoDbCommand);
+  if (overrides.onDynamoDbWrite) afterWrites(dynamodb, overrides.onDynamoDbWrite);
   const service = buildServiceRuntime(config, {
     model: overrides.model ?? buildModel(config),
     hooks: overrides.hooks,

@@ -186,8 +186,13 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     // One process runs every function here: the turn step's MCP servers are connected once.
     const tools = await connectMcpTools(config, loggerOf(config), { stdio: stdioTransport });
     if (tools !== undefined) closers.push(() => tools.close());
+    // The stream pollers, woken by every write of the handlers (they are made further down).
+    const pollers = new Map<FunctionId, StreamPoller>();
     const runtime = buildRuntime(config, {
       tools,
+      onDynamoDbWrite: () => {
+        for (const poller of pollers.values()) poller.wake();
+      },
       ...(options.model === undefined ? {} : { model: options.model }),
       ...(options.onDynamoDbCommand === undefined
         ? {}
@@ -317,7 +322,6 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
 
     // Each mapping reads the same stream on its own, as each event source mapping does.
     const streams = new DynamoDBStreamsClient(localDynamoDbClientConfig(dynamo.endpoint));
-    const pollers = new Map<FunctionId, StreamPoller>();
     for (const mapping of eventSourceMappings(template)) {
       const poller = new StreamPoller({
         dynamodb,
@@ -326,7 +330,8 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
         settings: mapping.settings,
         handler: (event) => invoke(mapping.functionId, event) as never,
         logger: runtime.logger,
-        pollIntervalMs: 20,
+        // Woken by each write of the handlers; otherwise four reads a second, as a mapping does.
+        pollIntervalMs: 250,
         ...(options.dataDir === undefined
           ? {}
           : { positionFile: join(options.dataDir, `stream-${mapping.functionId}.json`) }),

@@ -27,6 +27,11 @@ export interface StreamPollerOptions {
   settings: EventSourceSettings;
   handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | undefined>;
   logger: Logger;
+  /**
+   * How long a caught-up poller waits before it reads again unless woken (`wake()`) sooner: the
+   * stack wakes it after each write of its own, so this is the fallback for writes it is not told
+   * of (another client of the table).
+   */
   pollIntervalMs?: number;
   /**
    * Where the poller keeps how far it has read each shard, so a restart (even after a crash)
@@ -75,6 +80,10 @@ export class StreamPoller {
   /** When the positions were last written, and whether they have moved since. */
   #savedAt = 0;
   #unsaved = false;
+  /** Told of a write since the last read began: the next wait is skipped. */
+  #woken = false;
+  /** Ends the current wait early. */
+  #endWait: (() => void) | undefined;
 
   constructor(options: StreamPollerOptions) {
     this.#options = options;
@@ -91,8 +100,18 @@ export class StreamPoller {
     this.#loop = this.#run(streamArn);
   }
 
+  /**
+   * A write to the table has completed: read the stream now rather than at the end of the wait,
+   * so a change reaches its handler at once while an idle poller reads seldom.
+   */
+  wake(): void {
+    this.#woken = true;
+    this.#endWait?.();
+  }
+
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#endWait?.();
     await this.#loop;
     this.#writePositions();
   }
@@ -126,6 +145,7 @@ export class StreamPoller {
     const interval = this.#options.pollIntervalMs ?? 50;
     let sinceRefresh = 0;
     while (!this.#stopped) {
+      this.#woken = false;
       let received = 0;
       for (const [shardId, iterator] of this.#iterators) {
         if (iterator === undefined) continue;
@@ -152,12 +172,23 @@ export class StreamPoller {
         sinceRefresh = 0;
         await this.#refreshShards(streamArn).catch(() => undefined);
       }
-      if (received === 0) {
+      if (received === 0 && !this.#woken && !this.#stopped) {
         // Caught up: what was handled is written down before the poller waits.
         this.#writePositions();
-        await new Promise((resolve) => setTimeout(resolve, interval));
+        await this.#wait(interval);
       }
     }
+  }
+
+  #wait(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.#endWait?.(), ms);
+      this.#endWait = () => {
+        clearTimeout(timer);
+        this.#endWait = undefined;
+        resolve();
+      };
+    });
   }
 
   #readPositions(): Record<string, string> | undefined {

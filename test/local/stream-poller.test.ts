@@ -52,6 +52,8 @@ const historyWrite = (seq: number): StreamRecord => ({
 /** DynamoDB Local's stream API, one shard, whose pages the test feeds. */
 class FakeStreams {
   readonly iteratorTypes: string[] = [];
+  /** GetRecords calls answered so far. */
+  reads = 0;
   readonly #pages: StreamRecord[][] = [];
   #next = 0;
 
@@ -68,6 +70,7 @@ class FakeStreams {
       return { ShardIterator: 'iterator-0' };
     }
     if (command instanceof GetRecordsCommand) {
+      this.reads += 1;
       return { Records: this.#pages.shift() ?? [], NextShardIterator: `iterator-${++this.#next}` };
     }
     throw new Error(`unexpected command ${(command as object).constructor.name}`);
@@ -103,7 +106,8 @@ const startPoller = async (
     seqs: string[]
   ) => DynamoDBBatchResponse | undefined | Promise<DynamoDBBatchResponse | undefined>,
   overrides: Partial<EventSourceSettings> = {},
-  positionFile?: string
+  positionFile?: string,
+  pollIntervalMs = 5
 ) => {
   const streams = new FakeStreams();
   const invocations: Array<{ seqs: string[]; ok: boolean }> = [];
@@ -127,7 +131,7 @@ const startPoller = async (
       }
     },
     logger: createLogger({ level: 'debug', write: (line) => lines.push(line) }),
-    pollIntervalMs: 5,
+    pollIntervalMs,
     ...(positionFile === undefined ? {} : { positionFile }),
   });
   pollers.push(poller);
@@ -237,6 +241,27 @@ describe('the local stream poller (the event source mapping)', () => {
 
     const next = await startPoller(() => undefined, {}, positionFile);
     expect(next.streams.iteratorTypes).toEqual(['AFTER_SEQUENCE_NUMBER']);
+  });
+
+  it('waits out its interval once caught up unless woken, and reads at once when woken; stop() ends the wait', async () => {
+    const { poller, streams, invocations } = await startPoller(
+      () => undefined,
+      {},
+      undefined,
+      60_000
+    );
+    await until(() => streams.reads === 1);
+    streams.push(childChange(1));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(streams.reads).toBe(1);
+    expect(invocations).toEqual([]);
+
+    poller.wake();
+    await until(() => delivered(invocations).length === 1);
+    expect(delivered(invocations)).toEqual(['1']);
+    // Caught up again (an empty read), it waits: stopping does not wait the minute out.
+    await until(() => streams.reads === 3);
+    await poller.stop();
   });
 
   it('stops polling on stop()', async () => {
