@@ -87,6 +87,29 @@ export const cpuPerConversation = (
   };
 };
 
+/** How long the idle stack is watched, once every conversation is parked, and after what pause. */
+const IDLE_SETTLE_MS = 1_000;
+const IDLE_WINDOW_MS = 5_000;
+
+type IdleCpu = NonNullable<NonNullable<Figures['parked']>['idle_cpu_ms_per_s']>;
+
+/** The CPU each process of the stack used per second between two readings `seconds` apart. */
+export const idleCpuPerSecond = (
+  before: Omit<CpuReading, 'clientsCpuMs'>,
+  after: Omit<CpuReading, 'clientsCpuMs'>,
+  seconds: number
+): IdleCpu => {
+  const per = (used: number) => Math.max(0, used) / Math.max(seconds, 1e-9);
+  return {
+    seconds,
+    stack_node: per(after.nodeCpuMs - before.nodeCpuMs),
+    dynamodb_local:
+      before.dynamodbCpuMs === null || after.dynamodbCpuMs === null
+        ? null
+        : per(after.dynamodbCpuMs - before.dynamodbCpuMs),
+  };
+};
+
 /**
  * The most conversations a second this machine could open at that CPU cost, every core busy with
  * nothing else: an upper bound on the rate, whatever the number of clients.
@@ -266,6 +289,18 @@ export const measureConversations = async (
     if (running !== parked + runningBefore && stopped === undefined) {
       stopped = `${parked} conversations parked but the engine holds ${running} running executions`;
     }
+    let idle: IdleCpu | null = null;
+    if (stack.exited() === undefined) {
+      await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
+      const before = await stack.cpu();
+      const started = performance.now();
+      await new Promise((resolve) => setTimeout(resolve, IDLE_WINDOW_MS));
+      idle = idleCpuPerSecond(before, await stack.cpu(), (performance.now() - started) / 1000);
+      progress(
+        `idle with ${parked} parked: ${fixed(idle.stack_node)} ms of Node CPU a second, ` +
+          `${idle.dynamodb_local === null ? 'unknown' : fixed(idle.dynamodb_local)} of DynamoDB Local`
+      );
+    }
     const last = checkpoints.at(-1);
     const perParked = (now: number, before: number) => (parked > 0 ? (now - before) / parked : 0);
     return {
@@ -290,6 +325,7 @@ export const measureConversations = async (
           last?.dynamodbRssBytes ?? 0,
           baseline.dynamodbRssBytes
         ),
+        idle_cpu_ms_per_s: idle,
         checkpoints: checkpoints.map((point) => ({
           parked: point.parked,
           seconds: point.seconds,

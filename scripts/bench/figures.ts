@@ -183,6 +183,17 @@ export const BenchFiguresSchema = z.strictObject({
       /** Growth per parked conversation, from the baseline (may be negative after a collection). */
       node_rss_bytes_per_parked: z.number(),
       dynamodb_rss_bytes_per_parked: z.number(),
+      /**
+       * CPU the stack used per second of idling with every conversation parked: its Node and its
+       * DynamoDB Local (null: unreadable), over `seconds`.
+       */
+      idle_cpu_ms_per_s: z
+        .strictObject({
+          seconds: figure,
+          stack_node: figure,
+          dynamodb_local: figure.nullable(),
+        })
+        .nullable(),
       checkpoints: z.array(
         z.strictObject({
           parked: count,

@@ -454,6 +454,15 @@ const loadSections = (figures: BenchFigures, style: TableStyle): Section[] => {
           (parked.stopped === null
             ? ''
             : ` Stopped at ${thousands(parked.parked)}: ${parked.stopped}.`),
+        ...(parked.idle_cpu_ms_per_s === null
+          ? []
+          : [
+              `Idle with every one of them parked (${fixed(parked.idle_cpu_ms_per_s.seconds)} s ` +
+                'watched): the stack used ' +
+                `${fixed(parked.idle_cpu_ms_per_s.stack_node)} ms of Node CPU and ` +
+                `${orUnknown(parked.idle_cpu_ms_per_s.dynamodb_local)} ms of DynamoDB Local CPU ` +
+                'a second (its stream pollers read four times a second unless a write wakes them).',
+            ]),
       ],
     });
   }
@@ -706,6 +715,12 @@ export const renderReadme = (figures: BenchFigures): string => {
       `${thousands(parked.parked)} parked conversations: resident memory of Node + DynamoDB Local`,
       `${mib(parked.node_rss_bytes)} + ${mib(parked.dynamodb_rss_bytes)}`,
     ]);
+    if (parked.idle_cpu_ms_per_s !== null) {
+      rows.push([
+        `${thousands(parked.parked)} parked conversations, idle: CPU a second of Node + DynamoDB Local`,
+        `${fixed(parked.idle_cpu_ms_per_s.stack_node)} + ${orUnknown(parked.idle_cpu_ms_per_s.dynamodb_local)} ms`,
+      ]);
+    }
   }
   if (opened !== null) {
     rows.push([

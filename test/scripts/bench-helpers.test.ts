@@ -8,6 +8,7 @@ import {
   checkpointCounts,
   cpuCeiling,
   cpuPerConversation,
+  idleCpuPerSecond,
 } from '../../scripts/bench/conversations.js';
 import { cpuMsOf, ownCpuMs } from '../../scripts/bench/cpu.js';
 import {
@@ -142,6 +143,18 @@ describe('the CPU time new conversations cost', () => {
     );
     expect(none).toEqual({ stack_node: 0, dynamodb_local: 0, clients: 0 });
     expect(cpuCeiling(none, 2)).toBeNull();
+  });
+
+  it('divides the idle stack’s CPU time between two readings by the seconds between them', () => {
+    const before = { nodeCpuMs: 1_000, dynamodbCpuMs: 2_000 };
+    expect(idleCpuPerSecond(before, { nodeCpuMs: 1_050, dynamodbCpuMs: 2_120 }, 5)).toEqual({
+      seconds: 5,
+      stack_node: 10,
+      dynamodb_local: 24,
+    });
+    expect(
+      idleCpuPerSecond({ ...before, dynamodbCpuMs: null }, { ...before, nodeCpuMs: 1_020 }, 2)
+    ).toEqual({ seconds: 2, stack_node: 10, dynamodb_local: null });
   });
 
   it('reads a process’s CPU time from /proc as the process itself counts it', () => {
