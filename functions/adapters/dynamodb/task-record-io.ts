@@ -221,10 +221,9 @@ export const partWrites = (
   version: number
 ): { writes: TransactWriteItem[]; apart: PartRevisions; written: PartWritten[] } => {
   const before = (base?.partsApart ?? {}) as PartRevisions;
-  // The base's parts as the decision read them: a part it passed on untouched is the same value,
-  // and is not serialised to be compared.
+  // The base's parts as the decision read them, to tell which parts it changed.
   const held = base === undefined ? {} : heldPartsOf(base.task);
-  // Each value is serialised once, whether to compare it, to write it or to count its pieces.
+  // Each value is serialised once, whether to write it or to count its pieces.
   const texts = new Map<unknown, string>();
   const jsonOf = (value: unknown): string => {
     const known = texts.get(value);
@@ -233,7 +232,7 @@ export const partWrites = (
     texts.set(value, text);
     return text;
   };
-  const { put, remove } = partChanges({ parts: held, apart: before }, parts, jsonOf);
+  const { put, remove } = partChanges({ parts: held, apart: before }, parts);
   const stale = (part: TaskPart, kept: readonly Item[]) => {
     if (before[part] === undefined) return [];
     const keep = new Set(kept.map((item) => item[SORT_KEY]?.S));

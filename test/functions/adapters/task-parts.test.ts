@@ -87,6 +87,21 @@ describe('the parts a task record keeps apart', () => {
     expect(
       partChanges({ parts: { sub_tasks: rows }, apart }, { sub_tasks: [{ task_id: 'b' }] })
     ).toEqual({ put: ['sub_tasks'], remove: [] });
+    // As JSON text would have it: the order of keys and a key that holds undefined do not count;
+    // a field that changed deep inside, or one more or less, does.
+    const held = [{ task_id: 'a', usage: { input: 1, output: 2 }, agent: null }];
+    const same = [{ agent: null, usage: { output: 2, input: 1 }, task_id: 'a', note: undefined }];
+    expect(partChanges({ parts: { sub_tasks: held }, apart }, { sub_tasks: same }).put).toEqual([]);
+    for (const changed of [
+      [{ task_id: 'a', usage: { input: 1, output: 3 }, agent: null }],
+      [{ task_id: 'a', usage: { input: 1, output: 2 } }],
+      [{ task_id: 'a', usage: { input: 1, output: 2 }, agent: null, note: 'n' }],
+      [...held, ...held],
+    ]) {
+      expect(
+        partChanges({ parts: { sub_tasks: held }, apart }, { sub_tasks: changed }).put
+      ).toEqual(['sub_tasks']);
+    }
     // Not kept apart yet (an earlier build's record), or of no known revision: written whatever
     // it holds.
     for (const before of [{}, { sub_tasks: 0 }]) {
