@@ -10,6 +10,7 @@ import type { BenchFigures } from './figures.js';
 import { sendMessage, userMessage } from './local-client.js';
 import type { DynamoDbMeter } from './meter.js';
 import { AnswerEveryCall, type SwitchModel } from './models.js';
+import { median } from './stats.js';
 
 /** The task sizes measured: sub-task rows and plan steps. */
 export const GROWTH_SIZES = [
@@ -19,8 +20,8 @@ export const GROWTH_SIZES = [
   { subTasks: 0, planSteps: 200 },
 ] as const;
 
-/** Chat turns measured per size (after one that is not). */
-const TURNS = 3;
+/** Chat turns measured per size (after one that is not): enough for a median on a noisy host. */
+const TURNS = 10;
 
 /** Rows of children that ended: the turn reads them, nothing follows them. */
 const rows = (count: number, taskId: string): SubTaskRow[] =>
@@ -48,7 +49,8 @@ type GrowthFigures = NonNullable<BenchFigures['task_growth']>;
 /**
  * One chat turn's DynamoDB writes on a task of each size: a conversation is started, its record
  * given the sub-task rows and the plan steps directly (as many `spawn_subtask` and a long
- * `create_plan` would leave it), then it takes one turn that is not counted and `TURNS` that are.
+ * `create_plan` would leave it), then it takes one turn that is not counted and `TURNS` that are
+ * (their time is the median of the turns).
  * The record's size is read after them.
  */
 export const taskGrowthFigures = async (
@@ -98,9 +100,12 @@ export const taskGrowthFigures = async (
     await say('warm up');
     meter.reset();
     meter.counting = true;
-    const started = performance.now();
-    for (let turn = 1; turn <= TURNS; turn++) await say(`turn ${turn}`);
-    const ms = performance.now() - started;
+    const ms: number[] = [];
+    for (let turn = 1; turn <= TURNS; turn++) {
+      const started = performance.now();
+      await say(`turn ${turn}`);
+      ms.push(performance.now() - started);
+    }
     meter.counting = false;
     const { Item: item } = await client.send(
       new GetItemCommand({
@@ -114,7 +119,7 @@ export const taskGrowthFigures = async (
       items_per_turn: meter.writeRequests / TURNS,
       wru_per_turn: meter.writeUnits / TURNS,
       wru_billed_per_turn: meter.billedWriteUnits / TURNS,
-      ms_per_turn: ms / TURNS,
+      ms_per_turn: median(ms),
       record_bytes: itemBytes((item ?? {}) as unknown as Item),
     });
     progress(`task growth: ${size.subTasks} sub-tasks, ${size.planSteps} plan steps: done`);
