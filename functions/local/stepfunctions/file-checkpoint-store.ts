@@ -1,11 +1,16 @@
 /**
  * A `CheckpointStore` in a directory, so running and parked executions survive a restart of
- * `npm start`. Each execution has two files: `<name>.json`, where it is (rewritten whole: a
- * temporary file renamed over the old one, atomic on POSIX, so a crash leaves the old or the new
- * one, never half), and `<name>.history.jsonl`, its history, appended to. A checkpoint costs one
- * small write and the history events since the last one, whatever the number of executions, and
- * nothing of them is held in memory. Writes of one execution go in call order. The files cross a
- * process boundary, so they are versioned and validated when read.
+ * `npm start`. Each execution has one file, `<name>.journal.jsonl`, to which every checkpoint
+ * appends one line: where the execution is and the history events since the line before. The
+ * last line says where it is; the lines' events together are its history. A checkpoint is one
+ * append of one small line, whatever the number of executions, and nothing of them is held in
+ * memory. A crash in the middle of an append leaves a last line cut short, with no line end: it
+ * is dropped when the file is read, so the one before it holds. Writes of one execution go in
+ * call order. The files cross a process boundary, so they are versioned and validated when read.
+ *
+ * An earlier build kept two files an execution (`<name>.json`, rewritten whole, and
+ * `<name>.history.jsonl`): found when the directory is read, they are written as a journal (one
+ * line with the whole history) and removed, so a data directory of that build goes on.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -15,12 +20,19 @@ import type { HistoryEvent } from '@aws-sdk/client-sfn';
 import * as z from 'zod';
 import type { CheckpointStore, ExecutionCheckpoint } from './types.js';
 
-const FILE_VERSION = 2;
-const POSITION = '.json';
-const HISTORY = '.history.jsonl';
+const FILE_VERSION = 3;
+const JOURNAL = '.journal.jsonl';
+/** The earlier build's pair (file version 2): where it was, and its history. */
+const EARLIER_POSITION = '.json';
+const EARLIER_HISTORY = '.history.jsonl';
 
-const PositionSchema = z.object({
-  version: z.literal(FILE_VERSION),
+const HistoryEventSchema = z.looseObject({
+  id: z.number().int(),
+  type: z.string(),
+  timestamp: z.iso.datetime(),
+});
+
+const positionFields = {
   executionArn: z.string().min(1),
   stateMachineArn: z.string().min(1),
   name: z.string().min(1),
@@ -28,7 +40,7 @@ const PositionSchema = z.object({
   rawInput: z.unknown(),
   startedAt: z.iso.datetime(),
   input: z.string(),
-  /** How many lines of the history file belong to this checkpoint. */
+  /** How many history events the execution has at this checkpoint. */
   historyLength: z.int().min(0),
   park: z
     .object({
@@ -38,31 +50,72 @@ const PositionSchema = z.object({
       heartbeatSeconds: z.number().positive().optional(),
     })
     .optional(),
+};
+
+/** One line of a journal: a checkpoint, with the history events added since the line before. */
+const EntrySchema = z.object({
+  version: z.literal(FILE_VERSION),
+  ...positionFields,
+  events: z.array(HistoryEventSchema),
 });
 
-const HistoryEventSchema = z.looseObject({
-  id: z.number().int(),
-  type: z.string(),
-  timestamp: z.iso.datetime(),
-});
+/** The earlier build's position file; its history file holds `historyLength` events or more. */
+const EarlierPositionSchema = z.object({ version: z.literal(2), ...positionFields });
 
-type Position = z.infer<typeof PositionSchema>;
+type Entry = z.infer<typeof EntrySchema>;
+type StoredEvent = z.infer<typeof HistoryEventSchema>;
+type Position = Omit<Entry, 'version' | 'events'>;
 
-const parsePosition = (path: string, text: string): Position => {
-  const parsed = PositionSchema.safeParse(JSON.parse(text));
-  if (!parsed.success) {
-    throw new Error(`${path} is not an execution checkpoint: ${z.prettifyError(parsed.error)}`);
+const notACheckpoint = (path: string, why: string) =>
+  new Error(`${path} is not an execution checkpoint: ${why}`);
+
+const parsed = <T>(schema: z.ZodType<T>, path: string, text: string): T => {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw notACheckpoint(path, 'a line is not JSON');
   }
-  return parsed.data;
+  const result = schema.safeParse(json);
+  if (!result.success) throw notACheckpoint(path, z.prettifyError(result.error));
+  return result.data;
+};
+
+/**
+ * A journal's text read back: the position of its last whole line and the history of all of
+ * them, and whether a last line was cut short (a crash during its append), which is left out.
+ */
+const readJournal = (
+  path: string,
+  text: string
+): { position: Position; history: StoredEvent[]; whole: string; cut: boolean } => {
+  const end = text.lastIndexOf('\n') + 1;
+  const whole = text.slice(0, end);
+  const lines = whole.split('\n').filter((line) => line !== '');
+  if (lines.length === 0) throw notACheckpoint(path, 'it holds no whole line');
+  const history: StoredEvent[] = [];
+  let last: Entry | undefined;
+  for (const line of lines) {
+    last = parsed(EntrySchema, path, line);
+    history.push(...last.events);
+    if (history.length !== last.historyLength) {
+      throw notACheckpoint(
+        path,
+        `its lines hold ${history.length} events, not ${last.historyLength}`
+      );
+    }
+  }
+  const { version: _version, events: _events, ...position } = last as Entry;
+  return { position, history, whole, cut: end < text.length };
 };
 
 const historyLines = (text: string): string[] => text.split('\n').filter((line) => line !== '');
 
-const readIfThere = async (path: string): Promise<string> => {
+const readIfThere = async (path: string): Promise<string | undefined> => {
   try {
     return await readFile(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
 };
@@ -76,9 +129,13 @@ const fileKey = (executionArn: string): string => {
   return `${machine}__${name}`;
 };
 
+/** A journal line: the events as the engine holds them (their dates written as ISO text). */
+const lineOf = (entry: Omit<Entry, 'events'> & { events: readonly unknown[] }): string =>
+  `${JSON.stringify(entry)}\n`;
+
 export class FileCheckpointStore implements CheckpointStore {
   readonly directory: string;
-  /** History events already in each execution's history file. */
+  /** History events already in each execution's journal (one that has a journal is here). */
   readonly #historyWritten = new Map<string, number>();
   /** The last write of each execution, so its writes go in order. */
   readonly #tails = new Map<string, Promise<void>>();
@@ -96,33 +153,26 @@ export class FileCheckpointStore implements CheckpointStore {
         throw error;
       });
       await this.#made;
-      const key = fileKey(checkpoint.executionArn);
       const { history, park, ...position } = checkpoint;
-      const written = this.#historyWritten.get(checkpoint.executionArn) ?? 0;
-      const fresh = history.slice(written);
-      if (fresh.length > 0) {
-        const lines = fresh.map((event) => `${JSON.stringify(event)}\n`).join('');
-        if (written === 0) await writeFile(this.#path(key, HISTORY), lines);
-        else await appendFile(this.#path(key, HISTORY), lines);
-      }
-      this.#historyWritten.set(checkpoint.executionArn, Math.max(written, history.length));
-      await this.#replace(
-        this.#path(key, POSITION),
-        JSON.stringify({
-          version: FILE_VERSION,
-          ...position,
-          historyLength: history.length,
-          ...(park === undefined ? {} : { park }),
-        })
-      );
+      const written = this.#historyWritten.get(checkpoint.executionArn);
+      const line = lineOf({
+        version: FILE_VERSION,
+        ...position,
+        historyLength: history.length,
+        ...(park === undefined ? {} : { park }),
+        events: history.slice(written ?? 0),
+      });
+      const path = this.#path(fileKey(checkpoint.executionArn), JOURNAL);
+      // An execution's first checkpoint starts its journal afresh.
+      if (written === undefined) await writeFile(path, line);
+      else await appendFile(path, line);
+      this.#historyWritten.set(checkpoint.executionArn, Math.max(written ?? 0, history.length));
     });
   }
 
   deleteCheckpoint(executionArn: string): Promise<void> {
     return this.#inOrder(executionArn, async () => {
-      const key = fileKey(executionArn);
-      await rm(this.#path(key, POSITION), { force: true });
-      await rm(this.#path(key, HISTORY), { force: true });
+      await rm(this.#path(fileKey(executionArn), JOURNAL), { force: true });
       this.#historyWritten.delete(executionArn);
     });
   }
@@ -136,30 +186,35 @@ export class FileCheckpointStore implements CheckpointStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw error;
     }
+    const keysOf = (suffix: string) =>
+      new Set(
+        names.filter((name) => name.endsWith(suffix)).map((name) => name.slice(0, -suffix.length))
+      );
+    const journals = keysOf(JOURNAL);
+    for (const key of keysOf(EARLIER_POSITION)) {
+      // A journal already written from them (a crash before they were removed) is the one.
+      if (!journals.has(key)) await this.#journalFromEarlier(key);
+      await rm(this.#path(key, EARLIER_POSITION), { force: true });
+      await rm(this.#path(key, EARLIER_HISTORY), { force: true });
+      journals.add(key);
+    }
     const checkpoints: ExecutionCheckpoint[] = [];
-    for (const name of names.filter((file) => file.endsWith(POSITION)).sort()) {
-      const path = join(this.directory, name);
-      const position = parsePosition(path, await readFile(path, 'utf8'));
-      const historyPath = this.#path(fileKey(position.executionArn), HISTORY);
-      const lines = historyLines(await readIfThere(historyPath));
-      const kept = lines.slice(0, position.historyLength);
-      // Events appended after the checkpoint's own write (a crash in between) are cut off, so
-      // later appends follow it.
-      if (lines.length !== kept.length) {
-        await writeFile(historyPath, kept.map((line) => `${line}\n`).join(''));
-      }
-      checkpoints.push(this.#checkpointOf(position, kept));
+    for (const key of [...journals].sort()) {
+      const path = this.#path(key, JOURNAL);
+      const read = readJournal(path, await readFile(path, 'utf8'));
+      // A line cut short is dropped from the file too, so the next append starts a line.
+      if (read.cut) await writeFile(path, read.whole);
+      checkpoints.push(this.#checkpointOf(read.position, read.history));
     }
     return checkpoints;
   }
 
   /**
-   * A checkpoint read at once, for a parked execution the engine took out of memory: its files
-   * were written before it went, and nothing writes them while it is out.
+   * A checkpoint read at once, for a parked execution the engine took out of memory: its journal
+   * was written before it went, and nothing writes it while it is out.
    */
   loadCheckpoint(executionArn: string): ExecutionCheckpoint | undefined {
-    const key = fileKey(executionArn);
-    const path = this.#path(key, POSITION);
+    const path = this.#path(fileKey(executionArn), JOURNAL);
     let text: string;
     try {
       text = readFileSync(path, 'utf8');
@@ -167,24 +222,42 @@ export class FileCheckpointStore implements CheckpointStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
-    const position = parsePosition(path, text);
-    let history = '';
-    try {
-      history = readFileSync(this.#path(key, HISTORY), 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
-    return this.#checkpointOf(position, historyLines(history).slice(0, position.historyLength));
+    const read = readJournal(path, text);
+    return this.#checkpointOf(read.position, read.history);
   }
 
-  #checkpointOf(position: Position, lines: readonly string[]): ExecutionCheckpoint {
-    const { version: _version, historyLength: _length, park, ...rest } = position;
-    this.#historyWritten.set(rest.executionArn, lines.length);
+  /** The earlier build's pair of an execution, written as a journal of one line (atomically). */
+  async #journalFromEarlier(key: string): Promise<void> {
+    const path = this.#path(key, EARLIER_POSITION);
+    const { version: _version, ...position } = parsed(
+      EarlierPositionSchema,
+      path,
+      await readFile(path, 'utf8')
+    );
+    const lines = historyLines((await readIfThere(this.#path(key, EARLIER_HISTORY))) ?? '');
+    if (lines.length < position.historyLength) {
+      throw notACheckpoint(
+        path,
+        `its history has ${lines.length} of its ${position.historyLength} events`
+      );
+    }
+    // Events appended after the checkpoint's own write (a crash in between) are left out.
+    const events = lines
+      .slice(0, position.historyLength)
+      .map((line) => parsed(HistoryEventSchema, path, line));
+    await this.#replace(
+      this.#path(key, JOURNAL),
+      lineOf({ version: FILE_VERSION, ...position, events })
+    );
+  }
+
+  #checkpointOf(position: Position, events: readonly StoredEvent[]): ExecutionCheckpoint {
+    const { historyLength: _length, park, ...rest } = position;
+    this.#historyWritten.set(rest.executionArn, events.length);
     // JSON has no dates: timestamps are ISO strings on disk and `Date`s in memory.
-    const history = lines.map((line) => {
-      const event = HistoryEventSchema.parse(JSON.parse(line));
-      return { ...event, timestamp: new Date(event.timestamp) } as HistoryEvent;
-    });
+    const history = events.map(
+      (event) => ({ ...event, timestamp: new Date(event.timestamp) }) as HistoryEvent
+    );
     const checkpoint: ExecutionCheckpoint = { ...rest, history };
     if (park !== undefined) {
       const { timeoutSeconds, heartbeatSeconds, ...required } = park;

@@ -71,26 +71,54 @@ describe('FileCheckpointStore', () => {
     expect(t1).toMatchObject({ stateName: 'AgentStep' });
     expect(t1?.park).toBeUndefined();
     expect(t1?.history).toEqual(events(4));
-    // Each save appended only the events the last one had not written.
-    expect(
-      readFileSync(join(dir, 'turn__t1.history.jsonl'), 'utf8').trim().split('\n')
-    ).toHaveLength(4);
-    // No temporary file is left: every one was renamed over its checkpoint.
-    expect(readdirSync(dir).filter((file) => file.endsWith('.tmp'))).toEqual([]);
+    // One file an execution, one line a save, each with only the events the last had not written.
+    const lines = readFileSync(join(dir, 'turn__t1.journal.jsonl'), 'utf8').trim().split('\n');
+    expect(lines.map((line) => JSON.parse(line).events.length)).toEqual([1, 3]);
+    expect(readdirSync(dir).every((file) => file.endsWith('.journal.jsonl'))).toBe(true);
   });
 
-  it('cuts a history back to its checkpoint: events written after it (a crash between) are dropped', async () => {
+  it('drops a last line cut short (a crash in the middle of its append): the one before it holds', async () => {
     const dir = tempDir();
     const store = new FileCheckpointStore(dir);
     await store.saveCheckpoint(checkpoint('t', false, 2));
-    const history = join(dir, 'turn__t.history.jsonl');
-    writeFileSync(history, `${readFileSync(history, 'utf8')}${JSON.stringify(events(3)[2])}\n`);
+    await store.saveCheckpoint(checkpoint('t', true, 3));
+    const journal = join(dir, 'turn__t.journal.jsonl');
+    const [first, second] = readFileSync(journal, 'utf8').split('\n');
+    writeFileSync(journal, `${first}\n${second?.slice(0, 40)}`);
 
     const reopened = new FileCheckpointStore(dir);
     const [loaded] = await reopened.loadCheckpoints();
-    expect(loaded?.history).toEqual(events(2));
+    expect(loaded).toMatchObject({ stateName: 'AgentStep', history: events(2) });
+    expect(loaded?.park).toBeUndefined();
+    // The next save appends after the whole line, not after the broken one.
     await reopened.saveCheckpoint(checkpoint('t', false, 5));
     expect((await new FileCheckpointStore(dir).loadCheckpoints())[0]?.history).toEqual(events(5));
+    expect(reopened.loadCheckpoint(arnOf('t'))?.history).toEqual(events(5));
+  });
+
+  it('moves an earlier build’s pair of files into a journal, its history cut back to its checkpoint, and goes on from it', async () => {
+    const dir = tempDir();
+    const { history, park, ...position } = checkpoint('old', true, 3);
+    writeFileSync(
+      join(dir, 'turn__old.json'),
+      JSON.stringify({ version: 2, ...position, historyLength: 3, park })
+    );
+    // Four events, one written after the checkpoint (a crash in between): left out.
+    writeFileSync(
+      join(dir, 'turn__old.history.jsonl'),
+      events(4)
+        .map((event) => `${JSON.stringify(event)}\n`)
+        .join('')
+    );
+
+    const store = new FileCheckpointStore(dir);
+    const [loaded] = await store.loadCheckpoints();
+    expect(loaded).toEqual({ ...position, history, park });
+    expect(readdirSync(dir)).toEqual(['turn__old.journal.jsonl']);
+    expect(store.loadCheckpoint(arnOf('old'))).toEqual(loaded);
+    await store.saveCheckpoint(checkpoint('old', false, 6));
+    const again = await new FileCheckpointStore(dir).loadCheckpoints();
+    expect(again).toEqual([{ ...checkpoint('old', false, 6) }]);
   });
 
   it('loads nothing from a missing directory and refuses a file that is not its own', async () => {
@@ -98,7 +126,19 @@ describe('FileCheckpointStore', () => {
     expect(await new FileCheckpointStore(join(dir, 'none')).loadCheckpoints()).toEqual([]);
     writeFileSync(join(dir, 'turn__x.json'), JSON.stringify({ version: 1, parked: {} }));
     await expect(new FileCheckpointStore(dir).loadCheckpoints()).rejects.toThrow(
-      /is not an execution checkpoint/
+      /turn__x\.json is not an execution checkpoint/
+    );
+    const other = tempDir();
+    writeFileSync(join(other, 'turn__y.journal.jsonl'), '{"version":3}\n');
+    await expect(new FileCheckpointStore(other).loadCheckpoints()).rejects.toThrow(
+      /turn__y\.journal\.jsonl is not an execution checkpoint/
+    );
+    // Lines whose events do not add up to the history they claim.
+    const { history: _history, ...position } = checkpoint('z', false, 2);
+    const line = { version: 3, ...position, historyLength: 2, events: events(1) };
+    writeFileSync(join(other, 'turn__y.journal.jsonl'), `${JSON.stringify(line)}\n`);
+    await expect(new FileCheckpointStore(other).loadCheckpoints()).rejects.toThrow(
+      /lines hold 1 events, not 2/
     );
   });
 });

@@ -20,6 +20,10 @@ import {
 const { harnesses, storePath: inFolder } = fileStoreFixtures('parked-');
 const storePath = () => inFolder('state');
 
+/** Where an execution's journal last said it was: its last line. */
+const lastCheckpoint = (file: string) =>
+  JSON.parse(readFileSync(file, 'utf8').trim().split('\n').at(-1) ?? 'null');
+
 const boot = async (path: string, parks: ParkRecorder, step: TaskHandler = twoTurnAgentStep) => {
   const h = await startHarness({ store: new FileCheckpointStore(path) });
   harnesses.push(h);
@@ -47,8 +51,8 @@ describe('rehydration from the file store', () => {
     await before.h.close();
     harnesses.splice(harnesses.indexOf(before.h), 1);
 
-    const saved = JSON.parse(readFileSync(join(path, 'turn__task-9.json'), 'utf8'));
-    expect(saved.version).toBe(2);
+    const saved = lastCheckpoint(join(path, 'turn__task-9.journal.jsonl'));
+    expect(saved.version).toBe(3);
     expect(saved).toMatchObject({
       executionArn,
       name: 'task-9',
@@ -134,7 +138,7 @@ describe('rehydration from the file store', () => {
     await before.h.close();
     harnesses.splice(harnesses.indexOf(before.h), 1);
 
-    const saved = JSON.parse(readFileSync(join(path, 'turn__task-7.json'), 'utf8'));
+    const saved = lastCheckpoint(join(path, 'turn__task-7.journal.jsonl'));
     expect(saved).toMatchObject({
       stateName: 'AgentStep',
       rawInput: { turn: 1, lastInput: 'go on' },
@@ -184,7 +188,7 @@ describe('rehydration from the file store', () => {
         reason: expect.stringMatching(/not created/),
       }),
     ]);
-    const [kept] = readdirSync(path).filter((file) => file.endsWith('.json'));
-    expect(JSON.parse(readFileSync(join(path, kept!), 'utf8'))).toMatchObject({ park: { token } });
+    const [kept] = readdirSync(path).filter((file) => file.endsWith('.journal.jsonl'));
+    expect(lastCheckpoint(join(path, kept!))).toMatchObject({ park: { token } });
   });
 });
