@@ -28,7 +28,7 @@ export const sameJson = (a: unknown, b: unknown): boolean => {
     const keys = statedKeys(a);
     return (
       keys.length === statedKeys(b).length &&
-      keys.every((key) => b[key] !== undefined && sameJson(a[key], b[key]))
+      keys.every((key) => Object.hasOwn(b, key) && sameJson(a[key], b[key]))
     );
   }
   return false;

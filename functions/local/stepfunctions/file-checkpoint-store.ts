@@ -88,11 +88,12 @@ const parsed = <T>(schema: z.ZodType<T>, path: string, text: string): T => {
 const readJournal = (
   path: string,
   text: string
-): { position: Position; history: StoredEvent[]; whole: string; cut: boolean } => {
+): { position: Position; history: StoredEvent[]; whole: string; cut: boolean } | undefined => {
   const end = text.lastIndexOf('\n') + 1;
   const whole = text.slice(0, end);
   const lines = whole.split('\n').filter((line) => line !== '');
-  if (lines.length === 0) throw notACheckpoint(path, 'it holds no whole line');
+  // Its first checkpoint never landed whole: the execution has none.
+  if (lines.length === 0) return undefined;
   const history: StoredEvent[] = [];
   let last: Entry | undefined;
   for (const line of lines) {
@@ -202,6 +203,10 @@ export class FileCheckpointStore implements CheckpointStore {
     for (const key of [...journals].sort()) {
       const path = this.#path(key, JOURNAL);
       const read = readJournal(path, await readFile(path, 'utf8'));
+      if (read === undefined) {
+        await rm(path, { force: true });
+        continue;
+      }
       // A line cut short is dropped from the file too, so the next append starts a line.
       if (read.cut) await writeFile(path, read.whole);
       checkpoints.push(this.#checkpointOf(read.position, read.history));
@@ -223,7 +228,7 @@ export class FileCheckpointStore implements CheckpointStore {
       throw error;
     }
     const read = readJournal(path, text);
-    return this.#checkpointOf(read.position, read.history);
+    return read === undefined ? undefined : this.#checkpointOf(read.position, read.history);
   }
 
   /** The earlier build's pair of an execution, written as a journal of one line (atomically). */

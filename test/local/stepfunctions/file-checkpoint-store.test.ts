@@ -96,6 +96,20 @@ describe('FileCheckpointStore', () => {
     expect(reopened.loadCheckpoint(arnOf('t'))?.history).toEqual(events(5));
   });
 
+  it('holds no checkpoint of an execution whose first line was cut short, and removes its file', async () => {
+    const dir = tempDir();
+    const store = new FileCheckpointStore(dir);
+    await store.saveCheckpoint(checkpoint('torn', false, 2));
+    await store.saveCheckpoint(checkpoint('whole', false, 1));
+    const journal = join(dir, 'turn__torn.journal.jsonl');
+    writeFileSync(journal, readFileSync(journal, 'utf8').slice(0, 30));
+
+    expect(new FileCheckpointStore(dir).loadCheckpoint(arnOf('torn'))).toBeUndefined();
+    const loaded = await new FileCheckpointStore(dir).loadCheckpoints();
+    expect(loaded.map((each) => each.name)).toEqual(['whole']);
+    expect(readdirSync(dir)).toEqual(['turn__whole.journal.jsonl']);
+  });
+
   it('moves an earlier build’s pair of files into a journal, its history cut back to its checkpoint, and goes on from it', async () => {
     const dir = tempDir();
     const { history, park, ...position } = checkpoint('old', true, 3);
