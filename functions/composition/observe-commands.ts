@@ -66,17 +66,18 @@ export const observeCommands = (
 };
 
 /**
- * Calls `written` each time a write command the client sent has been answered, refused or not
- * (a refused write changed nothing, and telling of it costs less than telling the two apart).
+ * Calls `written` with its input each time a write command the client sent has been answered,
+ * refused or not (a refused write changed nothing, and telling of it costs less than telling the
+ * two apart).
  */
-export const afterWrites = (client: DynamoDBClient, written: () => void): void => {
+export const afterWrites = (client: DynamoDBClient, written: (input: unknown) => void): void => {
   client.middlewareStack.add(
     (next, context) => async (args) => {
       if (!WRITES.has((context.commandName ?? '').replace(/Command$/, ''))) return next(args);
       try {
         return await next(args);
       } finally {
-        written();
+        written(args.input);
       }
     },
     { step: 'initialize', name: 'tinyHarnessAfterWrites' }

@@ -40,8 +40,11 @@ export interface RuntimeOverrides {
   fetch?: typeof fetch;
   /** Observe every DynamoDB command (default off): it then also asks for ConsumedCapacity. */
   onDynamoDbCommand?: (observation: DynamoDbCommandObservation) => void;
-  /** Told after each DynamoDB write the runtime sends (`npm start` wakes its stream readers). */
-  onDynamoDbWrite?: () => void;
+  /**
+   * Told after each DynamoDB write the runtime sends, with its input (`npm start` wakes its stream
+   * pollers, and the A2A streams of the tasks it wrote).
+   */
+  onDynamoDbWrite?: (input: unknown) => void;
 }
 
 export const buildRuntime = (config: RuntimeConfig, overrides: RuntimeOverrides = {}): Runtime => {

@@ -37,7 +37,7 @@ import { startHttpShim } from './http-shim.js';
 import { localLambdaContext } from './lambda-context.js';
 import { persistentPushTokenKey } from './push-token-key.js';
 import { reviveOrphans } from './recover.js';
-import { mayHaveSettled, StepSignals, taskOfStep } from './step-signals.js';
+import { mayHaveSettled, TaskSignals, taskOfStep } from './step-signals.js';
 import {
   extractStateMachines,
   FileCheckpointStore,
@@ -47,6 +47,7 @@ import {
 } from './stepfunctions/index.js';
 import { StreamPoller } from './stream-poller.js';
 import { synthesizeTemplate } from './synth-template.js';
+import { tasksWritten } from './tasks-written.js';
 import { eventSourceMappings, type FunctionId, functionsByLogicalId } from './template-reader.js';
 import { webSite } from './web-site.js';
 
@@ -61,6 +62,11 @@ export interface LocalStackOptions {
   model?: Model | undefined;
   /** Observe the runtime's DynamoDB commands (the benchmark); default off. */
   onDynamoDbCommand?: RuntimeOverrides['onDynamoDbCommand'];
+  /**
+   * A2A streams read their task's log only on the cloud's poll, not also as soon as the task is
+   * written (`npm run bench:streams` measures the cloud's way); default off.
+   */
+  pollStreamsOnly?: boolean;
   /** The fetch remote agents are called with (tests); default the global one. */
   fetch?: typeof fetch;
   /**
@@ -186,12 +192,15 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     // One process runs every function here: the turn step's MCP servers are connected once.
     const tools = await connectMcpTools(config, loggerOf(config), { stdio: stdioTransport });
     if (tools !== undefined) closers.push(() => tools.close());
-    // The stream pollers, woken by every write of the handlers (they are made further down).
+    // Every write of the handlers wakes the stream pollers (made further down) and the A2A
+    // streams of the tasks it wrote.
     const pollers = new Map<FunctionId, StreamPoller>();
+    const writes = new TaskSignals();
     const runtime = buildRuntime(config, {
       tools,
-      onDynamoDbWrite: () => {
+      onDynamoDbWrite: (input) => {
         for (const poller of pollers.values()) poller.wake();
+        for (const taskId of tasksWritten(input)) writes.signal(taskId);
       },
       ...(options.model === undefined ? {} : { model: options.model }),
       ...(options.onDynamoDbCommand === undefined
@@ -252,13 +261,16 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
         )
       ),
     };
-    // A blocking SendMessage reads the task when one of its steps returns; on a timer only as a
-    // fallback (the cloud's interval).
-    const steps = new StepSignals();
+    // A blocking SendMessage reads the task when one of its steps returns, and a stream reads the
+    // task's log when an item of it is written; on a timer only as a fallback (the cloud's).
+    const steps = new TaskSignals();
     const service = new A2aService(runtime, {
       blockingTimeoutMs: 25_000,
       pollIntervalMs: 250,
       watchSteps: (taskId) => steps.watch(taskId),
+      ...(options.pollStreamsOnly === true
+        ? {}
+        : { watchWrites: (taskId: string) => writes.watch(taskId) }),
     });
     const streamLeases = buildStreamLeases(config);
     const invoke = (id: FunctionId, event: unknown) => {
@@ -273,9 +285,9 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
         if (taskId !== undefined) {
           void invocation.then(
             (result) => {
-              if (mayHaveSettled(result)) steps.stepped(taskId);
+              if (mayHaveSettled(result)) steps.signal(taskId);
             },
-            () => steps.stepped(taskId)
+            () => steps.signal(taskId)
           );
         }
       }

@@ -1,5 +1,5 @@
 import type { RouteName } from '../core/loop/route.schema.js';
-import type { StepWatch } from '../service/a2a-service.js';
+import type { TaskWatch } from '../service/task-watch.js';
 
 interface Watcher {
   stepped: boolean;
@@ -7,20 +7,20 @@ interface Watcher {
 }
 
 /**
- * Which tasks' turn and tool steps have just run, for waiters in the same process. The local
- * stack runs the A2A service and the step handlers side by side, so a blocking SendMessage need
- * not read the task on a timer: it reads it again when one of the task's steps that may settle it
- * has returned (`mayHaveSettled`: a tool call, the park, a turn that ends), and on its poll
- * interval only if none does. A step that returns
- * while the waiter is reading is kept for its next wait: the read may have seen the task from
- * before the step's commit, and the step may be the turn's last (the park). In the cloud they are
- * separate functions and the service polls.
+ * Which tasks something has just happened to, for waiters in the same process. The local stack
+ * runs the A2A service beside the step handlers and the table's writers, so a waiter need not
+ * read a task on a timer: a blocking SendMessage reads it again when one of the task's steps that
+ * may settle it has returned (`mayHaveSettled`: a tool call, the park, a turn that ends), and a
+ * stream reads its log again when an item of the task has been written; each on its poll
+ * interval only if nothing happens. A signal that comes while the waiter is reading is kept for
+ * its next wait: the read may have seen the task from before the step's commit, and the step may
+ * be the turn's last (the park). In the cloud they are separate functions and the service polls.
  */
-export class StepSignals {
+export class TaskSignals {
   readonly #watchers = new Map<string, Set<Watcher>>();
 
-  /** Starts watching `taskId`'s steps; close the watch when done with it. */
-  watch(taskId: string): StepWatch {
+  /** Starts watching `taskId`; close the watch when done with it. */
+  watch(taskId: string): TaskWatch {
     const watcher: Watcher = { stepped: false, wake: undefined };
     const watchers = this.#watchers.get(taskId) ?? new Set<Watcher>();
     this.#watchers.set(taskId, watchers);
@@ -52,8 +52,8 @@ export class StepSignals {
     };
   }
 
-  /** A step of `taskId` returned: every watch of it reads the task again, now or at its next wait. */
-  stepped(taskId: string): void {
+  /** Something happened to `taskId`: every watch of it reads again, now or at its next wait. */
+  signal(taskId: string): void {
     for (const watcher of [...(this.#watchers.get(taskId) ?? [])]) {
       watcher.stepped = true;
       watcher.wake?.();

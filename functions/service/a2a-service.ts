@@ -34,6 +34,7 @@ import {
   type StreamItem,
   type StreamTiming,
 } from './task-stream.js';
+import type { TaskWatch } from './task-watch.js';
 import { withUsageTree } from './usage-tree.js';
 
 export interface SendOptions {
@@ -59,17 +60,6 @@ const DEFAULT_HISTORY = {
   stream: 0,
 } as const satisfies Record<string, HistoryLimit>;
 
-/** A waiter's view of one task's steps, where they run in its process (`npm start`). */
-export interface StepWatch {
-  /**
-   * Resolves at once when a step of the task returned since the watch began or since `next` last
-   * resolved; else when one returns, or after `ms`.
-   */
-  next(ms: number): Promise<void>;
-  /** The watch ends: nothing is kept for it any more. */
-  close(): void;
-}
-
 export interface ServiceOptions {
   /** How long a blocking SendMessage waits for the task to settle before answering with it as is. */
   blockingTimeoutMs: number;
@@ -79,7 +69,12 @@ export interface ServiceOptions {
    * run (one that ran during a read included) instead of on its next poll. Absent: it polls
    * (`npm start` has one).
    */
-  watchSteps?: (taskId: string) => StepWatch;
+  watchSteps?: (taskId: string) => TaskWatch;
+  /**
+   * Watches the writes of a task's items: a stream reads the task's log again as soon as one has
+   * been written instead of on its next poll. Absent: streams poll (`npm start` has one).
+   */
+  watchWrites?: (taskId: string) => TaskWatch;
   /** SendStreamingMessage and SubscribeToTask. @default DEFAULT_STREAM_TIMING */
   stream?: StreamTiming;
 }
@@ -226,6 +221,9 @@ export class A2aService {
       events,
       readRecord: (id) => store.get(id),
       timing: this.#options.stream ?? DEFAULT_STREAM_TIMING,
+      ...(this.#options.watchWrites === undefined
+        ? {}
+        : { watchWrites: this.#options.watchWrites }),
       onEnd: (reason, sent) => logger.info('a2a stream ended', { taskId, reason, events: sent }),
     });
   }

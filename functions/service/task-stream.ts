@@ -2,6 +2,7 @@ import { type Task, TaskState } from '@a2a-js/sdk';
 import type { EventLog, LoggedEvent, TaskEvent } from '../core/ports/event-log.js';
 import type { TaskRecord } from '../core/ports/task-store.js';
 import { isTerminalState } from '../core/task/a2a-task.js';
+import type { TaskWatch } from './task-watch.js';
 
 /** What a stream carries: the task's logged events (the snapshot first), and idle keep-alives. */
 export type StreamItem = { kind: 'event'; seq: number; event: TaskEvent } | { kind: 'keep-alive' };
@@ -66,6 +67,8 @@ export interface FollowTask {
   events: Pick<EventLog, 'read'>;
   readRecord(taskId: string): Promise<TaskRecord | undefined>;
   timing: StreamTiming;
+  /** Watches the task's writes, where they are made in this process: the log is read on each. */
+  watchWrites?: (taskId: string) => TaskWatch;
   /** Why the stream ended, once it has (for the log line). */
   onEnd?: (reason: StreamEndReason, sent: number) => void;
 }
@@ -131,6 +134,7 @@ const endingOf = (event: TaskEvent, end: StreamEnd): StreamEndReason | undefined
  */
 export async function* followTask(follow: FollowTask): AsyncGenerator<StreamItem> {
   const { taskId, end, timing } = follow;
+  const writes = follow.watchWrites?.(taskId);
   const started = Date.now();
   let sent = 0;
   let lastSentAt = started;
@@ -180,13 +184,16 @@ export async function* followTask(follow: FollowTask): AsyncGenerator<StreamItem
         return;
       }
       if (now - lastSentAt >= timing.keepAliveMs) yield send({ kind: 'keep-alive' });
-      await sleep(timing.pollIntervalMs);
+      await (writes === undefined
+        ? sleep(timing.pollIntervalMs)
+        : writes.next(timing.pollIntervalMs));
     }
   } catch (error) {
     reason = 'failed';
     throw error;
   } finally {
     // A generator closed from outside (the response was destroyed) runs only this block.
+    writes?.close();
     follow.onEnd?.(reason ?? 'client-gone', sent);
   }
 }

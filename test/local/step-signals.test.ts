@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { mayHaveSettled, StepSignals, taskOfStep } from '../../functions/local/step-signals.js';
+import { mayHaveSettled, TaskSignals, taskOfStep } from '../../functions/local/step-signals.js';
 
 describe("the local stack's step signals", () => {
   it("wake a task's watches when one of its steps returns, and no other task's", async () => {
-    const signals = new StepSignals();
+    const signals = new TaskSignals();
     const woken: string[] = [];
     const [watchA, watchB] = [signals.watch('task-a'), signals.watch('task-b')];
     const a = watchA.next(10_000).then(() => woken.push('a'));
     const b = watchB.next(50).then(() => woken.push('b'));
 
-    signals.stepped('task-a');
+    signals.signal('task-a');
     await a;
     expect(woken).toEqual(['a']);
     await b;
@@ -20,10 +20,10 @@ describe("the local stack's step signals", () => {
   });
 
   it('keep a step that returned while the waiter was not waiting (reading the task) for its next wait', async () => {
-    const signals = new StepSignals();
+    const signals = new TaskSignals();
     const watch = signals.watch('task-a');
     // The waiter reads the task; meanwhile the turn's last step (the park) returns.
-    signals.stepped('task-a');
+    signals.signal('task-a');
     const started = performance.now();
     await watch.next(10_000);
     expect(performance.now() - started).toBeLessThan(1_000);
@@ -35,14 +35,14 @@ describe("the local stack's step signals", () => {
   });
 
   it('let a waiter go after its interval when no step returns', async () => {
-    const signals = new StepSignals();
+    const signals = new TaskSignals();
     const watch = signals.watch('task-a');
     const started = performance.now();
     await watch.next(30);
     expect(performance.now() - started).toBeGreaterThanOrEqual(25);
     watch.close();
     // Nobody watches any more: a step now wakes nothing, keeps nothing, and throws nothing.
-    signals.stepped('task-a');
+    signals.signal('task-a');
     expect(signals.watchedTasks).toBe(0);
   });
 
