@@ -40,13 +40,17 @@ const stack = await startLocalStack({
   env: {
     TINY_HARNESS_BEARER_TOKENS: `${TOKEN}=alice`,
     TINY_HARNESS_LOG_LEVEL: 'warn',
-    // The subscribers are one client: no throttle in the way of opening them.
+    // The subscribers are one client: no throttle, and no cap on its open streams, in the way
+    // of opening them.
     TINY_HARNESS_THROTTLE_PER_MINUTE: '100000',
     TINY_HARNESS_THROTTLE_BURST: '100000',
+    TINY_HARNESS_STREAMS_PER_CALLER: '100000',
   },
   onDynamoDbCommand: ({ command }) => {
     if (command === 'Query' || command === 'GetItem') reads++;
   },
+  // The cloud's streams: read on their poll alone (`npm start`'s also read when the task is written).
+  pollStreamsOnly: true,
 });
 
 const headers = {
@@ -76,6 +80,9 @@ const subscribe = async (taskId: string) => {
     method: 'POST',
     headers,
   });
+  if (!response.ok) {
+    throw new Error(`subscribing was refused (${response.status}): ${await response.text()}`);
+  }
   const latencies: number[] = [];
   let opened: () => void = () => undefined;
   const first = new Promise<void>((resolve) => {
