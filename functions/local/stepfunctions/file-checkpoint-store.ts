@@ -66,6 +66,9 @@ type Entry = z.infer<typeof EntrySchema>;
 type StoredEvent = z.infer<typeof HistoryEventSchema>;
 type Position = Omit<Entry, 'version' | 'events'>;
 
+/** A file's non-empty lines (a journal's, or the earlier build's history). */
+const linesOf = (text: string): string[] => text.split('\n').filter((line) => line !== '');
+
 const notACheckpoint = (path: string, why: string) =>
   new Error(`${path} is not an execution checkpoint: ${why}`);
 
@@ -91,7 +94,7 @@ const readJournal = (
 ): { position: Position; history: StoredEvent[]; whole: string; cut: boolean } | undefined => {
   const end = text.lastIndexOf('\n') + 1;
   const whole = text.slice(0, end);
-  const lines = whole.split('\n').filter((line) => line !== '');
+  const lines = linesOf(whole);
   // Its first checkpoint never landed whole: the execution has none.
   if (lines.length === 0) return undefined;
   const history: StoredEvent[] = [];
@@ -110,13 +113,11 @@ const readJournal = (
   return { position, history, whole, cut: end < text.length };
 };
 
-const historyLines = (text: string): string[] => text.split('\n').filter((line) => line !== '');
-
-const readIfThere = async (path: string): Promise<string | undefined> => {
+const readIfThere = async (path: string): Promise<string> => {
   try {
     return await readFile(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
     throw error;
   }
 };
@@ -239,7 +240,8 @@ export class FileCheckpointStore implements CheckpointStore {
       path,
       await readFile(path, 'utf8')
     );
-    const lines = historyLines((await readIfThere(this.#path(key, EARLIER_HISTORY))) ?? '');
+    const historyPath = this.#path(key, EARLIER_HISTORY);
+    const lines = linesOf(await readIfThere(historyPath));
     if (lines.length < position.historyLength) {
       throw notACheckpoint(
         path,
@@ -249,7 +251,7 @@ export class FileCheckpointStore implements CheckpointStore {
     // Events appended after the checkpoint's own write (a crash in between) are left out.
     const events = lines
       .slice(0, position.historyLength)
-      .map((line) => parsed(HistoryEventSchema, path, line));
+      .map((line) => parsed(HistoryEventSchema, historyPath, line));
     await this.#replace(
       this.#path(key, JOURNAL),
       lineOf({ version: FILE_VERSION, ...position, events })
