@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { TaskState } from '@a2a-js/sdk';
 import { ownCpuMs } from './cpu.js';
 import type { BenchFigures } from './figures.js';
-import { fixed } from './format.js';
+import { fixed, orUnknown } from './format.js';
 import { sendMessage, userMessage } from './local-client.js';
 import type { MemorySample } from './memory.js';
 import type { ParkStackReply, ParkStackRequest } from './park-stack.js';
@@ -223,6 +223,14 @@ const startParkStack = async (): Promise<ParkStack> => {
 
 type Figures = Pick<BenchFigures, 'new_conversations' | 'parked'>;
 
+/** `count` conversations opened on the stack, and the CPU each cost each process meanwhile. */
+const timedBatch = async (stack: ParkStack, count: number, clients: number, first: number) => {
+  const before = { ...(await stack.cpu()), clientsCpuMs: ownCpuMs() };
+  const batch = await openConversations(stack.url, count, clients, first);
+  const after = { ...(await stack.cpu()), clientsCpuMs: ownCpuMs() };
+  return { batch, cpu: cpuPerConversation(before, after, batch.opened) };
+};
+
 /**
  * New conversations per second, then parked conversations, on a local stack of its own (the
  * demo model, as `npm start` runs it): `conversations` are opened by `clients` concurrent
@@ -230,20 +238,31 @@ type Figures = Pick<BenchFigures, 'new_conversations' | 'parked'>;
  * stack's memory (Node and DynamoDB Local) at a few counts on the way.
  */
 export const measureConversations = async (
-  options: { conversations: number; parked: number; clients: number },
+  options: { conversations: number; warmUpConversations: number; parked: number; clients: number },
   progress: (message: string) => void
 ): Promise<Figures> => {
   const stack = await startParkStack();
   try {
     const runningBefore = await stack.running();
     const baseline = await stack.sample();
-    const cpuBefore = { ...(await stack.cpu()), clientsCpuMs: ownCpuMs() };
-    const opened = await openConversations(stack.url, options.conversations, options.clients, 0);
-    const cpu = cpuPerConversation(
-      cpuBefore,
-      { ...(await stack.cpu()), clientsCpuMs: ownCpuMs() },
-      opened.opened
-    );
+    // A fresh stack's first conversations also pay for compiling its code (V8's and the
+    // DynamoDB Local JVM's): they are opened first and reported apart, not in the rate.
+    const warmUp =
+      options.warmUpConversations > 0
+        ? await timedBatch(stack, options.warmUpConversations, options.clients, 0)
+        : undefined;
+    if (warmUp !== undefined) {
+      const { stack_node, dynamodb_local } = warmUp.cpu;
+      progress(
+        `${warmUp.batch.opened} conversations to warm up, ${fixed(stack_node)} + ` +
+          `${orUnknown(dynamodb_local)} ms of CPU each`
+      );
+    }
+    const warmed = warmUp?.batch.opened ?? 0;
+    const { batch: opened, cpu } =
+      warmUp?.batch.stopped === undefined
+        ? await timedBatch(stack, options.conversations, options.clients, warmed)
+        : { batch: { ...warmUp.batch, opened: 0, seconds: 0, latenciesMs: [] }, cpu: warmUp.cpu };
     const cores = availableParallelism();
     const newConversations = {
       clients: options.clients,
@@ -256,12 +275,20 @@ export const measureConversations = async (
       cpu_ms_per_conversation: cpu,
       cores,
       cpu_ceiling_per_s: cpuCeiling(cpu, cores),
+      warm_up:
+        warmUp === undefined
+          ? null
+          : {
+              conversations: warmUp.batch.opened,
+              seconds: warmUp.batch.seconds,
+              cpu_ms_per_conversation: warmUp.cpu,
+            },
     };
     progress(`${opened.opened} new conversations at ${fixed(newConversations.per_s)} per second`);
 
     const checkpoints: Array<MemorySample & { parked: number; seconds: number }> = [];
-    let parked = opened.opened;
-    let seconds = opened.seconds;
+    let parked = warmed + opened.opened;
+    let seconds = (warmUp?.batch.seconds ?? 0) + opened.seconds;
     let stopped = opened.stopped;
     const goals =
       stopped === undefined ? checkpointCounts(parked, options.parked, CHECKPOINTS) : [];

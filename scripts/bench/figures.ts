@@ -7,6 +7,13 @@ import * as z from 'zod';
 
 const count = z.number().int().nonnegative();
 const figure = z.number().nonnegative();
+
+/** CPU time per conversation: the stack's Node, its DynamoDB Local (null: unreadable), the clients. */
+const conversationCpu = z.strictObject({
+  stack_node: figure,
+  dynamodb_local: figure.nullable(),
+  clients: figure,
+});
 const perTurn = z.record(z.string(), figure);
 
 export const ScenarioFiguresSchema = z.strictObject({
@@ -151,16 +158,23 @@ export const BenchFiguresSchema = z.strictObject({
       p50_ms: figure,
       p95_ms: figure,
       stopped: z.string().nullable(),
-      /** CPU time per conversation: the stack's Node, its DynamoDB Local (null: unreadable), the clients. */
-      cpu_ms_per_conversation: z.strictObject({
-        stack_node: figure,
-        dynamodb_local: figure.nullable(),
-        clients: figure,
-      }),
+      cpu_ms_per_conversation: conversationCpu,
       /** The machine's cores, as Node counts them (os.availableParallelism). */
       cores: count,
       /** Cores × 1000 ÷ the CPU ms of one conversation: the rate with every core busy. */
       cpu_ceiling_per_s: figure.nullable(),
+      /**
+       * The conversations opened first on the fresh stack, not timed, and what each cost (null:
+       * none). Absent from the figures of a build that timed a cold stack.
+       */
+      warm_up: z
+        .strictObject({
+          conversations: count,
+          seconds: figure,
+          cpu_ms_per_conversation: conversationCpu,
+        })
+        .nullable()
+        .optional(),
     })
     .nullable(),
   parked: z

@@ -29,6 +29,8 @@ export interface BenchOptions {
   messagesPerSender: number;
   /** New conversations opened by `clients` concurrent clients to time the rate. */
   conversations: number;
+  /** Conversations opened first on the fresh stack, not timed: the JIT's warm-up. */
+  warmUpConversations: number;
   clients: number;
   /** Conversations left parked in all (the rate's included), before memory is read. */
   parked: number;
@@ -52,6 +54,7 @@ export const DEFAULTS = {
   senders: 50,
   messagesPerSender: 8,
   conversations: 200,
+  warmUpConversations: 400,
   clients: 8,
   parked: 1_000,
   importRuns: 3,
@@ -67,6 +70,7 @@ const NUMERIC = {
   senders: ['senders', 'BENCH_SENDERS'],
   messagesPerSender: ['messages-per-sender', 'BENCH_MESSAGES_PER_SENDER'],
   conversations: ['conversations', 'BENCH_CONVERSATIONS'],
+  warmUpConversations: ['warm-up-conversations', 'BENCH_WARM_UP_CONVERSATIONS'],
   clients: ['clients', 'BENCH_CLIENTS'],
   parked: ['parked', 'BENCH_PARKED'],
   importRuns: ['import-runs', 'BENCH_IMPORT_RUNS'],
@@ -101,15 +105,19 @@ export const parseBenchOptions = (
     Object.entries(NUMERIC).map(([key, [flag, variable]]) => {
       const raw = (values as Record<string, string | boolean | undefined>)[flag];
       const fallback = DEFAULTS[key as keyof typeof DEFAULTS];
-      // Conversations of fewer than 2 turns have no tool-call turn; K = 2 is the least.
-      const min = key === 'turns' || key.endsWith('Turns') ? 2 : 1;
+      // Conversations of fewer than 2 turns have no tool-call turn; K = 2 is the least. A run
+      // may time a cold stack: no warm-up.
+      const min =
+        key === 'turns' || key.endsWith('Turns') ? 2 : key === 'warmUpConversations' ? 0 : 1;
       return [key, positive(typeof raw === 'string' ? raw : env[variable], fallback, flag, min)];
     })
   ) as Record<keyof typeof DEFAULTS, number>;
   if (numbers.longTurns < numbers.shortTurns) {
     throw new BenchOptionError('--long-turns must be at least --short-turns');
   }
-  if (numbers.parked < numbers.conversations) numbers.parked = numbers.conversations;
+  // Every conversation opened stays parked: the warm-up's and the timed ones are among them.
+  const opened = numbers.warmUpConversations + numbers.conversations;
+  if (numbers.parked < opened) numbers.parked = opened;
   const skip = new Set<Part>();
   for (const name of (values.skip ?? '').split(',').map((part) => part.trim())) {
     if (name === '') continue;
@@ -160,6 +168,7 @@ export const USAGE = `npm run bench -- [options]
   --senders N             concurrent senders to one task (${DEFAULTS.senders})
   --messages-per-sender N messages each sender sends (${DEFAULTS.messagesPerSender})
   --conversations N       new conversations timed for the rate (${DEFAULTS.conversations})
+  --warm-up-conversations N  opened first, not timed: the JIT's warm-up (${DEFAULTS.warmUpConversations})
   --clients N             concurrent clients opening them (${DEFAULTS.clients})
   --parked N              conversations parked in all before memory is read (${DEFAULTS.parked})
   --import-runs N         fresh node processes per bundle import, median reported (${DEFAULTS.importRuns})

@@ -382,6 +382,21 @@ const stepSection = (figures: BenchFigures, style: TableStyle): Section[] => {
   ];
 };
 
+type NewConversations = NonNullable<BenchFigures['new_conversations']>;
+
+/** What the stack did before the conversations were timed. */
+const warmUpSentence = (warmUp: NewConversations['warm_up']): string => {
+  if (warmUp === undefined) return 'They were timed on a fresh stack, cold.';
+  if (warmUp === null) return 'They were timed on a fresh stack, cold (no warm-up asked for).';
+  const cpu = warmUp.cpu_ms_per_conversation;
+  return (
+    `They were timed after ${thousands(warmUp.conversations)} conversations opened first on the ` +
+    'fresh stack and not counted, while V8 and the DynamoDB Local JVM compile their hot code: ' +
+    `those cost ${fixed(cpu.stack_node)} ms (Node) + ${orUnknown(cpu.dynamodb_local)} ms ` +
+    `(DynamoDB Local) of CPU each, in ${fixed(warmUp.seconds)} s.`
+  );
+};
+
 const loadSections = (figures: BenchFigures, style: TableStyle): Section[] => {
   const sections: Section[] = [];
   const { new_conversations: opened, parked, child_to_parent_ms: child } = figures;
@@ -419,6 +434,7 @@ const loadSections = (figures: BenchFigures, style: TableStyle): Section[] => {
         `The ceiling is the rate with all ${opened.cores} cores busy with nothing but these three ` +
           'processes (cores × 1,000 ÷ the CPU ms of one conversation): no number of clients ' +
           'opens conversations faster on this machine.',
+        warmUpSentence(opened.warm_up),
         ...(opened.stopped === null ? [] : [`Stopped early: ${opened.stopped}.`]),
       ],
     });

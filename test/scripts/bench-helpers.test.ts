@@ -80,13 +80,19 @@ describe('the benchmark’s options', () => {
     expect([...options.skip].sort()).toEqual(['bundles', 'children']);
   });
 
-  it('never parks fewer conversations than it opens for the rate', () => {
-    expect(parseBenchOptions(['--conversations', '300', '--parked', '100']).parked).toBe(300);
+  it('never parks fewer conversations than it opens, for the warm-up and for the rate', () => {
+    expect(parseBenchOptions(['--conversations', '300', '--parked', '100']).parked).toBe(700);
+    const cold = ['--warm-up-conversations', '0', '--conversations', '300', '--parked', '100'];
+    expect(parseBenchOptions(cold)).toMatchObject({ warmUpConversations: 0, parked: 300 });
+    expect(
+      parseBenchOptions(['--parked', '100'], { BENCH_WARM_UP_CONVERSATIONS: '50' })
+    ).toMatchObject({ warmUpConversations: 50, parked: 250 });
   });
 
   it.each([
     [['--turns', '1'], /--turns must be an integer of at least 2/],
     [['--runs', 'x'], /--runs must be an integer/],
+    [['--warm-up-conversations=-1'], /--warm-up-conversations must be an integer of at least 0/],
     [['--skip', 'everything'], /--skip knows scenarios, .*; not "everything"/],
     [['--short-turns', '60', '--long-turns', '50'], /--long-turns must be at least --short-turns/],
     [['--write-docs', '--skip', 'bundles'], /--write-docs writes every table/],

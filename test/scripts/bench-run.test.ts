@@ -33,7 +33,8 @@ describe('npm run bench on a tiny run', () => {
         'scripts/bench.ts',
         ...['--turns', '2', '--runs', '1', '--short-turns', '3', '--long-turns', '6'],
         ...['--children', '2', '--senders', '3', '--messages-per-sender', '2'],
-        ...['--conversations', '4', '--clients', '2', '--parked', '6'],
+        ...['--warm-up-conversations', '2', '--conversations', '4', '--clients', '2'],
+        ...['--parked', '7'],
         ...['--skip', 'bundles', '--json', file, '--markdown'],
       ],
       { cwd: ROOT, maxBuffer: 16 * 1024 * 1024, timeout: 170_000 }
@@ -75,7 +76,12 @@ describe('npm run bench on a tiny run', () => {
     expect(cpu?.stack_node).toBeGreaterThan(0);
     expect(cpu?.dynamodb_local).toBeGreaterThan(0);
     expect(figures.new_conversations?.cpu_ceiling_per_s).toBeGreaterThan(0);
-    expect(parked).toMatchObject({ target: 6, parked: 6, stopped: null });
+    // The warm-up's conversations are opened first, reported apart, and stay parked.
+    expect(figures.new_conversations?.warm_up).toMatchObject({ conversations: 2 });
+    expect(figures.new_conversations?.warm_up?.cpu_ms_per_conversation.stack_node).toBeGreaterThan(
+      0
+    );
+    expect(parked).toMatchObject({ target: 7, parked: 7, stopped: null });
     expect(parked?.dynamodb_rss_bytes).toBeGreaterThan(0);
     expect(child?.children).toBe(2);
     expect(child?.p50).toBeGreaterThan(0);
@@ -144,5 +150,6 @@ describe('npm run bench on a tiny run', () => {
     ]) {
       expect(stdout).toContain(`#### ${heading}`);
     }
+    expect(stdout).toContain('They were timed after 2 conversations opened first');
   });
 });
