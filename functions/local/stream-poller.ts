@@ -43,6 +43,9 @@ export interface StreamPollerOptions {
 
 const PositionsSchema = z.record(z.string(), z.string());
 
+/** The most records one read of a shard asks for (GetRecords' own limit). */
+const PAGE_LIMIT = 1000;
+
 /** How often, at most, a poller that keeps receiving records writes its positions down. */
 export const POSITION_WRITE_INTERVAL_MS = 250;
 
@@ -146,16 +149,17 @@ export class StreamPoller {
     let sinceRefresh = 0;
     while (!this.#stopped) {
       this.#woken = false;
-      let received = 0;
+      /** A page came back full: more may be waiting behind it. */
+      let more = false;
       for (const [shardId, iterator] of this.#iterators) {
         if (iterator === undefined) continue;
         try {
           const page = await this.#options.streams.send(
-            new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 })
+            new GetRecordsCommand({ ShardIterator: iterator, Limit: PAGE_LIMIT })
           );
           this.#iterators.set(shardId, page.NextShardIterator);
           const records = (page.Records ?? []).map((record) => toLambdaRecord(record, streamArn));
-          received += records.length;
+          if (records.length >= PAGE_LIMIT) more = true;
           await this.#deliver(
             records.filter((record) => passesFilters(record, this.#options.settings.filters))
           );
@@ -172,7 +176,9 @@ export class StreamPoller {
         sinceRefresh = 0;
         await this.#refreshShards(streamArn).catch(() => undefined);
       }
-      if (received === 0 && !this.#woken && !this.#stopped) {
+      // A short page is the shard read to its end as of that read: the poller waits, unless a
+      // write was answered since the read began (its record may be behind the page's last).
+      if (!more && !this.#woken && !this.#stopped) {
         // Caught up: what was handled is written down before the poller waits.
         this.#writePositions();
         await this.#wait(interval);

@@ -243,7 +243,7 @@ describe('the local stream poller (the event source mapping)', () => {
     expect(next.streams.iteratorTypes).toEqual(['AFTER_SEQUENCE_NUMBER']);
   });
 
-  it('waits out its interval once caught up unless woken, and reads at once when woken; stop() ends the wait', async () => {
+  it('waits out its interval once caught up unless woken, and reads at once when woken; a short page is caught up, a full one is not; stop() ends the wait', async () => {
     const { poller, streams, invocations } = await startPoller(
       () => undefined,
       {},
@@ -259,8 +259,19 @@ describe('the local stream poller (the event source mapping)', () => {
     poller.wake();
     await until(() => delivered(invocations).length === 1);
     expect(delivered(invocations)).toEqual(['1']);
-    // Caught up again (an empty read), it waits: stopping does not wait the minute out.
-    await until(() => streams.reads === 3);
+    // A page short of the limit read the shard to its end: no empty read follows it.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(streams.reads).toBe(2);
+
+    // A full page may have more behind it: the next is read at once, then the poller waits.
+    streams.push(...Array.from({ length: 1000 }, (_, index) => childChange(index + 2)));
+    streams.push(childChange(1002));
+    poller.wake();
+    await until(() => delivered(invocations).length === 1002);
+    expect(streams.reads).toBe(4);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(streams.reads).toBe(4);
+    // Stopping does not wait the minute out.
     await poller.stop();
   });
 
