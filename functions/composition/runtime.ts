@@ -42,7 +42,7 @@ export interface RuntimeOverrides {
   onDynamoDbCommand?: (observation: DynamoDbCommandObservation) => void;
   /**
    * Told after each DynamoDB write the runtime sends, with its input (`npm start` wakes its stream
-   * pollers, and the A2A streams of the tasks it wrote).
+   * reader, and the A2A streams of the tasks it wrote).
    */
   onDynamoDbWrite?: (input: unknown) => void;
 }

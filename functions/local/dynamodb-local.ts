@@ -101,7 +101,7 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 // process.exit() and uncaught errors; the signal handlers cover SIGINT/SIGTERM/SIGHUP when nobody
 // else handles the signal, and then re-raise it, so the default behaviour is kept. A process that
 // handles the signal itself (`npm start` stops its stack in order, DynamoDB Local last, so the
-// stream pollers and running steps never find it gone) is left to do so. A SIGKILL of this
+// stream reader and running steps never find it gone) is left to do so. A SIGKILL of this
 // process cannot be intercepted: the JVM then outlives it (kill it by its pid).
 const running = new Set<ChildProcess>();
 let exitHooksInstalled = false;

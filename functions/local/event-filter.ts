@@ -1,5 +1,5 @@
 /**
- * Lambda event filtering (the subset the stack uses), so the local stream poller hands the
+ * Lambda event filtering (the subset the stack uses), so a local stream mapping hands the
  * stream handler exactly the records the cloud's event source mapping would. A pattern is an
  * object whose keys must all match; a leaf is an array of alternatives, each a literal or a
  * `{ exists }`, `{ prefix }` or `{ "anything-but" }` rule.

@@ -45,6 +45,7 @@ import {
   listTaskStates,
   startSfnHttpFacade,
 } from './stepfunctions/index.js';
+import type { StreamMapping } from './stream-mapping.js';
 import { StreamPoller } from './stream-poller.js';
 import { synthesizeTemplate } from './synth-template.js';
 import { tasksWritten } from './tasks-written.js';
@@ -80,8 +81,8 @@ export interface LocalStack {
   url: string;
   runtime: Runtime;
   engine: LocalStepFunctions;
-  /** One poller per event source mapping, by the function it feeds (StreamFunction, PushFunction). */
-  pollers: ReadonlyMap<FunctionId, StreamPoller>;
+  /** Each event source mapping on the stream, by the function it feeds (StreamFunction, PushFunction). */
+  pollers: ReadonlyMap<FunctionId, StreamMapping>;
   stateMachineArn: string;
   /** The follow state machine of children on remote agents. */
   followStateMachineArn: string;
@@ -101,7 +102,7 @@ const STOP_WAIT_MS = 10_000;
 /**
  * The whole system on loopback, one process plus DynamoDB Local: the synthesized state machine in
  * aws-local-stepfunctions behind a Step Functions endpoint, the same Lambda handlers called
- * in-process, the stream read by one poller per event source mapping (the stand-in, push
+ * in-process, the stream read once for every event source mapping (the stand-in, push
  * delivery), and an HTTP shim in front of the A2A handler. Handlers reach DynamoDB and Step
  * Functions through the real SDK clients with local endpoints: no separate code path.
  */
@@ -192,14 +193,15 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     // One process runs every function here: the turn step's MCP servers are connected once.
     const tools = await connectMcpTools(config, loggerOf(config), { stdio: stdioTransport });
     if (tools !== undefined) closers.push(() => tools.close());
-    // Every write of the handlers wakes the stream pollers (made further down) and the A2A
+    // Every write of the handlers wakes the stream's reader (made further down) and the A2A
     // streams of the tasks it wrote.
-    const pollers = new Map<FunctionId, StreamPoller>();
+    const pollers = new Map<FunctionId, StreamMapping>();
+    let stream: StreamPoller | undefined;
     const writes = new TaskSignals();
     const runtime = buildRuntime(config, {
       tools,
       onDynamoDbWrite: (input) => {
-        for (const poller of pollers.values()) poller.wake();
+        stream?.wake();
         for (const taskId of tasksWritten(input)) writes.signal(taskId);
       },
       ...(options.model === undefined ? {} : { model: options.model }),
@@ -332,26 +334,31 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       });
     }
 
-    // Each mapping reads the same stream on its own, as each event source mapping does.
-    const streams = new DynamoDBStreamsClient(localDynamoDbClientConfig(dynamo.endpoint));
-    for (const mapping of eventSourceMappings(template)) {
-      const poller = new StreamPoller({
-        dynamodb,
-        streams,
-        tableName: TABLE_NAME,
+    // One reader of the stream hands every event source mapping each record, as each mapping
+    // reading it on its own would.
+    const mappings = eventSourceMappings(template);
+    const poller = new StreamPoller({
+      dynamodb,
+      streams: new DynamoDBStreamsClient(localDynamoDbClientConfig(dynamo.endpoint)),
+      tableName: TABLE_NAME,
+      mappings: mappings.map((mapping) => ({
         settings: mapping.settings,
         handler: (event) => invoke(mapping.functionId, event) as never,
-        logger: runtime.logger,
-        // Woken by each write of the handlers; otherwise four reads a second, as a mapping does.
-        pollIntervalMs: 250,
         ...(options.dataDir === undefined
           ? {}
           : { positionFile: join(options.dataDir, `stream-${mapping.functionId}.json`) }),
-      });
-      await poller.start();
-      closers.push(() => poller.stop());
-      pollers.set(mapping.functionId, poller);
-    }
+      })),
+      logger: runtime.logger,
+      // Woken by each write of the handlers; otherwise four reads a second, as a mapping does.
+      pollIntervalMs: 250,
+    });
+    await poller.start();
+    closers.push(() => poller.stop());
+    stream = poller;
+    mappings.forEach((mapping, index) => {
+      const started = poller.mappings[index];
+      if (started !== undefined) pollers.set(mapping.functionId, started);
+    });
 
     // What the cloud's schedule does: generations whose start was lost are started. Here the
     // starter and the stack are one process, so the restart's revival above already covers a crash;

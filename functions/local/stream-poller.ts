@@ -1,4 +1,3 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,
@@ -7,25 +6,16 @@ import {
   GetShardIteratorCommand,
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
-import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import * as z from 'zod';
+import type { DynamoDBRecord } from 'aws-lambda';
 import type { Logger } from '../core/ports/logger.js';
-import { type FilterPattern, passesFilters } from './event-filter.js';
-
-/** The event source mapping's settings, as the stack declares them. */
-export interface EventSourceSettings {
-  batchSize: number;
-  maximumRetryAttempts: number;
-  bisectBatchOnFunctionError: boolean;
-  filters: FilterPattern[];
-}
+import { isAfter, StreamMapping, type StreamMappingOptions } from './stream-mapping.js';
 
 export interface StreamPollerOptions {
   dynamodb: DynamoDBClient;
   streams: DynamoDBStreamsClient;
   tableName: string;
-  settings: EventSourceSettings;
-  handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | undefined>;
+  /** The event source mappings on the table's stream: each gets every record read. */
+  mappings: readonly StreamMappingOptions[];
   logger: Logger;
   /**
    * How long a caught-up poller waits before it reads again unless woken (`wake()`) sooner: the
@@ -33,21 +23,18 @@ export interface StreamPollerOptions {
    * of (another client of the table).
    */
   pollIntervalMs?: number;
-  /**
-   * Where the poller keeps how far it has read each shard, so a restart (even after a crash)
-   * goes on after the last record it handled, as an event source mapping does: no change is
-   * lost, and one may be delivered again. Omitted: a start reads from the newest record.
-   */
-  positionFile?: string;
+  /** The most records a mapping may have waiting before the stream is read further (MAX_WAITING_RECORDS). */
+  maxWaitingRecords?: number;
 }
-
-const PositionsSchema = z.record(z.string(), z.string());
 
 /** The most records one read of a shard asks for (GetRecords' own limit). */
 const PAGE_LIMIT = 1000;
 
-/** How often, at most, a poller that keeps receiving records writes its positions down. */
-export const POSITION_WRITE_INTERVAL_MS = 250;
+/**
+ * The most records a mapping may have waiting: past it the stream is not read further until the
+ * mapping's function catches up (a dead webhook's retries), so memory stays bounded.
+ */
+export const MAX_WAITING_RECORDS = 10_000;
 
 const toLambdaRecord = (record: StreamRecord, streamArn: string): DynamoDBRecord =>
   ({
@@ -66,30 +53,33 @@ const toLambdaRecord = (record: StreamRecord, streamArn: string): DynamoDBRecord
   }) as DynamoDBRecord;
 
 /**
- * Plays the Lambda event source mapping on DynamoDB Local's stream: per shard, in order, batches
- * of `batchSize` filtered records; a thrown error bisects the batch (if enabled) and retries up
- * to `maximumRetryAttempts`; a partial batch failure retries from the failed record. A record
- * that exhausts its retries goes to the on-failure destination (here: an error log line and the
- * `failed` list), and the shard moves on, so a poisoned record never blocks it.
+ * Plays Lambda's reading of DynamoDB Local's stream for every event source mapping on it: one
+ * reader of the shards, whose pages each mapping (stream-mapping.ts) takes in its own queue and
+ * hands its function in its own time. Each mapping in the cloud reads the stream on its own; one
+ * read for all of them here gets every mapping the same records, in the same order, for half the
+ * reads of two.
  */
 export class StreamPoller {
-  readonly failed: DynamoDBRecord[] = [];
+  readonly mappings: readonly StreamMapping[];
   readonly #options: StreamPollerOptions;
   #stopped = false;
   #loop: Promise<void> | undefined;
   readonly #iterators = new Map<string, string | undefined>();
-  /** The sequence number of the last record handled, per shard. */
-  #positions: Record<string, string> | undefined;
-  /** When the positions were last written, and whether they have moved since. */
-  #savedAt = 0;
-  #unsaved = false;
   /** Told of a write since the last read began: the next wait is skipped. */
   #woken = false;
   /** Ends the current wait early. */
   #endWait: (() => void) | undefined;
+  /** Waiting for a mapping to make room, not for a write. */
+  #held = false;
 
   constructor(options: StreamPollerOptions) {
     this.#options = options;
+    this.mappings = options.mappings.map(
+      (mapping) =>
+        new StreamMapping(mapping, options.logger, () => {
+          if (this.#held) this.#endWait?.();
+        })
+    );
   }
 
   async start(): Promise<void> {
@@ -98,8 +88,8 @@ export class StreamPoller {
     );
     const streamArn = table.Table?.LatestStreamArn;
     if (streamArn === undefined) throw new Error(`table ${this.#options.tableName} has no stream`);
-    this.#positions = this.#readPositions();
     await this.#refreshShards(streamArn);
+    for (const mapping of this.mappings) mapping.start();
     this.#loop = this.#run(streamArn);
   }
 
@@ -116,7 +106,28 @@ export class StreamPoller {
     this.#stopped = true;
     this.#endWait?.();
     await this.#loop;
-    this.#writePositions();
+    await Promise.all(this.mappings.map((mapping) => mapping.stop()));
+  }
+
+  /**
+   * Where a shard is read from: after the earliest record a mapping handled last (each mapping
+   * skips what it handled before); a shard some mapping has no position on (one that appeared
+   * since, or after start-up) whole; with no positions kept at all, from now on.
+   */
+  #startOf(shardId: string) {
+    const positions = this.mappings.map((mapping) => mapping.positionOf(shardId));
+    const earliest = positions.reduce<string | undefined>(
+      (first, position) =>
+        position === undefined || (first !== undefined && !isAfter(first, position))
+          ? first
+          : position,
+      undefined
+    );
+    if (earliest !== undefined && positions.every((position) => position !== undefined)) {
+      return { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: earliest } as const;
+    }
+    const fresh = this.#loop === undefined && this.mappings.every((m) => !m.keepsPositions);
+    return { ShardIteratorType: fresh ? ('LATEST' as const) : ('TRIM_HORIZON' as const) };
   }
 
   async #refreshShards(streamArn: string): Promise<void> {
@@ -125,20 +136,12 @@ export class StreamPoller {
     );
     for (const shard of stream.StreamDescription?.Shards ?? []) {
       if (shard.ShardId === undefined || this.#iterators.has(shard.ShardId)) continue;
-      const after = this.#positions?.[shard.ShardId];
-      // Where a shard is read from: after the last record handled; a shard that appeared since
-      // (or after start-up) whole; without positions, from now on.
-      const from =
-        after !== undefined
-          ? ({ ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after } as const)
-          : {
-              ShardIteratorType:
-                this.#loop === undefined && this.#positions === undefined
-                  ? ('LATEST' as const)
-                  : ('TRIM_HORIZON' as const),
-            };
       const iterator = await this.#options.streams.send(
-        new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ...from })
+        new GetShardIteratorCommand({
+          StreamArn: streamArn,
+          ShardId: shard.ShardId,
+          ...this.#startOf(shard.ShardId),
+        })
       );
       this.#iterators.set(shard.ShardId, iterator.ShardIterator);
     }
@@ -146,8 +149,17 @@ export class StreamPoller {
 
   async #run(streamArn: string): Promise<void> {
     const interval = this.#options.pollIntervalMs ?? 50;
+    const maxWaiting = this.#options.maxWaitingRecords ?? MAX_WAITING_RECORDS;
     let sinceRefresh = 0;
     while (!this.#stopped) {
+      if (this.mappings.some((mapping) => mapping.waiting >= maxWaiting)) {
+        // A mapping far behind: the stream waits for it to handle a page (it keeps its records
+        // meanwhile).
+        this.#held = true;
+        await this.#wait(interval);
+        this.#held = false;
+        continue;
+      }
       this.#woken = false;
       /** A page came back full: more may be waiting behind it. */
       let more = false;
@@ -160,11 +172,9 @@ export class StreamPoller {
           this.#iterators.set(shardId, page.NextShardIterator);
           const records = (page.Records ?? []).map((record) => toLambdaRecord(record, streamArn));
           if (records.length >= PAGE_LIMIT) more = true;
-          await this.#deliver(
-            records.filter((record) => passesFilters(record, this.#options.settings.filters))
-          );
-          const last = records.at(-1)?.dynamodb?.SequenceNumber;
-          if (last !== undefined && !this.#stopped) this.#savePosition(shardId, last);
+          if (records.length > 0 && !this.#stopped) {
+            for (const mapping of this.mappings) mapping.offer(shardId, records);
+          }
         } catch (error) {
           this.#options.logger.error('stream poll failed', {
             shardId,
@@ -178,11 +188,7 @@ export class StreamPoller {
       }
       // A short page is the shard read to its end as of that read: the poller waits, unless a
       // write was answered since the read began (its record may be behind the page's last).
-      if (!more && !this.#woken && !this.#stopped) {
-        // Caught up: what was handled is written down before the poller waits.
-        this.#writePositions();
-        await this.#wait(interval);
-      }
+      if (!more && !this.#woken && !this.#stopped) await this.#wait(interval);
     }
   }
 
@@ -195,82 +201,5 @@ export class StreamPoller {
         resolve();
       };
     });
-  }
-
-  #readPositions(): Record<string, string> | undefined {
-    const path = this.#options.positionFile;
-    if (path === undefined) return undefined;
-    try {
-      return PositionsSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw new Error(`${path} is not a stream position file: ${(error as Error).message}`);
-    }
-  }
-
-  /**
-   * Notes how far a shard was handled, and writes it down at most every
-   * POSITION_WRITE_INTERVAL_MS while records keep coming (and whenever the poller catches up or
-   * stops): a busy stack writes its positions a few times a second, not once a page, and a crash
-   * delivers again at most what was handled in that interval, as a mapping may.
-   */
-  #savePosition(shardId: string, sequenceNumber: string): void {
-    if (this.#options.positionFile === undefined) return;
-    this.#positions = { ...this.#positions, [shardId]: sequenceNumber };
-    this.#unsaved = true;
-    if (Date.now() - this.#savedAt >= POSITION_WRITE_INTERVAL_MS) this.#writePositions();
-  }
-
-  #writePositions(): void {
-    const path = this.#options.positionFile;
-    if (path === undefined || !this.#unsaved) return;
-    const temporary = `${path}.tmp`;
-    writeFileSync(temporary, JSON.stringify(this.#positions));
-    renameSync(temporary, path);
-    this.#unsaved = false;
-    this.#savedAt = Date.now();
-  }
-
-  async #deliver(records: DynamoDBRecord[]): Promise<void> {
-    const { batchSize } = this.#options.settings;
-    for (let start = 0; start < records.length && !this.#stopped; start += batchSize) {
-      await this.#invoke(records.slice(start, start + batchSize), 0);
-    }
-  }
-
-  async #invoke(batch: DynamoDBRecord[], attempt: number): Promise<void> {
-    if (batch.length === 0) return;
-    const { maximumRetryAttempts, bisectBatchOnFunctionError } = this.#options.settings;
-    let remaining = batch;
-    try {
-      const response = await this.#options.handler({ Records: batch });
-      const failedId = response?.batchItemFailures[0]?.itemIdentifier;
-      if (failedId === undefined) return;
-      const index = batch.findIndex((record) => record.dynamodb?.SequenceNumber === failedId);
-      remaining = index < 0 ? batch : batch.slice(index);
-    } catch (error) {
-      if (bisectBatchOnFunctionError && batch.length > 1) {
-        const half = Math.ceil(batch.length / 2);
-        await this.#invoke(batch.slice(0, half), attempt + 1);
-        await this.#invoke(batch.slice(half), attempt + 1);
-        return;
-      }
-      this.#options.logger.warn('stream batch failed', {
-        attempt,
-        errorMessage: (error as Error).message,
-      });
-    }
-    // Stopping ends retries: a handler that keeps failing (a dead webhook) would otherwise hold
-    // Ctrl-C for every attempt left. The records are not marked done; nothing is lost that a
-    // Lambda shutdown would not lose too.
-    if (this.#stopped) return;
-    if (attempt >= maximumRetryAttempts) {
-      this.failed.push(...remaining);
-      this.#options.logger.error('stream records sent to the on-failure destination', {
-        sequenceNumbers: remaining.map((record) => record.dynamodb?.SequenceNumber),
-      });
-      return;
-    }
-    await this.#invoke(remaining, attempt + 1);
   }
 }

@@ -1,6 +1,6 @@
 import type { FilterPattern } from './event-filter.js';
 import type { CloudFormationTemplate } from './stepfunctions/index.js';
-import type { EventSourceSettings } from './stream-poller.js';
+import type { EventSourceSettings } from './stream-mapping.js';
 
 /** The Lambda functions the stack declares, by the construct id the local runtime knows them by. */
 export const FUNCTION_IDS = [

@@ -477,7 +477,7 @@ const loadSections = (figures: BenchFigures, style: TableStyle): Section[] => {
                 'watched): the stack used ' +
                 `${fixed(parked.idle_cpu_ms_per_s.stack_node)} ms of Node CPU and ` +
                 `${orUnknown(parked.idle_cpu_ms_per_s.dynamodb_local)} ms of DynamoDB Local CPU ` +
-                'a second (its stream pollers read four times a second unless a write wakes them).',
+                'a second (its stream reader reads four times a second unless a write wakes it).',
             ]),
       ],
     });

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -14,7 +14,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CHILD_CHANGE_FILTER } from '../../cdk/constructs/stream-consumer.js';
 import { createLogger } from '../../functions/adapters/system/logger.js';
 import type { FilterPattern } from '../../functions/local/event-filter.js';
-import { type EventSourceSettings, StreamPoller } from '../../functions/local/stream-poller.js';
+import {
+  type EventSourceSettings,
+  isAfter,
+  type StreamMapping,
+} from '../../functions/local/stream-mapping.js';
+import { StreamPoller } from '../../functions/local/stream-poller.js';
 
 const STREAM_ARN = 'arn:aws:dynamodb:ddblocal:000000000000:table/t/stream/2024-01-01T00:00:00.000';
 
@@ -52,6 +57,8 @@ const historyWrite = (seq: number): StreamRecord => ({
 /** DynamoDB Local's stream API, one shard, whose pages the test feeds. */
 class FakeStreams {
   readonly iteratorTypes: string[] = [];
+  /** The sequence numbers iterators were asked for after. */
+  readonly startedAfter: string[] = [];
   /** GetRecords calls answered so far. */
   reads = 0;
   readonly #pages: StreamRecord[][] = [];
@@ -67,6 +74,9 @@ class FakeStreams {
     }
     if (command instanceof GetShardIteratorCommand) {
       this.iteratorTypes.push(command.input.ShardIteratorType ?? '');
+      if (command.input.SequenceNumber !== undefined) {
+        this.startedAfter.push(command.input.SequenceNumber);
+      }
       return { ShardIterator: 'iterator-0' };
     }
     if (command instanceof GetRecordsCommand) {
@@ -117,26 +127,31 @@ const startPoller = async (
     dynamodb: fakeDynamoDb,
     streams: streams as unknown as DynamoDBStreamsClient,
     tableName: 't',
-    settings: settings(overrides),
-    handler: async (event) => {
-      events.push(event);
-      const seqs = event.Records.map((record) => record.dynamodb?.SequenceNumber ?? '?');
-      try {
-        const response = await respond(seqs);
-        invocations.push({ seqs, ok: true });
-        return response;
-      } catch (error) {
-        invocations.push({ seqs, ok: false });
-        throw error;
-      }
-    },
+    mappings: [
+      {
+        settings: settings(overrides),
+        handler: async (event) => {
+          events.push(event);
+          const seqs = event.Records.map((record) => record.dynamodb?.SequenceNumber ?? '?');
+          try {
+            const response = await respond(seqs);
+            invocations.push({ seqs, ok: true });
+            return response;
+          } catch (error) {
+            invocations.push({ seqs, ok: false });
+            throw error;
+          }
+        },
+        ...(positionFile === undefined ? {} : { positionFile }),
+      },
+    ],
     logger: createLogger({ level: 'debug', write: (line) => lines.push(line) }),
     pollIntervalMs,
-    ...(positionFile === undefined ? {} : { positionFile }),
   });
   pollers.push(poller);
   await poller.start();
-  return { poller, streams, invocations, events, lines };
+  const mapping = poller.mappings[0] as StreamMapping;
+  return { poller, mapping, streams, invocations, events, lines };
 };
 
 const until = async (condition: () => boolean, timeoutMs = 5_000) => {
@@ -191,17 +206,17 @@ describe('the local stream poller (the event source mapping)', () => {
   });
 
   it('bisects a batch whose invocation throws, sends a record that keeps failing to the on-failure destination, and moves on', async () => {
-    const { poller, streams, invocations, lines } = await startPoller((seqs) => {
+    const { mapping, streams, invocations, lines } = await startPoller((seqs) => {
       if (seqs.includes('2')) throw new Error('poisoned');
       return undefined;
     });
 
     streams.push(childChange(1), childChange(2), childChange(3), childChange(4));
-    await until(() => poller.failed.length > 0 && delivered(invocations).includes('4'));
+    await until(() => mapping.failed.length > 0 && delivered(invocations).includes('4'));
     streams.push(childChange(5));
     await until(() => delivered(invocations).includes('5'));
 
-    expect(poller.failed.map((record) => record.dynamodb?.SequenceNumber)).toEqual(['2']);
+    expect(mapping.failed.map((record) => record.dynamodb?.SequenceNumber)).toEqual(['2']);
     expect(delivered(invocations).sort()).toEqual(['1', '3', '4', '5']);
     expect(lines.some((line) => JSON.parse(line).message.includes('on-failure destination'))).toBe(
       true
@@ -209,7 +224,7 @@ describe('the local stream poller (the event source mapping)', () => {
   });
 
   it('retries a throwing batch whole when bisecting is off, then gives the whole batch up', async () => {
-    const { poller, streams, invocations } = await startPoller(
+    const { mapping, streams, invocations } = await startPoller(
       (seqs) => {
         if (seqs.includes('2')) throw new Error('poisoned');
         return undefined;
@@ -218,7 +233,7 @@ describe('the local stream poller (the event source mapping)', () => {
     );
 
     streams.push(childChange(1), childChange(2));
-    await until(() => poller.failed.length === 2);
+    await until(() => mapping.failed.length === 2);
 
     expect(invocations).toEqual([
       { seqs: ['1', '2'], ok: false },
@@ -284,7 +299,7 @@ describe('the local stream poller (the event source mapping)', () => {
   });
 
   it('makes no more attempts at a failing batch once stopped, so stopping waits only for the invocation in flight', async () => {
-    const { poller, streams, invocations } = await startPoller(
+    const { poller, mapping, streams, invocations } = await startPoller(
       async () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
         throw new Error('the webhook is down');
@@ -300,6 +315,140 @@ describe('the local stream poller (the event source mapping)', () => {
 
     expect(invocations.length).toBe(attempts);
     expect(attempts).toBeLessThan(5);
-    expect(poller.failed).toEqual([]);
+    expect(mapping.failed).toEqual([]);
+  });
+});
+
+/** A promise the test settles when it chooses. */
+const held = () => {
+  let release = () => {};
+  const promise = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return { promise, release };
+};
+
+/**
+ * Two mappings on one reader, which reads when woken (its poll is a minute): the first takes
+ * child changes only and its handler waits for `slowFirst`, the second takes every record; each
+ * starts from its own kept position on the shard (`positions`), if any.
+ */
+const twoMappings = async (
+  options: {
+    slowFirst?: Promise<void>;
+    positions?: [string | undefined, string | undefined];
+    maxWaitingRecords?: number;
+  } = {}
+) => {
+  const streams = new FakeStreams();
+  const dir = mkdtempSync(join(tmpdir(), 'poller-'));
+  const seen: [string[], string[]] = [[], []];
+  const files = [0, 1].map((index) => {
+    const file = join(dir, `positions-${index}.json`);
+    const position = options.positions?.[index];
+    if (position !== undefined) writeFileSync(file, JSON.stringify({ 'shard-1': position }));
+    return file;
+  });
+  const poller = new StreamPoller({
+    dynamodb: fakeDynamoDb,
+    streams: streams as unknown as DynamoDBStreamsClient,
+    tableName: 't',
+    mappings: [0, 1].map((index) => ({
+      // The first mapping takes child changes only, the second every record.
+      settings: settings(index === 0 ? {} : { filters: [] }),
+      handler: async (event: DynamoDBStreamEvent) => {
+        if (index === 0) await options.slowFirst;
+        seen[index as 0 | 1].push(
+          ...event.Records.map((record) => record.dynamodb?.SequenceNumber ?? '?')
+        );
+        return undefined;
+      },
+      positionFile: files[index] as string,
+    })),
+    logger: createLogger({ level: 'error', write: () => undefined }),
+    pollIntervalMs: 60_000,
+    ...(options.maxWaitingRecords === undefined
+      ? {}
+      : { maxWaitingRecords: options.maxWaitingRecords }),
+  });
+  pollers.push(poller);
+  await poller.start();
+  return { poller, streams, seen };
+};
+
+describe('one reader for every mapping on the stream', () => {
+  it('reads each page once and hands it to every mapping, each through its own filter', async () => {
+    const { poller, streams, seen } = await twoMappings();
+    await until(() => streams.reads === 1);
+    streams.push(childChange(1), historyWrite(2), childChange(3));
+    poller.wake();
+    await until(() => seen[1].length === 3 && seen[0].length === 2);
+    expect(seen).toEqual([
+      ['1', '3'],
+      ['1', '2', '3'],
+    ]);
+    // One read of the page served both.
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(streams.reads).toBe(2);
+  });
+
+  it('keeps a slow mapping’s records waiting for it while the other gets each record at once', async () => {
+    const { promise: slowFirst, release } = held();
+    const { poller, streams, seen } = await twoMappings({ slowFirst });
+    streams.push(childChange(1));
+    poller.wake();
+    await until(() => seen[1].length === 1);
+    streams.push(childChange(2));
+    poller.wake();
+    await until(() => seen[1].length === 2);
+    expect(seen[0]).toEqual([]);
+    release();
+    await until(() => seen[0].length === 2);
+    expect(seen[0]).toEqual(['1', '2']);
+  });
+
+  it('starts after the earliest position a mapping kept, and each mapping skips what it handled', async () => {
+    const { poller, streams, seen } = await twoMappings({ positions: ['3', '1'] });
+    expect(streams.iteratorTypes).toEqual(['AFTER_SEQUENCE_NUMBER']);
+    expect(streams.startedAfter).toEqual(['1']);
+    // What the shard holds after 1: 2 and 3 (handled by the first mapping already), then 4.
+    streams.push(childChange(2), childChange(3), childChange(4));
+    poller.wake();
+    await until(() => seen[1].length === 3 && seen[0].length === 1);
+    expect(seen).toEqual([['4'], ['2', '3', '4']]);
+  });
+
+  it('reads a shard a mapping has no position on whole', async () => {
+    const { streams } = await twoMappings({ positions: ['3', undefined] });
+    expect(streams.iteratorTypes).toEqual(['TRIM_HORIZON']);
+  });
+
+  it('stops reading while a mapping has its most records waiting, and reads on once it catches up', async () => {
+    const { promise: slowFirst, release } = held();
+    const { poller, streams, seen } = await twoMappings({ slowFirst, maxWaitingRecords: 2 });
+    await until(() => streams.reads === 1);
+    streams.push(childChange(1), childChange(2));
+    streams.push(childChange(3));
+    poller.wake();
+    await until(() => seen[1].length === 2);
+    poller.wake();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The first mapping holds two records: the next page stays unread, woken or not.
+    expect(seen[1]).toEqual(['1', '2']);
+    expect(streams.reads).toBe(2);
+    release();
+    await until(() => seen[1].length === 3 && seen[0].length === 3);
+    expect(seen).toEqual([
+      ['1', '2', '3'],
+      ['1', '2', '3'],
+    ]);
+  });
+
+  it('compares sequence numbers as the long decimals they are', () => {
+    expect(isAfter('10', '9')).toBe(true);
+    expect(isAfter('000000000000000000010', '9')).toBe(true);
+    expect(isAfter('9', '10')).toBe(false);
+    expect(isAfter('123456789012345678901234', '123456789012345678901233')).toBe(true);
+    expect(isAfter('5', '5')).toBe(false);
   });
 });
