@@ -3,6 +3,7 @@
  * `code` (what clients and the model see) and a literal `name` (what Step Functions `Retry` and
  * `Catch` match, and what survives minification). Edges map codes through exhaustive tables.
  */
+import type { TaskRecord } from './ports/task-store.js';
 
 export const ERROR_CODES = [
   'plan.cycle',
@@ -209,10 +210,25 @@ export class TurnLimitError extends HarnessError {
 }
 
 /** A write whose expected version no longer matches: someone else wrote first. */
+/** What a store can tell of a commit it refused, so the decision is taken again without a read. */
+export interface ConflictDetail {
+  /** The task as stored when the commit was refused. */
+  current?: TaskRecord | undefined;
+  /** Every id the commit took in was still free: the refusal was the task's alone. */
+  idsFree?: boolean | undefined;
+}
+
 export class ConcurrencyConflictError extends HarnessError {
   override readonly name = 'ConcurrencyConflictError';
   readonly code = 'store.conflict';
   override readonly retryable = true;
+  readonly current: TaskRecord | undefined;
+  readonly idsFree: boolean;
+  constructor(message: string, options?: ErrorOptions & ConflictDetail) {
+    super(message, options);
+    this.current = options?.current;
+    this.idsFree = options?.idsFree === true;
+  }
 }
 
 export class AlreadyExistsError extends HarnessError {

@@ -14,6 +14,7 @@ import type { PushConfig, PushConfigStore } from '../../functions/core/ports/pus
 import type {
   BudgetAmounts,
   CommitWrites,
+  TaskCommit,
   TaskRecord,
   TaskStore,
 } from '../../functions/core/ports/task-store.js';
@@ -227,6 +228,41 @@ export const describeTaskStoreContract = (
           ConcurrencyConflictError
         );
         expect(await store.get(taskId)).toEqual(current);
+      });
+
+      it('refused, says how the task stood and whether the ids it took in were still free', async () => {
+        const created = await create(makeRecord(uid('task'), { goal: 'v1' }));
+        const taskId = created.task.id;
+        await update(created, changed(created, { goal: 'v2' }));
+        const refusal = async (commit: TaskCommit) => {
+          const error = await store.commit(commit).then(
+            () => undefined,
+            (thrown: unknown) => thrown
+          );
+          expect(error).toBeInstanceOf(ConcurrencyConflictError);
+          return error as ConcurrencyConflictError;
+        };
+        const staleOf = (itemId: string): TaskCommit => ({
+          kind: 'update',
+          base: created,
+          record: changed(created, { goal: 'stale' }),
+          enqueue: [message(itemId)],
+        });
+        const stale = await refusal(staleOf(uid('m')));
+        expect(stale.current).toEqual(await store.get(taskId));
+        expect(stale.idsFree).toBe(true);
+
+        // An id taken in before is not free, whatever else refused the commit.
+        const taken = uid('m');
+        await store.commit({ kind: 'guarded', taskId, unparked: false, enqueue: [message(taken)] });
+        const again = await refusal({
+          kind: 'guarded',
+          taskId,
+          unparked: false,
+          enqueue: [message(taken)],
+        });
+        expect(again.idsFree).toBe(false);
+        expect((await refusal(staleOf(taken))).idsFree).toBe(false);
       });
 
       it('of an unknown task fails with ConcurrencyConflictError and creates nothing', async () => {

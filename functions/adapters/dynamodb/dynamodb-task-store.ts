@@ -89,6 +89,7 @@ import {
   NOT_PARKED,
   queryAll,
   RECORD_ABSENT,
+  refusedFirstItem,
   scanAll,
   TASK_OPEN,
   taskRangeQuery,
@@ -101,6 +102,7 @@ import {
   type PartWritten,
   partWrites,
   readTaskRecord,
+  recordOfHeldParts,
   withPartsRead,
 } from './task-record-io.js';
 
@@ -212,11 +214,16 @@ export class DynamoDbTaskStore implements TaskStore {
       ...enqueued.map((item) => item.id),
       ...seen.marked,
     ]);
-    const marker = (id: string, seq: number) =>
-      put(
+    // The id markers' actions: a refusal says by them whether the ids it took in were free.
+    const markers = new Set<TransactWriteItem>();
+    const marker = (id: string, seq: number) => {
+      const action = put(
         withIntakeRow(markerItem(taskId, inboxIdSk(id), ITEM_TYPE.inboxId, id, seq), rows.get(id)),
         ITEM_ABSENT
       );
+      markers.add(action);
+      return action;
+    };
     // What a commit that writes the record says is its log item; a guarded commit's other audit
     // records (a refusal's row) are items of their own, as nothing orders them among the commits.
     const logItem =
@@ -284,7 +291,9 @@ export class DynamoDbTaskStore implements TaskStore {
           await pauseAfterConflict(attempt);
           continue;
         }
-        throw this.#refusal(commit, taskId, error);
+        throw this.#refusal(commit, taskId, error, {
+          markerIndexes: actions.flatMap((action, index) => (markers.has(action) ? [index] : [])),
+        });
       }
     }
     holdWritten(this.#parts, taskId, recordWrite.partsWritten ?? []);
@@ -436,6 +445,8 @@ export class DynamoDbTaskStore implements TaskStore {
         ConditionExpression: conditions.join(' AND '),
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
+        // Refused, the record as stored comes back: the decision is taken again on it, unread.
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
       };
       if (updates.length === 0) return { actions: [{ ConditionCheck: check }] };
       return { actions: [{ Update: { ...check, UpdateExpression: `ADD ${updates.join(', ')}` } }] };
@@ -524,16 +535,20 @@ export class DynamoDbTaskStore implements TaskStore {
     return {
       actions: [
         {
-          Update: recordUpdate(this.#table, taskId, attributes, {
-            expected: commit.base.version,
-            next,
-            pushConfigured: commit.base.pushConfigured === true,
-            pushIds,
-            enqueued,
-            apart,
-            credit,
-            takenIn,
-          }),
+          Update: {
+            ...recordUpdate(this.#table, taskId, attributes, {
+              expected: commit.base.version,
+              next,
+              pushConfigured: commit.base.pushConfigured === true,
+              pushIds,
+              enqueued,
+              apart,
+              credit,
+              takenIn,
+            }),
+            // Refused, the record as stored comes back: the decision is taken again on it, unread.
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
         },
         ...membership,
         ...partsWritten.writes,
@@ -645,8 +660,18 @@ export class DynamoDbTaskStore implements TaskStore {
     }
   }
 
-  /** A refused commit as the port names it; other errors pass through. */
-  #refusal(commit: TaskCommit, taskId: string, error: unknown): unknown {
+  /**
+   * A refused commit as the port names it; other errors pass through. A conflict says what the
+   * refusal told of the task: the record as stored when its condition failed (decoded when the
+   * parts it names are held), and whether the ids the commit took in were free (their markers'
+   * conditions held, and the record's creation did not take them in).
+   */
+  #refusal(
+    commit: TaskCommit,
+    taskId: string,
+    error: unknown,
+    taken: { markerIndexes: readonly number[] } = { markerIndexes: [] }
+  ): unknown {
     const codes = cancellationCodes(error);
     const recordRefused = isConditionFailed(error) || codes?.[0] === 'ConditionalCheckFailed';
     if (commit.kind === 'create' && recordRefused) {
@@ -658,11 +683,24 @@ export class DynamoDbTaskStore implements TaskStore {
         false) ||
       (error instanceof Error && error.name === 'TransactionConflictException');
     if (!contended) return error;
+    const stored = refusedFirstItem(error);
+    const current =
+      stored === undefined ? undefined : recordOfHeldParts(stored, taskId, this.#parts);
+    if (current !== undefined) this.#origins.note(taskId, current.logFrom);
+    const takenIn =
+      commit.kind === 'update' || commit.kind === 'guarded'
+        ? [...(commit.enqueue ?? []).map((item) => item.id), ...(commit.seen ?? [])]
+        : [];
+    // The record's conditions held (`None`), or failed with the ids absent from its creation's.
+    const recordClear =
+      codes?.[0] === 'None' ||
+      (stored !== undefined && !takenIn.some((id) => wasSeenAtCreation(stored, id)));
+    const markersFree = taken.markerIndexes.every((index) => codes?.[index] === 'None');
     return new ConcurrencyConflictError(
       commit.kind === 'update'
         ? `task ${taskId}: stored version is not ${commit.base.version}`
         : `task ${taskId}: the commit's conditions no longer hold`,
-      { cause: error }
+      { cause: error, current, idsFree: recordClear && markersFree }
     );
   }
 

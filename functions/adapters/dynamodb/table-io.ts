@@ -55,6 +55,21 @@ export const cancellationCodes = (error: unknown): (string | undefined)[] | unde
 };
 
 /**
+ * The first item of a refused write as it was stored, when its condition failed and the write
+ * asked for it (`ReturnValuesOnConditionCheckFailure: ALL_OLD`): a plain write's, or a
+ * transaction's first action's.
+ */
+export const refusedFirstItem = (error: unknown): Item | undefined => {
+  if (nameOf(error) === 'ConditionalCheckFailedException') {
+    return (error as { Item?: Item }).Item;
+  }
+  const reasons = (error as { CancellationReasons?: { Code?: string; Item?: Item }[] })
+    .CancellationReasons;
+  const first = nameOf(error) === 'TransactionCanceledException' ? reasons?.[0] : undefined;
+  return first?.Code === 'ConditionalCheckFailed' ? first.Item : undefined;
+};
+
+/**
  * Whether a write was refused only because another transaction held one of its items at the
  * time: no condition of it was found false, so the same write may be sent again as it is.
  */

@@ -144,6 +144,19 @@ export const readTaskRecord = async (
 };
 
 /**
+ * A record item as a store was told it (a refused write's old image), decoded when `cache` holds
+ * every part it keeps apart at the revision it names; undefined otherwise (read the task then).
+ */
+export const recordOfHeldParts = (
+  item: Item,
+  taskId: string,
+  cache: TaskPartCache | undefined
+): TaskRecord | undefined => {
+  const { held, missing } = heldAndMissing(taskId, partsApartOf(item), cache);
+  return missing.length === 0 ? decodeTaskRecord(item, taskId, held) : undefined;
+};
+
+/**
  * Record items read by key (a list's), each with the parts it keeps apart: those `cache` holds of
  * the revisions named, and one batch read of the rest, in the order of `items`.
  */

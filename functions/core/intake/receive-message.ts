@@ -144,17 +144,18 @@ export const parseMessage = (message: Message): ParsedMessage => {
 /**
  * A message for the model is enqueued under its id, which the commit refuses when the id was
  * taken in before: its first decision assumes it new, so only a duplicate costs the id's read (a
- * second decision). Anything else acts before its commit (a control, a /sub-task's child) and
- * reads the id first.
+ * second decision), and so does a decision after a refusal the store could not clear of the id
+ * (one it says was the task's alone, a lost race, keeps the assumption). Anything else acts
+ * before its commit (a control, a /sub-task's child) and reads the id first.
  */
-const assumedNew = (parsed: ParsedMessage, conflicts: number): boolean =>
-  parsed.queuesText && parsed.envelope === undefined && conflicts === 0;
+const assumedNew = (parsed: ParsedMessage, refusedForIds: number): boolean =>
+  parsed.queuesText && parsed.envelope === undefined && refusedForIds === 0;
 
 /** The intake's decision on one message (pure); `record` in its result is the task as decided on. */
 export const decideReceipt =
   (input: ReceiveInput, parsed: ParsedMessage, agentId: string) =>
   (facts: Facts<ReceiveWants, never>): Outcome<Step, ReceiveWants, never> => {
-    const { record, observed, conflicts, now } = facts;
+    const { record, observed, refusedForIds, now } = facts;
     const { taskId, message, sender } = input;
     const { text, envelope, subTask, queuesText } = parsed;
     if (isTerminalState(stateOf(record.task))) throw new TaskClosedError(taskId);
@@ -179,7 +180,7 @@ export const decideReceipt =
         },
       };
     }
-    if (!assumedNew(parsed, conflicts)) {
+    if (!assumedNew(parsed, refusedForIds)) {
       const { seenAt } = observed;
       if (seenAt === undefined) {
         const effect = { kind: 'read_message_seq', taskId, messageId: message.messageId } as const;
@@ -343,8 +344,8 @@ export function receiveMessage(deps: LoopDeps, input: ReceiveInput): Promise<Rec
   const receipt: Operation<Step, ReceiveWants> = {
     taskId,
     first: input.record,
-    readsBesideRecord: (conflicts): Need<ReceiveWants>[] =>
-      assumedNew(parsed, conflicts)
+    readsBesideRecord: (refusedForIds): Need<ReceiveWants>[] =>
+      assumedNew(parsed, refusedForIds)
         ? []
         : [
             {

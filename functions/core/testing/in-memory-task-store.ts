@@ -195,25 +195,34 @@ export class InMemoryTaskStore implements TaskStore {
     if (forkOf !== undefined && this.#tasks.get(forkOf.taskId)?.record === undefined) {
       throw conflict(`task ${forkOf.taskId} (forked) is missing`);
     }
+    const ids = [...(commit.enqueue ?? []).map((item) => item.id), ...(commit.seen ?? [])];
+    // Refused for the task's own state, a commit says how the task stood, as the DynamoDB store
+    // does, and whether the ids it took in were free.
+    const refusedForTask = (message: string) =>
+      new ConcurrencyConflictError(message, {
+        ...(stored === undefined
+          ? {}
+          : { current: decodeRecord(stored, partition, this.#inboxOnRecord) }),
+        idsFree: !ids.some((id) => partition?.inboxIds.has(id)),
+      });
     if (commit.kind === 'update') {
       if (commit.base.task.id !== taskId) throw new Error('a commit updates one task');
       if (stored === undefined || stored.version !== commit.base.version) {
-        throw conflict(`task ${taskId}: stored version is not ${commit.base.version}`);
+        throw refusedForTask(`task ${taskId}: stored version is not ${commit.base.version}`);
       }
       if ((commit.base.pushConfigured === true) !== (partition?.pushConfigs.size ?? 0) > 0) {
-        throw conflict(`task ${taskId}: its push configs came or went since it was read`);
+        throw refusedForTask(`task ${taskId}: its push configs came or went since it was read`);
       }
     }
     if (commit.kind === 'guarded') {
       const current = stored === undefined ? undefined : decodeRecord(stored, partition);
       if (current === undefined || isTerminalState(current.task.status?.state ?? 0)) {
-        throw conflict(`task ${taskId} is missing or has ended`);
+        throw refusedForTask(`task ${taskId} is missing or has ended`);
       }
       if (commit.unparked && current.loop.parkToken !== null) {
-        throw conflict(`task ${taskId} is parked`);
+        throw refusedForTask(`task ${taskId} is parked`);
       }
     }
-    const ids = [...(commit.enqueue ?? []).map((item) => item.id), ...(commit.seen ?? [])];
     for (const id of ids) {
       if (partition?.inboxIds.has(id)) throw conflict(`inbox item ${id} exists`);
     }

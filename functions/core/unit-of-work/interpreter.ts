@@ -55,9 +55,9 @@ const answerOf = <T>(done: Done<T>, record: TaskRecord, enqueued: readonly numbe
  * The unit of work: the one place an operation's I/O happens. It reads the task, asks the
  * operation to decide, performs each effect the decision needs (once: what it produced is kept
  * for every later decision of this run), decides again, and commits once. On a conflict it
- * pauses, reads again and decides again on the new record, keeping what effects on the world
- * produced (a model call is never made twice) and dropping what belonged to the old snapshot (an
- * inbox read). A checkpoint commits mid-way and the decision goes on from the committed record.
+ * pauses, reads again (or takes the record the store refused the commit on) and decides again on
+ * the new record, keeping what effects on the world produced (a model call is never made twice)
+ * and dropping what belonged to the old snapshot (an inbox read). A checkpoint commits mid-way and the decision goes on from the committed record.
  */
 export async function runOperation<T, W extends Wants, C>(
   deps: LoopDeps,
@@ -94,11 +94,12 @@ async function decideAndCommit<T, W extends Wants, C>(
   let reached: C | undefined;
   let record = operation.first;
   let conflicts = 0;
+  let refusedForIds = 0;
   /** A new attempt or a new record: what the operation reads beside the record is read again. */
   let fresh = true;
   for (;;) {
     if (fresh) {
-      const beside = operation.readsBesideRecord?.(conflicts) ?? [];
+      const beside = operation.readsBesideRecord?.(refusedForIds) ?? [];
       const [read] = await Promise.all([
         record ?? deps.store.get(taskId),
         ...beside.map(performNeed),
@@ -117,6 +118,7 @@ async function decideAndCommit<T, W extends Wants, C>(
       observed: { ...observed } as Observed<W>,
       reached,
       conflicts,
+      refusedForIds,
       now: deps.clock.now(),
     });
     if (outcome instanceof Promise) {
@@ -138,9 +140,11 @@ async function decideAndCommit<T, W extends Wants, C>(
     const committed = await tryCommit(deps, { commit, stateChanges });
     if (committed instanceof ConcurrencyConflictError) {
       conflicts++;
+      if (!committed.idsFree) refusedForIds++;
       if (conflicts >= MAX_ATTEMPTS) throw committed;
       await deps.pauseAfterConflict?.(conflicts);
-      record = undefined;
+      // The task as the store refused the commit on, when it said: decided on again, unread.
+      record = committed.current;
       forgetSnapshot();
       fresh = true;
       continue;

@@ -63,6 +63,11 @@ export interface Facts<W extends Wants, C> {
   reached: C | undefined;
   /** How many of this operation's commits were refused so far (the task had moved on). */
   conflicts: number;
+  /**
+   * How many of those may have been refused for an id they took in (taken in before): all of
+   * them, unless the store said the ids were still free.
+   */
+  refusedForIds: number;
   /** The clock, read once per decision. */
   now: string;
 }
@@ -84,9 +89,9 @@ export interface Operation<T, W extends Wants = NoEffects, C = never> {
   first?: TaskRecord | undefined;
   /**
    * Reads performed beside each read of the record, at the same time: only reads whose order
-   * against the record does not matter (`conflicts`: how many commits were refused so far).
+   * against the record does not matter (`refusedForIds`: as in `Facts`).
    */
-  readsBesideRecord?: ((conflicts: number) => readonly Need<W>[]) | undefined;
+  readsBesideRecord?: ((refusedForIds: number) => readonly Need<W>[]) | undefined;
   decide(facts: Facts<W, C>): Outcome<T, W, C>;
   /**
    * The wake the operation's answer calls for, followed once its commit is in (and only then):

@@ -22,6 +22,7 @@ const facts = (record: TaskRecord) => ({
   observed: {} as NoEffects,
   reached: undefined,
   conflicts: 0,
+  refusedForIds: 0,
   now: NOW,
 });
 

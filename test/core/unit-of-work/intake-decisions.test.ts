@@ -17,8 +17,16 @@ import { NOW, plainRecord, TASK_ID } from './plain-records.js';
 const facts = <W extends Wants>(
   record: TaskRecord,
   observed: Facts<W, never>['observed'] = {},
-  conflicts = 0
-): Facts<W, never> => ({ record, observed, reached: undefined, conflicts, now: NOW });
+  refusedForIds = 0,
+  conflicts = refusedForIds
+): Facts<W, never> => ({
+  record,
+  observed,
+  reached: undefined,
+  conflicts,
+  refusedForIds,
+  now: NOW,
+});
 
 const receipt = (text: string, sender = 'alice') => {
   const message = { ...textMessage(text), taskId: TASK_ID };
@@ -51,10 +59,22 @@ describe('intake decides from the task and what it read beside it', () => {
       },
     ],
     [
-      'asks where the id was taken in once a commit was refused',
+      'asks where the id was taken in once a commit was refused, maybe for the id',
       receipt('hello'),
       facts(parked, {}, 1),
       { needs: ['seenAt:read_message_seq'] },
+    ],
+    [
+      'still assumes it new after a refusal the store said was the task’s alone',
+      receipt('hello'),
+      facts(parked, {}, 0, 1),
+      {
+        answer: {
+          kind: 'receipt',
+          receipt: expect.objectContaining({ accepted: true, duplicate: false, seq: 0 }),
+        },
+        commit: 'update',
+      },
     ],
     [
       'answers a duplicate without writing',

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ConcurrencyConflictError } from '../../../functions/core/errors.js';
+import { ConcurrencyConflictError, type ConflictDetail } from '../../../functions/core/errors.js';
 import type { LoopDeps } from '../../../functions/core/loop/deps.js';
 import { changeOf, withLoop } from '../../../functions/core/loop/records.js';
 import type { TaskCommit, TaskStore } from '../../../functions/core/ports/task-store.js';
@@ -32,7 +32,11 @@ const withCommit = (store: TaskStore, commit: TaskStore['commit']): TaskStore =>
  * A stored task, and deps whose store refuses the first `conflicts` commits (or fails every one
  * with `failure`) and that record the pauses asked for.
  */
-const setUp = async (conflicts = 0, failure?: Error) => {
+const setUp = async (
+  conflicts = 0,
+  failure?: Error,
+  refusal?: { withRecord: boolean; idsFree: boolean }
+) => {
   const { harness, model } = harnessWith([{ text: 'one' }, { text: 'two' }]);
   const started = await harness.start(textMessage(''), ALICE);
   const taskId = started.task.id;
@@ -41,7 +45,14 @@ const setUp = async (conflicts = 0, failure?: Error) => {
   const store = withCommit(stored, async (commit) => {
     commits.push(commit);
     if (failure !== undefined) throw failure;
-    if (commits.length <= conflicts) throw new ConcurrencyConflictError(`${taskId}: moved on`);
+    if (commits.length <= conflicts) {
+      // A store that says how the task stood (it had not moved: this store refuses anyway).
+      const detail: ConflictDetail = {
+        idsFree: refusal?.idsFree === true,
+        ...(refusal?.withRecord === true ? { current: await stored.get(taskId) } : {}),
+      };
+      throw new ConcurrencyConflictError(`${taskId}: moved on`, detail);
+    }
     return stored.commit(commit);
   });
   const reads = { record: vi.spyOn(store, 'get'), inbox: vi.spyOn(store, 'readInbox') };
@@ -259,6 +270,47 @@ describe('the unit of work: read, decide, perform, decide again, commit once', (
     expect(beside.mock.calls).toEqual([[0], [1]]);
     expect(inboxKnown).toEqual([false, true]);
     expect(reads.inbox).toHaveBeenCalledTimes(1);
+  });
+
+  it('decides again on the record a refusal carries, unread, and counts it against the ids only when the store could not clear them', async () => {
+    const { deps, taskId, reads } = await setUp(1, undefined, { withRecord: true, idsFree: true });
+    const beside = vi.fn((_refusedForIds: number) => []);
+    const seen: Array<{ conflicts: number; refusedForIds: number }> = [];
+    await runOperation<string, CountWants, never>(deps, {
+      taskId,
+      readsBesideRecord: beside,
+      decide: ({ record, conflicts, refusedForIds }) => {
+        seen.push({ conflicts, refusedForIds });
+        return commitThen(
+          record,
+          withLoop(changeOf(record), (loop) => ({ ...loop })),
+          'ok'
+        );
+      },
+    });
+    // One read, before the first decision: the second is taken on the record the refusal carried.
+    expect(reads.record).toHaveBeenCalledTimes(1);
+    expect(seen).toEqual([
+      { conflicts: 0, refusedForIds: 0 },
+      { conflicts: 1, refusedForIds: 0 },
+    ]);
+    expect(beside.mock.calls).toEqual([[0], [0]]);
+
+    const unclear = await setUp(1);
+    const counted: number[] = [];
+    await runOperation<string, CountWants, never>(unclear.deps, {
+      taskId: unclear.taskId,
+      decide: ({ record, refusedForIds }) => {
+        counted.push(refusedForIds);
+        return commitThen(
+          record,
+          withLoop(changeOf(record), (loop) => ({ ...loop })),
+          'ok'
+        );
+      },
+    });
+    expect(counted).toEqual([0, 1]);
+    expect(unclear.reads.record).toHaveBeenCalledTimes(2);
   });
 
   it('refuses a decision that asks again for what it was given', async () => {

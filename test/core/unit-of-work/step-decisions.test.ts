@@ -18,7 +18,7 @@ const facts = <W extends Wants, C>(
   record: TaskRecord,
   observed: Facts<W, C>['observed'] = {},
   reached?: C
-): Facts<W, C> => ({ record, observed, reached, conflicts: 0, now: NOW });
+): Facts<W, C> => ({ record, observed, reached, conflicts: 0, refusedForIds: 0, now: NOW });
 
 const tools = new ToolRegistry([
   {

@@ -46,7 +46,14 @@ const facts = (
   record: ReturnType<typeof plainRecord>,
   observed: Observed<TurnWants>,
   reached?: Drained
-): Facts<TurnWants, Drained> => ({ record, observed, reached, conflicts: 0, now: NOW });
+): Facts<TurnWants, Drained> => ({
+  record,
+  observed,
+  reached,
+  conflicts: 0,
+  refusedForIds: 0,
+  now: NOW,
+});
 
 /**
  * One turn's decision from plain data: what was read and what the effects produced, to the next
