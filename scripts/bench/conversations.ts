@@ -233,9 +233,10 @@ const timedBatch = async (stack: ParkStack, count: number, clients: number, firs
 
 /**
  * New conversations per second, then parked conversations, on a local stack of its own (the
- * demo model, as `npm start` runs it): `conversations` are opened by `clients` concurrent
- * clients and timed; parking goes on until `parked` conversations are parked, reading the
- * stack's memory (Node and DynamoDB Local) at a few counts on the way.
+ * demo model, as `npm start` runs it): `warmUpConversations` are opened first and reported apart,
+ * then `conversations` are opened by `clients` concurrent clients and timed; parking goes on
+ * until `parked` conversations are parked, reading the stack's memory (Node and DynamoDB Local)
+ * at a few counts on the way.
  */
 export const measureConversations = async (
   options: { conversations: number; warmUpConversations: number; parked: number; clients: number },
