@@ -195,7 +195,6 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     if (tools !== undefined) closers.push(() => tools.close());
     // Every write of the handlers wakes the stream's reader (made further down) and the A2A
     // streams of the tasks it wrote.
-    const pollers = new Map<FunctionId, StreamMapping>();
     let stream: StreamPoller | undefined;
     const writes = new TaskSignals();
     const runtime = buildRuntime(config, {
@@ -337,7 +336,7 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
     // One reader of the stream hands every event source mapping each record, as each mapping
     // reading it on its own would.
     const mappings = eventSourceMappings(template);
-    const poller = new StreamPoller({
+    const reader = new StreamPoller({
       dynamodb,
       streams: new DynamoDBStreamsClient(localDynamoDbClientConfig(dynamo.endpoint)),
       tableName: TABLE_NAME,
@@ -352,11 +351,12 @@ export const startLocalStack = async (options: LocalStackOptions): Promise<Local
       // Woken by each write of the handlers; otherwise four reads a second, as a mapping does.
       pollIntervalMs: 250,
     });
-    await poller.start();
-    closers.push(() => poller.stop());
-    stream = poller;
+    await reader.start();
+    closers.push(() => reader.stop());
+    stream = reader;
+    const pollers = new Map<FunctionId, StreamMapping>();
     mappings.forEach((mapping, index) => {
-      const started = poller.mappings[index];
+      const started = reader.mappings[index];
       if (started !== undefined) pollers.set(mapping.functionId, started);
     });
 

@@ -2,7 +2,7 @@ import type { RouteName } from '../core/loop/route.schema.js';
 import type { TaskWatch } from '../service/task-watch.js';
 
 interface Watcher {
-  stepped: boolean;
+  signalled: boolean;
   wake: (() => void) | undefined;
 }
 
@@ -21,7 +21,7 @@ export class TaskSignals {
 
   /** Starts watching `taskId`; close the watch when done with it. */
   watch(taskId: string): TaskWatch {
-    const watcher: Watcher = { stepped: false, wake: undefined };
+    const watcher: Watcher = { signalled: false, wake: undefined };
     const watchers = this.#watchers.get(taskId) ?? new Set<Watcher>();
     this.#watchers.set(taskId, watchers);
     watchers.add(watcher);
@@ -31,11 +31,11 @@ export class TaskSignals {
           const done = () => {
             clearTimeout(timer);
             watcher.wake = undefined;
-            watcher.stepped = false;
+            watcher.signalled = false;
             resolve();
           };
-          if (watcher.stepped) {
-            watcher.stepped = false;
+          if (watcher.signalled) {
+            watcher.signalled = false;
             resolve();
             return;
           }
@@ -55,7 +55,7 @@ export class TaskSignals {
   /** Something happened to `taskId`: every watch of it reads again, now or at its next wait. */
   signal(taskId: string): void {
     for (const watcher of [...(this.#watchers.get(taskId) ?? [])]) {
-      watcher.stepped = true;
+      watcher.signalled = true;
       watcher.wake?.();
     }
   }

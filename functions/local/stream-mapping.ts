@@ -3,6 +3,7 @@ import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 
 import * as z from 'zod';
 import type { Logger } from '../core/ports/logger.js';
 import { type FilterPattern, passesFilters } from './event-filter.js';
+import { Wakeup } from './wakeup.js';
 
 /** The event source mapping's settings, as the stack declares them. */
 export interface EventSourceSettings {
@@ -62,8 +63,8 @@ export class StreamMapping {
   #waiting = 0;
   #stopped = false;
   #loop: Promise<void> | undefined;
-  /** Ends the wait for a page. */
-  #endWait: (() => void) | undefined;
+  /** Ends the wait for a page when one is offered, or the mapping stops. */
+  readonly #pageOffered = new Wakeup();
   /** The sequence number of the last record handled, per shard. */
   #positions: Record<string, string> | undefined;
   /** When the positions were last written, and whether they have moved since. */
@@ -113,12 +114,12 @@ export class StreamMapping {
     if (fresh.length === 0) return;
     this.#pages.push({ shardId, records: fresh });
     this.#waiting += fresh.length;
-    this.#endWait?.();
+    this.#pageOffered.wake();
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
-    this.#endWait?.();
+    this.#pageOffered.wake();
     await this.#loop;
     this.#writePositions();
   }
@@ -129,12 +130,7 @@ export class StreamMapping {
       if (page === undefined) {
         // Caught up: what was handled is written down before the mapping waits.
         this.#writePositions();
-        await new Promise<void>((resolve) => {
-          this.#endWait = () => {
-            this.#endWait = undefined;
-            resolve();
-          };
-        });
+        await this.#pageOffered.wait();
         continue;
       }
       await this.#deliver(

@@ -9,6 +9,7 @@ import {
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { Logger } from '../core/ports/logger.js';
 import { isAfter, StreamMapping, type StreamMappingOptions } from './stream-mapping.js';
+import { Wakeup } from './wakeup.js';
 
 export interface StreamPollerOptions {
   dynamodb: DynamoDBClient;
@@ -67,8 +68,7 @@ export class StreamPoller {
   readonly #iterators = new Map<string, string | undefined>();
   /** Told of a write since the last read began: the next wait is skipped. */
   #woken = false;
-  /** Ends the current wait early. */
-  #endWait: (() => void) | undefined;
+  readonly #wakeup = new Wakeup();
   /** Waiting for a mapping to make room, not for a write. */
   #held = false;
 
@@ -77,7 +77,7 @@ export class StreamPoller {
     this.mappings = options.mappings.map(
       (mapping) =>
         new StreamMapping(mapping, options.logger, () => {
-          if (this.#held) this.#endWait?.();
+          if (this.#held) this.#wakeup.wake();
         })
     );
   }
@@ -99,12 +99,12 @@ export class StreamPoller {
    */
   wake(): void {
     this.#woken = true;
-    this.#endWait?.();
+    this.#wakeup.wake();
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
-    this.#endWait?.();
+    this.#wakeup.wake();
     await this.#loop;
     await Promise.all(this.mappings.map((mapping) => mapping.stop()));
   }
@@ -156,7 +156,7 @@ export class StreamPoller {
         // A mapping far behind: the stream waits for it to handle a page (it keeps its records
         // meanwhile).
         this.#held = true;
-        await this.#wait(interval);
+        await this.#wakeup.wait(interval);
         this.#held = false;
         continue;
       }
@@ -188,18 +188,7 @@ export class StreamPoller {
       }
       // A short page is the shard read to its end as of that read: the poller waits, unless a
       // write was answered since the read began (its record may be behind the page's last).
-      if (!more && !this.#woken && !this.#stopped) await this.#wait(interval);
+      if (!more && !this.#woken && !this.#stopped) await this.#wakeup.wait(interval);
     }
-  }
-
-  #wait(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => this.#endWait?.(), ms);
-      this.#endWait = () => {
-        clearTimeout(timer);
-        this.#endWait = undefined;
-        resolve();
-      };
-    });
   }
 }
